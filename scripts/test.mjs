@@ -1,0 +1,56 @@
+// `npm test`, as CI runs it: typecheck, lint, then every Vitest suite. Ends with the plain line
+// `N passed, N failed, N skipped` (typecheck and lint count as one check each), taken from
+// Vitest's JSON report rather than its coloured summary.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => path.join(root, 'node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name);
+const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+
+function check(label, command, args) {
+  const started = Date.now();
+  console.log(`\n=== ${label} ===`);
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env, shell: process.platform === 'win32' });
+  const ok = result.status === 0;
+  console.log(`=== ${label}: ${ok ? 'ok' : 'FAILED'} (${((Date.now() - started) / 1000).toFixed(1)} s) ===`);
+  if (ok) passed++;
+  else failed++;
+  return ok;
+}
+
+check('typecheck (server, main, preload, tests)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
+if (fs.existsSync(path.join(root, 'renderer', 'tsconfig.json'))) {
+  check('typecheck (renderer)', bin('vue-tsc'), ['-p', 'renderer/tsconfig.json', '--noEmit']);
+}
+check('lint', bin('eslint'), ['.']);
+
+const report = path.join(root, '.vitest-results.json');
+fs.rmSync(report, { force: true });
+console.log('\n=== vitest ===');
+const vitest = spawnSync(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], {
+  cwd: root,
+  stdio: 'inherit',
+  env,
+  shell: process.platform === 'win32',
+});
+if (fs.existsSync(report)) {
+  const r = JSON.parse(fs.readFileSync(report, 'utf8'));
+  passed += r.numPassedTests;
+  failed += r.numFailedTests;
+  skipped += r.numPendingTests + (r.numTodoTests ?? 0);
+  // A suite that fails to load has no failed test but is a failure all the same.
+  failed += (r.testResults ?? []).filter((s) => s.status === 'failed' && s.assertionResults.every((a) => a.status !== 'failed')).length;
+} else {
+  console.error('Vitest wrote no report.');
+  failed++;
+}
+if (vitest.status !== 0 && failed === 0) failed++;
+
+console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed > 0 ? 1 : 0);

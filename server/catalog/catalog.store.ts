@@ -1,0 +1,231 @@
+/**
+ * One catalog JSON file on disk. Reads are served from memory; every write goes through a
+ * promise chain so two updates never interleave (a read-modify-write that overlapped another
+ * would silently drop entries), and lands with temp file + fsync + rename so a crash or a
+ * concurrent reader never sees half a file.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { STUDIO_TIME_ZONE } from '../time.js';
+import {
+  CATALOG_FILE_NAMES,
+  LIVE_ENTRY_FIELDS,
+  catalogEntries,
+  catalogFileSchema,
+  type CatalogCategory,
+  type CatalogEntry,
+  type CatalogFile,
+} from './catalog.schema.js';
+
+export interface CatalogStoreOptions {
+  /** Absolute path of the catalog JSON file. */
+  file: string;
+  /** Validation schema; `llmCatalogFileSchema` for `llm_models.json`. */
+  schema?: typeof catalogFileSchema;
+  /** Clock for the `date` field (tests). */
+  now?: () => Date;
+}
+
+/** A catalog file that is missing, unreadable or does not match the schema. */
+export class CatalogFileError extends Error {}
+
+/** Serialized, atomic access to one catalog file. */
+export class CatalogStore {
+  readonly file: string;
+  private readonly schema: typeof catalogFileSchema;
+  private readonly now: () => Date;
+  private current: CatalogFile | null = null;
+  /** Tail of the write queue; every load/update chains onto it. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(options: CatalogStoreOptions) {
+    this.file = options.file;
+    this.schema = options.schema ?? catalogFileSchema;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Read and validate the file (again), replacing the in-memory copy. */
+  load(): Promise<CatalogFile> {
+    return this.enqueue(async () => {
+      this.current = await this.readFromDisk();
+      return this.current;
+    });
+  }
+
+  /** The last loaded or written catalog (deep-frozen: copy before changing). Throws before `load()`. */
+  get(): CatalogFile {
+    if (!this.current) throw new CatalogFileError(`catalog ${path.basename(this.file)} is not loaded yet`);
+    return this.current;
+  }
+
+  /** Whether `load()` (or a first `update()`) has completed. */
+  isLoaded(): boolean {
+    return this.current !== null;
+  }
+
+  /** The entry stored under `file`, with its category, or null. */
+  findEntry(file: string): { entry: CatalogEntry; category: CatalogCategory } | null {
+    return catalogEntries(this.get()).find((hit) => hit.entry.file === file) ?? null;
+  }
+
+  /**
+   * Apply `mutator` to a private copy of the catalog and write the result. Updates run one at a
+   * time in call order. When the set of files changed (entries added or removed) and the mutator
+   * did not set `version` itself, `version` goes up by one and `date` becomes now. A mutator that
+   * throws, or a result that fails validation, leaves memory and disk untouched.
+   */
+  update<T>(mutator: (draft: CatalogFile) => T | Promise<T>): Promise<T> {
+    return this.enqueue(async () => {
+      const base = this.current ?? (await this.readFromDisk());
+      const draft = structuredClone(base) as CatalogFile;
+      const result = await mutator(draft);
+      const parsed = this.schema.safeParse(stripLiveFields(draft));
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const where = issue?.path.map(String).join('.') ?? '';
+        throw new CatalogFileError(`invalid catalog update (${where}: ${issue?.message ?? 'invalid'})`);
+      }
+      const next = parsed.data;
+      if (next.version === base.version && !sameFileSet(base, next)) {
+        next.version = base.version + 1;
+        next.date = formatCatalogDate(this.now());
+      }
+      await writeJsonAtomic(this.file, next);
+      this.current = deepFreeze(next);
+      return result;
+    });
+  }
+
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(task, task);
+    // The chain must survive a failed task, or one bad update would wedge every later one.
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  private async readFromDisk(): Promise<CatalogFile> {
+    let text: string;
+    try {
+      text = await fsp.readFile(this.file, 'utf8');
+    } catch (err) {
+      throw new CatalogFileError(`cannot read catalog ${this.file}: ${(err as Error).message}`);
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      throw new CatalogFileError(`catalog ${this.file} is not valid JSON: ${(err as Error).message}`);
+    }
+    const parsed = this.schema.safeParse(stripLiveFields(raw));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new CatalogFileError(
+        `catalog ${this.file} is invalid at ${issue?.path.map(String).join('.') ?? '?'}: ${issue?.message ?? ''}`,
+      );
+    }
+    return deepFreeze(parsed.data);
+  }
+}
+
+/** `2026-11-22 14:05` in Studio's time zone (the catalog `date` format). */
+export function formatCatalogDate(date: Date): string {
+  const parts: Record<string, string> = {};
+  const format = new Intl.DateTimeFormat('en-CA', {
+    timeZone: STUDIO_TIME_ZONE,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  });
+  for (const part of format.formatToParts(date)) parts[part.type] = part.value;
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+}
+
+/** Write JSON next to `file`, fsync it, then rename over `file` (atomic on POSIX). */
+export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+  const dir = path.dirname(file);
+  await fsp.mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
+  const handle = await fsp.open(tmp, 'w', 0o644);
+  try {
+    await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fsp.rename(tmp, file);
+  } catch (err) {
+    await fsp.rm(tmp, { force: true });
+    throw err;
+  }
+  await fsyncDir(dir);
+}
+
+/**
+ * Copy the shipped catalogs into `targetDir` on first boot: only files that are missing there,
+ * so a user's edited catalogs are never overwritten. Returns the names copied.
+ */
+export async function seedCatalogs(shippedDir: string, targetDir: string): Promise<string[]> {
+  await fsp.mkdir(targetDir, { recursive: true });
+  const copied: string[] = [];
+  for (const name of Object.values(CATALOG_FILE_NAMES)) {
+    const source = path.join(shippedDir, name);
+    const target = path.join(targetDir, name);
+    if (!fs.existsSync(source) || fs.existsSync(target)) continue;
+    const tmp = path.join(targetDir, `.${name}.${process.pid}.seed.tmp`);
+    await fsp.copyFile(source, tmp);
+    // A concurrent first boot may have won the race; its copy is as good as ours.
+    if (fs.existsSync(target)) {
+      await fsp.rm(tmp, { force: true });
+      continue;
+    }
+    await fsp.rename(tmp, target);
+    copied.push(name);
+  }
+  return copied;
+}
+
+function sameFileSet(a: CatalogFile, b: CatalogFile): boolean {
+  const filesA = new Set(catalogEntries(a).map((hit) => hit.entry.file));
+  const filesB = catalogEntries(b).map((hit) => hit.entry.file);
+  return filesA.size === filesB.length && filesB.every((file) => filesA.has(file));
+}
+
+function stripLiveFields(raw: unknown): unknown {
+  if (!raw || typeof raw !== 'object') return raw;
+  const categories = (raw as { categories?: unknown }).categories;
+  if (!Array.isArray(categories)) return raw;
+  for (const category of categories) {
+    const models = (category as { models?: unknown } | null)?.models;
+    if (!Array.isArray(models)) continue;
+    for (const entry of models) {
+      if (entry && typeof entry === 'object') for (const field of LIVE_ENTRY_FIELDS) delete (entry as Record<string, unknown>)[field];
+    }
+  }
+  return raw;
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  // Makes the rename itself durable; not supported on every platform (Windows), hence best effort.
+  try {
+    const handle = await fsp.open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {}
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

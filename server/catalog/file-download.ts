@@ -1,0 +1,510 @@
+/**
+ * The single-file download engine the download queue drives. One call fetches one URL into
+ * `<partFile>`, hashing with SHA-256 while the bytes stream, resuming an existing part with
+ * Range + If-Range, retrying transient failures with backoff, and renaming the part to its final
+ * name only after the hash matched. It knows nothing of the database or the catalogs.
+ *
+ * The hot loop does the minimum per chunk (hash update, a counter, a write that respects
+ * backpressure); progress, speed and stall detection run on a timer instead.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { DownloadError, errorForStatus, htmlPageError, type ResponseContext } from './download-errors.js';
+import { getFollowingRedirects } from './download-http.js';
+import {
+  fileSize,
+  hashExistingPart,
+  ifRangeOf,
+  parseContentRange,
+  readSidecar,
+  removePart,
+  sidecarPath,
+  validatorOf,
+  writeSidecar,
+  type PartMeta,
+} from './download-resume.js';
+import { SpeedMeter } from './download-speed.js';
+
+export { DownloadError, type DownloadErrorKind } from './download-errors.js';
+
+export interface DownloadRequest {
+  url: string;
+  /** Auth headers for the ORIGIN host only; never sent to a host the origin redirects to. */
+  headers?: Record<string, string>;
+  partFile: string;
+  finalFile: string;
+  expectedSha256?: string | null;
+  /** Size hint (free-space check, progress total before the server says); not enforced. */
+  expectedBytes?: number | null;
+  /** Which kind of source this is, so auth failures name the right setting. */
+  source?: 'modelhub' | 'repohost';
+  /** The setting holding the token (defaults by source: MODELHUB_API_KEY / HUB_TOKEN). */
+  tokenName?: string;
+}
+
+export interface DownloadProgress {
+  /** Bytes in the part file, including a resumed head. */
+  bytesDownloaded: number;
+  bytesTotal: number | null;
+  /** Rolling average bytes/s over ~5 s of this call's network bytes. */
+  speed: number;
+}
+
+export interface DownloadOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: DownloadProgress) => void;
+  /** No byte for this long counts as a (retryable) error. Default 60 000. */
+  stallTimeoutMs?: number;
+  /** Retries after the first attempt, counted since bytes last flowed. Default 5. */
+  maxRetries?: number;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Free bytes on the volume holding `dir` (default: `fs.statfs`). */
+  freeSpace?: (dir: string) => Promise<number>;
+  fetchImpl?: typeof fetch;
+}
+
+export interface DownloadResult {
+  sha256: string;
+  bytes: number;
+}
+
+export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_RETRIES = 5;
+/** Kept free beyond the file itself so a download never fills the disk to the last byte. */
+export const FREE_SPACE_MARGIN_BYTES = 64 * 1024 * 1024;
+const MAX_RESTARTS = 3;
+const PROGRESS_TICK_MS = 250;
+
+/** Download `req.url` into `req.finalFile` via `req.partFile`; see the file comment. */
+export async function downloadFile(req: DownloadRequest, opts: DownloadOptions = {}): Promise<DownloadResult> {
+  return new DownloadRun(req, opts).execute();
+}
+
+/** The state of one `downloadFile` call. */
+class DownloadRun {
+  private hash: Hash = createHash('sha256');
+  /** Bytes in the part file, every one of them already fed to `hash`. */
+  private offset = 0;
+  /** Network bytes received during this call (the speed counts these). */
+  private received = 0;
+  private total: number | null;
+  private meta: PartMeta | null = null;
+  private readonly meter = new SpeedMeter();
+  private attempt: { controller: AbortController; lastBytes: number; lastActivity: number } | null = null;
+  private stalled = false;
+  private readonly stallTimeoutMs: number;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(
+    private readonly req: DownloadRequest,
+    private readonly opts: DownloadOptions,
+  ) {
+    this.total = req.expectedBytes ?? null;
+    this.stallTimeoutMs = opts.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+    this.fetchImpl = opts.fetchImpl ?? fetch;
+  }
+
+  async execute(): Promise<DownloadResult> {
+    this.throwIfAborted();
+    await fsp.mkdir(path.dirname(this.req.partFile), { recursive: true });
+    await this.prepareResume();
+    if (this.req.expectedBytes != null) await this.ensureFreeSpace(this.req.expectedBytes - this.offset);
+    const tickMs = Math.max(10, Math.min(PROGRESS_TICK_MS, this.stallTimeoutMs / 4));
+    const timer = setInterval(() => this.tick(), tickMs);
+    this.emitProgress();
+    try {
+      await this.runAttempts();
+    } finally {
+      clearInterval(timer);
+    }
+    this.meter.sample(this.received);
+    this.emitProgress();
+    return this.finish();
+  }
+
+  /** Trust an existing part only if its sidecar says it came from this URL and can be validated. */
+  private async prepareResume(): Promise<void> {
+    const size = await fileSize(this.req.partFile);
+    const meta = await readSidecar(this.req.partFile);
+    const expected = this.req.expectedSha256?.toLowerCase() ?? null;
+    const usable =
+      size > 0 &&
+      meta !== null &&
+      meta.url === this.req.url &&
+      (meta.sha256?.toLowerCase() ?? null) === expected &&
+      // Without a validator only a known hash can catch a changed remote file.
+      (ifRangeOf(meta) !== null || expected !== null);
+    if (usable) {
+      this.meta = meta;
+      this.offset = await hashExistingPart(this.req.partFile, this.hash, this.opts.signal).catch((err: unknown) => {
+        throw this.classify(err);
+      });
+      this.total = meta.total ?? this.total;
+    } else if (size >= 0 || meta) {
+      await removePart(this.req.partFile);
+    }
+  }
+
+  private async runAttempts(): Promise<void> {
+    const maxRetries = this.opts.maxRetries ?? DEFAULT_MAX_RETRIES;
+    let failures = 0;
+    let restarts = 0;
+    for (;;) {
+      this.throwIfAborted();
+      const receivedBefore = this.received;
+      try {
+        if ((await this.runAttempt()) === 'complete') return;
+        // The server could not continue our part; start over without counting it as a failure.
+        restarts += 1;
+        if (restarts > MAX_RESTARTS) {
+          throw new DownloadError('http', 'The server keeps answering range requests inconsistently; giving up');
+        }
+      } catch (err) {
+        const error = this.classify(err);
+        if (!error.retryable) throw error;
+        await this.resyncWithDisk();
+        if (this.received > receivedBefore) failures = 0;
+        failures += 1;
+        if (failures > maxRetries) {
+          throw new DownloadError(error.kind, `${error.message} (gave up after ${failures} attempts)`, {
+            status: error.status,
+            cause: error,
+          });
+        }
+        await sleep(this.backoffMs(failures, error), this.opts.signal);
+      }
+    }
+  }
+
+  private async runAttempt(): Promise<'complete' | 'restart'> {
+    const controller = new AbortController();
+    const signal = this.opts.signal;
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.stalled = false;
+    this.attempt = { controller, lastBytes: this.received, lastActivity: performance.now() };
+    let out: fs.WriteStream | null = null;
+    try {
+      const resuming = this.offset > 0;
+      const common: Record<string, string> = { 'Accept-Encoding': 'identity' };
+      if (resuming) {
+        common.Range = `bytes=${this.offset}-`;
+        const validator = ifRangeOf(this.meta);
+        if (validator) common['If-Range'] = validator;
+      }
+      const hop = await getFollowingRedirects(this.req.url, {
+        originHeaders: this.req.headers ?? {},
+        commonHeaders: common,
+        fetchImpl: this.fetchImpl,
+        signal: controller.signal,
+      });
+      const res = hop.response;
+      const ctx: ResponseContext = {
+        source: this.req.source,
+        tokenName: this.req.tokenName,
+        tokenSent: hop.tokenSent,
+        atOrigin: hop.atOrigin,
+      };
+      if (res.status === 416 && resuming) {
+        await discard(res);
+        // 416 with our own size as the total: the part is already the whole file.
+        if (parseContentRange(res.headers.get('content-range'))?.total === this.offset) {
+          this.total = this.offset;
+          return 'complete';
+        }
+        await this.restartFromZero(true);
+        return 'restart';
+      }
+      if (res.status < 200 || res.status >= 300) throw await errorForStatus(res, ctx);
+      if ((res.headers.get('content-type') ?? '').toLowerCase().includes('text/html')) {
+        await discard(res);
+        throw htmlPageError(ctx);
+      }
+      if (res.status === 206) {
+        const range = parseContentRange(res.headers.get('content-range'));
+        if (!range || range.start !== this.offset) {
+          await discard(res);
+          await this.restartFromZero(true);
+          return 'restart';
+        }
+        this.total = range.total ?? this.total;
+      } else {
+        // A full body: the server ignored Range, or If-Range failed because the file changed.
+        if (resuming) await this.restartFromZero(false);
+        const length = res.headers.get('content-length');
+        this.total = length !== null && /^\d+$/.test(length) ? Number(length) : (this.req.expectedBytes ?? null);
+      }
+      if (this.total !== null) await this.ensureFreeSpace(this.total - this.offset);
+      if (!resuming || !this.meta) {
+        this.meta = {
+          url: this.req.url,
+          ...validatorOf(res.headers),
+          total: this.total,
+          sha256: this.req.expectedSha256?.toLowerCase() ?? null,
+        };
+        await writeSidecar(this.req.partFile, this.meta);
+      }
+      out = fs.createWriteStream(this.req.partFile, { flags: this.offset > 0 ? 'a' : 'w' });
+      await this.pump(res, out);
+      const stream = out;
+      out = null;
+      await closeStream(stream, false);
+      if (this.total !== null && this.offset !== this.total) {
+        throw new DownloadError('network', `The connection closed early (${this.offset} of ${this.total} bytes)`, {
+          retryable: true,
+        });
+      }
+      return 'complete';
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.attempt = null;
+      if (out) await closeStream(out, true);
+    }
+  }
+
+  /** The hot loop: each chunk goes to the hash and the file, nothing else. */
+  private async pump(res: Response, out: fs.WriteStream): Promise<void> {
+    if (!res.body) return;
+    const failure: { error: Error | null } = { error: null };
+    out.on('error', (err) => {
+      failure.error ??= err;
+    });
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        this.hash.update(value);
+        this.offset += value.byteLength;
+        this.received += value.byteLength;
+        if (!out.write(value)) await once(out, 'drain');
+        if (failure.error) throw failure.error;
+      }
+    } finally {
+      // Frees the socket when we stop early (write error, abort); a no-op after the last chunk.
+      await reader.cancel().catch(() => undefined);
+    }
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    this.meter.sample(this.received);
+    const attempt = this.attempt;
+    if (attempt) {
+      if (this.received !== attempt.lastBytes) {
+        attempt.lastBytes = this.received;
+        attempt.lastActivity = now;
+      } else if (now - attempt.lastActivity >= this.stallTimeoutMs && !attempt.controller.signal.aborted) {
+        this.stalled = true;
+        attempt.controller.abort(new Error('stalled'));
+      }
+    }
+    this.emitProgress();
+  }
+
+  private emitProgress(): void {
+    if (!this.opts.onProgress) return;
+    try {
+      this.opts.onProgress({ bytesDownloaded: this.offset, bytesTotal: this.total, speed: this.meter.speed() });
+    } catch {
+      // A broken progress listener must not break the download.
+    }
+  }
+
+  /** Forget the part: a fresh hash, offset 0, and (for a new request) no part or sidecar on disk. */
+  private async restartFromZero(removeFiles: boolean): Promise<void> {
+    this.hash = createHash('sha256');
+    this.offset = 0;
+    this.meta = null;
+    if (removeFiles) await removePart(this.req.partFile);
+  }
+
+  /** After a failed attempt, make sure the hash covers exactly the bytes on disk. */
+  private async resyncWithDisk(): Promise<void> {
+    const size = await fileSize(this.req.partFile);
+    if (size === this.offset) return;
+    this.hash = createHash('sha256');
+    this.offset = size > 0 ? await hashExistingPart(this.req.partFile, this.hash, this.opts.signal) : 0;
+  }
+
+  private async ensureFreeSpace(remaining: number): Promise<void> {
+    if (!(remaining > 0)) return;
+    const dir = path.dirname(this.req.partFile);
+    let free: number;
+    try {
+      free = await (this.opts.freeSpace ?? defaultFreeSpace)(dir);
+    } catch {
+      return; // statfs unsupported here: the write itself will report ENOSPC.
+    }
+    if (free < remaining + FREE_SPACE_MARGIN_BYTES) {
+      throw new DownloadError(
+        'disk_full',
+        `Not enough free disk space: ${formatBytes(remaining)} still to download (plus ${formatBytes(FREE_SPACE_MARGIN_BYTES)} kept free) but only ${formatBytes(free)} is free for ${dir}`,
+      );
+    }
+  }
+
+  private async finish(): Promise<DownloadResult> {
+    const digest = this.hash.digest('hex');
+    const expected = this.req.expectedSha256?.toLowerCase();
+    if (expected && digest !== expected) {
+      await removePart(this.req.partFile);
+      throw new DownloadError(
+        'hash_mismatch',
+        `The downloaded file does not match the catalog's SHA-256 (expected ${expected}, got ${digest}); the partial file was deleted. Retry once; if it fails again the catalog entry is out of date`,
+      );
+    }
+    await fsyncFile(this.req.partFile);
+    await fsp.mkdir(path.dirname(this.req.finalFile), { recursive: true });
+    await renameWithRetry(this.req.partFile, this.req.finalFile);
+    await fsp.rm(sidecarPath(this.req.partFile), { force: true });
+    await fsyncDir(path.dirname(this.req.finalFile));
+    return { sha256: digest, bytes: this.offset };
+  }
+
+  private classify(err: unknown): DownloadError {
+    if (err instanceof DownloadError) return err;
+    if (this.opts.signal?.aborted) {
+      return new DownloadError('aborted', 'The download was cancelled; the partial file is kept so it can resume', {
+        cause: err,
+      });
+    }
+    if (this.stalled) {
+      return new DownloadError(
+        'stalled',
+        `No data arrived for ${Math.round(this.stallTimeoutMs / 1000)} s (the connection stalled)`,
+        { retryable: true, cause: err },
+      );
+    }
+    const code = errnoCode(err);
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      return new DownloadError('disk_full', 'The disk is full: free some space, then resume the download', { cause: err });
+    }
+    if (isLocalFileError(err)) {
+      return new DownloadError('network', `Cannot write the download to disk: ${(err as Error).message}`, { cause: err });
+    }
+    return new DownloadError('network', `Network error: ${describe(err)}`, { retryable: true, cause: err });
+  }
+
+  private backoffMs(failures: number, error: DownloadError): number {
+    const base = this.opts.backoffBaseMs ?? 1000;
+    const max = this.opts.backoffMaxMs ?? 30_000;
+    const exponential = Math.min(max, base * 2 ** (failures - 1));
+    const jittered = exponential * (0.5 + Math.random() * 0.5);
+    return error.retryAfterMs === undefined ? jittered : Math.max(jittered, Math.min(error.retryAfterMs, max));
+  }
+
+  private throwIfAborted(): void {
+    if (this.opts.signal?.aborted) {
+      throw new DownloadError('aborted', 'The download was cancelled; the partial file is kept so it can resume');
+    }
+  }
+}
+
+async function defaultFreeSpace(dir: string): Promise<number> {
+  const stats = await fsp.statfs(dir);
+  return stats.bavail * stats.bsize;
+}
+
+/** End a write stream and wait until its file is closed; with `swallow`, errors are ignored. */
+function closeStream(out: fs.WriteStream, swallow: boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = (err: Error | null | undefined) => (err && !swallow ? reject(err) : resolve());
+    if (out.closed) {
+      settle(out.errored);
+      return;
+    }
+    let failure: Error | null = null;
+    out.on('error', (err) => {
+      failure ??= err;
+    });
+    out.once('close', () => settle(failure ?? out.errored));
+    if (!out.destroyed && !out.writableEnded) out.end();
+  });
+}
+
+async function discard(res: Response): Promise<void> {
+  await res.body?.cancel().catch(() => undefined);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) {
+      resolve();
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+async function fsyncFile(file: string): Promise<void> {
+  const handle = await fsp.open(file, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  try {
+    const handle = await fsp.open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Directory fsync is not available everywhere (Windows); the rename already happened.
+  }
+}
+
+/** rename, retried briefly: on Windows a virus scanner may hold a fresh file for a moment. */
+async function renameWithRetry(from: string, to: string): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await fsp.rename(from, to);
+      return;
+    } catch (err) {
+      const code = errnoCode(err);
+      if (attempt >= 5 || (code !== 'EPERM' && code !== 'EBUSY' && code !== 'EACCES')) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
+    }
+  }
+}
+
+function errnoCode(err: unknown): string | undefined {
+  const direct = (err as { code?: unknown } | null)?.code;
+  if (typeof direct === 'string') return direct;
+  const cause = (err as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return typeof cause === 'string' ? cause : undefined;
+}
+
+function isLocalFileError(err: unknown): boolean {
+  return typeof (err as { path?: unknown } | null)?.path === 'string' && typeof (err as { syscall?: unknown }).syscall === 'string';
+}
+
+function describe(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause as { code?: unknown; message?: unknown } | undefined;
+  const causeText = cause ? [cause.code, cause.message].filter((part) => typeof part === 'string').join(' ') : '';
+  return causeText ? `${err.message} (${causeText})` : err.message;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
+  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+  return `${Math.max(0, Math.round(bytes / 1024))} KB`;
+}

@@ -1,0 +1,273 @@
+/**
+ * The only reader of the environment. Everything else receives the typed, frozen `Config`
+ * built here, so tests can build one from a plain object and nothing reads `process.env` behind
+ * our back.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** How Studio gets its engine: start the stand-in, start a real one, or connect to one that runs. */
+export type EngineMode = 'standin' | 'managed' | 'external';
+
+/** The built-in weak key. While it is in use Studio listens on loopback only. */
+export const DEFAULT_API_KEY = 'studio-local';
+
+/** Where the project's shipped files live (workflows/, resources/, package.json). */
+export const APP_ROOT = findAppRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+export interface DataPaths {
+  root: string;
+  sessionSecret: string;
+  db: string;
+  dbFile: string;
+  eventsFile: string;
+  assetsInput: string;
+  assetsOutput: string;
+  jobs: string;
+  workflows: string;
+  catalogs: string;
+  models: string;
+  llm: string;
+  llmModels: string;
+  llmConfig: string;
+  presets: string;
+  gallery: string;
+  logs: string;
+  engine: string;
+  repo: string;
+}
+
+export interface Config {
+  version: string;
+  apiKey: string;
+  apiKeyIsDefault: boolean;
+  /** The address Studio binds to: 127.0.0.1 while the weak default key is in use. */
+  host: string;
+  /** What STUDIO_HOST asked for (default 0.0.0.0), kept to explain a loopback-only bind. */
+  requestedHost: string;
+  port: number;
+  engine: {
+    mode: EngineMode;
+    /** Why this mode was chosen, for the startup log. */
+    modeReason: string;
+    host: string;
+    port: number;
+    dir: string | null;
+    python: string;
+    standinStepMs: number;
+    /** `--object-info` for the stand-in: serve a real node dump instead of the built-in set. */
+    standinObjectInfo: string | null;
+  };
+  tokens: {
+    modelhubApiKey: string | null;
+    hubToken: string | null;
+    chatbotBotToken: string | null;
+    chatbotBotName: string | null;
+  };
+  urls: {
+    modelhub: string;
+    repohost: string;
+    chatbotApi: string;
+    repo: string | null;
+  };
+  llm: { binary: string; port: number };
+  devMode: boolean;
+  paths: DataPaths;
+  /** The environment children inherit (engine, LLM server): a copy taken here, once. */
+  childEnv: Readonly<Record<string, string>>;
+  /** Set when STUDIO_DIR was unset and the default could not be created. */
+  studioDirFallbackFrom: string | null;
+}
+
+/** Options for `loadConfig`; tests inject the environment and skip the engine probe. */
+export interface LoadConfigOptions {
+  /** Probe whether an engine already answers on ENGINE_PORT (decides `external`). */
+  probeEngine?: (host: string, port: number) => Promise<boolean>;
+  /** Overrides the platform's user-data directory (used for the STUDIO_DIR fallback). */
+  userDataDir?: string;
+}
+
+/** Read the environment once, resolve defaults and the engine mode, and freeze the result. */
+export async function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  options: LoadConfigOptions = {},
+): Promise<Readonly<Config>> {
+  const apiKey = nonEmpty(env.API_KEY) ?? DEFAULT_API_KEY;
+  const apiKeyIsDefault = apiKey === DEFAULT_API_KEY;
+  const requestedHost = nonEmpty(env.STUDIO_HOST) ?? '0.0.0.0';
+  const enginePort = intVar(env, 'ENGINE_PORT', 8188);
+  const engineHost = '127.0.0.1';
+  const engineDir = nonEmpty(env.ENGINE_DIR);
+  const { studioDir, fallbackFrom } = resolveStudioDir(env, options.userDataDir);
+
+  const explicitMode = nonEmpty(env.ENGINE_MODE);
+  let mode: EngineMode;
+  let modeReason: string;
+  if (explicitMode) {
+    if (explicitMode !== 'standin' && explicitMode !== 'managed' && explicitMode !== 'external') {
+      throw new ConfigError(`ENGINE_MODE must be standin, managed or external (got "${explicitMode}")`);
+    }
+    mode = explicitMode;
+    modeReason = 'ENGINE_MODE';
+  } else if (engineDir) {
+    mode = 'managed';
+    modeReason = 'ENGINE_DIR is set';
+  } else if (await (options.probeEngine ?? probeEngine)(engineHost, enginePort)) {
+    mode = 'external';
+    modeReason = `an engine already answers on port ${enginePort}`;
+  } else {
+    mode = 'standin';
+    modeReason = 'no engine configured';
+  }
+  if (mode === 'managed' && !engineDir) throw new ConfigError('ENGINE_MODE=managed needs ENGINE_DIR');
+
+  const config: Config = {
+    version: readVersion(),
+    apiKey,
+    apiKeyIsDefault,
+    host: apiKeyIsDefault ? '127.0.0.1' : requestedHost,
+    requestedHost,
+    port: intVar(env, 'STUDIO_PORT', 8000),
+    engine: {
+      mode,
+      modeReason,
+      host: engineHost,
+      port: enginePort,
+      dir: engineDir ? path.resolve(engineDir) : null,
+      python: nonEmpty(env.ENGINE_PYTHON) ?? 'python3',
+      standinStepMs: intVar(env, 'STANDIN_STEP_MS', 300),
+      standinObjectInfo: nonEmpty(env.STANDIN_OBJECT_INFO) ?? null,
+    },
+    tokens: {
+      modelhubApiKey: nonEmpty(env.MODELHUB_API_KEY) ?? null,
+      hubToken: nonEmpty(env.HUB_TOKEN) ?? null,
+      chatbotBotToken: nonEmpty(env.CHATBOT_BOT_TOKEN) ?? null,
+      chatbotBotName: nonEmpty(env.CHATBOT_BOT_NAME) ?? null,
+    },
+    urls: {
+      modelhub: baseUrl(env, 'MODELHUB_BASE_URL', 'https://civitai.com'),
+      repohost: baseUrl(env, 'REPOHOST_BASE_URL', 'https://huggingface.co'),
+      chatbotApi: baseUrl(env, 'CHATBOT_API_BASE_URL', 'https://api.telegram.org'),
+      repo: nonEmpty(env.REPO_URL) ?? null,
+    },
+    llm: {
+      binary: nonEmpty(env.LLM_BINARY) ?? 'llama-server',
+      port: intVar(env, 'LLM_PORT', 8080),
+    },
+    devMode: nonEmpty(env.DEV_MODE) !== undefined,
+    paths: dataPaths(studioDir),
+    childEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string')),
+    studioDirFallbackFrom: fallbackFrom,
+  };
+  return deepFreeze(config);
+}
+
+/** The data directory layout under STUDIO_DIR (see the README). */
+export function dataPaths(root: string): DataPaths {
+  const p = (...parts: string[]) => path.join(root, ...parts);
+  return {
+    root,
+    sessionSecret: p('.session_secret'),
+    db: p('db'),
+    dbFile: p('db', 'studio.db'),
+    eventsFile: p('events.jsonl'),
+    assetsInput: p('assets', 'input'),
+    assetsOutput: p('assets', 'output'),
+    jobs: p('jobs'),
+    workflows: p('workflows'),
+    catalogs: p('catalogs'),
+    models: p('models'),
+    llm: p('llm'),
+    llmModels: p('llm', 'models'),
+    llmConfig: p('llm', 'config.json'),
+    presets: p('presets'),
+    gallery: p('gallery'),
+    logs: p('logs'),
+    engine: p('engine'),
+    repo: p('.repo'),
+  };
+}
+
+/** A configuration the process cannot run with; main prints it and exits non-zero. */
+export class ConfigError extends Error {}
+
+function resolveStudioDir(env: NodeJS.ProcessEnv, userDataDir?: string): { studioDir: string; fallbackFrom: string | null } {
+  const explicit = nonEmpty(env.STUDIO_DIR);
+  if (explicit) return { studioDir: path.resolve(explicit), fallbackFrom: null };
+  const preferred = '/workspace/studio';
+  try {
+    fs.mkdirSync(preferred, { recursive: true });
+    fs.accessSync(preferred, fs.constants.W_OK);
+    return { studioDir: preferred, fallbackFrom: null };
+  } catch {
+    return { studioDir: path.join(userDataDir ?? platformDataDir(env), 'studio'), fallbackFrom: preferred };
+  }
+}
+
+/** The per-user application data directory of this platform. */
+function platformDataDir(env: NodeJS.ProcessEnv): string {
+  const home = os.homedir();
+  if (process.platform === 'win32') return nonEmpty(env.APPDATA) ?? path.join(home, 'AppData', 'Roaming');
+  if (process.platform === 'darwin') return path.join(home, 'Library', 'Application Support');
+  return nonEmpty(env.XDG_DATA_HOME) ?? path.join(home, '.local', 'share');
+}
+
+async function probeEngine(host: string, port: number): Promise<boolean> {
+  try {
+    const res = await fetch(`http://${host}:${port}/system_stats`, { signal: AbortSignal.timeout(800) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name} must be a non-negative integer (got "${raw}")`);
+  return value;
+}
+
+function baseUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = nonEmpty(env[name]) ?? fallback;
+  try {
+    return new URL(raw).toString().replace(/\/+$/, '');
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL (got "${raw}")`);
+  }
+}
+
+function findAppRoot(start: string): string {
+  let dir = start;
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return path.resolve(start, '..');
+    dir = parent;
+  }
+}
+
+function readVersion(): string {
+  try {
+    const pkg = JSON.parse(fs.readFileSync(path.join(APP_ROOT, 'package.json'), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

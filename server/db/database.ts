@@ -1,0 +1,68 @@
+/**
+ * Opens Studio's SQLite database with the settings a long-running server needs (WAL, foreign
+ * keys, a busy timeout, synchronous=NORMAL) and brings its schema up to date.
+ */
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import { MIGRATIONS, type Migration } from './migrations.js';
+
+export type Db = Database.Database;
+
+/** The database was written by a newer Studio; opening it could corrupt data it relies on. */
+export class DatabaseTooNewError extends Error {
+  constructor(
+    readonly file: string,
+    readonly found: number,
+    readonly supported: number,
+  ) {
+    super(
+      `The database ${file} has schema version ${found}, but this Studio only knows up to ${supported}. ` +
+        'It was written by a newer Studio: update Studio, or point STUDIO_DIR at another data directory.',
+    );
+  }
+}
+
+/** Open (creating if needed) and migrate the database file. */
+export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('synchronous = NORMAL');
+    migrate(db, file, migrations);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/** The newest migration applied to `db` (0 for a new file). */
+export function schemaVersion(db: Db): number {
+  const row = db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null };
+  return row.v ?? 0;
+}
+
+function migrate(db: Db, file: string, migrations: readonly Migration[]): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  const current = schemaVersion(db);
+  const latest = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  if (current > latest) throw new DatabaseTooNewError(file, current, latest);
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, new Date().toISOString());
+    })();
+  }
+}
+
+/** Flush the WAL into the main file (shutdown and restart do this). */
+export function checkpoint(db: Db): void {
+  db.pragma('wal_checkpoint(TRUNCATE)');
+}

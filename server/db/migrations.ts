@@ -1,0 +1,67 @@
+/**
+ * Numbered schema migrations. Append only: a shipped migration is never edited, a change is a
+ * new entry. `openDatabase` applies the missing ones in order, each in its own transaction.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial tables: jobs, events, settings, saved_prompts',
+    sql: `
+      CREATE TABLE jobs (
+        prompt_id     TEXT PRIMARY KEY,
+        workflow_id   TEXT,
+        workflow_name TEXT,
+        output_dir    TEXT,
+        status        TEXT NOT NULL CHECK (status IN ('queued','running','completed','error','stalled')),
+        queued_at     TEXT,
+        started_at    TEXT,
+        finished_at   TEXT,
+        duration      INTEGER,
+        input_image   TEXT,
+        params        TEXT NOT NULL DEFAULT '{}',
+        seeds         TEXT NOT NULL DEFAULT '{}',
+        output        TEXT,
+        error         TEXT,
+        retry_of      TEXT,
+        created_ms    INTEGER NOT NULL
+      );
+      CREATE INDEX jobs_status ON jobs (status);
+      CREATE INDEX jobs_created ON jobs (created_ms DESC);
+
+      -- events.jsonl is the log the spec names; this table mirrors it for queries and counts.
+      -- Ids are 8 random hex digits, so they are not a key: seq is.
+      CREATE TABLE events (
+        seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+        id        TEXT NOT NULL,
+        type      TEXT NOT NULL,
+        severity  TEXT NOT NULL,
+        timestamp TEXT NOT NULL,
+        message   TEXT NOT NULL,
+        data      TEXT NOT NULL DEFAULT '{}'
+      );
+      CREATE INDEX events_type ON events (type);
+
+      CREATE TABLE settings (
+        key        TEXT PRIMARY KEY,
+        value      TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+
+      CREATE TABLE saved_prompts (
+        id          TEXT PRIMARY KEY,
+        name        TEXT NOT NULL,
+        workflow_id TEXT,
+        text        TEXT NOT NULL,
+        params      TEXT NOT NULL DEFAULT '{}',
+        created_at  TEXT NOT NULL,
+        updated_at  TEXT NOT NULL
+      );
+    `,
+  },
+];

@@ -1,0 +1,87 @@
+/**
+ * How the engine child is launched in each mode: command, arguments, working directory,
+ * environment and readiness timeout. Pure, so the exact command lines are unit-tested.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { APP_ROOT, type Config } from '../config.js';
+
+/** The stand-in is ours and small; it listens within a second or two. */
+export const STANDIN_READY_TIMEOUT_MS = 30_000;
+/** The real engine imports every custom node pack before it opens its socket. */
+export const MANAGED_READY_TIMEOUT_MS = 10 * 60_000;
+
+export interface EngineLaunch {
+  command: string;
+  args: string[];
+  cwd: string;
+  /** Undefined: the child inherits the parent's environment. */
+  env: NodeJS.ProcessEnv | undefined;
+  readyTimeoutMs: number;
+}
+
+export interface LaunchContext {
+  /** The environment the child inherits (studio passes the one it gave loadConfig). */
+  env?: NodeJS.ProcessEnv;
+  /** URL of the running module; `.ts` means we run from source under tsx or vitest. */
+  moduleUrl?: string;
+  /** The Node (or Electron) binary that runs the stand-in. */
+  execPath?: string;
+}
+
+/** `<paths.engine>/extra_model_paths.yaml`, written before a managed engine starts. */
+export function extraModelPathsFile(config: Config): string {
+  return path.join(config.paths.engine, 'extra_model_paths.yaml');
+}
+
+/** The stand-in engine run by this Node (or Electron-as-Node) binary. */
+export function standinLaunch(config: Config, context: LaunchContext = {}): EngineLaunch {
+  const moduleUrl = context.moduleUrl ?? import.meta.url;
+  const fromSource = moduleUrl.endsWith('.ts');
+  const entry = fromSource
+    ? ['--import', 'tsx', path.join(APP_ROOT, 'server', 'engine', 'standin', 'main.ts')]
+    : [path.join(path.dirname(fileURLToPath(moduleUrl)), 'standin', 'main.js')];
+  const { engine, paths } = config;
+  const args = [
+    ...entry,
+    '--port', String(engine.port),
+    '--host', '127.0.0.1',
+    '--input-directory', paths.assetsInput,
+    '--output-directory', paths.assetsOutput,
+    '--temp-directory', path.join(paths.engine, 'temp'),
+    '--step-ms', String(engine.standinStepMs),
+    ...(engine.standinObjectInfo ? ['--object-info', engine.standinObjectInfo] : []),
+  ];
+  return {
+    command: context.execPath ?? process.execPath,
+    args,
+    // `--import tsx` resolves tsx from the working directory. Compiled, the app may sit inside an
+    // archive that cannot be a working directory, so use our own data folder.
+    cwd: fromSource ? APP_ROOT : paths.engine,
+    // Under Electron, execPath is the Electron binary: ELECTRON_RUN_AS_NODE makes it plain Node.
+    // STUDIO_DIR: the stand-in reads Studio's config for defaults and must see the same data dir.
+    env: { ...context.env, STUDIO_DIR: paths.root, ELECTRON_RUN_AS_NODE: '1' },
+    readyTimeoutMs: STANDIN_READY_TIMEOUT_MS,
+  };
+}
+
+/** The real engine: `<python> main.py …` inside ENGINE_DIR. */
+export function managedLaunch(config: Config, context: LaunchContext = {}): EngineLaunch {
+  const { engine, paths } = config;
+  if (!engine.dir) throw new Error('managed engine mode needs ENGINE_DIR');
+  return {
+    command: engine.python,
+    args: [
+      'main.py',
+      '--listen', '127.0.0.1',
+      '--port', String(engine.port),
+      '--input-directory', paths.assetsInput,
+      '--output-directory', paths.assetsOutput,
+      '--extra-model-paths-config', extraModelPathsFile(config),
+      '--disable-auto-launch',
+    ],
+    cwd: engine.dir,
+    env: context.env,
+    readyTimeoutMs: MANAGED_READY_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * The engine's WebSocket messages (engine-protocol.md §2), typed as they arrive. Text frames are
+ * `{type, data}` JSON; binary frames carry preview images. Every field is optional-tolerant where
+ * older or newer engine builds differ, because the engine is not ours to fix.
+ */
+
+export interface EngineStatusData {
+  status?: { exec_info?: { queue_remaining?: number } };
+  /** Only in the first frame after connecting. */
+  sid?: string;
+}
+
+export interface EngineExecutionStartData {
+  prompt_id: string;
+  timestamp?: number;
+}
+
+export interface EngineExecutionCachedData {
+  nodes: string[];
+  prompt_id: string;
+  timestamp?: number;
+}
+
+export interface EngineExecutingData {
+  /** `null` = the prompt finished and its history entry is written. */
+  node: string | null;
+  display_node?: string | null;
+  /** Absent on the copy the engine re-sends to a socket that reconnects mid-prompt. */
+  prompt_id?: string;
+}
+
+export interface EngineProgressData {
+  value: number;
+  max: number;
+  prompt_id?: string;
+  node?: string | null;
+}
+
+export interface EngineNodeProgressState {
+  value: number;
+  max: number;
+  state: 'running' | 'finished' | 'error' | 'pending';
+  node_id?: string;
+  prompt_id?: string;
+  display_node_id?: string;
+  parent_node_id?: string | null;
+  real_node_id?: string;
+}
+
+export interface EngineProgressStateData {
+  prompt_id: string;
+  nodes: Record<string, EngineNodeProgressState>;
+}
+
+export interface EngineExecutedData {
+  node: string;
+  display_node?: string;
+  /** The node's UI dict, same shape as in history outputs. */
+  output: Record<string, unknown> | null;
+  prompt_id: string;
+}
+
+export interface EngineExecutionSuccessData {
+  prompt_id: string;
+  timestamp?: number;
+}
+
+export interface EngineExecutionErrorData {
+  prompt_id: string;
+  node_id: string;
+  node_type: string;
+  executed?: string[];
+  exception_message: string;
+  exception_type?: string;
+  traceback?: string[];
+  current_inputs?: Record<string, unknown>;
+  current_outputs?: unknown;
+  timestamp?: number;
+}
+
+export interface EngineExecutionInterruptedData {
+  prompt_id: string;
+  node_id?: string;
+  node_type?: string;
+  executed?: string[];
+  timestamp?: number;
+}
+
+/** Known text messages by `type`. */
+export interface EngineMessageMap {
+  status: EngineStatusData;
+  execution_start: EngineExecutionStartData;
+  execution_cached: EngineExecutionCachedData;
+  executing: EngineExecutingData;
+  progress: EngineProgressData;
+  progress_state: EngineProgressStateData;
+  executed: EngineExecutedData;
+  execution_success: EngineExecutionSuccessData;
+  execution_error: EngineExecutionErrorData;
+  execution_interrupted: EngineExecutionInterruptedData;
+  feature_flags: Record<string, unknown>;
+}
+
+export type KnownEngineMessageType = keyof EngineMessageMap;
+
+export type KnownEngineMessage = {
+  [K in KnownEngineMessageType]: { type: K; data: EngineMessageMap[K] };
+}[KnownEngineMessageType];
+
+/**
+ * Any other text frame (`logs`, `notification`, custom-node types such as `crystools.monitor`).
+ * It gets its own discriminant so that `msg.type === 'progress'` still narrows `data`.
+ */
+export interface OtherEngineMessage {
+  type: 'other';
+  /** The engine's own `type` string. */
+  engineType: string;
+  data: unknown;
+}
+
+export type EngineMessage = KnownEngineMessage | OtherEngineMessage;
+
+/** A decoded preview frame (binary type 1 or 4). */
+export interface EnginePreview {
+  /** Type 4 carries it; type 1 is attributed to the last prompt seen running. */
+  promptId?: string;
+  nodeId?: string;
+  displayNodeId?: string;
+  /** MIME type: `image/jpeg` or `image/png`. */
+  imageType: string;
+  /** The image bytes (a view into `raw`, not a copy). */
+  image: Buffer;
+  /** The whole frame as received, for relaying without re-encoding. */
+  raw: Buffer;
+}
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set<KnownEngineMessageType>([
+  'status',
+  'execution_start',
+  'execution_cached',
+  'executing',
+  'progress',
+  'progress_state',
+  'executed',
+  'execution_success',
+  'execution_error',
+  'execution_interrupted',
+  'feature_flags',
+]);
+
+/**
+ * Parse one text frame (once). Returns null for frames that are not `{type: string, data: object}`.
+ * Known types are trusted after the shape check: the consumers read them tolerantly.
+ */
+export function parseEngineMessage(text: string): EngineMessage | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  const { type, data } = value as { type?: unknown; data?: unknown };
+  if (typeof type !== 'string') return null;
+  if (!KNOWN_TYPES.has(type)) return { type: 'other', engineType: type, data };
+  if (data === null || typeof data !== 'object') return null;
+  return value as KnownEngineMessage;
+}
+
+/** Binary frame kinds on the wire (§2). Type 2 never leaves the engine. */
+export const BINARY_PREVIEW_IMAGE = 1;
+export const BINARY_TEXT = 3;
+export const BINARY_PREVIEW_WITH_METADATA = 4;
+
+/** Where a type 1 frame (which carries no ids) should be attributed. */
+export interface PreviewAttribution {
+  promptId?: string;
+  nodeId?: string;
+}
+
+/**
+ * Decode a binary preview frame (type 1 or 4). Returns null for other or malformed frames.
+ * `image` is a subarray of `raw`: no copy on the hot path.
+ */
+export function decodePreviewFrame(raw: Buffer, fallback: PreviewAttribution): EnginePreview | null {
+  if (raw.length < 8) return null;
+  const kind = raw.readUInt32BE(0);
+  if (kind === BINARY_PREVIEW_IMAGE) {
+    const format = raw.readUInt32BE(4);
+    const imageType = format === 2 ? 'image/png' : 'image/jpeg';
+    return { promptId: fallback.promptId, nodeId: fallback.nodeId, imageType, image: raw.subarray(8), raw };
+  }
+  if (kind === BINARY_PREVIEW_WITH_METADATA) {
+    const metaLength = raw.readUInt32BE(4);
+    if (8 + metaLength > raw.length) return null;
+    let meta: Record<string, unknown>;
+    try {
+      const parsed: unknown = JSON.parse(raw.toString('utf8', 8, 8 + metaLength));
+      if (parsed === null || typeof parsed !== 'object') return null;
+      meta = parsed as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+    return {
+      promptId: stringOr(meta.prompt_id),
+      nodeId: stringOr(meta.node_id),
+      displayNodeId: stringOr(meta.display_node_id),
+      imageType: stringOr(meta.image_type) ?? 'image/jpeg',
+      image: raw.subarray(8 + metaLength),
+      raw,
+    };
+  }
+  return null;
+}
+
+function stringOr(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

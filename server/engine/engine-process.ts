@@ -1,0 +1,149 @@
+/**
+ * The engine as Studio sees it, whatever the mode: a supervised stand-in, a supervised real
+ * engine (managed), or someone else's engine we only watch (external). One state shape for all.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config, EngineMode } from '../config.js';
+import type { Logger } from '../logging.js';
+import { ChildSupervisor, type ChildState, type ChildStatus, type SupervisorOptions } from '../process/supervisor.js';
+import { extraModelPathsFile, managedLaunch, standinLaunch, type EngineLaunch } from './engine-launch.js';
+import { EngineWatch, type WatchState } from './engine-watch.js';
+import { writeExtraModelPaths } from './extra-model-paths.js';
+
+export type EngineStatus = ChildStatus | 'unreachable';
+
+export interface EngineState {
+  mode: EngineMode;
+  status: EngineStatus;
+  url: string;
+  pid: number | null;
+  restarts: number;
+  lastError: string | null;
+  stderrTail: string[];
+  /** While `restarting`: the backoff before the next attempt. */
+  restartDelayMs: number | null;
+}
+
+export interface EngineProcessDeps {
+  config: Config;
+  logger: Logger;
+  /**
+   * The environment a managed engine inherits (undefined: this process's) and the base of the
+   * stand-in's. Pass it under Electron: the stand-in only gets this plus ELECTRON_RUN_AS_NODE.
+   */
+  env?: NodeJS.ProcessEnv;
+  /** Test knobs (intervals, timeouts, backoff) applied over the mode's defaults. */
+  supervisorOverrides?: Partial<SupervisorOptions>;
+  /** External mode: delay between health probes (default 5000). */
+  externalProbeIntervalMs?: number;
+}
+
+/** The engine's lifecycle in any mode, with one visible state. */
+export class EngineProcess {
+  readonly #config: Config;
+  readonly #logger: Logger;
+  readonly #url: string;
+  readonly #supervisor: ChildSupervisor | null = null;
+  readonly #watch: EngineWatch | null = null;
+
+  constructor(deps: EngineProcessDeps) {
+    const { config, logger } = deps;
+    this.#config = config;
+    this.#logger = logger;
+    this.#url = `http://127.0.0.1:${config.engine.port}`;
+    const healthUrl = `${this.#url}/system_stats`;
+    if (config.engine.mode === 'external') {
+      this.#watch = new EngineWatch({ healthUrl, intervalMs: deps.externalProbeIntervalMs, logger });
+      return;
+    }
+    const launch: EngineLaunch =
+      config.engine.mode === 'managed' ? managedLaunch(config, { env: deps.env }) : standinLaunch(config, { env: deps.env });
+    this.#supervisor = new ChildSupervisor({
+      name: 'engine',
+      command: launch.command,
+      args: launch.args,
+      cwd: launch.cwd,
+      env: launch.env,
+      healthUrl,
+      readyTimeoutMs: launch.readyTimeoutMs,
+      logFile: path.join(config.paths.logs, 'engine.log'),
+      logger,
+      ...deps.supervisorOverrides,
+    });
+  }
+
+  /** The engine's base URL, `http://127.0.0.1:<port>`. */
+  get url(): string {
+    return this.#url;
+  }
+
+  /** A copy of the current state. */
+  get state(): EngineState {
+    if (this.#supervisor) return this.#fromChild(this.#supervisor.state);
+    return this.#fromWatch(this.#watch!.state);
+  }
+
+  /** Call `listener` with the new state on every change; returns the unsubscribe. */
+  onStateChange(listener: (state: EngineState) => void): () => void {
+    if (this.#supervisor) return this.#supervisor.onStateChange((s) => listener(this.#fromChild(s)));
+    return this.#watch!.onStateChange((s) => listener(this.#fromWatch(s)));
+  }
+
+  /**
+   * Supervised modes: start the child and resolve once it answers (rejects if that first attempt
+   * fails; restarts continue in the background). External: probe once and keep watching.
+   */
+  async start(): Promise<void> {
+    if (this.#watch) return this.#watch.start();
+    this.#prepare();
+    this.#logger.info(`engine: starting (${this.#config.engine.mode}) on ${this.#url}`);
+    await this.#supervisor!.start();
+  }
+
+  /** Stop the child (whole process group) or the watch loop. */
+  stop(): Promise<void> {
+    return this.#watch ? this.#watch.stop() : this.#supervisor!.stop();
+  }
+
+  /** Stop, then start again. */
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /** Folders the engine writes to, and the managed engine's model paths, before every start. */
+  #prepare(): void {
+    const { paths, engine } = this.#config;
+    for (const dir of [paths.assetsInput, paths.assetsOutput, paths.engine, paths.logs]) {
+      fs.mkdirSync(dir, { recursive: true });
+    }
+    if (engine.mode === 'managed') writeExtraModelPaths(extraModelPathsFile(this.#config), paths.models);
+  }
+
+  #fromChild(s: ChildState): EngineState {
+    return {
+      mode: this.#config.engine.mode,
+      status: s.status,
+      url: this.#url,
+      pid: s.pid,
+      restarts: s.restarts,
+      lastError: s.lastError,
+      stderrTail: s.stderrTail,
+      restartDelayMs: s.restartDelayMs,
+    };
+  }
+
+  #fromWatch(s: WatchState): EngineState {
+    return {
+      mode: this.#config.engine.mode,
+      status: s.status,
+      url: this.#url,
+      pid: null,
+      restarts: 0,
+      lastError: s.lastError,
+      stderrTail: [],
+      restartDelayMs: null,
+    };
+  }
+}

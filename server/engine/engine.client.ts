@@ -1,0 +1,404 @@
+/**
+ * HTTP client of the engine (engine-protocol.md §1). Every call but `view`'s body has a timeout;
+ * network failures become `EngineUnreachableError`, a rejected prompt `EngineValidationError`.
+ * The errors extend `HttpError`, so a route can let them through the error middleware as they are.
+ */
+import { HttpError } from '../http/errors.js';
+import type { ApiGraph, ObjectInfo } from '../workflows/types.js';
+
+export interface EngineClientOptions {
+  /** `http://127.0.0.1:8188`, no trailing path. */
+  baseUrl: string;
+  fetchImpl?: typeof fetch;
+  /** Timeout of ordinary calls, and of `view` until the response headers arrive. */
+  timeoutMs?: number;
+  /** Timeout of the heavy calls: `object_info` (multi-MB, computed live) and uploads. */
+  slowTimeoutMs?: number;
+}
+
+/** `GET /system_stats`; bytes everywhere. Only the fields Studio reads are typed. */
+export interface EngineSystemStats {
+  system: { os?: string; ram_total?: number; ram_free?: number; comfyui_version?: string; [key: string]: unknown };
+  devices: { name: string; type: string; index: number | null; vram_total?: number; vram_free?: number; [key: string]: unknown }[];
+}
+
+export interface SubmitPromptRequest {
+  prompt: ApiGraph;
+  client_id: string;
+  prompt_id?: string;
+  extra_data?: Record<string, unknown>;
+}
+
+/** One validation error of one input (`node_errors[id].errors[]`). */
+export interface EngineInputError {
+  type: string;
+  message: string;
+  details?: string;
+  extra_info?: { input_name?: string; [key: string]: unknown };
+}
+
+export type EngineNodeErrors = Record<
+  string,
+  { errors: EngineInputError[]; class_type?: string; dependent_outputs?: string[] }
+>;
+
+export interface SubmitPromptResponse {
+  prompt_id: string;
+  number: number;
+  /** Can be non-empty on success: invalid outputs were dropped and the rest was queued. */
+  node_errors: EngineNodeErrors;
+}
+
+/** The engine's 400 body for `POST /prompt`. */
+export interface EngineValidationBody {
+  error: { type: string; message: string; details?: string; extra_info?: Record<string, unknown> };
+  node_errors: EngineNodeErrors;
+}
+
+export interface UploadImageOptions {
+  subfolder?: string;
+  type?: 'input' | 'temp' | 'output';
+  overwrite?: boolean;
+}
+
+export interface UploadedImage {
+  /** Always use this name: the engine renames on a clash (`x (1).png`). */
+  name: string;
+  subfolder: string;
+  type: string;
+}
+
+/** A file reference as the engine's UI dicts carry it. */
+export interface EngineFileRef {
+  filename: string;
+  subfolder?: string;
+  type?: string;
+  format?: string;
+  [key: string]: unknown;
+}
+
+export interface HistoryEntry {
+  prompt?: unknown[];
+  outputs: Record<string, Record<string, unknown>>;
+  status?: { status_str?: 'success' | 'error'; completed?: boolean; messages?: [string, Record<string, unknown>][] };
+  meta?: Record<string, unknown>;
+}
+
+/** `[number, prompt_id, graph, extra_data, outputs_to_execute]`. */
+export type EngineQueueItem = [number, string, ...unknown[]];
+
+export interface EngineQueueRaw {
+  queue_running: EngineQueueItem[];
+  queue_pending: EngineQueueItem[];
+}
+
+export interface EngineQueue {
+  running: string[];
+  /** Sorted by queue number: the engine sends its raw heap. */
+  pending: string[];
+  raw: EngineQueueRaw;
+}
+
+export interface ViewRequest {
+  filename: string;
+  type?: string;
+  subfolder?: string;
+  /** Aborts the transfer (a client that went away). */
+  signal?: AbortSignal;
+}
+
+/** Base of the engine client's errors. */
+export class EngineError extends HttpError {}
+
+/** The engine did not answer (refused, reset, timed out). Maps to 500 as the spec's runner says. */
+export class EngineUnreachableError extends EngineError {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(500, `Engine unreachable (${path}): ${reason}`);
+  }
+}
+
+/** The engine answered with a status or body this client did not expect. */
+export class EngineHttpError extends EngineError {
+  constructor(
+    readonly path: string,
+    readonly engineStatus: number,
+    readonly engineBody: string,
+  ) {
+    super(500, `Engine error on ${path}: HTTP ${engineStatus}${engineBody ? `: ${engineBody.slice(0, 500)}` : ''}`);
+  }
+}
+
+/** `POST /prompt` answered 400. `body` (the HTTP `detail`) is the engine's own body. */
+export class EngineValidationError extends EngineError {
+  constructor(readonly engineBody: EngineValidationBody) {
+    super(400, summarizeValidation(engineBody), engineBody);
+  }
+
+  /** The engine's per-node errors (`{}` when the whole prompt was refused). */
+  get nodeErrors(): EngineNodeErrors {
+    return this.engineBody.node_errors;
+  }
+}
+
+/** Readable summary of a validation body: the top error, then `[NodeType] node <id>: <input>: <message>` lines. */
+export function summarizeValidation(body: EngineValidationBody): string {
+  const top = body.error.message || body.error.type || 'Prompt rejected';
+  const lines = [body.error.details ? `${top}: ${body.error.details}` : top];
+  for (const [nodeId, node] of Object.entries(body.node_errors)) {
+    for (const err of node.errors) {
+      const input = err.extra_info?.input_name;
+      const detail = err.details ? ` (${err.details})` : '';
+      lines.push(`[${node.class_type ?? 'unknown'}] node ${nodeId}: ${input ? `${input}: ` : ''}${err.message}${detail}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_SLOW_TIMEOUT_MS = 120_000;
+
+export class EngineClient {
+  private readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly timeoutMs: number;
+  private readonly slowTimeoutMs: number;
+
+  constructor(opts: EngineClientOptions) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.fetchImpl = opts.fetchImpl ?? fetch;
+    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.slowTimeoutMs = opts.slowTimeoutMs ?? DEFAULT_SLOW_TIMEOUT_MS;
+  }
+
+  /** `GET /system_stats`: versions and devices; also the cheap liveness probe. */
+  async systemStats(): Promise<EngineSystemStats> {
+    return (await this.json('/system_stats')) as EngineSystemStats;
+  }
+
+  /** `GET /object_info`: every node class. Heavy: cache it per engine start. */
+  async objectInfo(): Promise<ObjectInfo> {
+    return (await this.json('/object_info', {}, this.slowTimeoutMs)) as ObjectInfo;
+  }
+
+  /** `POST /prompt`. Throws `EngineValidationError` on 400 with the engine's node errors. */
+  async submitPrompt(req: SubmitPromptRequest): Promise<SubmitPromptResponse> {
+    const res = await this.send('/prompt', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(req),
+    });
+    const text = await this.readText('/prompt', res);
+    if (res.status === 400) {
+      const body = toValidationBody(parseJson(text));
+      if (body) throw new EngineValidationError(body);
+      throw new EngineHttpError('/prompt', res.status, text);
+    }
+    if (!res.ok) throw new EngineHttpError('/prompt', res.status, text);
+    const body = parseJson(text) as Partial<SubmitPromptResponse> | undefined;
+    if (!body || typeof body.prompt_id !== 'string') throw new EngineHttpError('/prompt', res.status, text);
+    return { prompt_id: body.prompt_id, number: body.number ?? 0, node_errors: body.node_errors ?? {} };
+  }
+
+  /** `POST /upload/image` (any file type). Use the returned `name`: the engine may rename. */
+  async uploadImage(data: Buffer | Uint8Array, filename: string, opts: UploadImageOptions = {}): Promise<UploadedImage> {
+    const form = new FormData();
+    // Copy into a fresh ArrayBuffer-backed view: a Buffer may sit on a shared pool slab.
+    form.append('image', new Blob([new Uint8Array(data)]), filename);
+    if (opts.subfolder) form.append('subfolder', opts.subfolder);
+    if (opts.type) form.append('type', opts.type);
+    if (opts.overwrite) form.append('overwrite', 'true');
+    const body = (await this.json('/upload/image', { method: 'POST', body: form }, this.slowTimeoutMs)) as Partial<UploadedImage>;
+    if (typeof body.name !== 'string') throw new EngineHttpError('/upload/image', 200, JSON.stringify(body));
+    return { name: body.name, subfolder: body.subfolder ?? '', type: body.type ?? opts.type ?? 'input' };
+  }
+
+  /** `GET /history/{id}`; null while queued, running or unknown (the engine answers `{}` for all three). */
+  async history(promptId: string): Promise<HistoryEntry | null> {
+    const body = (await this.json(`/history/${encodeURIComponent(promptId)}`)) as Record<string, HistoryEntry> | null;
+    const entry = body?.[promptId];
+    if (!entry || typeof entry !== 'object') return null;
+    return { ...entry, outputs: entry.outputs ?? {} };
+  }
+
+  /** `GET /queue` as prompt ids: running, and pending sorted by queue number. */
+  async queue(): Promise<EngineQueue> {
+    const body = (await this.json('/queue')) as Partial<EngineQueueRaw>;
+    const raw: EngineQueueRaw = {
+      queue_running: Array.isArray(body.queue_running) ? body.queue_running : [],
+      queue_pending: Array.isArray(body.queue_pending) ? body.queue_pending : [],
+    };
+    const pending = [...raw.queue_pending].sort((a, b) => Number(a[0]) - Number(b[0]));
+    return { running: raw.queue_running.map((item) => String(item[1])), pending: pending.map((item) => String(item[1])), raw };
+  }
+
+  /** `POST /interrupt`; with an id it only stops that prompt when it is the running one. */
+  async interrupt(promptId?: string): Promise<void> {
+    const init: RequestInit = { method: 'POST' };
+    if (promptId) {
+      init.headers = { 'content-type': 'application/json' };
+      init.body = JSON.stringify({ prompt_id: promptId });
+    }
+    await this.expectOk('/interrupt', init);
+  }
+
+  /** `POST /queue {delete}`: removes pending prompts only (a running one is untouched). */
+  async deleteFromQueue(ids: string[]): Promise<void> {
+    await this.expectOk('/queue', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ delete: ids }),
+    });
+  }
+
+  /**
+   * `GET /view`: the raw Response, whatever its status, with the body left unread so a route can
+   * stream it (`Readable.fromWeb`). Only the wait for headers is timed. Null when unreachable.
+   */
+  async view(req: ViewRequest): Promise<Response | null> {
+    const params = new URLSearchParams({ filename: req.filename, type: req.type ?? 'output', subfolder: req.subfolder ?? '' });
+    const headersTimeout = new AbortController();
+    const timer = setTimeout(() => headersTimeout.abort(new Error(`no response within ${this.timeoutMs} ms`)), this.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([headersTimeout.signal, req.signal]) : headersTimeout.signal;
+    try {
+      return await this.fetchImpl(`${this.baseUrl}/view?${params.toString()}`, { signal });
+    } catch {
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async json(path: string, init: RequestInit = {}, timeoutMs = this.timeoutMs): Promise<unknown> {
+    const res = await this.send(path, init, timeoutMs);
+    const text = await this.readText(path, res);
+    if (!res.ok) throw new EngineHttpError(path, res.status, text);
+    const body = parseJson(text);
+    if (body === undefined) throw new EngineHttpError(path, res.status, text);
+    return body;
+  }
+
+  private async expectOk(path: string, init: RequestInit): Promise<void> {
+    const res = await this.send(path, init);
+    const text = await this.readText(path, res);
+    if (!res.ok) throw new EngineHttpError(path, res.status, text);
+  }
+
+  private async send(path: string, init: RequestInit, timeoutMs = this.timeoutMs): Promise<Response> {
+    try {
+      return await this.fetchImpl(`${this.baseUrl}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    } catch (err) {
+      throw new EngineUnreachableError(path, describeFetchError(err, timeoutMs));
+    }
+  }
+
+  private async readText(path: string, res: Response): Promise<string> {
+    try {
+      return await res.text();
+    } catch (err) {
+      throw new EngineUnreachableError(path, describeFetchError(err, this.timeoutMs));
+    }
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function toValidationBody(body: unknown): EngineValidationBody | null {
+  if (!body || typeof body !== 'object') return null;
+  const b = body as { error?: unknown; node_errors?: unknown };
+  if (!b.error || typeof b.error !== 'object') return null;
+  // Builds that reject the whole prompt (missing_node_type, no_prompt) may send no node_errors.
+  const nodeErrors = b.node_errors ?? {};
+  if (!nodeErrors || typeof nodeErrors !== 'object') return null;
+  for (const node of Object.values(nodeErrors as Record<string, { errors?: unknown }>)) {
+    if (!node || !Array.isArray(node.errors)) return null;
+  }
+  return { error: b.error as EngineValidationBody['error'], node_errors: nodeErrors as EngineNodeErrors };
+}
+
+function describeFetchError(err: unknown, timeoutMs: number): string {
+  if (err instanceof Error) {
+    if (err.name === 'TimeoutError' || err.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+    const cause = (err as { cause?: unknown }).cause;
+    if (cause instanceof Error) return cause.message || (cause as { code?: string }).code || err.message;
+    return err.message;
+  }
+  return String(err);
+}
+
+/** One file of a history entry's outputs, flattened. */
+export interface EngineOutputFile {
+  node_id: string;
+  /** The UI dict key it came from: `images`, `gifs`, `videos`, `audio`, `3d`, … */
+  kind: string;
+  filename: string;
+  subfolder: string;
+  type: string;
+  format?: string;
+}
+
+/** Flatten a history entry's outputs, keeping only dicts with a `filename` (`animated`/`text` are not files). */
+export function parseHistoryOutputs(entry: Pick<HistoryEntry, 'outputs'>): EngineOutputFile[] {
+  const files: EngineOutputFile[] = [];
+  for (const [nodeId, ui] of Object.entries(entry.outputs)) {
+    if (!ui || typeof ui !== 'object') continue;
+    for (const [kind, list] of Object.entries(ui)) {
+      if (!Array.isArray(list)) continue;
+      for (const item of list as unknown[]) {
+        if (!item || typeof item !== 'object') continue;
+        const ref = item as Partial<EngineFileRef>;
+        if (typeof ref.filename !== 'string' || !ref.filename) continue;
+        const file: EngineOutputFile = {
+          node_id: nodeId,
+          kind,
+          filename: ref.filename,
+          subfolder: typeof ref.subfolder === 'string' ? ref.subfolder : '',
+          type: typeof ref.type === 'string' ? ref.type : 'output',
+        };
+        if (typeof ref.format === 'string') file.format = ref.format;
+        files.push(file);
+      }
+    }
+  }
+  return files;
+}
+
+const VIDEO_EXTENSIONS = new Set(['.mp4', '.webm', '.mov', '.avi', '.mkv']);
+const VIDEO_KINDS = new Set(['gifs', 'videos', 'video']);
+const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.webp', '.gif', '.bmp', '.tif', '.tiff']);
+
+/** True for video files: by extension, by a `video/…` format, or by a VHS-style `gifs`/`videos` key. */
+export function isVideoOutput(file: EngineOutputFile): boolean {
+  return VIDEO_EXTENSIONS.has(extension(file.filename)) || (file.format?.startsWith('video/') ?? false) || VIDEO_KINDS.has(file.kind);
+}
+
+/**
+ * The job's primary output: the last video, else the last image, else the last other file.
+ * Only `type: output` entries count: `temp` ones are previews (and temp/ is wiped on engine start).
+ */
+export function primaryOutput(files: readonly EngineOutputFile[]): EngineOutputFile | null {
+  let video: EngineOutputFile | null = null;
+  let image: EngineOutputFile | null = null;
+  let other: EngineOutputFile | null = null;
+  for (const file of files) {
+    if (file.type !== 'output') continue;
+    if (isVideoOutput(file)) video = file;
+    else if (file.kind === 'images' || IMAGE_EXTENSIONS.has(extension(file.filename))) image = file;
+    else other = file;
+  }
+  return video ?? image ?? other;
+}
+
+function extension(filename: string): string {
+  const dot = filename.lastIndexOf('.');
+  return dot < 0 ? '' : filename.slice(dot).toLowerCase();
+}

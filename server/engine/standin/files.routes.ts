@@ -1,0 +1,137 @@
+/**
+ * `POST /upload/image` and `GET /view`, with the engine's naming and path rules
+ * (engine-protocol.md §1): clash → `name (1).png` unless the bytes are identical, traversal → 400,
+ * a subfolder escaping its folder → 403, missing file → 404.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { pipeline } from 'node:stream';
+import type { Logger } from '../../logging.js';
+import { annotatedPath, dirByType, isInside, pyBasename, pyNormpath, type EngineDirs } from './engine-paths.util.js';
+import { readBody, sendEmpty, sendJson, type Route } from './http.util.js';
+import { multipartBoundary, parseMultipart } from './multipart.parser.js';
+
+export interface FileRouteDeps {
+  dirs: EngineDirs;
+  logger: Logger;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+  '.bmp': 'image/bmp',
+  '.tif': 'image/tiff',
+  '.tiff': 'image/tiff',
+  '.svg': 'image/svg+xml',
+  '.mp4': 'video/mp4',
+  '.webm': 'video/webm',
+  '.mkv': 'video/x-matroska',
+  '.mov': 'video/quicktime',
+  '.avi': 'video/x-msvideo',
+  '.wav': 'audio/x-wav',
+  '.mp3': 'audio/mpeg',
+  '.flac': 'audio/flac',
+  '.ogg': 'audio/ogg',
+  '.json': 'application/json',
+  '.txt': 'text/plain',
+};
+
+/** Types the engine forces to download instead of rendering (it serves user-made files). */
+const FORCED_DOWNLOAD = new Set(['text/html', 'application/xhtml+xml', 'text/javascript', 'text/css']);
+
+/** Upload and view routes. */
+export function fileRoutes(deps: FileRouteDeps): Route[] {
+  return [
+    { method: 'POST', path: /^\/upload\/image$/, handler: ({ req, res }) => upload(deps, req, res) },
+    { method: 'GET', path: /^\/view$/, handler: ({ res, url }) => view(deps, url, res) },
+  ];
+}
+
+async function upload(deps: FileRouteDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const boundary = multipartBoundary(req.headers['content-type']);
+  const form = boundary ? parseMultipart(await readBody(req), boundary) : { fields: {} as Record<string, string>, files: {} };
+  const image = form.files.image;
+  if (!image || image.filename === '') return sendEmpty(res, 400);
+  const type = form.fields.type ?? 'input';
+  const dir = dirByType(deps.dirs, type);
+  // The engine has no branch for other types and fails with a 500.
+  if (!dir) throw new TypeError(`unknown upload type ${type}`);
+  const subfolder = form.fields.subfolder ?? '';
+  const folder = path.join(dir, pyNormpath(subfolder));
+  let filename = image.filename;
+  let filepath = path.resolve(folder, filename);
+  if (!isInside(dir, filepath)) return sendEmpty(res, 400);
+  fs.mkdirSync(folder, { recursive: true });
+
+  const overwrite = form.fields.overwrite === 'true' || form.fields.overwrite === '1';
+  let duplicate = false;
+  if (!overwrite) {
+    const ext = path.extname(filename);
+    const stem = filename.slice(0, filename.length - ext.length);
+    for (let i = 1; fs.existsSync(filepath); i += 1) {
+      // Same bytes under the same name: reuse it instead of piling up copies (engine fix #3465).
+      if (sameContent(filepath, image.data)) {
+        duplicate = true;
+        break;
+      }
+      filename = `${stem} (${i})${ext}`;
+      filepath = path.join(folder, filename);
+    }
+  }
+  if (!duplicate) fs.writeFileSync(filepath, image.data);
+  deps.logger.debug(`stand-in: upload ${type}/${subfolder}/${filename}${duplicate ? ' (same bytes, reused)' : ''}`);
+  sendJson(res, 200, { name: filename, subfolder, type });
+}
+
+function view(deps: FileRouteDeps, url: URL, res: ServerResponse): void {
+  const query = url.searchParams;
+  const requested = query.get('filename');
+  if (requested === null) return sendEmpty(res, 404);
+  const annotated = annotatedPath(requested, deps.dirs, null);
+  const name = annotated.name;
+  if (name === '') return sendEmpty(res, 400);
+  if (name.startsWith('/') || name.includes('..')) return sendEmpty(res, 400);
+  let dir = annotated.dir ?? dirByType(deps.dirs, query.get('type') ?? 'output');
+  if (!dir) return sendEmpty(res, 400);
+  const subfolder = query.get('subfolder');
+  if (subfolder !== null) {
+    const full = path.resolve(dir, subfolder);
+    if (!isInside(dir, full)) return sendEmpty(res, 403);
+    dir = full;
+  }
+  const filename = pyBasename(name);
+  const file = path.join(dir, filename);
+  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  if (!stat?.isFile()) return sendEmpty(res, 404);
+  // `preview=` / `channel=` re-encoding is not simulated: the file is sent as stored.
+  let contentType = CONTENT_TYPES[path.extname(filename).toLowerCase()] ?? 'application/octet-stream';
+  if (FORCED_DOWNLOAD.has(contentType)) contentType = 'application/octet-stream';
+  res.writeHead(200, {
+    'Content-Type': contentType,
+    'Content-Length': stat.size,
+    'Content-Disposition': contentDisposition(filename),
+  });
+  pipeline(fs.createReadStream(file), res, (err) => {
+    if (err) deps.logger.debug(`stand-in: /view ${filename}: ${err.message}`);
+  });
+}
+
+function contentDisposition(filename: string): string {
+  // Header values must be latin-1; non-ASCII names go in the RFC 5987 form.
+  if (/^[\x20-\x7e]*$/.test(filename)) return `filename="${filename.replace(/"/g, '\\"')}"`;
+  return `filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+function sameContent(file: string, data: Buffer): boolean {
+  const hash = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+  try {
+    return hash(fs.readFileSync(file)) === hash(data);
+  } catch {
+    return false;
+  }
+}

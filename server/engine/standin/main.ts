@@ -1,0 +1,64 @@
+/**
+ * CLI of the stand-in engine (`npm run standin`, or spawned by Studio's engine supervisor).
+ * Flags mirror the engine's own; missing ones come from Studio's config. Prints one line once
+ * listening, and exits 0 on SIGTERM / SIGINT after closing.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../config.js';
+import type { Logger } from '../../logging.js';
+import { parseFlags } from './cli-flags.util.js';
+import { startStandinEngine, type StandinEngine } from './standin.server.js';
+
+/** Exit with an error after this long if closing hangs (a stuck socket must not block shutdown). */
+const CLOSE_DEADLINE_MS = 5_000;
+
+const consoleLogger: Logger = {
+  debug() {},
+  info: (message, ...rest) => console.log(message, ...rest),
+  warn: (message, ...rest) => console.warn(message, ...rest),
+  error: (message, ...rest) => console.error(message, ...rest),
+};
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2), (m) => consoleLogger.warn(m));
+  // No probe: the stand-in must not decide it is "external" because of itself.
+  const config = await loadConfig(process.env, { probeEngine: async () => false });
+  const inputDir = path.resolve(flags.inputDir ?? config.paths.assetsInput);
+  const outputDir = path.resolve(flags.outputDir ?? config.paths.assetsOutput);
+  fs.mkdirSync(inputDir, { recursive: true });
+  fs.mkdirSync(outputDir, { recursive: true });
+  const engine: StandinEngine = await startStandinEngine({
+    host: flags.host,
+    port: flags.port ?? config.engine.port,
+    inputDir,
+    outputDir,
+    tempDir: flags.tempDir,
+    stepMs: flags.stepMs ?? config.engine.standinStepMs,
+    objectInfoFile: flags.objectInfo ?? config.engine.standinObjectInfo,
+    logger: consoleLogger,
+  });
+  console.log(`Stand-in engine listening on ${engine.url}`);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    consoleLogger.info(`stand-in: ${signal}, closing`);
+    setTimeout(() => process.exit(1), CLOSE_DEADLINE_MS).unref();
+    engine.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        consoleLogger.error('stand-in: close failed', err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof ConfigError ? `stand-in: ${err.message}` : err);
+  process.exit(1);
+});

@@ -1,0 +1,418 @@
+/**
+ * `POST /prompt` validation, following the engine's `validate_prompt` / `validate_inputs`:
+ * unknown classes stop everything (`missing_node_type`); otherwise each output node is validated
+ * with its upstream graph, bad outputs are dropped, and the prompt is refused only when no output
+ * survives. Error types, messages and details copy the engine's so clients can show them as-is.
+ */
+import { comboChoices, inputDefs, type InputDef, type NodeCatalog } from './object-info.store.js';
+import { fakeTraceback, pyRepr, pyStr, pyTruthy, pyTypeName } from './py-format.util.js';
+import type { ApiGraph, NodeInfo } from './standin.types.js';
+
+export interface PromptError {
+  type: string;
+  message: string;
+  details: string;
+  extra_info: Record<string, unknown>;
+}
+
+export interface NodeError {
+  errors: PromptError[];
+  dependent_outputs: string[];
+  class_type: string;
+}
+
+export type ValidationResult =
+  | { ok: true; graph: ApiGraph; outputs: string[]; nodeErrors: Record<string, NodeError> }
+  | { ok: false; error: PromptError; nodeErrors: Record<string, NodeError> };
+
+export interface ValidatorDeps {
+  catalog: NodeCatalog;
+  /** Whether a LoadImage-style value (`sub/x.png`, `x.png [output]`) names an existing file. */
+  fileExists(annotatedName: string): boolean;
+}
+
+/** Inputs checked by a node's own `VALIDATE_INPUTS` (they skip the list/min/max checks). */
+const FILE_CHECKS: Record<string, { input: string; what: string }> = {
+  LoadImage: { input: 'image', what: 'image' },
+  LoadImageMask: { input: 'image', what: 'image' },
+  VHS_LoadVideo: { input: 'video', what: 'video' },
+  LoadVideo: { input: 'file', what: 'video' },
+};
+
+/**
+ * Combos listing model files are not checked: the stand-in has no model folders, so any model name
+ * a workflow asks for is accepted (the recorded lists are only for display).
+ */
+const MODEL_LIST_INPUTS = new Set(['ckpt_name', 'lora_name', 'vae_name', 'unet_name', 'clip_name', 'model_name']);
+const FILE_LIKE = /\.[A-Za-z0-9]{1,12}$/;
+
+/** A Python exception raised while validating (a dangling link raises KeyError in the engine). */
+class PyException extends Error {
+  constructor(
+    readonly pyType: string,
+    readonly text: string,
+  ) {
+    super(text);
+  }
+}
+
+type Verdict = { valid: boolean; reasons: PromptError[] };
+
+/** Validate an API graph the way the engine does. Throws only when `prompt` is not an object (the engine answers 500). */
+export function validatePrompt(rawGraph: unknown, deps: ValidatorDeps, partialTargets: unknown = undefined): ValidationResult {
+  if (typeof rawGraph !== 'object' || rawGraph === null || Array.isArray(rawGraph)) {
+    throw new TypeError('prompt must be an object');
+  }
+  // The engine coerces values in place and queues the coerced graph; work on a copy.
+  const graph = structuredClone(rawGraph) as Record<string, unknown>;
+  const targets = Array.isArray(partialTargets) ? new Set(partialTargets.map(String)) : null;
+  const outputs: string[] = [];
+  for (const [id, node] of Object.entries(graph)) {
+    const missing = missingNodeType(id, node, deps.catalog);
+    if (missing) return { ok: false, error: missing, nodeErrors: {} };
+    const info = deps.catalog.get((node as { class_type: string }).class_type);
+    if (info?.output_node === true && (targets === null || targets.has(id))) outputs.push(id);
+  }
+  if (outputs.length === 0) {
+    return {
+      ok: false,
+      error: { type: 'prompt_no_outputs', message: 'Prompt has no outputs', details: '', extra_info: {} },
+      nodeErrors: {},
+    };
+  }
+
+  const validator = new GraphValidator(graph as unknown as ApiGraph, deps);
+  const good: string[] = [];
+  const nodeErrors: Record<string, NodeError> = {};
+  for (const output of outputs) {
+    let verdict: Verdict;
+    try {
+      verdict = validator.validate(output);
+    } catch (err) {
+      const ex = asPyException(err);
+      verdict = {
+        valid: false,
+        reasons: [
+          {
+            type: 'exception_during_validation',
+            message: 'Exception when validating node',
+            details: ex.text,
+            extra_info: { exception_type: ex.pyType, traceback: fakeTraceback('validate_inputs', 'o_class_type = prompt[o_id]["class_type"]') },
+          },
+        ],
+      };
+      validator.validated.set(output, verdict);
+    }
+    if (verdict.valid) {
+      good.push(output);
+      continue;
+    }
+    // Downstream nodes of a broken node are invalid too but carry no reasons; only report the causes.
+    // The engine appends every failing output to every broken node seen so far; the stand-in lists
+    // only the outputs that really depend on the node.
+    const upstream = upstreamOf(graph as unknown as ApiGraph, output);
+    for (const [nodeId, result] of validator.validated) {
+      if (result.valid || result.reasons.length === 0 || !upstream.has(nodeId)) continue;
+      const entry = (nodeErrors[nodeId] ??= {
+        errors: result.reasons,
+        dependent_outputs: [],
+        class_type: (graph[nodeId] as { class_type: string }).class_type,
+      });
+      entry.dependent_outputs.push(output);
+    }
+  }
+  if (good.length === 0) {
+    return {
+      ok: false,
+      error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation', details: '', extra_info: {} },
+      nodeErrors,
+    };
+  }
+  return { ok: true, graph: graph as unknown as ApiGraph, outputs: good, nodeErrors };
+}
+
+/** The node and every node it links to, transitively. */
+function upstreamOf(graph: ApiGraph, id: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [id];
+  while (stack.length > 0) {
+    const current = stack.pop() as string;
+    if (seen.has(current)) continue;
+    seen.add(current);
+    const inputs = graph[current]?.inputs;
+    if (typeof inputs !== 'object' || inputs === null) continue;
+    for (const value of Object.values(inputs)) {
+      if (Array.isArray(value) && typeof value[0] === 'string' && Object.hasOwn(graph, value[0])) stack.push(value[0]);
+    }
+  }
+  return seen;
+}
+
+function missingNodeType(id: string, node: unknown, catalog: NodeCatalog): PromptError | null {
+  const record = typeof node === 'object' && node !== null ? (node as Record<string, unknown>) : {};
+  const meta = record._meta as { title?: unknown } | undefined;
+  const classType = typeof record.class_type === 'string' ? record.class_type : null;
+  const title = typeof meta?.title === 'string' ? meta.title : (classType ?? id);
+  if (classType === null) {
+    return {
+      type: 'missing_node_type',
+      message: `Node '${title}' has no class_type. The workflow may be corrupted or a custom node is missing.`,
+      details: `Node ID '#${id}'`,
+      extra_info: { node_id: id, class_type: null, node_title: title },
+    };
+  }
+  if (!catalog.get(classType)) {
+    return {
+      type: 'missing_node_type',
+      message: `Node '${title}' not found. The custom node may not be installed.`,
+      details: `Node ID '#${id}'`,
+      extra_info: { node_id: id, class_type: classType, node_title: title },
+    };
+  }
+  return null;
+}
+
+class GraphValidator {
+  readonly validated = new Map<string, Verdict>();
+  private readonly inProgress = new Set<string>();
+
+  constructor(
+    private readonly graph: ApiGraph,
+    private readonly deps: ValidatorDeps,
+  ) {}
+
+  /** `validate_inputs(id)`: may throw PyException, like the engine (a dangling link is a KeyError). */
+  validate(id: string): Verdict {
+    const known = this.validated.get(id);
+    if (known) return known;
+    // The engine recurses without a guard and dies with RecursionError on a cycle; say the same.
+    if (this.inProgress.has(id)) throw new PyException('RecursionError', 'maximum recursion depth exceeded');
+    this.inProgress.add(id);
+    try {
+      const verdict = this.check(id);
+      // On a cycle, a downstream node already recorded why this one failed; keep that reason.
+      const recorded = this.validated.get(id);
+      if (recorded && recorded.reasons.length > 0 && verdict.reasons.length === 0) return recorded;
+      this.validated.set(id, verdict);
+      return verdict;
+    } finally {
+      this.inProgress.delete(id);
+    }
+  }
+
+  private check(id: string): Verdict {
+    const node = this.graph[id] as unknown as Record<string, unknown>;
+    const inputs = node.inputs;
+    if (typeof inputs !== 'object' || inputs === null || Array.isArray(inputs)) throw new PyException('KeyError', "'inputs'");
+    const values = inputs as Record<string, unknown>;
+    const classType = node.class_type as string;
+    const info = this.deps.catalog.get(classType) as NodeInfo;
+    const fileCheck = FILE_CHECKS[classType];
+    const errors: PromptError[] = [];
+    let valid = true;
+
+    for (const def of inputDefs(info)) {
+      const config = [def.type, def.options];
+      if (!Object.hasOwn(values, def.name)) {
+        if (def.category === 'required') {
+          errors.push({ type: 'required_input_missing', message: 'Required input is missing', details: def.name, extra_info: { input_name: def.name } });
+        }
+        continue;
+      }
+      const raw = values[def.name];
+      if (Array.isArray(raw)) {
+        const linkOk = this.checkLink(def, raw, config, errors);
+        if (linkOk === 'upstream-invalid') valid = false;
+        continue;
+      }
+      const coerced = coerce(def, raw);
+      if (!coerced.ok) {
+        errors.push({
+          type: 'invalid_input_type',
+          message: `Failed to convert an input value to a ${pyStr(def.type)} value`,
+          details: `${def.name}, ${pyStr(coerced.shown)}, ${coerced.error}`,
+          extra_info: { input_name: def.name, input_config: config, received_value: coerced.shown, exception_message: coerced.error },
+        });
+        continue;
+      }
+      values[def.name] = coerced.value;
+      if (fileCheck?.input === def.name) continue;
+      const rangeError = checkValue(def, coerced.value, config);
+      if (rangeError) errors.push(rangeError);
+    }
+
+    if (fileCheck && Object.hasOwn(values, fileCheck.input) && !Array.isArray(values[fileCheck.input])) {
+      const name = pyStr(values[fileCheck.input]);
+      if (!this.deps.fileExists(name)) {
+        errors.push({
+          type: 'custom_validation_failed',
+          message: 'Custom validation failed for node',
+          details: `${fileCheck.input} - Invalid ${fileCheck.what} file: ${name}`,
+          extra_info: { input_name: fileCheck.input },
+        });
+      }
+    }
+    return { valid: valid && errors.length === 0, reasons: errors };
+  }
+
+  /** Check a `[nodeId, slot]` link; recursing into the source node like the engine. */
+  private checkLink(def: InputDef, link: unknown[], config: unknown[], errors: PromptError[]): 'ok' | 'error' | 'upstream-invalid' {
+    if (link.length !== 2) {
+      errors.push({
+        type: 'bad_linked_input',
+        message: 'Bad linked input, must be a length-2 list of [node_id, slot_index]',
+        details: def.name,
+        extra_info: { input_name: def.name, input_config: config, received_value: link },
+      });
+      return 'error';
+    }
+    const [sourceId, slot] = link;
+    // Graph keys are strings; a numeric id is a KeyError in the engine too.
+    if (typeof sourceId !== 'string' || !Object.hasOwn(this.graph, sourceId)) throw new PyException('KeyError', pyRepr(sourceId));
+    const sourceInfo = this.deps.catalog.get(this.graph[sourceId]?.class_type ?? '') as NodeInfo;
+    const returnTypes = sourceInfo.output ?? [];
+    if (typeof slot !== 'number' || !Number.isInteger(slot)) {
+      throw new PyException('TypeError', `tuple indices must be integers or slices, not ${pyTypeName(slot)}`);
+    }
+    const receivedType = returnTypes[slot < 0 ? returnTypes.length + slot : slot];
+    if (receivedType === undefined) throw new PyException('IndexError', 'tuple index out of range');
+    if (!typesMatch(receivedType, def.type)) {
+      errors.push({
+        type: 'return_type_mismatch',
+        message: 'Return type mismatch between linked nodes',
+        details: `${def.name}, received_type(${pyStr(receivedType)}) mismatch input_type(${pyStr(def.type)})`,
+        extra_info: { input_name: def.name, input_config: config, received_type: receivedType, linked_node: link },
+      });
+      return 'error';
+    }
+    try {
+      return this.validate(sourceId).valid ? 'ok' : 'upstream-invalid';
+    } catch (err) {
+      const ex = asPyException(err);
+      this.validated.set(sourceId, {
+        valid: false,
+        reasons: [
+          {
+            type: 'exception_during_inner_validation',
+            message: 'Exception when validating inner node',
+            details: ex.text,
+            extra_info: {
+              input_name: def.name,
+              input_config: config,
+              exception_message: ex.text,
+              exception_type: ex.pyType,
+              traceback: fakeTraceback('validate_inputs', 'r = validate_inputs(prompt, o_id, validated)'),
+              linked_node: link,
+            },
+          },
+        ],
+      });
+      return 'upstream-invalid';
+    }
+  }
+}
+
+/** `validate_node_input`: equal types, `*` on either side, or overlapping comma-separated unions. */
+function typesMatch(received: unknown, expected: unknown): boolean {
+  if (received === expected) return true;
+  if (Array.isArray(received) && Array.isArray(expected)) return JSON.stringify(received) === JSON.stringify(expected);
+  if (typeof received !== 'string' || typeof expected !== 'string') return false;
+  const got = new Set(received.split(',').map((t) => t.trim()));
+  const want = new Set(expected.split(',').map((t) => t.trim()));
+  if (got.has('*') || want.has('*')) return true;
+  return [...got].some((t) => want.has(t));
+}
+
+type Coerced = { ok: true; value: unknown } | { ok: false; shown: unknown; error: string };
+
+/** The engine's `int()` / `float()` / `str()` / `bool()` coercion of literal values. */
+function coerce(def: InputDef, raw: unknown): Coerced {
+  // A literal list travels wrapped as {"__value__": [...]}; the engine unwraps it first.
+  const value = isValueWrapper(raw) ? raw.__value__ : raw;
+  switch (def.type) {
+    case 'INT':
+      return toInt(value);
+    case 'FLOAT':
+      return toFloat(value);
+    case 'STRING':
+      return { ok: true, value: pyStr(value) };
+    case 'BOOLEAN':
+      return { ok: true, value: pyTruthy(value) };
+    default:
+      return { ok: true, value };
+  }
+}
+
+function toInt(value: unknown): Coerced {
+  if (typeof value === 'boolean') return { ok: true, value: value ? 1 : 0 };
+  if (typeof value === 'number') {
+    if (Number.isNaN(value)) return { ok: false, shown: value, error: 'cannot convert float NaN to integer' };
+    if (!Number.isFinite(value)) return { ok: false, shown: value, error: 'cannot convert float infinity to integer' };
+    return { ok: true, value: Math.trunc(value) };
+  }
+  if (typeof value === 'string') {
+    const text = value.trim().replace(/(\d)_(?=\d)/g, '$1');
+    if (/^[+-]?\d+$/.test(text)) return { ok: true, value: Number(text) };
+    return { ok: false, shown: value, error: `invalid literal for int() with base 10: ${pyRepr(value)}` };
+  }
+  return { ok: false, shown: value, error: `int() argument must be a string, a bytes-like object or a real number, not '${pyTypeName(value)}'` };
+}
+
+function toFloat(value: unknown): Coerced {
+  if (typeof value === 'boolean') return { ok: true, value: value ? 1 : 0 };
+  if (typeof value === 'number') return { ok: true, value };
+  if (typeof value === 'string') {
+    const text = value.trim().toLowerCase();
+    if (/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/.test(text)) return { ok: true, value: Number(text) };
+    const special = /^([+-]?)(inf|infinity|nan)$/.exec(text);
+    if (special) return { ok: true, value: special[2] === 'nan' ? NaN : special[1] === '-' ? -Infinity : Infinity };
+    return { ok: false, shown: value, error: `could not convert string to float: ${pyRepr(value)}` };
+  }
+  return { ok: false, shown: value, error: `float() argument must be a string or a real number, not '${pyTypeName(value)}'` };
+}
+
+/** min / max for numbers, membership for combos (model-file lists and empty lists are skipped). */
+function checkValue(def: InputDef, value: unknown, config: unknown[]): PromptError | null {
+  const { min, max } = def.options;
+  if (typeof value === 'number' && typeof min === 'number' && value < min) {
+    return {
+      type: 'value_smaller_than_min',
+      message: `Value ${pyRepr(value)} smaller than min of ${pyRepr(min)}`,
+      details: def.name,
+      extra_info: { input_name: def.name, input_config: config, received_value: value },
+    };
+  }
+  if (typeof value === 'number' && typeof max === 'number' && value > max) {
+    return {
+      type: 'value_bigger_than_max',
+      message: `Value ${pyRepr(value)} bigger than max of ${pyRepr(max)}`,
+      details: def.name,
+      extra_info: { input_name: def.name, input_config: config, received_value: value },
+    };
+  }
+  const choices = comboChoices(def);
+  if (!choices || choices.length === 0 || isModelList(def.name, choices)) return null;
+  if (choices.some((c) => c === value)) return null;
+  const long = choices.length > 20;
+  return {
+    type: 'value_not_in_list',
+    message: 'Value not in list',
+    details: `${def.name}: '${pyStr(value)}' not in ${long ? `(list of length ${choices.length})` : pyRepr(choices)}`,
+    extra_info: { input_name: def.name, input_config: long ? null : config, received_value: value },
+  };
+}
+
+function isModelList(name: string, choices: unknown[]): boolean {
+  if (MODEL_LIST_INPUTS.has(name)) return true;
+  // `sampler_name` also ends in _name but lists algorithms, not files: keep checking those.
+  return name.endsWith('_name') && choices.some((c) => typeof c === 'string' && FILE_LIKE.test(c));
+}
+
+function isValueWrapper(value: unknown): value is { __value__: unknown } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, '__value__');
+}
+
+function asPyException(err: unknown): PyException {
+  if (err instanceof PyException) return err;
+  return new PyException('Exception', err instanceof Error ? err.message : String(err));
+}

@@ -1,0 +1,157 @@
+/**
+ * The stand-in engine: a fake of the engine (ComfyUI) that speaks its HTTP + WebSocket protocol, so
+ * Studio runs and is tested without a GPU. Every route also answers under `/api`. See README.md.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { silentLogger, type Logger } from '../../logging.js';
+import { engineRoutes, serverFeatures } from './engine.routes.js';
+import type { EngineDirs } from './engine-paths.util.js';
+import { fileRoutes } from './files.routes.js';
+import { BodyTooLargeError, sendText, type Route } from './http.util.js';
+import { loadMedia, standinResourcesDir } from './media.store.js';
+import { NodeCatalog } from './object-info.store.js';
+import { StandinService } from './standin.service.js';
+import { WsHub } from './ws.hub.js';
+
+export interface StandinOptions {
+  /** Default '127.0.0.1'. */
+  host?: string;
+  /** 0 picks a free port (read it back from `StandinEngine.port`). */
+  port: number;
+  /** Engine input directory: uploads land here, LoadImage reads here. */
+  inputDir: string;
+  /** Engine output directory: output nodes write here. */
+  outputDir: string;
+  /** PreviewImage target; default a fresh dir under os.tmpdir(). Wiped at start, like the engine's temp/. */
+  tempDir?: string;
+  /** Delay between the 10 progress steps of a step node; default 300. */
+  stepMs?: number;
+  /** Serve this object_info dump instead of the built-in node set. */
+  objectInfoFile?: string | null;
+  logger?: Logger;
+}
+
+export interface StandinEngine {
+  readonly port: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const DEFAULT_STEP_MS = 300;
+
+/** Start the stand-in engine and resolve once it listens. */
+export async function startStandinEngine(options: StandinOptions): Promise<StandinEngine> {
+  const logger = options.logger ?? silentLogger;
+  const host = options.host ?? '127.0.0.1';
+  const resources = standinResourcesDir();
+  const catalog = options.objectInfoFile ? NodeCatalog.fromFile(options.objectInfoFile) : NodeCatalog.builtIn(resources);
+  const media = loadMedia(resources);
+  const ownsTemp = !options.tempDir;
+  const dirs: EngineDirs = {
+    input: path.resolve(options.inputDir),
+    output: path.resolve(options.outputDir),
+    temp: options.tempDir ? path.resolve(options.tempDir) : fs.mkdtempSync(path.join(os.tmpdir(), 'standin-temp-')),
+  };
+  fs.mkdirSync(dirs.input, { recursive: true });
+  fs.mkdirSync(dirs.output, { recursive: true });
+  // The engine deletes temp/ at every start; previews never survive a restart.
+  if (!ownsTemp) fs.rmSync(dirs.temp, { recursive: true, force: true });
+  fs.mkdirSync(dirs.temp, { recursive: true });
+
+  let port = options.port;
+  const late: { service?: StandinService } = {};
+  const hub = new WsHub({
+    logger,
+    queueRemaining: () => late.service?.queue.remaining() ?? 0,
+    serverFeatures,
+    onConnect: (sid) => late.service?.onConnect(sid),
+  });
+  const service = new StandinService({ catalog, hub, media, dirs, stepMs: options.stepMs ?? DEFAULT_STEP_MS, logger });
+  late.service = service;
+  const routes: Route[] = [
+    ...engineRoutes({ service, catalog, inputDir: dirs.input, argv: () => engineArgv(host, port, dirs) }),
+    ...fileRoutes({ dirs, logger }),
+  ];
+
+  const server = http.createServer((req, res) => void dispatch(routes, req, res, logger));
+  server.on('upgrade', (req, socket, head) => {
+    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (pathname === '/ws' || pathname === '/api/ws') hub.handleUpgrade(req, socket, head);
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  logger.info(`stand-in: ${catalog.size} node types, input ${dirs.input}, output ${dirs.output}, temp ${dirs.temp}`);
+
+  let closing: Promise<void> | null = null;
+  const close = async (): Promise<void> => {
+    await service.close();
+    await hub.close();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    if (ownsTemp) fs.rmSync(dirs.temp, { recursive: true, force: true });
+  };
+  return {
+    port,
+    url,
+    close: () => (closing ??= close()),
+  };
+}
+
+async function dispatch(routes: Route[], req: http.IncomingMessage, res: http.ServerResponse, logger: Logger): Promise<void> {
+  try {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const pathname = url.pathname === '/api' || url.pathname.startsWith('/api/') ? url.pathname.slice(4) || '/' : url.pathname;
+    let pathMatched = false;
+    for (const route of routes) {
+      const match = route.path.exec(pathname);
+      if (!match) continue;
+      pathMatched = true;
+      if (route.method !== req.method) continue;
+      await route.handler({ req, res, url, params: match.slice(1).map((p) => decodeURIComponent(p)) });
+      return;
+    }
+    if (pathMatched) sendText(res, 405, '405: Method Not Allowed');
+    else sendText(res, 404, '404: Not Found');
+  } catch (err) {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (err instanceof BodyTooLargeError) {
+      sendText(res, 413, '413: Request Entity Too Large');
+      return;
+    }
+    // The engine crashes on malformed bodies too; clients then see aiohttp's generic 500 page.
+    logger.warn(`stand-in: ${req.method} ${req.url}: ${err instanceof Error ? err.message : String(err)}`);
+    sendText(res, 500, '500 Internal Server Error\n\nServer got itself in trouble');
+  }
+}
+
+/** The engine's flags this stand-in stands for, as `system_stats.argv` shows them. */
+function engineArgv(host: string, port: number, dirs: EngineDirs): string[] {
+  return [
+    'main.py',
+    '--listen',
+    host,
+    '--port',
+    String(port),
+    '--input-directory',
+    dirs.input,
+    '--output-directory',
+    dirs.output,
+  ];
+}

@@ -1,0 +1,147 @@
+/**
+ * The stand-in's queue worker and prompt intake: validates and queues `/prompt` bodies, runs one
+ * prompt at a time, writes history, and sends the `status` / `executing null` frames that close
+ * each prompt, in the engine's order (history is written before them).
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../../logging.js';
+import { annotatedPath, isInside, type EngineDirs } from './engine-paths.util.js';
+import { PromptExecutor } from './executor.service.js';
+import { HistoryStore } from './history.store.js';
+import type { StandinMedia } from './media.store.js';
+import type { NodeCatalog } from './object-info.store.js';
+import { validatePrompt } from './prompt.validator.js';
+import { pyStr } from './py-format.util.js';
+import { PromptQueue } from './queue.store.js';
+import type { ExtraData, QueueItem } from './standin.types.js';
+import type { WsHub } from './ws.hub.js';
+
+export interface StandinServiceDeps {
+  catalog: NodeCatalog;
+  hub: WsHub;
+  media: StandinMedia;
+  dirs: EngineDirs;
+  stepMs: number;
+  logger: Logger;
+}
+
+/** Keys the engine keeps out of /queue and /history (credentials of its paid API nodes). */
+const SENSITIVE_EXTRA_KEYS = ['auth_token_comfy_org', 'api_key_comfy_org'];
+
+export class StandinService {
+  readonly queue = new PromptQueue();
+  readonly history = new HistoryStore();
+  private readonly executor: PromptExecutor;
+  private readonly shutdown = new AbortController();
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly deps: StandinServiceDeps) {
+    this.executor = new PromptExecutor({ ...deps, signal: this.shutdown.signal });
+  }
+
+  /** `POST /prompt`: the status code and body the engine would answer. */
+  submit(body: Record<string, unknown>): { status: number; body: unknown } {
+    // The engine takes a number before looking at the prompt, so refused prompts use one up too.
+    const number = this.queue.nextNumber(body);
+    if (!Object.hasOwn(body, 'prompt')) {
+      const error = { type: 'no_prompt', message: 'No prompt provided', details: 'No prompt provided', extra_info: {} };
+      return { status: 400, body: { error, node_errors: {} } };
+    }
+    const promptId = body.prompt_id === undefined ? randomUUID() : pyStr(body.prompt_id);
+    const result = validatePrompt(body.prompt, { catalog: this.deps.catalog, fileExists: (name) => this.inputFileExists(name) }, body.partial_execution_targets);
+    if (!result.ok) {
+      this.deps.logger.warn(`stand-in: invalid prompt: ${result.error.type}: ${result.error.message}`);
+      return { status: 400, body: { error: result.error, node_errors: result.nodeErrors } };
+    }
+    const extraData: ExtraData = isRecord(body.extra_data) ? { ...body.extra_data } : {};
+    if (Object.hasOwn(body, 'client_id')) extraData.client_id = body.client_id;
+    for (const key of SENSITIVE_EXTRA_KEYS) delete extraData[key];
+    extraData.create_time = Date.now();
+    this.queue.put([number, promptId, result.graph, extraData, result.outputs]);
+    this.deps.logger.info(`stand-in: got prompt ${promptId}`);
+    this.broadcastStatus();
+    setImmediate(() => this.pump());
+    return { status: 200, body: { prompt_id: promptId, number, node_errors: result.nodeErrors } };
+  }
+
+  /** `POST /interrupt`: with a prompt id, only when that prompt is the one running. */
+  interrupt(promptId: string | null): void {
+    const current = this.queue.current;
+    if (!current) return;
+    if (promptId !== null && current[1] !== promptId) {
+      this.deps.logger.info(`stand-in: prompt ${promptId} is not running, interrupt ignored`);
+      return;
+    }
+    this.executor.interrupt();
+  }
+
+  /** `POST /queue {delete}`: pending prompts only. */
+  deleteQueued(ids: readonly string[]): void {
+    if (this.queue.delete(ids)) this.broadcastStatus();
+  }
+
+  /** `POST /queue {clear:true}`. */
+  clearQueue(): void {
+    this.queue.clear();
+    this.broadcastStatus();
+  }
+
+  /** A socket connected: re-send the running node to its client (engine behaviour on reconnect). */
+  onConnect(sid: string): void {
+    this.executor.resendCurrentNode(sid);
+  }
+
+  /** Stop the worker: the running prompt is abandoned (no history), pending ones are dropped. */
+  async close(): Promise<void> {
+    this.shutdown.abort();
+    this.queue.clear();
+    await this.running;
+  }
+
+  private pump(): void {
+    if (this.shutdown.signal.aborted || this.running) return;
+    const item = this.queue.take();
+    if (!item) return;
+    this.broadcastStatus();
+    this.running = this.run(item).finally(() => {
+      this.running = null;
+      setImmediate(() => this.pump());
+    });
+  }
+
+  private async run(item: QueueItem): Promise<void> {
+    const [, promptId, , extraData] = item;
+    const started = Date.now();
+    try {
+      const entry = await this.executor.execute(item);
+      this.history.set(promptId, entry);
+      this.deps.logger.info(`stand-in: prompt ${promptId} ${entry.status.status_str} in ${((Date.now() - started) / 1000).toFixed(2)} seconds`);
+    } catch (err) {
+      if (!this.shutdown.signal.aborted) this.deps.logger.error(`stand-in: prompt ${promptId} crashed`, err);
+    }
+    this.queue.finish();
+    if (this.shutdown.signal.aborted) return;
+    this.broadcastStatus();
+    const clientId = typeof extraData.client_id === 'string' ? extraData.client_id : null;
+    if (clientId !== null) this.deps.hub.send('executing', { node: null, prompt_id: promptId }, clientId);
+  }
+
+  private broadcastStatus(): void {
+    this.deps.hub.send('status', { status: { exec_info: { queue_remaining: this.queue.remaining() } } }, null);
+  }
+
+  /** LoadImage's check: the name (subfolders and `[output]` annotations allowed) is an existing file. */
+  private inputFileExists(name: string): boolean {
+    const { name: rel, dir } = annotatedPath(name, this.deps.dirs, 'input');
+    if (!dir || rel === '') return false;
+    const file = path.resolve(dir, rel);
+    // The engine would follow `../`; the stand-in keeps to its folders.
+    return isInside(dir, file) && fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,29 @@
+/**
+ * `GET /api/admin/events`: the event log, newest last.
+ */
+import express from 'express';
+import { z } from 'zod';
+import { validate } from '../http/errors.js';
+import type { EventBus } from './event-bus.js';
+import { SEVERITIES, type Severity } from './event.schema.js';
+
+const commaList = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+
+const eventsQuery = z.object({
+  limit: z.coerce.number().int().min(0).max(1000).default(100),
+  types: commaList,
+  severity: commaList.pipe(z.array(z.enum(SEVERITIES as [Severity, ...Severity[]]))),
+});
+
+/** Routes of the event log. */
+export function eventsRoutes(events: EventBus): express.Router {
+  const router = express.Router();
+  router.get('/api/admin/events', (req, res) => {
+    const query = validate(eventsQuery, req.query, 'query');
+    res.json(events.list({ limit: query.limit, types: query.types, severities: query.severity }));
+  });
+  return router;
+}

@@ -1,0 +1,54 @@
+/**
+ * The one place that turns errors into `{"detail": ...}` responses (CONVENTIONS 2).
+ */
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '../logging.js';
+import { HttpError } from './errors.js';
+import { notFoundPage } from './pages.js';
+import { getRequestId } from './request-id.js';
+
+/** 404 for unknown `/api` paths (JSON) and unknown pages (HTML). */
+export function notFound(): RequestHandler {
+  return (req, res) => {
+    if (req.path === '/api' || req.path.startsWith('/api/')) {
+      res.status(404).json({ detail: `Not found: ${req.method} ${req.path}` });
+    } else {
+      res.status(404).type('html').send(notFoundPage(req.path));
+    }
+  };
+}
+
+/** Maps thrown errors to status codes and `{"detail"}` bodies; logs the unexpected ones. */
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    if (res.headersSent) {
+      // Mid-stream failure: nothing sensible can be sent any more; let Express drop the socket.
+      logger.warn(`request ${getRequestId(req)} failed after the response started`, err);
+      next(err);
+      return;
+    }
+    const mapped = mapError(err);
+    if (mapped) {
+      res.status(mapped.status).json({ detail: mapped.detail });
+      return;
+    }
+    const id = getRequestId(req);
+    logger.error(`request ${id} ${req.method} ${req.originalUrl} failed`, err);
+    res.status(500).json({ detail: `Internal server error (request ${id})` });
+  };
+}
+
+function mapError(err: unknown): { status: number; detail: unknown } | null {
+  if (err instanceof HttpError) return { status: err.status, detail: err.body ?? err.detail };
+  if (!err || typeof err !== 'object') return null;
+  const e = err as { type?: string; status?: number; message?: string; name?: string; code?: string; field?: string };
+  // body-parser errors carry a `type`.
+  if (e.type === 'entity.parse.failed') return { status: 400, detail: `Malformed JSON body: ${e.message ?? 'parse error'}` };
+  if (e.type === 'entity.too.large') return { status: 413, detail: 'Request body too large' };
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return { status: 415, detail: e.message ?? 'Unsupported encoding' };
+  if (e.name === 'MulterError') {
+    const status = e.code === 'LIMIT_FILE_SIZE' ? 413 : 400;
+    return { status, detail: `Upload rejected: ${e.message ?? e.code}${e.field ? ` (field ${e.field})` : ''}` };
+  }
+  return null;
+}

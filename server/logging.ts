@@ -1,0 +1,39 @@
+/**
+ * Server logging. One small interface so services can log without knowing where it goes;
+ * `createFileLogger` writes through electron-log (the same library the desktop shell uses) into
+ * `STUDIO_DIR/logs/<name>.log`, rotated by size.
+ */
+import log from 'electron-log/node';
+import path from 'node:path';
+
+export interface Logger {
+  debug(message: string, ...rest: unknown[]): void;
+  info(message: string, ...rest: unknown[]): void;
+  warn(message: string, ...rest: unknown[]): void;
+  error(message: string, ...rest: unknown[]): void;
+}
+
+export interface FileLoggerOptions {
+  /** Also print to the console (the headless server does; tests do not). */
+  console?: boolean;
+  /** Rotate when the file passes this size (electron-log keeps one `.old.log`). */
+  maxBytes?: number;
+}
+
+/** A logger writing to `<logsDir>/<name>.log`. */
+export function createFileLogger(logsDir: string, name: string, options: FileLoggerOptions = {}): Logger {
+  const logger = log.create({ logId: `studio-${name}-${logsDir}` });
+  logger.transports.file.resolvePathFn = () => path.join(logsDir, `${name}.log`);
+  logger.transports.file.maxSize = options.maxBytes ?? 5 * 1024 * 1024;
+  logger.transports.file.level = 'debug';
+  logger.transports.console.level = options.console === false ? false : 'info';
+  return logger.scope(name);
+}
+
+/** A logger that drops everything (unit tests). */
+export const silentLogger: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+};

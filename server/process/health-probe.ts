@@ -1,0 +1,54 @@
+/**
+ * HTTP health probing: a child is ready when GET on its health URL answers 2xx.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** One probe never waits longer than this, so a wedged socket cannot stall readiness. */
+export const PROBE_TIMEOUT_MS = 2000;
+
+export interface ProbeResult {
+  ok: boolean;
+  /** Why it was not ok: the status line or the network error. */
+  error: string | null;
+}
+
+/** GET `url` once; ok on a 2xx answer within `timeoutMs`. Never throws. */
+export async function probeHealth(url: string, signal?: AbortSignal, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProbeResult> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  try {
+    const res = await fetch(url, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    // Drain the body so the keep-alive socket goes back to the pool instead of leaking.
+    await res.arrayBuffer().catch(() => undefined);
+    return res.ok ? { ok: true, error: null } : { ok: false, error: `HTTP ${res.status}` };
+  } catch (err) {
+    if (timeout.aborted) return { ok: false, error: `no answer within ${timeoutMs} ms` };
+    return { ok: false, error: describeFetchError(err) };
+  }
+}
+
+/**
+ * Probe every `intervalMs` until healthy (true) or `signal` aborts (false). The caller owns the
+ * overall deadline and aborts the signal when it passes.
+ */
+export async function waitForHealthy(url: string, intervalMs: number, signal: AbortSignal): Promise<boolean> {
+  while (!signal.aborted) {
+    if ((await probeHealth(url, signal)).ok) return !signal.aborted;
+    try {
+      await sleep(intervalMs, undefined, { signal });
+    } catch {
+      return false; // aborted while waiting
+    }
+  }
+  return false;
+}
+
+function describeFetchError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  // undici hides the useful part (ECONNREFUSED, ENOTFOUND) in `cause`.
+  const cause = (err as Error & { cause?: unknown }).cause;
+  if (cause instanceof Error) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    return code ? `${code}` : cause.message;
+  }
+  return err.message;
+}

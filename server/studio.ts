@@ -1,0 +1,204 @@
+/**
+ * The composition root: builds every service once, wires them, and starts and stops them in
+ * explicit phases (CONVENTIONS 4): config → data dir → database → event bus → services →
+ * HTTP/WS listen → child processes; shutdown in reverse, each step with a deadline.
+ */
+import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
+import type { Config } from './config.js';
+import { ensureDataDir, loadSessionSecret } from './data-dir.js';
+import { checkpoint, openDatabase, type Db } from './db/database.js';
+import { EngineProcess, type EngineState } from './engine/engine-process.js';
+import { EventBus } from './events/event-bus.js';
+import { eventsRoutes } from './events/events.routes.js';
+import { createHttpServer } from './http/app.js';
+import { authRoutes } from './http/auth.routes.js';
+import { Authenticator } from './http/authenticator.js';
+import { homeRoutes } from './http/home.routes.js';
+import { LoginLimiter } from './http/login-limiter.js';
+import { Maintenance } from './http/maintenance.js';
+import { SessionSigner } from './http/session.js';
+import type { EngineStateMessage } from './http/ws-events.js';
+import { WsHub } from './http/ws-hub.js';
+import { createFileLogger, type Logger } from './logging.js';
+import { healthRoutes } from './system/health.routes.js';
+
+export interface StudioOptions {
+  /** Defaults to `STUDIO_DIR/logs/server.log`, echoed to the console. */
+  logger?: Logger;
+  /** Print log lines to the console too (headless server: yes; tests: no). */
+  console?: boolean;
+  /** Start the engine (tests of the HTTP layer alone turn it off). */
+  startEngine?: boolean;
+  /** WebSocket heartbeat interval. */
+  heartbeatMs?: number;
+}
+
+/** A running (or stoppable) Studio. */
+export class Studio {
+  readonly startedAt = Date.now();
+  readonly logger: Logger;
+  readonly db: Db;
+  readonly events: EventBus;
+  readonly maintenance = new Maintenance();
+  readonly hub: WsHub;
+  readonly engine: EngineProcess;
+  private readonly server: http.Server;
+  private stopping: Promise<void> | null = null;
+  private unsubscribers: Array<() => void> = [];
+
+  private constructor(
+    readonly config: Readonly<Config>,
+    private readonly options: StudioOptions,
+  ) {
+    ensureDataDir(config.paths);
+    this.logger = options.logger ?? createFileLogger(config.paths.logs, 'server', { console: options.console ?? true });
+    if (config.studioDirFallbackFrom) {
+      this.logger.warn(`${config.studioDirFallbackFrom} could not be created; using ${config.paths.root} for Studio's data`);
+    }
+    this.db = openDatabase(config.paths.dbFile);
+    this.events = new EventBus({ file: config.paths.eventsFile, db: this.db, logger: this.logger });
+    this.events.load();
+
+    const signer = new SessionSigner(loadSessionSecret(config.paths.sessionSecret), () => config.apiKey);
+    const auth = new Authenticator(signer);
+    this.hub = new WsHub(this.logger, options.heartbeatMs);
+    this.engine = new EngineProcess({ config, logger: this.logger, env: config.childEnv });
+
+    const engineStatus = () => this.engine.state.status;
+    ({ server: this.server } = createHttpServer({
+      logger: this.logger,
+      auth,
+      maintenance: this.maintenance,
+      hub: this.hub,
+      greeting: () => ({ version: config.version, engine: engineMessage(this.engine.state), maintenance: this.maintenance.active }),
+      routers: [
+        healthRoutes({ version: config.version, startedAt: this.startedAt, engineStatus }),
+        authRoutes({ auth, limiter: new LoginLimiter(), events: this.events }),
+        eventsRoutes(this.events),
+      ],
+      pageRouters: [homeRoutes({ version: config.version, engineStatus })],
+    }));
+  }
+
+  /** Build a Studio: data directory, database and services, nothing listening yet. */
+  static create(config: Readonly<Config>, options: StudioOptions = {}): Studio {
+    return new Studio(config, options);
+  }
+
+  /** The port actually bound (useful with STUDIO_PORT=0). */
+  get port(): number {
+    return (this.server.address() as AddressInfo | null)?.port ?? this.config.port;
+  }
+
+  /** The local URL of the UI. */
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Listen, announce, then start the engine in the background (its state is visible as it goes). */
+  async start(): Promise<void> {
+    this.unsubscribers.push(this.events.subscribe((event) => this.hub.broadcast('event', event)));
+    let lastStatus = this.engine.state.status;
+    this.unsubscribers.push(
+      this.engine.onStateChange((state) => {
+        this.hub.broadcast('engine.state', engineMessage(state));
+        if (state.status === lastStatus) return;
+        lastStatus = state.status;
+        if (state.status === 'crashed') {
+          this.events.emit('engine.crashed', 'error', `The engine crashed and was not restarted: ${state.lastError ?? 'unknown error'}`, {
+            mode: state.mode,
+            restarts: state.restarts,
+            stderr_tail: state.stderrTail.slice(-10),
+          });
+        } else {
+          this.events.emit('engine.state', state.status === 'unreachable' ? 'warning' : 'info', `Engine ${state.status}`, {
+            mode: state.mode,
+            status: state.status,
+          });
+        }
+      }),
+    );
+
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.config.port, this.config.host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    this.events.emit('system.backend.started', 'info', `Studio ${this.config.version} started on port ${this.port}`, {
+      version: this.config.version,
+      port: this.port,
+      host: this.config.host,
+      engine_mode: this.config.engine.mode,
+    });
+    if (this.config.apiKeyIsDefault) {
+      this.events.emit(
+        'system.security',
+        'warning',
+        'Studio uses the built-in API key, so it listens on 127.0.0.1 only. To open LAN access, set API_KEY to a strong secret ' +
+          '(and STUDIO_HOST if 0.0.0.0 is not wanted) and restart Studio.',
+        { host: this.config.host, requested_host: this.config.requestedHost },
+      );
+    }
+    if (this.options.startEngine !== false) {
+      this.engine.start().catch((err: unknown) => this.logger.error('engine did not start', err));
+    }
+  }
+
+  /** Resolves when the engine answers (or rejects after `timeoutMs`). */
+  async engineReady(timeoutMs = 30_000): Promise<void> {
+    if (this.engine.state.status === 'running') return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new Error(`engine not ready after ${timeoutMs} ms (status ${this.engine.state.status})`));
+      }, timeoutMs);
+      const off = this.engine.onStateChange((state) => {
+        if (state.status === 'running') {
+          clearTimeout(timer);
+          off();
+          resolve();
+        }
+      });
+    });
+  }
+
+  /** Stop accepting, close sockets, stop children, checkpoint the WAL. Safe to call twice. */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.logger.info('Studio is stopping');
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    this.hub.close();
+    await withDeadline(this.engine.stop(), 15_000, () => this.logger.warn('engine did not stop in time'));
+    // In-flight requests get a moment to finish; then every connection is cut.
+    await withDeadline(closed, 3_000, () => this.server.closeAllConnections());
+    for (const off of this.unsubscribers) off();
+    this.events.close();
+    try {
+      checkpoint(this.db);
+    } catch (err) {
+      this.logger.warn('WAL checkpoint failed', err);
+    }
+    this.db.close();
+    this.logger.info('Studio stopped');
+  }
+}
+
+function engineMessage(state: EngineState): EngineStateMessage {
+  return { mode: state.mode, status: state.status, restarts: state.restarts, lastError: state.lastError };
+}
+
+async function withDeadline(work: Promise<unknown>, ms: number, onTimeout: () => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
+  const result = await Promise.race([work.then(() => 'done' as const, () => 'done' as const), deadline]);
+  clearTimeout(timer);
+  if (result === 'timeout') onTimeout();
+}

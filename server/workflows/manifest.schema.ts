@@ -1,0 +1,128 @@
+/**
+ * `manifest.yaml`, validated. The spec fields plus what Studio adds (documented in
+ * `workflows/README.md`): input types `float`, `bool`, `select`, `loras`; `block` on inputs of
+ * dynamic workflows; `blocks` (assembly order) and `outputs_map` (output classification).
+ */
+import { z } from 'zod';
+
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+/** Input ids double as `{{placeholder}}` names, so they keep to identifier characters. */
+const INPUT_ID_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/;
+
+const inputBase = z.object({
+  id: z.string().regex(INPUT_ID_PATTERN, 'input ids are letters, digits and underscores'),
+  label: z.string().optional(),
+  description: z.string().optional(),
+  /** The API node this input sets; in dynamic workflows a node id local to `block`. */
+  node_id: z.number().int().nonnegative().optional(),
+  field: z.string().min(1).optional(),
+  /** Dynamic workflows only: the block whose local `node_id` this input targets. */
+  block: z.string().min(1).optional(),
+});
+
+const numberBounds = { min: z.number().optional(), max: z.number().optional(), step: z.number().positive().optional() };
+
+/** A LoRA chosen on the form: a file name under `models/loras` and a strength. */
+export const loraItemSchema = z.object({
+  name: z.string().min(1),
+  strength: z.number().min(-100).max(100).default(1),
+  strength_clip: z.number().min(-100).max(100).optional(),
+});
+export type LoraItem = z.infer<typeof loraItemSchema>;
+
+export const manifestInputSchema = z.discriminatedUnion('type', [
+  inputBase.extend({ type: z.literal('image'), default: z.string().optional() }),
+  inputBase.extend({ type: z.literal('text'), default: z.string().optional(), multiline: z.boolean().optional() }),
+  inputBase.extend({ type: z.literal('int'), default: z.number().int().optional(), ...numberBounds }),
+  inputBase.extend({ type: z.literal('float'), default: z.number().optional(), ...numberBounds }),
+  inputBase.extend({ type: z.literal('seed'), default: z.number().int().min(-1).default(-1) }),
+  inputBase.extend({ type: z.literal('bool'), default: z.boolean().optional() }),
+  inputBase.extend({
+    type: z.literal('select'),
+    options: z.array(z.string()).min(1),
+    default: z.string().optional(),
+  }),
+  inputBase.extend({
+    type: z.literal('loras'),
+    default: z.array(loraItemSchema).default([]),
+    /** Most LoRAs the form may chain. */
+    max: z.number().int().positive().optional(),
+  }),
+]);
+export type ManifestInput = z.infer<typeof manifestInputSchema>;
+export type InputType = ManifestInput['type'];
+
+export const outputKindSchema = z.enum(['final', 'preview', 'intermediate']);
+
+export const manifestSchema = z
+  .object({
+    id: z.string().regex(ID_PATTERN, 'workflow ids are letters, digits, "-" and "_"'),
+    name: z.string().min(1),
+    type: z.enum(['static', 'dynamic']),
+    category: z.string().default(''),
+    description: z.string().default(''),
+    author: z.string().default(''),
+    version: z.number().int().nonnegative(),
+    date: z.string().regex(DATE_PATTERN, 'date must be "YYYY-MM-DD HH:MM"'),
+    inputs: z.array(manifestInputSchema).default([]),
+    outputs: z.array(z.object({ type: z.enum(['video', 'image']), format: z.string().optional() })).default([]),
+    required_models: z.array(z.string().min(1)).default([]),
+    required_nodes: z.array(z.string().min(1)).default([]),
+    /** Dynamic workflows: block names in assembly order (default: `blocks/*.json` sorted by name). */
+    blocks: z.array(z.string().min(1)).optional(),
+    /**
+     * Output classification overrides: API node id (static) or `<block>:<local id>` (dynamic)
+     * → `final` | `preview` | `intermediate`.
+     */
+    outputs_map: z.record(z.string(), outputKindSchema).optional(),
+  })
+  .superRefine((manifest, ctx) => {
+    const seen = new Set<string>();
+    manifest.inputs.forEach((input, index) => {
+      const path = ['inputs', index];
+      if (seen.has(input.id)) ctx.addIssue({ code: 'custom', path: [...path, 'id'], message: `duplicate input id "${input.id}"` });
+      seen.add(input.id);
+      if ((input.node_id === undefined) !== (input.field === undefined)) {
+        ctx.addIssue({ code: 'custom', path, message: 'node_id and field go together' });
+      }
+      if (manifest.type === 'static' && input.block !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [...path, 'block'], message: 'block is for dynamic workflows only' });
+      }
+      if (manifest.type === 'dynamic' && input.node_id !== undefined && input.block === undefined) {
+        ctx.addIssue({ code: 'custom', path, message: 'in a dynamic workflow node_id needs a block' });
+      }
+      if (input.type === 'loras') {
+        if (manifest.type !== 'dynamic') {
+          ctx.addIssue({ code: 'custom', path: [...path, 'type'], message: 'loras inputs need a dynamic workflow' });
+        }
+        if (input.node_id !== undefined) {
+          ctx.addIssue({ code: 'custom', path, message: 'loras inputs drive assembly and map to no node' });
+        }
+      }
+      if (input.type === 'select' && input.default !== undefined && !input.options.includes(input.default)) {
+        ctx.addIssue({ code: 'custom', path: [...path, 'default'], message: 'default is not one of the options' });
+      }
+      if ((input.type === 'int' || input.type === 'float') && input.min !== undefined && input.max !== undefined && input.min > input.max) {
+        ctx.addIssue({ code: 'custom', path, message: 'min is above max' });
+      }
+    });
+    if (manifest.type === 'static' && manifest.blocks !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['blocks'], message: 'blocks is for dynamic workflows only' });
+    }
+  });
+
+/** A validated `manifest.yaml`. */
+export type WorkflowManifest = z.infer<typeof manifestSchema>;
+
+/** Validate a parsed manifest; throws a readable one-line error naming the offending fields. */
+export function parseManifest(raw: unknown): WorkflowManifest {
+  const result = manifestSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const issues = result.error.issues.slice(0, 3).map((issue) => {
+    const where = issue.path.length ? issue.path.map(String).join('.') : 'manifest';
+    return `${where}: ${issue.message}`;
+  });
+  const more = result.error.issues.length > 3 ? ` (+${result.error.issues.length - 3} more)` : '';
+  throw new Error(`invalid manifest: ${issues.join('; ')}${more}`);
+}

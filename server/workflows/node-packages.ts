@@ -1,0 +1,35 @@
+/**
+ * The engine's nodes grouped into packages by `python_module` (spec "Node package"):
+ * `custom_nodes.<package>[.sub.module]` → `<package>`; everything else is `Engine Core`.
+ */
+import type { NodePackage, ObjectInfo } from './types.js';
+
+export const ENGINE_CORE = 'Engine Core';
+
+/** The package a node's `python_module` belongs to. */
+export function packageOfModule(pythonModule: string | undefined): string {
+  if (!pythonModule?.startsWith('custom_nodes.')) return ENGINE_CORE;
+  const name = pythonModule.slice('custom_nodes.'.length).split('.')[0];
+  return name ? name : ENGINE_CORE;
+}
+
+/** Group `object_info` into packages; nodes sorted, packages sorted by name (case-insensitive). */
+export function groupNodePackages(objectInfo: ObjectInfo): NodePackage[] {
+  const groups = new Map<string, string[]>();
+  for (const [className, info] of Object.entries(objectInfo)) {
+    const name = packageOfModule(info.python_module);
+    const nodes = groups.get(name) ?? [];
+    nodes.push(className);
+    groups.set(name, nodes);
+  }
+  return [...groups.entries()]
+    .map(([name, nodes]) => ({ name, nodes: nodes.sort(), node_count: nodes.length }))
+    .sort((a, b) => compareNames(a.name, b.name));
+}
+
+function compareNames(a: string, b: string): number {
+  const la = a.toLowerCase();
+  const lb = b.toLowerCase();
+  if (la !== lb) return la < lb ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,86 @@
+/**
+ * Startup and idle memory: time from process start to `/api/health` answering 200, and the RSS
+ * of the idle server, each against a reference measured in the same run (a bare Node HTTP server
+ * started the same way).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../helpers/ports.js';
+
+interface Sample {
+  readyMs: number;
+  rssBytes: number;
+}
+
+const REFERENCE = `
+const http = require('node:http');
+http.createServer((req, res) => res.end('{"status":"ok"}')).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+async function measure(command: string, args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Sample> {
+  const started = performance.now();
+  const child = spawn(command, args, { env, stdio: 'ignore', detached: true });
+  try {
+    for (;;) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/api/health`);
+        if (res.status === 200) break;
+      } catch {}
+      if (child.exitCode !== null) throw new Error(`${command} exited with ${child.exitCode}`);
+      if (performance.now() - started > 60_000) throw new Error('not ready after 60 s');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const readyMs = performance.now() - started;
+    await new Promise((r) => setTimeout(r, 3000));
+    return { readyMs, rssBytes: rss(child) };
+  } finally {
+    stop(child);
+  }
+}
+
+function rss(child: ChildProcess): number {
+  const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb * 1024;
+}
+
+function stop(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGTERM');
+  } catch {}
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** Run the startup benchmark and print its lines. */
+export async function benchStartup(root: string, runs = 3): Promise<void> {
+  const studioRuns: Sample[] = [];
+  const refRuns: Sample[] = [];
+  for (let i = 0; i < runs; i++) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-'));
+    const port = await freePort();
+    const env = {
+      ...process.env,
+      STUDIO_DIR: dir,
+      STUDIO_PORT: String(port),
+      STUDIO_HOST: '127.0.0.1',
+      API_KEY: 'bench-key-0123456789',
+      ENGINE_MODE: 'standin',
+      ENGINE_PORT: String(await freePort()),
+    };
+    studioRuns.push(await measure(process.execPath, [path.join(root, 'dist', 'server', 'main.js')], env, port));
+    const refPort = await freePort();
+    refRuns.push(await measure(process.execPath, ['-e', REFERENCE], { ...process.env, PORT: String(refPort) }, refPort));
+    await new Promise((r) => setTimeout(r, 500));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const s = { ready: median(studioRuns.map((r) => r.readyMs)), rss: median(studioRuns.map((r) => r.rssBytes)) };
+  const r = { ready: median(refRuns.map((x) => x.readyMs)), rss: median(refRuns.map((x) => x.rssBytes)) };
+  console.log(`startup: process start → /api/health 200: studio ${s.ready.toFixed(0)} ms, bare node http ${r.ready.toFixed(0)} ms, ratio ${(s.ready / r.ready).toFixed(2)} (median of ${runs})`);
+  console.log(`idle RSS: studio ${(s.rss / 1048576).toFixed(1)} MiB, bare node http ${(r.rss / 1048576).toFixed(1)} MiB, ratio ${(s.rss / r.rss).toFixed(2)}`);
+}

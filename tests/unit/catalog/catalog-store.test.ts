@@ -1,0 +1,189 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { llmCatalogFileSchema, type CatalogEntry, type CatalogFile } from '../../../server/catalog/catalog.schema.js';
+import { CatalogFileError, CatalogStore, formatCatalogDate, seedCatalogs } from '../../../server/catalog/catalog.store.js';
+
+let dir: string;
+let file: string;
+
+const entry = (file: string, over: Partial<CatalogEntry> = {}): CatalogEntry => ({
+  name: file,
+  file,
+  dest: 'checkpoints',
+  size_gb: 1,
+  tags: [],
+  source: 'repohost',
+  hosted_repo: 'owner/repo',
+  ...over,
+});
+
+const baseCatalog = (): CatalogFile => ({
+  version: 7,
+  date: '2026-01-01 00:00',
+  categories: [
+    { id: 'checkpoints', name: 'Checkpoints', models: [entry('a.safetensors'), entry('b.safetensors')] },
+    { id: 'vae', name: 'VAE', models: [entry('v.safetensors', { dest: 'vae' })] },
+  ],
+});
+
+const onDisk = (): CatalogFile => JSON.parse(fs.readFileSync(file, 'utf8')) as CatalogFile;
+const files = (catalog: CatalogFile) => catalog.categories.flatMap((category) => category.models.map((m) => m.file));
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-'));
+  file = path.join(dir, 'models.json');
+  fs.writeFileSync(file, JSON.stringify(baseCatalog()));
+});
+
+afterEach(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('CatalogStore', () => {
+  it('loads, serves the catalog from memory and finds entries by file', async () => {
+    const store = new CatalogStore({ file });
+    expect(() => store.get()).toThrow(CatalogFileError);
+    await store.load();
+    expect(store.get().version).toBe(7);
+    expect(store.findEntry('v.safetensors')?.category.id).toBe('vae');
+    expect(store.findEntry('missing.safetensors')).toBeNull();
+  });
+
+  it('applies 100 concurrent updates without losing one, and the file always parses', async () => {
+    const store = new CatalogStore({ file });
+    await store.load();
+    let reading = true;
+    let reads = 0;
+    const reader = (async () => {
+      while (reading) {
+        const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as CatalogFile;
+        expect(parsed.categories.length).toBe(2);
+        reads += 1;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const updates = Array.from({ length: 100 }, (_, i) =>
+      store.update((draft) => {
+        draft.categories[0]!.models.push(entry(`new-${i}.safetensors`));
+        return i;
+      }),
+    );
+    const results = await Promise.all(updates);
+    reading = false;
+    await reader;
+    expect(results).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect(reads).toBeGreaterThan(0);
+    const saved = onDisk();
+    expect(files(saved)).toHaveLength(103);
+    for (let i = 0; i < 100; i += 1) expect(files(saved)).toContain(`new-${i}.safetensors`);
+    expect(saved.version).toBe(107);
+    expect(store.get()).toEqual(saved);
+    expect(fs.readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('bumps version and date when entries are added or removed, not when they are edited or moved', async () => {
+    const store = new CatalogStore({ file, now: () => new Date('2026-06-15T10:30:00Z') });
+    await store.load();
+    await store.update((draft) => {
+      draft.categories[0]!.models[0]!.name = 'renamed';
+      draft.categories[1]!.models.push(draft.categories[0]!.models.pop()!);
+    });
+    expect(onDisk().version).toBe(7);
+    expect(onDisk().date).toBe('2026-01-01 00:00');
+    expect(onDisk().categories[0]!.models[0]!.name).toBe('renamed');
+
+    await store.update((draft) => {
+      draft.categories[0]!.models.push(entry('c.safetensors'));
+    });
+    expect(onDisk().version).toBe(8);
+    expect(onDisk().date).toBe('2026-06-15 12:30'); // Rome summer time
+
+    await store.update((draft) => {
+      draft.categories[1]!.models = draft.categories[1]!.models.filter((m) => m.file !== 'v.safetensors');
+    });
+    expect(onDisk().version).toBe(9);
+    expect(files(onDisk())).not.toContain('v.safetensors');
+  });
+
+  it('keeps a version the mutator set itself (a sync that replaces the catalog)', async () => {
+    const store = new CatalogStore({ file });
+    await store.load();
+    await store.update((draft) => {
+      draft.version = 42;
+      draft.categories = [{ id: 'x', name: 'X', models: [entry('z.safetensors')] }];
+    });
+    expect(onDisk().version).toBe(42);
+  });
+
+  it('leaves memory and disk untouched when a mutator throws or produces an invalid catalog, and keeps working', async () => {
+    const store = new CatalogStore({ file });
+    await store.load();
+    const before = fs.readFileSync(file, 'utf8');
+    await expect(
+      store.update((draft) => {
+        draft.categories[0]!.models.push(entry('half.safetensors'));
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    await expect(
+      store.update((draft) => {
+        draft.categories[1]!.models.push(entry('a.safetensors'));
+      }),
+    ).rejects.toThrow(/duplicate file/);
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+    expect(store.findEntry('half.safetensors')).toBeNull();
+    await store.update((draft) => {
+      draft.categories[0]!.models.push(entry('ok.safetensors'));
+    });
+    expect(files(onDisk())).toContain('ok.safetensors');
+  });
+
+  it('never writes the live status fields', async () => {
+    const store = new CatalogStore({ file });
+    await store.update((draft) => {
+      Object.assign(draft.categories[0]!.models[0]!, { status: 'present', on_disk_bytes: 12 });
+    });
+    const written = onDisk().categories[0]!.models[0] as Record<string, unknown>;
+    expect(written.status).toBeUndefined();
+    expect(written.on_disk_bytes).toBeUndefined();
+  });
+
+  it('hands out a frozen catalog so callers cannot change it behind the store', async () => {
+    const store = new CatalogStore({ file });
+    await store.load();
+    expect(() => {
+      (store.get().categories[0]!.models[0] as { name: string }).name = 'x';
+    }).toThrow(TypeError);
+  });
+
+  it('refuses a file that is not valid JSON or not a catalog', async () => {
+    fs.writeFileSync(file, '{"version": 1, "categ');
+    await expect(new CatalogStore({ file }).load()).rejects.toThrow(/not valid JSON/);
+    fs.writeFileSync(file, JSON.stringify({ version: 1, date: '', categories: [{ id: 'a', name: 'A', models: [entry('m.gguf')] }] }));
+    await expect(new CatalogStore({ file, schema: llmCatalogFileSchema }).load()).rejects.toThrow(CatalogFileError);
+  });
+});
+
+describe('formatCatalogDate', () => {
+  it('formats Rome wall-clock time as YYYY-MM-DD HH:MM', () => {
+    expect(formatCatalogDate(new Date('2026-01-05T23:59:00Z'))).toBe('2026-01-06 00:59');
+  });
+});
+
+describe('seedCatalogs', () => {
+  it('copies the shipped catalogs that are missing and never overwrites a user copy', async () => {
+    const shipped = path.join(dir, 'shipped');
+    const target = path.join(dir, 'studio', 'catalogs');
+    fs.mkdirSync(shipped);
+    for (const name of ['models.json', 'loras.json', 'llm_models.json']) fs.writeFileSync(path.join(shipped, name), `{"from":"${name}"}`);
+    fs.mkdirSync(target, { recursive: true });
+    fs.writeFileSync(path.join(target, 'loras.json'), '{"user":true}');
+
+    expect((await seedCatalogs(shipped, target)).sort()).toEqual(['llm_models.json', 'models.json']);
+    expect(fs.readFileSync(path.join(target, 'models.json'), 'utf8')).toBe('{"from":"models.json"}');
+    expect(fs.readFileSync(path.join(target, 'loras.json'), 'utf8')).toBe('{"user":true}');
+    expect(await seedCatalogs(shipped, target)).toEqual([]);
+  });
+});
