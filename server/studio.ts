@@ -3,12 +3,19 @@
  * explicit phases (CONVENTIONS 4): config → data dir → database → event bus → services →
  * HTTP/WS listen → child processes; shutdown in reverse, each step with a deadline.
  */
+import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
-import type { Config } from './config.js';
+import path from 'node:path';
+import { catalogSchemaFor } from './catalog/catalog.schema.js';
+import { CatalogStore, seedCatalogs } from './catalog/catalog.store.js';
+import { APP_ROOT, type Config } from './config.js';
 import { ensureDataDir, loadSessionSecret } from './data-dir.js';
 import { checkpoint, openDatabase, type Db } from './db/database.js';
+import { EngineClient } from './engine/engine.client.js';
 import { EngineProcess, type EngineState } from './engine/engine-process.js';
+import { engineRoutes } from './engine/engine.routes.js';
+import { EngineSocket } from './engine/engine-socket.js';
 import { EventBus } from './events/event-bus.js';
 import { eventsRoutes } from './events/events.routes.js';
 import { createHttpServer } from './http/app.js';
@@ -21,7 +28,18 @@ import { SessionSigner } from './http/session.js';
 import type { EngineStateMessage } from './http/ws-events.js';
 import { WsHub } from './http/ws-hub.js';
 import { createFileLogger, type Logger } from './logging.js';
+import { JobFolders } from './jobs/job-folders.store.js';
+import { JobMonitor } from './jobs/job-monitor.js';
+import { JobQueries } from './jobs/job-queries.service.js';
+import { reconcileJobs } from './jobs/job-reconcile.js';
+import { JobStore } from './jobs/job.store.js';
+import { jobsRoutes } from './jobs/jobs.routes.js';
+import { runRoutes } from './jobs/run.routes.js';
+import { RunnerService } from './jobs/runner.service.js';
 import { healthRoutes } from './system/health.routes.js';
+import { seedWorkflows } from './workflows/workflow-seed.store.js';
+import { WorkflowService } from './workflows/workflow.service.js';
+import { workflowsRoutes } from './workflows/workflows.routes.js';
 
 export interface StudioOptions {
   /** Defaults to `STUDIO_DIR/logs/server.log`, echoed to the console. */
@@ -43,7 +61,16 @@ export class Studio {
   readonly maintenance = new Maintenance();
   readonly hub: WsHub;
   readonly engine: EngineProcess;
+  readonly engineClient: EngineClient;
+  readonly engineSocket: EngineSocket;
+  readonly catalogs: { models: CatalogStore; loras: CatalogStore };
+  readonly workflows: WorkflowService;
+  readonly jobs: JobStore;
+  readonly monitor: JobMonitor;
+  readonly runner: RunnerService;
   private readonly server: http.Server;
+  /** Set while unfinished jobs still need checking against the engine. */
+  private reconcilePending = true;
   private stopping: Promise<void> | null = null;
   private unsubscribers: Array<() => void> = [];
 
@@ -64,6 +91,26 @@ export class Studio {
     const auth = new Authenticator(signer);
     this.hub = new WsHub(this.logger, options.heartbeatMs);
     this.engine = new EngineProcess({ config, logger: this.logger, env: config.childEnv });
+    this.engineClient = new EngineClient({ baseUrl: this.engine.url });
+    this.engineSocket = new EngineSocket({ baseUrl: this.engine.url, clientId: `studio-${crypto.randomUUID()}`, logger: this.logger });
+
+    const catalogStore = (kind: 'models' | 'loras') =>
+      new CatalogStore({ file: path.join(config.paths.catalogs, `${kind}.json`), schema: catalogSchemaFor(kind) });
+    this.catalogs = { models: catalogStore('models'), loras: catalogStore('loras') };
+    this.workflows = new WorkflowService({
+      dir: config.paths.workflows,
+      modelsDir: config.paths.models,
+      engine: this.engineClient,
+      destOf: (file) => this.catalogDest(file),
+      events: this.events,
+      logger: this.logger,
+    });
+    this.jobs = new JobStore(this.db);
+    const folders = new JobFolders(config.paths.assetsOutput);
+    const jobDeps = { engine: this.engineClient, jobs: this.jobs, folders, events: this.events, hub: this.hub, logger: this.logger };
+    this.monitor = new JobMonitor({ ...jobDeps, socket: this.engineSocket });
+    this.runner = new RunnerService({ ...jobDeps, workflows: this.workflows, clientId: this.engineSocket.clientId, monitor: this.monitor });
+    const queries = new JobQueries({ ...jobDeps, monitor: this.monitor });
 
     const engineStatus = () => this.engine.state.status;
     ({ server: this.server } = createHttpServer({
@@ -76,6 +123,10 @@ export class Studio {
         healthRoutes({ version: config.version, startedAt: this.startedAt, engineStatus }),
         authRoutes({ auth, limiter: new LoginLimiter(), events: this.events }),
         eventsRoutes(this.events),
+        workflowsRoutes(this.workflows),
+        runRoutes(this.runner, queries),
+        jobsRoutes({ queries, runner: this.runner, jobs: this.jobs, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
+        engineRoutes(this.engineClient),
       ],
       pageRouters: [homeRoutes({ version: config.version, engineStatus })],
     }));
@@ -98,12 +149,15 @@ export class Studio {
 
   /** Listen, announce, then start the engine in the background (its state is visible as it goes). */
   async start(): Promise<void> {
+    await this.seedData();
     this.unsubscribers.push(this.events.subscribe((event) => this.hub.broadcast('event', event)));
     let lastStatus = this.engine.state.status;
     this.unsubscribers.push(
       this.engine.onStateChange((state) => {
         this.hub.broadcast('engine.state', engineMessage(state));
         if (state.status === lastStatus) return;
+        if (state.status === 'running') this.onEngineUp();
+        else if (lastStatus === 'running') this.reconcilePending = true;
         lastStatus = state.status;
         if (state.status === 'crashed') {
           this.events.emit('engine.crashed', 'error', `The engine crashed and was not restarted: ${state.lastError ?? 'unknown error'}`, {
@@ -142,9 +196,45 @@ export class Studio {
         { host: this.config.host, requested_host: this.config.requestedHost },
       );
     }
+    this.monitor.start();
     if (this.options.startEngine !== false) {
+      this.engineSocket.start();
       this.engine.start().catch((err: unknown) => this.logger.error('engine did not start', err));
     }
+  }
+
+  /** Copy the shipped workflows and catalogs into the data directory on first boot; load catalogs. */
+  private async seedData(): Promise<void> {
+    const seeded = await seedWorkflows(path.join(APP_ROOT, 'workflows'), this.config.paths.workflows);
+    if (seeded.seeded) this.logger.info(`seeded ${seeded.copied.length} workflow(s) into ${this.config.paths.workflows}`);
+    await seedCatalogs(path.join(APP_ROOT, 'resources', 'catalogs'), this.config.paths.catalogs);
+    for (const [kind, store] of Object.entries(this.catalogs)) {
+      await store.load().catch((err: unknown) => this.logger.error(`catalog ${kind} could not be loaded`, err));
+    }
+  }
+
+  /** The `dest` folder the catalogs give a model file. */
+  private catalogDest(file: string): string | undefined {
+    for (const store of [this.catalogs.models, this.catalogs.loras]) {
+      if (store.isLoaded()) {
+        const hit = store.findEntry(file);
+        if (hit) return hit.entry.dest;
+      }
+    }
+    return undefined;
+  }
+
+  /** The engine (re)started: its node list may have changed, and unfinished jobs need checking. */
+  private onEngineUp(): void {
+    this.workflows.invalidateNodes();
+    if (!this.reconcilePending) return;
+    const folders = new JobFolders(this.config.paths.assetsOutput);
+    void reconcileJobs({ jobs: this.jobs, engine: this.engineClient, monitor: this.monitor, folders, events: this.events, logger: this.logger }).then(
+      (result) => {
+        if (result) this.reconcilePending = false;
+      },
+      (err: unknown) => this.logger.error('job reconciliation failed', err),
+    );
   }
 
   /** Resolves when the engine answers (or rejects after `timeoutMs`). */
@@ -176,6 +266,8 @@ export class Studio {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     this.hub.close();
+    this.monitor.stop();
+    await withDeadline(this.engineSocket.stop(), 3_000, () => this.logger.warn('engine socket did not close in time'));
     await withDeadline(this.engine.stop(), 15_000, () => this.logger.warn('engine did not stop in time'));
     // In-flight requests get a moment to finish; then every connection is cut.
     await withDeadline(closed, 3_000, () => this.server.closeAllConnections());

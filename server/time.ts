@@ -42,3 +42,12 @@ export function localStamp(date: Date = new Date()): string {
 function pad(n: number): string {
   return String(n).padStart(2, '0');
 }
+
+/** The instant a `localStamp` names (Rome wall-clock back to epoch ms), or null when malformed. */
+export function parseLocalStamp(stamp: string | null | undefined): number | null {
+  if (!stamp) return null;
+  const asUtc = Date.parse(`${stamp}Z`);
+  if (Number.isNaN(asUtc)) return null;
+  const offset = Date.parse(`${localStamp(new Date(asUtc))}Z`) - asUtc;
+  return asUtc - offset;
+}

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { STUDIO_TIME_ZONE } from '../time.js';
+import { fsyncDir } from './fs-durable.js';
 import {
   CATALOG_FILE_NAMES,
   LIVE_ENTRY_FIELDS,
@@ -208,18 +209,6 @@ function stripLiveFields(raw: unknown): unknown {
     }
   }
   return raw;
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  // Makes the rename itself durable; not supported on every platform (Windows), hence best effort.
-  try {
-    const handle = await fsp.open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {}
 }
 
 function deepFreeze<T>(value: T): T {

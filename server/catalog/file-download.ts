@@ -14,6 +14,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { DownloadError, errorForStatus, htmlPageError, type ResponseContext } from './download-errors.js';
 import { getFollowingRedirects } from './download-http.js';
+import { classifyFailure, closeStream, defaultFreeSpace, discard, formatBytes, sleep } from './download-io.js';
 import {
   fileSize,
   hashExistingPart,
@@ -27,6 +28,7 @@ import {
   type PartMeta,
 } from './download-resume.js';
 import { SpeedMeter } from './download-speed.js';
+import { fsyncDir, fsyncFile, renameWithRetry } from './fs-durable.js';
 
 export { DownloadError, type DownloadErrorKind } from './download-errors.js';
 
@@ -78,6 +80,12 @@ export const DEFAULT_MAX_RETRIES = 5;
 export const FREE_SPACE_MARGIN_BYTES = 64 * 1024 * 1024;
 const MAX_RESTARTS = 3;
 const PROGRESS_TICK_MS = 250;
+/**
+ * Bytes the part file's write stream buffers before asking for a drain. Large, so chunks that
+ * arrive while a write is in flight are combined into one writev instead of the loop waiting on
+ * the disk after every 64 KiB network chunk.
+ */
+const WRITE_BUFFER_BYTES = 8 * 1024 * 1024;
 
 /** Download `req.url` into `req.finalFile` via `req.partFile`; see the file comment. */
 export async function downloadFile(req: DownloadRequest, opts: DownloadOptions = {}): Promise<DownloadResult> {
@@ -166,7 +174,9 @@ class DownloadRun {
       } catch (err) {
         const error = this.classify(err);
         if (!error.retryable) throw error;
-        await this.resyncWithDisk();
+        await this.resyncWithDisk().catch((resyncError: unknown) => {
+          throw this.classify(resyncError);
+        });
         if (this.received > receivedBefore) failures = 0;
         failures += 1;
         if (failures > maxRetries) {
@@ -248,7 +258,7 @@ class DownloadRun {
         };
         await writeSidecar(this.req.partFile, this.meta);
       }
-      out = fs.createWriteStream(this.req.partFile, { flags: this.offset > 0 ? 'a' : 'w' });
+      out = fs.createWriteStream(this.req.partFile, { flags: this.offset > 0 ? 'a' : 'w', highWaterMark: WRITE_BUFFER_BYTES });
       await this.pump(res, out);
       const stream = out;
       out = null;
@@ -367,27 +377,11 @@ class DownloadRun {
   }
 
   private classify(err: unknown): DownloadError {
-    if (err instanceof DownloadError) return err;
-    if (this.opts.signal?.aborted) {
-      return new DownloadError('aborted', 'The download was cancelled; the partial file is kept so it can resume', {
-        cause: err,
-      });
-    }
-    if (this.stalled) {
-      return new DownloadError(
-        'stalled',
-        `No data arrived for ${Math.round(this.stallTimeoutMs / 1000)} s (the connection stalled)`,
-        { retryable: true, cause: err },
-      );
-    }
-    const code = errnoCode(err);
-    if (code === 'ENOSPC' || code === 'EDQUOT') {
-      return new DownloadError('disk_full', 'The disk is full: free some space, then resume the download', { cause: err });
-    }
-    if (isLocalFileError(err)) {
-      return new DownloadError('network', `Cannot write the download to disk: ${(err as Error).message}`, { cause: err });
-    }
-    return new DownloadError('network', `Network error: ${describe(err)}`, { retryable: true, cause: err });
+    return classifyFailure(err, {
+      aborted: this.opts.signal?.aborted ?? false,
+      stalled: this.stalled,
+      stallTimeoutMs: this.stallTimeoutMs,
+    });
   }
 
   private backoffMs(failures: number, error: DownloadError): number {
@@ -403,108 +397,4 @@ class DownloadRun {
       throw new DownloadError('aborted', 'The download was cancelled; the partial file is kept so it can resume');
     }
   }
-}
-
-async function defaultFreeSpace(dir: string): Promise<number> {
-  const stats = await fsp.statfs(dir);
-  return stats.bavail * stats.bsize;
-}
-
-/** End a write stream and wait until its file is closed; with `swallow`, errors are ignored. */
-function closeStream(out: fs.WriteStream, swallow: boolean): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const settle = (err: Error | null | undefined) => (err && !swallow ? reject(err) : resolve());
-    if (out.closed) {
-      settle(out.errored);
-      return;
-    }
-    let failure: Error | null = null;
-    out.on('error', (err) => {
-      failure ??= err;
-    });
-    out.once('close', () => settle(failure ?? out.errored));
-    if (!out.destroyed && !out.writableEnded) out.end();
-  });
-}
-
-async function discard(res: Response): Promise<void> {
-  await res.body?.cancel().catch(() => undefined);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) {
-      resolve();
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-async function fsyncFile(file: string): Promise<void> {
-  const handle = await fsp.open(file, 'r+');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  try {
-    const handle = await fsp.open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Directory fsync is not available everywhere (Windows); the rename already happened.
-  }
-}
-
-/** rename, retried briefly: on Windows a virus scanner may hold a fresh file for a moment. */
-async function renameWithRetry(from: string, to: string): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      await fsp.rename(from, to);
-      return;
-    } catch (err) {
-      const code = errnoCode(err);
-      if (attempt >= 5 || (code !== 'EPERM' && code !== 'EBUSY' && code !== 'EACCES')) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
-    }
-  }
-}
-
-function errnoCode(err: unknown): string | undefined {
-  const direct = (err as { code?: unknown } | null)?.code;
-  if (typeof direct === 'string') return direct;
-  const cause = (err as { cause?: { code?: unknown } } | null)?.cause?.code;
-  return typeof cause === 'string' ? cause : undefined;
-}
-
-function isLocalFileError(err: unknown): boolean {
-  return typeof (err as { path?: unknown } | null)?.path === 'string' && typeof (err as { syscall?: unknown }).syscall === 'string';
-}
-
-function describe(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const cause = err.cause as { code?: unknown; message?: unknown } | undefined;
-  const causeText = cause ? [cause.code, cause.message].filter((part) => typeof part === 'string').join(' ') : '';
-  return causeText ? `${err.message} (${causeText})` : err.message;
-}
-
-function formatBytes(bytes: number): string {
-  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
-  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
-  return `${Math.max(0, Math.round(bytes / 1024))} KB`;
 }

@@ -1,9 +1,12 @@
 /**
  * The Studio WebSocket's message map: every text frame is `{type, data}` with `data` typed by
- * `type` here. The renderer imports these types (`import type`) so both ends agree. Binary
- * frames carry preview images (see the runner).
+ * `type` here. The renderer imports these types (`import type`) so both ends agree.
+ *
+ * Binary frames carry preview images: `[u32 BE 1][u32 BE n][n bytes JSON PreviewMeta][image]`.
  */
 import type { StudioEvent } from '../events/event.schema.js';
+import type { JobRecord } from '../jobs/job.schema.js';
+import type { ProgressObject } from '../jobs/progress-tracker.js';
 
 /** What clients learn about the engine (mirrors the engine supervisor's state). */
 export interface EngineStateMessage {
@@ -20,7 +23,26 @@ export interface WsEventMap {
   event: StudioEvent;
   /** The engine's supervisor changed state. */
   'engine.state': EngineStateMessage;
+  /** A job was submitted, started, finished or failed: the whole record. */
+  'job.queued': JobRecord;
+  'job.started': JobRecord;
+  'job.completed': JobRecord;
+  'job.failed': JobRecord;
+  /** Live progress of a running job. */
+  'job.progress': { prompt_id: string; progress: ProgressObject };
+  /** Records removed by a history delete. */
+  'job.deleted': { prompt_ids: string[] };
 }
+
+/** The JSON header of a binary preview frame. */
+export interface PreviewMeta {
+  prompt_id: string | null;
+  node_id: string | null;
+  image_type: string;
+}
+
+/** Binary frame type of a preview image. */
+export const PREVIEW_FRAME = 1;
 
 export type WsMessageType = keyof WsEventMap;
 

@@ -323,6 +323,27 @@ describe('stand-in engine (fast steps)', () => {
     expect(history[promptId]?.status.messages.map((m) => m[0])).toContain('execution_error');
   });
 
+  it('fails a save node whose prefix leaves the output folder', async () => {
+    const from = ws.mark();
+    const posted = await postJson(engine, '/prompt', { prompt: noiseGraph(3, '../../escaped/img'), client_id: 'client-a' });
+    const frames = await ws.untilDone(posted.json.prompt_id as string, from);
+    expect(texts(frames, 'execution_error')[0]?.data).toMatchObject({ node_id: '3', node_type: 'SaveImage', exception_type: 'Exception' });
+    expect(String(texts(frames, 'execution_error')[0]?.data.exception_message)).toContain('Saving image outside the output folder is not allowed');
+    expect(fs.existsSync(path.join(dirs.root, '..', 'escaped'))).toBe(false);
+  });
+
+  it('deletes and clears history entries', async () => {
+    const before = (await (await fetch(`${engine.url}/history`)).json()) as Record<string, unknown>;
+    const [first, ...rest] = Object.keys(before);
+    expect(rest.length).toBeGreaterThan(0);
+    expect((await postJson(engine, '/history', { delete: [first] })).status).toBe(200);
+    expect(await (await fetch(`${engine.url}/history/${String(first)}`)).json()).toEqual({});
+    const newest = (await (await fetch(`${engine.url}/history?max_items=1`)).json()) as Record<string, unknown>;
+    expect(Object.keys(newest)).toEqual([rest[rest.length - 1]]);
+    await postJson(engine, '/history', { clear: true });
+    expect(await (await fetch(`${engine.url}/api/history`)).json()).toEqual({});
+  });
+
   it('writes VHS, SaveVideo and PreviewImage outputs in the engine shapes', async () => {
     const from = ws.mark();
     const graph = {
@@ -402,6 +423,35 @@ describe('stand-in engine (slow steps: queue, interrupt, in-flight history)', ()
     expect(Object.keys(history)).toEqual(['job-a']);
     expect(history['job-a']?.status).toMatchObject({ status_str: 'error', completed: false });
     expect(await (await fetch(`${engine.url}/history/job-b`)).json()).toEqual({});
+  });
+});
+
+describe('stand-in engine (reconnect)', () => {
+  const dirs = tempDirs();
+  let engine: StandinEngine;
+
+  beforeAll(async () => {
+    engine = await startStandinEngine({ port: 0, inputDir: dirs.input, outputDir: dirs.output, stepMs: 100 });
+  });
+  afterAll(async () => {
+    await engine.close();
+    fs.rmSync(dirs.root, { recursive: true, force: true });
+  });
+
+  it('re-sends the running node to a reconnecting client and keeps routing to the new socket', async () => {
+    const old = await WsRecorder.open(engine, 'client-r');
+    const posted = await postJson(engine, '/prompt', { prompt: noiseGraph(4), client_id: 'client-r' });
+    const promptId = posted.json.prompt_id as string;
+    await old.waitFor((f) => isText(f, 'progress'));
+    const fresh = await WsRecorder.open(engine, 'client-r');
+    const resent = await fresh.waitFor((f) => isText(f, 'executing'));
+    expect(resent.kind === 'text' && resent.data).toEqual({ node: '2' });
+    // Closing the replaced socket must not unregister the new one (the engine's issue #16010).
+    old.close();
+    const frames = await fresh.untilDone(promptId, 0);
+    expect(texts(frames, 'progress').length).toBeGreaterThan(0);
+    expect(texts(frames, 'execution_success')).toHaveLength(1);
+    fresh.close();
   });
 });
 

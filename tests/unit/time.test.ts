@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localStamp, romeIso } from '../../server/time.js';
+import { localStamp, parseLocalStamp, romeIso } from '../../server/time.js';
 
 describe('Rome time', () => {
   it('uses +01:00 in winter and +02:00 in summer, naming the same instant', () => {
@@ -12,5 +12,13 @@ describe('Rome time', () => {
 
   it('formats job times as local YYYY-MM-DDTHH:MM:SS', () => {
     expect(localStamp(new Date('2026-11-22T23:30:05Z'))).toBe('2026-11-23T00:30:05');
+  });
+
+  it('reads a local stamp back to the instant it names, in winter and summer', () => {
+    for (const iso of ['2026-01-15T12:00:07Z', '2026-07-15T22:30:00Z']) {
+      const ms = Date.parse(iso);
+      expect(parseLocalStamp(localStamp(new Date(ms)))).toBe(ms);
+    }
+    expect(parseLocalStamp('garbage')).toBeNull();
   });
 });

@@ -147,7 +147,7 @@ export class PromptExecutor {
           executed: done,
           exception_message: failure.message,
           exception_type: failure.exceptionType,
-          traceback: fakeTraceback('execute', `${node.type}.${failure.exceptionType === 'RuntimeError' ? 'run' : 'save'}()`),
+          traceback: fakeTraceback('execute', `${node.type}.execute(**inputs)`),
           current_inputs: currentInputs(graph[node.id]?.inputs ?? {}, values),
           current_outputs: [...values.keys()],
         });

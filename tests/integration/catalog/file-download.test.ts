@@ -250,7 +250,7 @@ describe('downloadFile', () => {
   it('recovers from a stall once bytes flow again', async () => {
     const content = randomBytes(300 * 1024);
     const server = await serve({ content, stallAfterBytes: 64 * 1024, stallTimes: 1 });
-    const result = await downloadFile(request(`${server.url}/f`), { ...fast, stallTimeoutMs: 150, maxRetries: 1 });
+    const result = await downloadFile(request(`${server.url}/f`), { ...fast, stallTimeoutMs: 150, maxRetries: 3 });
     expect(result.sha256).toBe(sha(content));
     expect(server.requests[1]?.headers.range).toMatch(/^bytes=\d+-$/);
   });

@@ -1,0 +1,220 @@
+/**
+ * Follows running jobs: routes the engine's WebSocket messages to one ProgressTracker per
+ * prompt, relays progress and preview frames to Studio clients, and finishes a job from the
+ * engine's history once `executing {node: null}` arrives. A slow `/history` poll covers
+ * messages lost while the engine socket was down (nothing is replayed after a reconnect).
+ */
+import type { EngineClient, HistoryEntry } from '../engine/engine.client.js';
+import { parseHistoryOutputs, primaryOutput } from '../engine/engine.client.js';
+import type { EngineMessage, EnginePreview } from '../engine/engine-messages.js';
+import type { EngineSocket } from '../engine/engine-socket.js';
+import type { EventBus } from '../events/event-bus.js';
+import { PREVIEW_FRAME } from '../http/ws-events.js';
+import type { WsHub } from '../http/ws-hub.js';
+import type { Logger } from '../logging.js';
+import { localStamp, parseLocalStamp } from '../time.js';
+import type { ApiGraph } from '../workflows/types.js';
+import type { JobFolders } from './job-folders.store.js';
+import type { JobRecord } from './job.schema.js';
+import type { JobStore } from './job.store.js';
+import { ProgressTracker, type ProgressObject } from './progress-tracker.js';
+
+export interface JobMonitorDeps {
+  engine: EngineClient;
+  socket: EngineSocket;
+  jobs: JobStore;
+  folders: JobFolders;
+  events: EventBus;
+  hub: WsHub;
+  logger: Logger;
+  /** How often silent jobs are checked against `/history`. */
+  pollMs?: number;
+}
+
+interface Tracked {
+  tracker: ProgressTracker;
+  lastMessageAt: number;
+  finishing: boolean;
+}
+
+export class JobMonitor {
+  private readonly tracked = new Map<string, Tracked>();
+  private readonly offs: Array<() => void> = [];
+  private poll: NodeJS.Timeout | null = null;
+
+  constructor(private readonly deps: JobMonitorDeps) {}
+
+  start(): void {
+    const { socket } = this.deps;
+    this.offs.push(socket.onMessage((msg) => this.onMessage(msg)));
+    this.offs.push(socket.onPreview((preview) => this.onPreview(preview)));
+    this.offs.push(socket.onReconnect(() => void this.checkAll()));
+    const pollMs = this.deps.pollMs ?? 3000;
+    this.poll = setInterval(() => void this.checkSilent(pollMs * 2), pollMs);
+    this.poll.unref();
+  }
+
+  stop(): void {
+    for (const off of this.offs.splice(0)) off();
+    if (this.poll) clearInterval(this.poll);
+    this.poll = null;
+  }
+
+  /** Follow a prompt (before it is submitted, so no early message is missed). */
+  track(promptId: string, graph: ApiGraph): void {
+    this.tracked.set(promptId, { tracker: new ProgressTracker({ promptId, graph }), lastMessageAt: Date.now(), finishing: false });
+  }
+
+  untrack(promptId: string): void {
+    this.tracked.delete(promptId);
+  }
+
+  isTracked(promptId: string): boolean {
+    return this.tracked.has(promptId);
+  }
+
+  /** The live progress of a tracked prompt. */
+  progress(promptId: string): ProgressObject | null {
+    return this.tracked.get(promptId)?.tracker.snapshot() ?? null;
+  }
+
+  /** Finish a job from an engine history entry (also used by boot reconciliation). */
+  finishFromHistory(promptId: string, entry: HistoryEntry, trackerError?: string | null): JobRecord | null {
+    const job = this.deps.jobs.get(promptId);
+    this.tracked.delete(promptId);
+    if (!job || (job.status !== 'queued' && job.status !== 'running')) return job;
+    const files = parseHistoryOutputs(entry);
+    const primary = primaryOutput(files);
+    const statusStr = entry.status?.status_str;
+    const error = statusStr === 'error' || (statusStr === undefined && trackerError) ? (trackerError ?? historyError(entry)) : null;
+    const finished = new Date();
+    const startedMs = parseLocalStamp(job.started_at ?? job.queued_at);
+    const duration = startedMs === null ? null : Math.max(0, Math.round((finished.getTime() - startedMs) / 1000));
+    const updated = this.deps.jobs.update(promptId, {
+      status: error ? 'error' : 'completed',
+      started_at: job.started_at ?? job.queued_at,
+      finished_at: localStamp(finished),
+      duration,
+      output: primary ? { filename: primary.filename, subfolder: primary.subfolder, type: primary.type ?? 'output' } : null,
+      error,
+    });
+    if (job.output_dir) {
+      try {
+        this.deps.folders.markDone(job.output_dir);
+      } catch (err) {
+        this.deps.logger.warn(`could not clear the marker of ${job.output_dir}`, err);
+      }
+    }
+    if (!updated) return null;
+    if (error) {
+      this.deps.events.emit('job.failed', 'error', `Job failed: ${error}`, { prompt_id: promptId, workflow_id: job.workflow_id, error });
+      this.deps.hub.broadcast('job.failed', updated);
+    } else {
+      this.deps.events.emit('job.completed', 'success', `Job completed in ${duration ?? 0}s`, {
+        prompt_id: promptId,
+        workflow_id: job.workflow_id,
+        duration: duration ?? 0,
+      });
+      this.deps.hub.broadcast('job.completed', updated);
+    }
+    return updated;
+  }
+
+  private onMessage(msg: EngineMessage): void {
+    const data = msg.data as { prompt_id?: unknown } | undefined;
+    const promptId = typeof data?.prompt_id === 'string' ? data.prompt_id : null;
+    if (!promptId) return;
+    const entry = this.tracked.get(promptId);
+    if (!entry) return;
+    entry.lastMessageAt = Date.now();
+    entry.tracker.handle(msg);
+    switch (msg.type) {
+      case 'execution_start':
+        this.markStarted(promptId);
+        break;
+      case 'progress_state':
+        return; // floods: the matching `progress`/`executing` message carries the news
+      default:
+        break;
+    }
+    this.deps.hub.broadcast('job.progress', { prompt_id: promptId, progress: entry.tracker.snapshot() });
+    if (entry.tracker.historyReady) void this.finish(promptId);
+  }
+
+  private onPreview(preview: EnginePreview): void {
+    const promptId = preview.promptId ?? null;
+    if (promptId && !this.tracked.has(promptId)) return;
+    const meta = Buffer.from(JSON.stringify({ prompt_id: promptId, node_id: preview.nodeId ?? null, image_type: preview.imageType }));
+    const header = Buffer.allocUnsafe(8);
+    header.writeUInt32BE(PREVIEW_FRAME, 0);
+    header.writeUInt32BE(meta.length, 4);
+    this.deps.hub.broadcastBinary(Buffer.concat([header, meta, preview.image]));
+  }
+
+  private markStarted(promptId: string): void {
+    const job = this.deps.jobs.get(promptId);
+    if (!job || job.status !== 'queued') return;
+    const updated = this.deps.jobs.update(promptId, { status: 'running', started_at: localStamp() });
+    if (!updated) return;
+    this.deps.events.emit('job.started', 'info', `Job started: ${job.workflow_name ?? job.workflow_id ?? promptId}`, {
+      prompt_id: promptId,
+      workflow_id: job.workflow_id,
+    });
+    this.deps.hub.broadcast('job.started', updated);
+  }
+
+  /** The engine said the prompt is done: its history is written (it may lag a moment). */
+  private async finish(promptId: string): Promise<void> {
+    const entry = this.tracked.get(promptId);
+    if (!entry || entry.finishing) return;
+    entry.finishing = true;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      try {
+        const history = await this.deps.engine.history(promptId);
+        if (history) {
+          this.finishFromHistory(promptId, history, entry.tracker.error);
+          return;
+        }
+      } catch (err) {
+        this.deps.logger.warn(`history of ${promptId} not readable yet`, err);
+      }
+      await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
+    }
+    // No history at all (the engine dropped it): finish from what the socket told us.
+    this.finishFromHistory(promptId, { outputs: {}, status: { status_str: entry.tracker.error ? 'error' : 'success' } }, entry.tracker.error);
+  }
+
+  /** After a socket gap: anything the engine finished meanwhile is finished here too. */
+  private async checkAll(): Promise<void> {
+    await Promise.all([...this.tracked.keys()].map((id) => this.checkOne(id)));
+  }
+
+  private async checkSilent(silentMs: number): Promise<void> {
+    const now = Date.now();
+    const silent = [...this.tracked.entries()].filter(([, t]) => !t.finishing && now - t.lastMessageAt > silentMs).map(([id]) => id);
+    await Promise.all(silent.map((id) => this.checkOne(id)));
+  }
+
+  private async checkOne(promptId: string): Promise<void> {
+    const entry = this.tracked.get(promptId);
+    if (!entry || entry.finishing) return;
+    try {
+      const history = await this.deps.engine.history(promptId);
+      if (history && this.tracked.get(promptId) === entry && !entry.finishing) {
+        entry.finishing = true;
+        this.finishFromHistory(promptId, history, entry.tracker.error);
+      }
+    } catch {
+      // Engine unreachable: keep waiting; the supervisor's state tells the user.
+    }
+  }
+}
+
+/** `[NodeType] message` from the `execution_error` a history entry replays. */
+export function historyError(entry: HistoryEntry): string {
+  for (const [name, data] of entry.status?.messages ?? []) {
+    if (name === 'execution_error') return `[${String(data.node_type ?? 'Engine')}] ${String(data.exception_message ?? 'error')}`.trim();
+    if (name === 'execution_interrupted') return `[${String(data.node_type ?? 'Engine')}] Interrupted`;
+  }
+  return '[Engine] The engine reported an error';
+}

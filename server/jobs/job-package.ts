@@ -1,0 +1,65 @@
+/**
+ * A job as one ZIP (`GET /api/admin/history/{id}/package`): `job.json`, `input/` (its input
+ * image) and `output/` (every file of its folder). Streamed; media that is already compressed is
+ * stored as-is, since deflating a PNG or MP4 again costs time and saves nothing.
+ */
+import { ZipArchive } from 'archiver';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import type { JobRecord } from './job.schema.js';
+
+const STORED = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.mp4', '.webm', '.mov', '.avi', '.mkv', '.zip', '.safetensors']);
+
+/** Whether a file should be stored without compression. */
+export function isStoredExtension(file: string): boolean {
+  return STORED.has(path.extname(file).toLowerCase());
+}
+
+/** Stream the package of `job` into `out`; resolves when the archive is finalized. */
+export async function writeJobPackage(job: JobRecord, dirs: { input: string; output: string }, out: Writable): Promise<void> {
+  const zip = new ZipArchive({ zlib: { level: 6 } });
+  const failed = new Promise<never>((_, reject) => zip.on('error', reject));
+  zip.pipe(out);
+  zip.append(JSON.stringify(job, null, 2), { name: 'job.json' });
+  if (job.input_image) {
+    const input = path.join(dirs.input, job.input_image);
+    if (isInside(dirs.input, input) && fs.existsSync(input)) zip.file(input, { name: `input/${path.basename(job.input_image)}`, store: isStoredExtension(input) } as never);
+  }
+  if (job.output_dir) {
+    const folder = path.join(dirs.output, job.output_dir);
+    if (isInside(dirs.output, folder)) {
+      for (const file of listFiles(folder)) {
+        const rel = path.relative(folder, file).split(path.sep).join('/');
+        zip.file(file, { name: `output/${rel}`, store: isStoredExtension(file) } as never);
+      }
+    }
+  }
+  await Promise.race([zip.finalize(), failed]);
+}
+
+/** Every regular, non-hidden file below `dir`, sorted. */
+export function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (entry.name.startsWith('.')) continue;
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) out.push(full);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function isInside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}

@@ -1,0 +1,197 @@
+/**
+ * Read side of jobs: a prompt's status, its result file, the queue with live progress, the
+ * history, deletes and packages. Status bodies the spec leaves open are documented in the README:
+ * `pending` → `{status, prompt_id, queue_position}`, `error` → `{status, prompt_id, error}`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EngineClient, EngineOutputFile } from '../engine/engine.client.js';
+import { isVideoOutput, parseHistoryOutputs } from '../engine/engine.client.js';
+import type { EventBus } from '../events/event-bus.js';
+import { HttpError } from '../http/errors.js';
+import type { WsHub } from '../http/ws-hub.js';
+import type { Logger } from '../logging.js';
+import type { JobFolders } from './job-folders.store.js';
+import type { JobMonitor } from './job-monitor.js';
+import { listFiles } from './job-package.js';
+import type { JobRecord } from './job.schema.js';
+import type { HistoryQuery, JobStore } from './job.store.js';
+import type { ProgressObject } from './progress-tracker.js';
+
+export const VIDEO_EXTENSIONS = new Set(['.mp4', '.webm', '.mov', '.avi', '.mkv']);
+export const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp']);
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.mp4': 'video/mp4',
+  '.webm': 'video/webm',
+  '.mov': 'video/quicktime',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+};
+
+/** The Content-Type of a media file by extension. */
+export function contentTypeOf(filename: string): string {
+  return CONTENT_TYPES[path.extname(filename).toLowerCase()] ?? 'application/octet-stream';
+}
+
+export type ResultSource = { filename: string; contentType: string } & ({ path: string; size: number } | { response: Response });
+
+export interface JobQueriesDeps {
+  jobs: JobStore;
+  monitor: JobMonitor;
+  engine: EngineClient;
+  folders: JobFolders;
+  events: EventBus;
+  hub: WsHub;
+  logger: Logger;
+}
+
+export class JobQueries {
+  constructor(private readonly deps: JobQueriesDeps) {}
+
+  /** `GET /api/run/status/{id}`. */
+  async status(promptId: string): Promise<Record<string, unknown>> {
+    const progress = this.deps.monitor.progress(promptId);
+    if (progress && progress.status === 'running') return { prompt_id: promptId, ...progress };
+    const job = this.deps.jobs.get(promptId);
+    if (job?.status === 'error' || job?.status === 'stalled') return { status: 'error', prompt_id: promptId, error: job.error };
+    if (job?.status === 'completed' || !job) {
+      const history = await this.deps.engine.history(promptId).catch(() => null);
+      if (history) {
+        const files = parseHistoryOutputs(history).filter((f) => (f.type ?? 'output') === 'output');
+        if (history.status?.status_str === 'error') return { status: 'error', prompt_id: promptId, error: job?.error ?? 'failed' };
+        return { status: 'completed', outputs: outputsByKind(files) };
+      }
+      if (job?.output) return { status: 'completed', outputs: { [kindOf(job.output.filename)]: job.output } };
+    }
+    if (job || progress) return { status: 'pending', prompt_id: promptId, queue_position: await this.queuePosition(promptId) };
+    const queue = await this.deps.engine.queue().catch(() => null);
+    if (queue?.running.includes(promptId)) return { status: 'running', prompt_id: promptId };
+    if (queue?.pending.includes(promptId)) return { status: 'pending', prompt_id: promptId, queue_position: queue.pending.indexOf(promptId) + 1 };
+    throw new HttpError(404, `Job not found: ${promptId}`);
+  }
+
+  /** The file `GET /api/run/result/{id}` streams: from the job folder, else through the engine. */
+  async result(promptId: string, outputType: 'video' | 'image'): Promise<ResultSource> {
+    const job = this.deps.jobs.get(promptId);
+    if (!job) throw new HttpError(404, `Job not found: ${promptId}`);
+    if (job.status !== 'completed') throw new HttpError(404, `Result not ready: job is ${job.status}`);
+    const onDisk = job.output_dir && this.deps.folders.exists(job.output_dir) ? pickFile(listFiles(this.deps.folders.pathOf(job.output_dir)), outputType) : null;
+    if (onDisk) return { path: onDisk, size: fs.statSync(onDisk).size, filename: path.basename(onDisk), contentType: contentTypeOf(onDisk) };
+    if (!job.output) throw new HttpError(404, `Job ${promptId} has no output`);
+    const response = await this.deps.engine.view({ filename: job.output.filename, subfolder: job.output.subfolder, type: job.output.type });
+    if (!response || !response.ok) throw new HttpError(404, `Output file of ${promptId} is missing`);
+    return { response, filename: job.output.filename, contentType: contentTypeOf(job.output.filename) };
+  }
+
+  /** `GET /api/admin/queue`: active jobs with progress (stored status after a restart). */
+  queue(): JobRecord[] {
+    return this.deps.jobs.active().map((job) => ({ ...job, progress: this.deps.monitor.progress(job.prompt_id) ?? storedProgress(job) }));
+  }
+
+  /** `GET /api/admin/history`. */
+  history(query: HistoryQuery): JobRecord[] {
+    return this.deps.jobs.history(query);
+  }
+
+  /** `POST /api/admin/history/delete`: records and folders; running jobs are cancelled first. */
+  async delete(promptIds: readonly string[]): Promise<{ deleted: string[]; errors: string[] }> {
+    const errors: string[] = [];
+    const known = promptIds.filter((id) => {
+      if (this.deps.jobs.get(id)) return true;
+      errors.push(`${id}: not found`);
+      return false;
+    });
+    for (const id of known) {
+      const job = this.deps.jobs.get(id);
+      if (job && (job.status === 'queued' || job.status === 'running')) {
+        this.deps.monitor.untrack(id);
+        await this.deps.engine.deleteFromQueue([id]).catch(() => undefined);
+        await this.deps.engine.interrupt(id).catch(() => undefined);
+      }
+    }
+    const removed = this.deps.jobs.delete(known);
+    for (const job of removed) {
+      if (job.output_dir) {
+        try {
+          this.deps.folders.remove(job.output_dir);
+        } catch (err) {
+          errors.push(`${job.prompt_id}: output folder not removed (${(err as Error).message})`);
+        }
+      }
+      this.deps.events.emit('job.deleted', 'info', `Job deleted: ${job.workflow_name ?? job.prompt_id}`, {
+        prompt_id: job.prompt_id,
+        workflow_id: job.workflow_id,
+        output_dir: job.output_dir,
+      });
+    }
+    const deleted = removed.map((j) => j.prompt_id);
+    if (deleted.length) this.deps.hub.broadcast('job.deleted', { prompt_ids: deleted });
+    return { deleted, errors };
+  }
+
+  private async queuePosition(promptId: string): Promise<number | null> {
+    const queue = await this.deps.engine.queue().catch(() => null);
+    if (!queue) return null;
+    if (queue.running.includes(promptId)) return 0;
+    const index = queue.pending.indexOf(promptId);
+    return index < 0 ? null : index + 1;
+  }
+}
+
+function kindOf(filename: string): string {
+  const ext = path.extname(filename).toLowerCase();
+  if (VIDEO_EXTENSIONS.has(ext)) return 'video';
+  if (IMAGE_EXTENSIONS.has(ext)) return 'image';
+  return 'file';
+}
+
+function outputsByKind(files: EngineOutputFile[]): Record<string, { filename: string; subfolder: string; type: string }> {
+  const out: Record<string, { filename: string; subfolder: string; type: string }> = {};
+  const inFinal = (subfolder: string) => /(^|[/\\])final$/.test(subfolder);
+  for (const file of files) {
+    const kind = isVideoOutput(file) ? 'video' : kindOf(file.filename);
+    const current = out[kind];
+    // The last file of each kind wins, but a file in `final/` is never displaced by one outside it.
+    if (!current || inFinal(file.subfolder) || !inFinal(current.subfolder)) {
+      out[kind] = { filename: file.filename, subfolder: file.subfolder, type: file.type ?? 'output' };
+    }
+  }
+  return out;
+}
+
+/** Prefer `final/`; a video for `video` (falling back to an image), an image for `image`. */
+function pickFile(files: string[], outputType: 'video' | 'image'): string | null {
+  const rank = (file: string) => (file.split(path.sep).includes('final') ? 0 : 1);
+  const sorted = [...files].sort((a, b) => rank(a) - rank(b));
+  const videos = sorted.filter((f) => VIDEO_EXTENSIONS.has(path.extname(f).toLowerCase()));
+  const images = sorted.filter((f) => IMAGE_EXTENSIONS.has(path.extname(f).toLowerCase()));
+  return (outputType === 'video' ? (videos[0] ?? images[0]) : images[0]) ?? null;
+}
+
+function storedProgress(job: JobRecord): ProgressObject {
+  return {
+    status: job.status === 'running' ? 'running' : 'pending',
+    node_title: null,
+    node_type: null,
+    step: 0,
+    total_steps: 0,
+    nodes_done: 0,
+    total_nodes: 0,
+    effective_total: 0,
+    cached_count: 0,
+    percent: 0,
+    eta_seconds: null,
+    step_rate: null,
+    node_outputs: {},
+  };
+}
+
+/** Open a result on disk as a stream (404 when it vanished meanwhile). */
+export function openResult(file: string): fs.ReadStream {
+  if (!fs.existsSync(file)) throw new HttpError(404, 'Output file is missing');
+  return fs.createReadStream(file);
+}

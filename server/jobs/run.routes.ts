@@ -1,0 +1,47 @@
+/**
+ * The runner's routes: upload an input image, execute a workflow, poll a prompt's status, fetch
+ * its result. Parse and delegate; the logic lives in RunnerService and JobQueries.
+ */
+import express from 'express';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { z } from 'zod';
+import { HttpError, validate } from '../http/errors.js';
+import { jsonObjectField, memoryUpload } from '../http/uploads.js';
+import { openResult, type JobQueries } from './job-queries.service.js';
+import type { RunnerService } from './runner.service.js';
+
+const resultQuery = z.object({ output_type: z.enum(['video', 'image']).default('video') });
+
+/** Runner routes. */
+export function runRoutes(runner: RunnerService, queries: JobQueries): express.Router {
+  const router = express.Router();
+  const upload = memoryUpload();
+
+  router.post('/api/run/upload-image', upload.single('file'), async (req, res) => {
+    if (!req.file) throw new HttpError(400, 'Missing file: send the image as multipart field "file"');
+    res.json({ filename: await runner.uploadImage(req.file) });
+  });
+
+  router.post('/api/run/:id/execute', upload.single('input_image'), async (req, res) => {
+    const params = jsonObjectField((req.body as Record<string, unknown> | undefined)?.params, 'params');
+    res.json(await runner.execute(String(req.params.id), params, req.file));
+  });
+
+  router.get('/api/run/status/:promptId', async (req, res) => {
+    res.json(await queries.status(String(req.params.promptId)));
+  });
+
+  router.get('/api/run/result/:promptId', async (req, res) => {
+    const { output_type } = validate(resultQuery, req.query, 'query');
+    const result = await queries.result(String(req.params.promptId), output_type);
+    const body = 'path' in result ? openResult(result.path) : Readable.fromWeb(result.response.body as WebReadableStream<Uint8Array>);
+    res.set('Content-Type', result.contentType);
+    res.set('Content-Disposition', `inline; filename="${result.filename.replace(/["\\\r\n]/g, '_')}"`);
+    if ('size' in result) res.set('Content-Length', String(result.size));
+    await pipeline(body, res);
+  });
+
+  return router;
+}

@@ -1,0 +1,135 @@
+/**
+ * The runner (spec "Workflow execution"): uploads the input image, resolves seeds, builds the
+ * graph, points every output into the job's folder, submits it with Studio's client id and
+ * records the job. Retry re-runs a recorded job with the same parameters and seeds.
+ */
+import crypto from 'node:crypto';
+import path from 'node:path';
+import type { EngineClient } from '../engine/engine.client.js';
+import type { EventBus } from '../events/event-bus.js';
+import { HttpError } from '../http/errors.js';
+import type { WsHub } from '../http/ws-hub.js';
+import type { Logger } from '../logging.js';
+import { localStamp } from '../time.js';
+import { prepareRun } from '../workflows/graph-builder.js';
+import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
+import type { WorkflowService } from '../workflows/workflow.service.js';
+import { JobFolders, newJobFolderName } from './job-folders.store.js';
+import type { JobMonitor } from './job-monitor.js';
+import type { JobRecord } from './job.schema.js';
+import type { JobStore } from './job.store.js';
+
+export interface UploadedFile {
+  buffer: Buffer;
+  originalname: string;
+}
+
+export interface ExecuteResult {
+  prompt_id: string;
+  client_id: string;
+  seeds: Record<string, number>;
+}
+
+export interface RunnerDeps {
+  workflows: WorkflowService;
+  engine: EngineClient;
+  clientId: string;
+  jobs: JobStore;
+  folders: JobFolders;
+  monitor: JobMonitor;
+  events: EventBus;
+  hub: WsHub;
+  logger: Logger;
+}
+
+export class RunnerService {
+  constructor(private readonly deps: RunnerDeps) {}
+
+  /** Store an image in the engine's input directory under a unique name; returns that name. */
+  async uploadImage(file: UploadedFile): Promise<string> {
+    const name = uniqueUploadName(file.originalname);
+    try {
+      const stored = await this.deps.engine.uploadImage(file.buffer, name);
+      return stored.subfolder ? `${stored.subfolder}/${stored.name}` : stored.name;
+    } catch (err) {
+      this.deps.logger.error('image upload to the engine failed', err);
+      throw new HttpError(500, `Upload failed: ${(err as Error).message}`);
+    }
+  }
+
+  /** `POST /api/run/{id}/execute`. */
+  async execute(workflowId: string, params: Record<string, unknown>, image?: UploadedFile, retryOf?: string): Promise<ExecuteResult> {
+    const definition = await this.deps.workflows.definition(workflowId);
+    const uploadedImage = image ? await this.uploadImage(image) : undefined;
+    const objectInfo = await this.deps.workflows.objectInfo().catch(() => undefined);
+    const promptId = crypto.randomUUID();
+    const folder = newJobFolderName(workflowId);
+    const run = prepareRun(definition, params, folder, { uploadedImage, objectInfo });
+    const inputImage = uploadedImage ?? stringOrNull(params[EXISTING_INPUT_IMAGE_KEY]) ?? imageParam(definition.manifest.inputs, run.params);
+
+    const job: JobRecord = {
+      prompt_id: promptId,
+      workflow_id: workflowId,
+      workflow_name: definition.manifest.name,
+      output_dir: folder,
+      status: 'queued',
+      queued_at: localStamp(),
+      started_at: null,
+      finished_at: null,
+      duration: null,
+      input_image: inputImage,
+      params: run.params,
+      seeds: run.seeds,
+      output: null,
+      error: null,
+      ...(retryOf ? { retry_of: retryOf } : {}),
+    };
+    this.deps.folders.create(folder);
+    this.deps.jobs.insert(job);
+    this.deps.monitor.track(promptId, run.graph);
+    try {
+      await this.deps.engine.submitPrompt({ prompt: run.graph, client_id: this.deps.clientId, prompt_id: promptId });
+    } catch (err) {
+      this.deps.monitor.untrack(promptId);
+      this.deps.jobs.delete([promptId]);
+      this.deps.folders.remove(folder);
+      throw err;
+    }
+    this.deps.events.emit('job.queued', 'info', `Job queued: ${definition.manifest.name}`, { prompt_id: promptId, workflow_id: workflowId });
+    this.deps.hub.broadcast('job.queued', this.deps.jobs.get(promptId) ?? job);
+    return { prompt_id: promptId, client_id: this.deps.clientId, seeds: run.seeds };
+  }
+
+  /** `POST /api/admin/history/retry`: same parameters, same resolved seeds, same input image. */
+  async retry(promptId: string): Promise<{ prompt_id: string; retry_of: string }> {
+    const original = this.deps.jobs.get(promptId);
+    if (!original) throw new HttpError(404, `Job not found: ${promptId}`);
+    if (!original.workflow_id) throw new HttpError(400, `Job ${promptId} has no workflow_id and cannot be retried`);
+    const params: Record<string, unknown> = { ...original.params, ...original.seeds };
+    if (original.input_image) params[EXISTING_INPUT_IMAGE_KEY] = original.input_image;
+    const result = await this.execute(original.workflow_id, params, undefined, promptId);
+    this.deps.events.emit('job.retried', 'info', `Job retried: ${original.workflow_name ?? original.workflow_id}`, {
+      prompt_id: result.prompt_id,
+      retry_of: promptId,
+      workflow_id: original.workflow_id,
+    });
+    return { prompt_id: result.prompt_id, retry_of: promptId };
+  }
+}
+
+/** `<base>_<YYYYMMDDHHMMSS>_<4 hex>.<ext>`: never clashes with an earlier upload of the same name. */
+export function uniqueUploadName(original: string): string {
+  const ext = path.extname(original).toLowerCase().replace(/[^.a-z0-9]/g, '') || '.png';
+  const base = path.basename(original, path.extname(original)).replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60) || 'image';
+  const stamp = localStamp().replace(/[-T:]/g, '');
+  return `${base}_${stamp}_${crypto.randomBytes(2).toString('hex')}${ext}`;
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function imageParam(inputs: ReadonlyArray<{ id: string; type: string }>, params: Record<string, unknown>): string | null {
+  const input = inputs.find((i) => i.type === 'image');
+  return input ? stringOrNull(params[input.id]) : null;
+}

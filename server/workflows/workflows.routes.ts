@@ -1,0 +1,51 @@
+/**
+ * Workflow listing and graph building: `GET /api/admin/workflows[/{id}]`, `GET /api/run/{id}`,
+ * `POST /api/run/{id}/build?format=api|workflow`.
+ */
+import express from 'express';
+import { z } from 'zod';
+import { validate } from '../http/errors.js';
+import { jsonObjectField, memoryUpload } from '../http/uploads.js';
+import { buildGraph } from './graph-builder.js';
+import { apiToUiWorkflow } from './graph-to-ui.js';
+import { EXISTING_INPUT_IMAGE_KEY } from './params.js';
+import type { WorkflowService } from './workflow.service.js';
+
+const buildQuery = z.object({ format: z.enum(['api', 'workflow']).default('api') });
+
+/** Nothing runs on `/build`, so an absent image is shown as this name in the exported graph. */
+const PLACEHOLDER_IMAGE = 'example.png';
+
+/** Workflow routes. */
+export function workflowsRoutes(workflows: WorkflowService): express.Router {
+  const router = express.Router();
+  const upload = memoryUpload();
+
+  router.get('/api/admin/workflows', async (_req, res) => {
+    res.json(await workflows.list());
+  });
+
+  router.get('/api/admin/workflows/:id', async (req, res) => {
+    res.json(await workflows.get(String(req.params.id)));
+  });
+
+  router.get('/api/run/:id', async (req, res) => {
+    res.json(await workflows.get(String(req.params.id)));
+  });
+
+  router.post('/api/run/:id/build', upload.single('input_image'), async (req, res) => {
+    const { format } = validate(buildQuery, req.query, 'query');
+    const definition = await workflows.definition(String(req.params.id));
+    const params = jsonObjectField((req.body as Record<string, unknown> | undefined)?.params, 'params');
+    const imageInput = definition.manifest.inputs.find((i) => i.type === 'image');
+    const uploadedImage = req.file?.originalname ?? (imageInput && params[imageInput.id] === undefined && !params[EXISTING_INPUT_IMAGE_KEY] ? PLACEHOLDER_IMAGE : undefined);
+    const { graph } = buildGraph(definition, params, { uploadedImage });
+    if (format === 'api') {
+      res.json(graph);
+      return;
+    }
+    res.json(apiToUiWorkflow(graph, await workflows.objectInfo()));
+  });
+
+  return router;
+}
