@@ -1,52 +1,31 @@
 /**
- * Electron main process (`npm run desktop`): runs the same Studio server in-process and shows it
- * in a window. Kept thin on purpose; the desktop issue adds the tray, sign-in hand-off and
- * packaging details. Everything a user does still goes over HTTP/WS, like a LAN browser.
+ * Electron main entry (`npm run desktop`, the packaged app). Thin: it wires Electron to the
+ * DesktopApp and the shared server boot path, and sends main-process logs to electron-log.
  */
-import { app, BrowserWindow, dialog } from 'electron';
+import { app } from 'electron';
+import log from 'electron-log/main';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../server/config.js';
-import { Studio } from '../server/studio.js';
+import { SHIPPED_ROOT } from '../server/config.js';
+import { DesktopApp } from './desktop-app.js';
+import { startStudio } from './studio-handle.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-let studio: Studio | null = null;
-let window: BrowserWindow | null = null;
+const resourcesDir = path.join(SHIPPED_ROOT, 'resources');
 
-async function boot(): Promise<void> {
-  const config = await loadConfig();
-  studio = Studio.create(config, { console: true });
-  await studio.start();
-  window = new BrowserWindow({
-    width: 1280,
-    height: 860,
-    backgroundColor: '#101318',
-    webPreferences: { preload: path.join(here, '..', 'preload', 'preload.cjs'), contextIsolation: true, sandbox: true },
-  });
-  await window.loadURL(studio.url);
-}
+log.initialize();
+log.transports.file.maxSize = 5 * 1024 * 1024;
 
-if (!app.requestSingleInstanceLock()) {
-  app.quit();
-} else {
-  app.on('second-instance', () => {
-    if (window) {
-      if (window.isMinimized()) window.restore();
-      window.focus();
-    }
-  });
-  app.on('before-quit', (event) => {
-    if (!studio) return;
-    event.preventDefault();
-    const stopping = studio;
-    studio = null;
-    void stopping.stop().finally(() => app.exit(0));
-  });
-  app
-    .whenReady()
-    .then(boot)
-    .catch((err: unknown) => {
-      dialog.showErrorBox('Studio could not start', err instanceof Error ? err.message : String(err));
-      app.exit(1);
-    });
-}
+const desktop = new DesktopApp({
+  start: async () => {
+    const handle = await startStudio({ console: false });
+    log.transports.file.resolvePathFn = () => path.join(handle.config.paths.logs, 'main.log');
+    return handle;
+  },
+  version: app.getVersion(),
+  iconDir: path.join(resourcesDir, 'icons'),
+  preloadPath: path.join(here, '..', 'preload', 'preload.cjs'),
+  logFile: (handle) => (handle ? path.join(handle.config.paths.logs, 'main.log') : log.transports.file.getFile().path),
+  log: { info: (m) => log.info(m), error: (m, err) => log.error(m, err) },
+});
+desktop.run();

@@ -1,18 +1,22 @@
 /**
- * The preload bridge: only what a browser cannot do. The renderer feature-detects
- * `window.studioDesktop` and works without it (LAN browsers).
+ * The preload script: exposes `window.studioDesktop` through contextBridge. It runs sandboxed,
+ * so it is compiled to CommonJS (`dist/preload/preload.cjs`, see scripts/build-preload.mjs).
  */
 import { contextBridge, ipcRenderer } from 'electron';
+import type { DesktopChannel, DesktopIpc, StudioDesktopBridge } from './bridge.js';
 
-/** The typed surface shared with the renderer. */
-export interface StudioDesktopBridge {
-  isDesktop: true;
-  appVersion(): Promise<string>;
+function invoke<C extends DesktopChannel>(channel: C, ...args: DesktopIpc[C]['args']): Promise<DesktopIpc[C]['result']> {
+  return ipcRenderer.invoke(channel, ...args) as Promise<DesktopIpc[C]['result']>;
 }
 
 const bridge: StudioDesktopBridge = {
   isDesktop: true,
-  appVersion: () => ipcRenderer.invoke('app:version') as Promise<string>,
+  appVersion: () => invoke('app:version'),
+  revealPath: (path) => invoke('shell:reveal', path),
+  openExternal: (url) => invoke('shell:open-external', url),
+  minimizeWindow: () => invoke('window:minimize'),
+  toggleMaximizeWindow: () => invoke('window:toggle-maximize'),
+  hideWindow: () => invoke('window:hide'),
 };
 
 contextBridge.exposeInMainWorld('studioDesktop', bridge);

@@ -1,6 +1,6 @@
-// `npm test`, as CI runs it: typecheck, lint, then every Vitest suite. Ends with the plain line
-// `N passed, N failed, N skipped` (typecheck and lint count as one check each), taken from
-// Vitest's JSON report rather than its coloured summary.
+// `npm test`, as CI runs it: typecheck, lint, every Vitest suite, then the web UI's e2e suite.
+// Ends with the plain line `N passed, N failed, N skipped` (typecheck, lint and the UI build count
+// as one check each), taken from Vitest's JSON reports rather than its coloured summary.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,27 +30,39 @@ if (fs.existsSync(path.join(root, 'renderer', 'tsconfig.json'))) {
 }
 check('lint', bin('eslint'), ['.']);
 
-const report = path.join(root, '.vitest-results.json');
-fs.rmSync(report, { force: true });
-console.log('\n=== vitest ===');
-const vitest = spawnSync(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], {
-  cwd: root,
-  stdio: 'inherit',
-  env,
-  shell: process.platform === 'win32',
-});
-if (fs.existsSync(report)) {
-  const r = JSON.parse(fs.readFileSync(report, 'utf8'));
-  passed += r.numPassedTests;
-  failed += r.numFailedTests;
-  skipped += r.numPendingTests + (r.numTodoTests ?? 0);
-  // A suite that fails to load has no failed test but is a failure all the same.
-  failed += (r.testResults ?? []).filter((s) => s.status === 'failed' && s.assertionResults.every((a) => a.status !== 'failed')).length;
-} else {
-  console.error('Vitest wrote no report.');
-  failed++;
+/** Run Vitest with a JSON report and add its counts; a suite that fails to load counts as a failure. */
+function vitestRun(label, report, extraArgs) {
+  fs.mkdirSync(path.dirname(report), { recursive: true });
+  fs.rmSync(report, { force: true });
+  console.log(`\n=== ${label} ===`);
+  const run = spawnSync(bin('vitest'), ['run', ...extraArgs, '--reporter=default', '--reporter=json', `--outputFile.json=${report}`], {
+    cwd: root,
+    stdio: 'inherit',
+    env,
+    shell: process.platform === 'win32',
+  });
+  const failedBefore = failed;
+  if (fs.existsSync(report)) {
+    const r = JSON.parse(fs.readFileSync(report, 'utf8'));
+    passed += r.numPassedTests;
+    failed += r.numFailedTests;
+    skipped += r.numPendingTests + (r.numTodoTests ?? 0);
+    // A suite that fails to load has no failed test but is a failure all the same.
+    failed += (r.testResults ?? []).filter((s) => s.status === 'failed' && s.assertionResults.every((a) => a.status !== 'failed')).length;
+  } else {
+    console.error(`${label}: Vitest wrote no report.`);
+    failed++;
+  }
+  if (run.status !== 0 && failed === failedBefore) failed++;
 }
-if (vitest.status !== 0 && failed === 0) failed++;
+
+vitestRun('vitest', path.join(root, '.vitest-results.json'), []);
+
+// The web UI in headless Chromium against a real Studio: build the renderer first (so the suite
+// tests this checkout's UI), then run the e2e suite; it fails, never skips, without a browser.
+if (check('build the web UI', process.execPath, [path.join(root, 'scripts', 'build-renderer.mjs')])) {
+  vitestRun('vitest e2e (Chromium)', path.join(root, 'artifacts', 'vitest-e2e-results.json'), ['--config', 'vitest.e2e.config.ts']);
+}
 
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 ? 1 : 0);

@@ -14,8 +14,14 @@ export type EngineMode = 'standin' | 'managed' | 'external';
 /** The built-in weak key. While it is in use Studio listens on loopback only. */
 export const DEFAULT_API_KEY = 'studio-local';
 
-/** Where the project's shipped files live (workflows/, resources/, package.json). */
+/** Where the project's code lives (package.json, dist/; inside app.asar when packaged). */
 export const APP_ROOT = findAppRoot(path.dirname(fileURLToPath(import.meta.url)));
+
+/**
+ * Where the shipped `workflows/` and `resources/` live: beside the code in a checkout, and in
+ * Electron's resources folder in a packaged app (electron-builder's extraResources).
+ */
+export const SHIPPED_ROOT = findShippedRoot();
 
 export interface DataPaths {
   root: string;
@@ -253,6 +259,14 @@ function findAppRoot(start: string): string {
     if (parent === dir) return path.resolve(start, '..');
     dir = parent;
   }
+}
+
+function findShippedRoot(): string {
+  const resourcesPath = (process as { resourcesPath?: string }).resourcesPath;
+  if (resourcesPath && fs.existsSync(path.join(resourcesPath, 'workflows')) && fs.existsSync(path.join(resourcesPath, 'resources'))) {
+    return resourcesPath;
+  }
+  return APP_ROOT;
 }
 
 function readVersion(): string {

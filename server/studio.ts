@@ -3,13 +3,14 @@
  * explicit phases (CONVENTIONS 4): config → data dir → database → event bus → services →
  * HTTP/WS listen → child processes; shutdown in reverse, each step with a deadline.
  */
-import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
 import path from 'node:path';
+import { createAssetsModule, type AssetsModule } from './assets/assets.module.js';
+import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
 import { catalogSchemaFor } from './catalog/catalog.schema.js';
 import { CatalogStore, seedCatalogs } from './catalog/catalog.store.js';
-import { APP_ROOT, type Config } from './config.js';
+import { APP_ROOT, SHIPPED_ROOT, type Config } from './config.js';
 import { ensureDataDir, loadSessionSecret } from './data-dir.js';
 import { checkpoint, openDatabase, type Db } from './db/database.js';
 import { EngineClient } from './engine/engine.client.js';
@@ -22,6 +23,7 @@ import { createHttpServer } from './http/app.js';
 import { authRoutes } from './http/auth.routes.js';
 import { Authenticator } from './http/authenticator.js';
 import { homeRoutes } from './http/home.routes.js';
+import { rendererRoutes } from './http/renderer.routes.js';
 import { LoginLimiter } from './http/login-limiter.js';
 import { Maintenance } from './http/maintenance.js';
 import { SessionSigner } from './http/session.js';
@@ -29,6 +31,7 @@ import type { EngineStateMessage } from './http/ws-events.js';
 import { WsHub } from './http/ws-hub.js';
 import { createFileLogger, type Logger } from './logging.js';
 import { JobFolders } from './jobs/job-folders.store.js';
+import { loadEngineClientId } from './jobs/engine-client-id.store.js';
 import { JobMonitor } from './jobs/job-monitor.js';
 import { JobQueries } from './jobs/job-queries.service.js';
 import { reconcileJobs } from './jobs/job-reconcile.js';
@@ -68,6 +71,9 @@ export class Studio {
   readonly jobs: JobStore;
   readonly monitor: JobMonitor;
   readonly runner: RunnerService;
+  /** Catalogs, the download queue, metadata and the download settings. */
+  readonly catalog: CatalogModule;
+  readonly assets: AssetsModule;
   private readonly server: http.Server;
   /** Set while unfinished jobs still need checking against the engine. */
   private reconcilePending = true;
@@ -92,7 +98,9 @@ export class Studio {
     this.hub = new WsHub(this.logger, options.heartbeatMs);
     this.engine = new EngineProcess({ config, logger: this.logger, env: config.childEnv });
     this.engineClient = new EngineClient({ baseUrl: this.engine.url });
-    this.engineSocket = new EngineSocket({ baseUrl: this.engine.url, clientId: `studio-${crypto.randomUUID()}`, logger: this.logger });
+    // Kept across restarts: the engine sends a prompt's events to the id it was submitted with.
+    const clientId = loadEngineClientId(path.join(config.paths.jobs, 'engine-client-id'));
+    this.engineSocket = new EngineSocket({ baseUrl: this.engine.url, clientId, logger: this.logger });
 
     const catalogStore = (kind: 'models' | 'loras') =>
       new CatalogStore({ file: path.join(config.paths.catalogs, `${kind}.json`), schema: catalogSchemaFor(kind) });
@@ -111,6 +119,8 @@ export class Studio {
     this.monitor = new JobMonitor({ ...jobDeps, socket: this.engineSocket });
     this.runner = new RunnerService({ ...jobDeps, workflows: this.workflows, clientId: this.engineSocket.clientId, monitor: this.monitor });
     const queries = new JobQueries({ ...jobDeps, monitor: this.monitor });
+    this.catalog = createCatalogModule({ config, db: this.db, events: this.events, logger: this.logger, catalogs: this.catalogs });
+    this.assets = createAssetsModule({ config, events: this.events, logger: this.logger });
 
     const engineStatus = () => this.engine.state.status;
     ({ server: this.server } = createHttpServer({
@@ -127,8 +137,10 @@ export class Studio {
         runRoutes(this.runner, queries),
         jobsRoutes({ queries, runner: this.runner, jobs: this.jobs, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
         engineRoutes(this.engineClient),
+        ...this.catalog.routers,
+        ...this.assets.routers,
       ],
-      pageRouters: [homeRoutes({ version: config.version, engineStatus })],
+      pageRouters: [rendererRoutes({ distDir: path.join(APP_ROOT, 'renderer', 'dist'), fallback: homeRoutes({ version: config.version, engineStatus }) })],
     }));
   }
 
@@ -196,6 +208,7 @@ export class Studio {
         { host: this.config.host, requested_host: this.config.requestedHost },
       );
     }
+    await this.catalog.start();
     this.monitor.start();
     if (this.options.startEngine !== false) {
       this.engineSocket.start();
@@ -205,9 +218,9 @@ export class Studio {
 
   /** Copy the shipped workflows and catalogs into the data directory on first boot; load catalogs. */
   private async seedData(): Promise<void> {
-    const seeded = await seedWorkflows(path.join(APP_ROOT, 'workflows'), this.config.paths.workflows);
+    const seeded = await seedWorkflows(path.join(SHIPPED_ROOT, 'workflows'), this.config.paths.workflows);
     if (seeded.seeded) this.logger.info(`seeded ${seeded.copied.length} workflow(s) into ${this.config.paths.workflows}`);
-    await seedCatalogs(path.join(APP_ROOT, 'resources', 'catalogs'), this.config.paths.catalogs);
+    await seedCatalogs(path.join(SHIPPED_ROOT, 'resources', 'catalogs'), this.config.paths.catalogs);
     for (const [kind, store] of Object.entries(this.catalogs)) {
       await store.load().catch((err: unknown) => this.logger.error(`catalog ${kind} could not be loaded`, err));
     }
@@ -227,6 +240,8 @@ export class Studio {
   /** The engine (re)started: its node list may have changed, and unfinished jobs need checking. */
   private onEngineUp(): void {
     this.workflows.invalidateNodes();
+    // The socket may sit in a backoff of several seconds; the engine answers now, so connect now.
+    this.engineSocket.retryNow();
     if (!this.reconcilePending) return;
     const folders = new JobFolders(this.config.paths.assetsOutput);
     void reconcileJobs({ jobs: this.jobs, engine: this.engineClient, monitor: this.monitor, folders, events: this.events, logger: this.logger }).then(
@@ -267,6 +282,8 @@ export class Studio {
     this.server.closeIdleConnections();
     this.hub.close();
     this.monitor.stop();
+    this.assets.stop();
+    await withDeadline(this.catalog.stop(), 5_000, () => this.logger.warn('downloads did not stop in time'));
     await withDeadline(this.engineSocket.stop(), 3_000, () => this.logger.warn('engine socket did not close in time'));
     await withDeadline(this.engine.stop(), 15_000, () => this.logger.warn('engine did not stop in time'));
     // In-flight requests get a moment to finish; then every connection is cut.

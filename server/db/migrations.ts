@@ -64,4 +64,29 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'download queue',
+    sql: `
+      -- One row per file the download manager knows. Rows left 'queued' or 'downloading' by a
+      -- stop or a crash start again on boot and resume from the .part file on disk.
+      CREATE TABLE downloads (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        filename    TEXT NOT NULL UNIQUE,
+        kind        TEXT NOT NULL CHECK (kind IN ('models','loras','llm')),
+        status      TEXT NOT NULL CHECK (status IN ('queued','downloading','done','error')),
+        bytes       INTEGER NOT NULL DEFAULT 0,
+        total       INTEGER,
+        error       TEXT,
+        error_kind  TEXT,
+        attempt     INTEGER NOT NULL DEFAULT 0,
+        sha256      TEXT,
+        queued_at   TEXT NOT NULL,
+        started_at  TEXT,
+        finished_at TEXT,
+        updated_at  TEXT NOT NULL
+      );
+      CREATE INDEX downloads_status ON downloads (status, id);
+    `,
+  },
 ];

@@ -51,6 +51,7 @@ export function standinLaunch(config: Config, context: LaunchContext = {}): Engi
     '--temp-directory', path.join(paths.engine, 'temp'),
     '--step-ms', String(engine.standinStepMs),
     ...(engine.standinObjectInfo ? ['--object-info', engine.standinObjectInfo] : []),
+    '--parent-pid', String(process.pid),
   ];
   return {
     command: context.execPath ?? process.execPath,

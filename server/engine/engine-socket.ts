@@ -124,6 +124,34 @@ export class EngineSocket {
     this.setState({ status: 'stopped', retryInMs: null });
   }
 
+  /**
+   * Skip the backoff wait: the engine is known to be up again (its supervisor saw it answer), so
+   * a socket waiting seconds to retry would only lose the first events of the next prompt.
+   */
+  retryNow(): void {
+    if (!this.started || this.stopped || !this.reconnectTimer) return;
+    clearTimeout(this.reconnectTimer);
+    this.connect();
+  }
+
+  /** Resolves true once the socket is open (at once if it is), false after `timeoutMs` or on stop. */
+  whenOpen(timeoutMs: number): Promise<boolean> {
+    if (this.current.status === 'open') return Promise.resolve(true);
+    if (this.stopped || !this.started) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (open: boolean) => {
+        clearTimeout(timer);
+        off();
+        resolve(open);
+      };
+      const timer = setTimeout(() => done(false), timeoutMs);
+      const off = this.onStateChange((state) => {
+        if (state.status === 'open') done(true);
+        else if (state.status === 'stopped') done(false);
+      });
+    });
+  }
+
   /** Parsed text frames, known types typed (`other` for the rest). Returns an unsubscribe function. */
   onMessage(fn: Listener<EngineMessage>): () => void {
     return subscribe(this.messageListeners, fn);

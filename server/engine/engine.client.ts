@@ -3,6 +3,8 @@
  * network failures become `EngineUnreachableError`, a rejected prompt `EngineValidationError`.
  * The errors extend `HttpError`, so a route can let them through the error middleware as they are.
  */
+import http from 'node:http';
+import https from 'node:https';
 import { HttpError } from '../http/errors.js';
 import type { ApiGraph, ObjectInfo } from '../workflows/types.js';
 
@@ -107,6 +109,14 @@ export interface ViewRequest {
   signal?: AbortSignal;
 }
 
+/** `GET /view` as a Node stream: the status, the headers and the unread body. */
+export interface ViewStream {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** Consume it (pipe it) or `destroy()` it. */
+  body: http.IncomingMessage;
+}
+
 /** Base of the engine client's errors. */
 export class EngineError extends HttpError {}
 
@@ -131,7 +141,7 @@ export class EngineHttpError extends EngineError {
   }
 }
 
-/** `POST /prompt` answered 400. `body` (the HTTP `detail`) is the engine's own body. */
+/** `POST /prompt` answered 400. `detail` names every node error; `body` (the engine's own) travels beside it. */
 export class EngineValidationError extends EngineError {
   constructor(readonly engineBody: EngineValidationBody) {
     super(400, summarizeValidation(engineBody), engineBody);
@@ -269,6 +279,29 @@ export class EngineClient {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * `GET /view` over `node:http`, for streaming big files through: a Node stream piped to the
+   * client moves a 50 MB video several times faster than fetch's web stream converted with
+   * `Readable.fromWeb`. Only the wait for headers is timed; null when the engine is unreachable.
+   */
+  viewStream(req: ViewRequest): Promise<ViewStream | null> {
+    const params = new URLSearchParams({ filename: req.filename, type: req.type ?? 'output', subfolder: req.subfolder ?? '' });
+    const url = new URL(`${this.baseUrl}/view?${params.toString()}`);
+    const get = url.protocol === 'https:' ? https.get : http.get;
+    return new Promise((resolve) => {
+      const request = get(url, { signal: req.signal }, (res) => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
+      });
+      const timer = setTimeout(() => request.destroy(new Error(`no response within ${this.timeoutMs} ms`)), this.timeoutMs);
+      // Before the response this means unreachable; after it, the body stream reports the failure.
+      request.on('error', () => {
+        clearTimeout(timer);
+        resolve(null);
+      });
+    });
   }
 
   private async json(path: string, init: RequestInit = {}, timeoutMs = this.timeoutMs): Promise<unknown> {

@@ -3,9 +3,7 @@
  * can be hundreds of MB). 404 when the file is missing or the engine unreachable.
  */
 import express from 'express';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { z } from 'zod';
 import { HttpError, validate } from '../http/errors.js';
 import type { EngineClient } from './engine.client.js';
@@ -25,16 +23,17 @@ export function engineRoutes(engine: EngineClient): express.Router {
     const query = validate(viewQuery, req.query, 'query');
     const abort = new AbortController();
     res.on('close', () => abort.abort());
-    const response = await engine.view({ ...query, signal: abort.signal });
+    const response = await engine.viewStream({ ...query, signal: abort.signal });
     if (!response) throw new HttpError(404, 'The engine is not reachable');
+    if (response.status < 200 || response.status >= 300) response.body.destroy();
     if (response.status === 400 || response.status === 403) throw new HttpError(400, `Invalid file path: ${query.filename}`);
-    if (!response.ok || !response.body) throw new HttpError(404, `File not found: ${query.filename}`);
+    if (response.status < 200 || response.status >= 300) throw new HttpError(404, `File not found: ${query.filename}`);
     for (const name of PASSED_HEADERS) {
-      const value = response.headers.get(name);
+      const value = response.headers[name];
       if (value) res.setHeader(name, value);
     }
     res.setHeader('Content-Disposition', `inline; filename="${query.filename.replace(/["\\\r\n]/g, '_')}"`);
-    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), res).catch((err: unknown) => {
+    await pipeline(response.body, res).catch((err: unknown) => {
       if (!abort.signal.aborted) throw err;
     });
   });

@@ -47,6 +47,9 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
     },
   });
   ws.app.ws('/ws', (socket) => deps.hub.add(socket, deps.greeting()));
+  // ws re-emits the HTTP server's errors (EADDRINUSE at listen) on itself; the listener of
+  // `server.listen` reports them, so here they only must not become uncaught exceptions.
+  ws.getWss().on('error', (err) => deps.logger.debug(`WebSocket server: ${err.message}`));
 
   app.use(requestId());
   app.use(maintenanceGate(deps.maintenance));

@@ -29,7 +29,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     }
     const mapped = mapError(err);
     if (mapped) {
-      res.status(mapped.status).json({ detail: mapped.detail });
+      res.status(mapped.status).json({ ...mapped.extra, detail: mapped.detail });
       return;
     }
     const id = getRequestId(req);
@@ -38,8 +38,12 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   };
 }
 
-function mapError(err: unknown): { status: number; detail: unknown } | null {
-  if (err instanceof HttpError) return { status: err.status, detail: err.body ?? err.detail };
+/** `detail` is always a string; structured extras (engine node errors) travel beside it. */
+function mapError(err: unknown): { status: number; detail: string; extra?: Record<string, unknown> } | null {
+  if (err instanceof HttpError) {
+    const extra = err.body && typeof err.body === 'object' && !Array.isArray(err.body) ? (err.body as Record<string, unknown>) : undefined;
+    return { status: err.status, detail: err.detail, extra };
+  }
   if (!err || typeof err !== 'object') return null;
   const e = err as { type?: string; status?: number; message?: string; name?: string; code?: string; field?: string };
   // body-parser errors carry a `type`.

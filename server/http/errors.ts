@@ -9,7 +9,7 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
-    /** Extra structured detail (engine node errors); sent as `detail` when present. */
+    /** Extra structured fields sent beside `detail` (the engine's `error` and `node_errors`). */
     readonly body?: unknown,
   ) {
     super(detail);

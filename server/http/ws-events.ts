@@ -28,6 +28,8 @@ export interface WsEventMap {
   'job.started': JobRecord;
   'job.completed': JobRecord;
   'job.failed': JobRecord;
+  /** The engine lost the job (it restarted while the job was queued or running). */
+  'job.stalled': JobRecord;
   /** Live progress of a running job. */
   'job.progress': { prompt_id: string; progress: ProgressObject };
   /** Records removed by a history delete. */

@@ -5,15 +5,18 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { localStamp } from '../time.js';
 
 export const JOB_SUBFOLDERS = ['final', 'preview', 'intermediate'] as const;
 export const INCOMPLETE_MARKER = '.incomplete';
 
-/** `<workflow>_<YYYYMMDD-HHMMSS>_<6 hex>`: sortable by time, unique, safe as one path segment. */
+/**
+ * `<workflow>_<YYYYMMDD-HHMMSS>_<6 hex>`: sortable by time, unique, safe as one path segment. The
+ * time is Studio's (Europe/Rome) wall clock, like the job record's `queued_at`, not the host's zone.
+ */
 export function newJobFolderName(workflowId: string, now = new Date()): string {
   const safe = workflowId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60) || 'job';
-  const p = (n: number) => String(n).padStart(2, '0');
-  const stamp = `${now.getFullYear()}${p(now.getMonth() + 1)}${p(now.getDate())}-${p(now.getHours())}${p(now.getMinutes())}${p(now.getSeconds())}`;
+  const stamp = localStamp(now).replace(/-/g, '').replace('T', '-').replace(/:/g, '');
   return `${safe}_${stamp}_${crypto.randomBytes(3).toString('hex')}`;
 }
 

@@ -35,6 +35,15 @@ interface Tracked {
   tracker: ProgressTracker;
   lastMessageAt: number;
   finishing: boolean;
+  /** The job has been marked `running` (or found so). */
+  started: boolean;
+  /**
+   * Set between `track(…, {held: true})` and `release()`: the engine may start a prompt (and send
+   * its first events) before `POST /prompt` has answered, and clients must see `job.queued` first.
+   */
+  held: boolean;
+  /** A message of the prompt arrived. */
+  seen: boolean;
 }
 
 export class JobMonitor {
@@ -60,9 +69,32 @@ export class JobMonitor {
     this.poll = null;
   }
 
-  /** Follow a prompt (before it is submitted, so no early message is missed). */
-  track(promptId: string, graph: ApiGraph): void {
-    this.tracked.set(promptId, { tracker: new ProgressTracker({ promptId, graph }), lastMessageAt: Date.now(), finishing: false });
+  /**
+   * Follow a prompt. The runner tracks before submitting, so no early message is missed, with
+   * `held` so nothing is announced until `release()`; reconciliation tracks a prompt already queued.
+   */
+  track(promptId: string, graph: ApiGraph, options: { held?: boolean } = {}): void {
+    this.tracked.set(promptId, {
+      tracker: new ProgressTracker({ promptId, graph }),
+      lastMessageAt: Date.now(),
+      finishing: false,
+      started: false,
+      held: options.held ?? false,
+      seen: false,
+    });
+  }
+
+  /** The runner announced the job (`job.queued`): relay what the engine already said about it. */
+  release(promptId: string): void {
+    const entry = this.tracked.get(promptId);
+    if (!entry?.held) return;
+    entry.held = false;
+    if (entry.seen) this.announce(promptId, entry);
+  }
+
+  /** Resolves true once the engine socket is open (false after `timeoutMs`): submit after it, so no event is missed. */
+  socketReady(timeoutMs: number): Promise<boolean> {
+    return this.deps.socket.whenOpen(timeoutMs);
   }
 
   untrack(promptId: string): void {
@@ -98,13 +130,7 @@ export class JobMonitor {
       output: primary ? { filename: primary.filename, subfolder: primary.subfolder, type: primary.type ?? 'output' } : null,
       error,
     });
-    if (job.output_dir) {
-      try {
-        this.deps.folders.markDone(job.output_dir);
-      } catch (err) {
-        this.deps.logger.warn(`could not clear the marker of ${job.output_dir}`, err);
-      }
-    }
+    this.clearMarker(job);
     if (!updated) return null;
     if (error) {
       this.deps.events.emit('job.failed', 'error', `Job failed: ${error}`, { prompt_id: promptId, workflow_id: job.workflow_id, error });
@@ -120,6 +146,26 @@ export class JobMonitor {
     return updated;
   }
 
+  /** The engine has no record of the job (it restarted): `stalled`, marker removed, clients told. */
+  markStalled(promptId: string, error: string): JobRecord | null {
+    this.tracked.delete(promptId);
+    const job = this.deps.jobs.get(promptId);
+    if (!job || (job.status !== 'queued' && job.status !== 'running')) return job;
+    const updated = this.deps.jobs.update(promptId, { status: 'stalled', error, finished_at: localStamp() });
+    this.clearMarker(job);
+    if (updated) this.deps.hub.broadcast('job.stalled', updated);
+    return updated;
+  }
+
+  private clearMarker(job: JobRecord): void {
+    if (!job.output_dir) return;
+    try {
+      this.deps.folders.markDone(job.output_dir);
+    } catch (err) {
+      this.deps.logger.warn(`could not clear the marker of ${job.output_dir}`, err);
+    }
+  }
+
   private onMessage(msg: EngineMessage): void {
     const data = msg.data as { prompt_id?: unknown } | undefined;
     const promptId = typeof data?.prompt_id === 'string' ? data.prompt_id : null;
@@ -127,15 +173,20 @@ export class JobMonitor {
     const entry = this.tracked.get(promptId);
     if (!entry) return;
     entry.lastMessageAt = Date.now();
+    entry.seen = true;
     entry.tracker.handle(msg);
-    switch (msg.type) {
-      case 'execution_start':
-        this.markStarted(promptId);
-        break;
-      case 'progress_state':
-        return; // floods: the matching `progress`/`executing` message carries the news
-      default:
-        break;
+    // `progress_state` floods: the matching `progress`/`executing` message carries the news.
+    if (entry.held || (msg.type === 'progress_state' && entry.started)) return;
+    this.announce(promptId, entry);
+  }
+
+  /** Mark the job started if need be, relay its progress, and finish it once the engine is done. */
+  private announce(promptId: string, entry: Tracked): void {
+    // Any message of the prompt means the engine took it: `execution_start` is the usual one, but
+    // it is lost when the engine socket (re)connects mid-prompt, and the job must not stay `queued`.
+    if (!entry.started) {
+      entry.started = true;
+      this.markStarted(promptId);
     }
     this.deps.hub.broadcast('job.progress', { prompt_id: promptId, progress: entry.tracker.snapshot() });
     if (entry.tracker.historyReady) void this.finish(promptId);
@@ -197,10 +248,11 @@ export class JobMonitor {
 
   private async checkOne(promptId: string): Promise<void> {
     const entry = this.tracked.get(promptId);
-    if (!entry || entry.finishing) return;
+    // A held prompt is still being submitted: its end must not be announced before `job.queued`.
+    if (!entry || entry.finishing || entry.held) return;
     try {
       const history = await this.deps.engine.history(promptId);
-      if (history && this.tracked.get(promptId) === entry && !entry.finishing) {
+      if (history && this.tracked.get(promptId) === entry && !entry.finishing && !entry.held) {
         entry.finishing = true;
         this.finishFromHistory(promptId, history, entry.tracker.error);
       }

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import type { EngineClient, EngineOutputFile } from '../engine/engine.client.js';
 import { isVideoOutput, parseHistoryOutputs } from '../engine/engine.client.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -12,7 +13,7 @@ import { HttpError } from '../http/errors.js';
 import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import type { JobFolders } from './job-folders.store.js';
-import type { JobMonitor } from './job-monitor.js';
+import { historyError, type JobMonitor } from './job-monitor.js';
 import { listFiles } from './job-package.js';
 import type { JobRecord } from './job.schema.js';
 import type { HistoryQuery, JobStore } from './job.store.js';
@@ -37,7 +38,7 @@ export function contentTypeOf(filename: string): string {
   return CONTENT_TYPES[path.extname(filename).toLowerCase()] ?? 'application/octet-stream';
 }
 
-export type ResultSource = { filename: string; contentType: string } & ({ path: string; size: number } | { response: Response });
+export type ResultSource = { filename: string; contentType: string } & ({ path: string; size: number } | { stream: Readable });
 
 export interface JobQueriesDeps {
   jobs: JobStore;
@@ -55,22 +56,28 @@ export class JobQueries {
   /** `GET /api/run/status/{id}`. */
   async status(promptId: string): Promise<Record<string, unknown>> {
     const progress = this.deps.monitor.progress(promptId);
-    if (progress && progress.status === 'running') return { prompt_id: promptId, ...progress };
+    if (progress?.status === 'running') return { prompt_id: promptId, ...progress };
     const job = this.deps.jobs.get(promptId);
-    if (job?.status === 'error' || job?.status === 'stalled') return { status: 'error', prompt_id: promptId, error: job.error };
-    if (job?.status === 'completed' || !job) {
+    if (job?.status === 'error' || job?.status === 'stalled') return errorBody(promptId, job.error);
+    // Finished, or unknown to Studio (a prompt submitted by someone else): the engine's history says.
+    const settled = progress?.status === 'completed' || progress?.status === 'error' || progress?.status === 'interrupted';
+    if (!job || job.status === 'completed' || settled) {
       const history = await this.deps.engine.history(promptId).catch(() => null);
       if (history) {
+        if (history.status?.status_str === 'error') return errorBody(promptId, job?.error ?? historyError(history));
         const files = parseHistoryOutputs(history).filter((f) => (f.type ?? 'output') === 'output');
-        if (history.status?.status_str === 'error') return { status: 'error', prompt_id: promptId, error: job?.error ?? 'failed' };
         return { status: 'completed', outputs: outputsByKind(files) };
       }
-      if (job?.output) return { status: 'completed', outputs: { [kindOf(job.output.filename)]: job.output } };
+      // The engine forgot it (it restarted): the record still knows the primary output.
+      if (job?.status === 'completed') return { status: 'completed', outputs: job.output ? { [kindOf(job.output.filename)]: job.output } : {} };
     }
-    if (job || progress) return { status: 'pending', prompt_id: promptId, queue_position: await this.queuePosition(promptId) };
     const queue = await this.deps.engine.queue().catch(() => null);
-    if (queue?.running.includes(promptId)) return { status: 'running', prompt_id: promptId };
-    if (queue?.pending.includes(promptId)) return { status: 'pending', prompt_id: promptId, queue_position: queue.pending.indexOf(promptId) + 1 };
+    if (queue?.running.includes(promptId)) {
+      // Running, but no live progress (Studio restarted, or the socket missed the start).
+      return { prompt_id: promptId, ...(progress ?? storedProgress(job ?? { status: 'running' })), status: 'running' };
+    }
+    const index = queue?.pending.indexOf(promptId) ?? -1;
+    if (job || progress || index >= 0) return { status: 'pending', prompt_id: promptId, queue_position: index >= 0 ? index + 1 : null };
     throw new HttpError(404, `Job not found: ${promptId}`);
   }
 
@@ -82,9 +89,12 @@ export class JobQueries {
     const onDisk = job.output_dir && this.deps.folders.exists(job.output_dir) ? pickFile(listFiles(this.deps.folders.pathOf(job.output_dir)), outputType) : null;
     if (onDisk) return { path: onDisk, size: fs.statSync(onDisk).size, filename: path.basename(onDisk), contentType: contentTypeOf(onDisk) };
     if (!job.output) throw new HttpError(404, `Job ${promptId} has no output`);
-    const response = await this.deps.engine.view({ filename: job.output.filename, subfolder: job.output.subfolder, type: job.output.type });
-    if (!response || !response.ok) throw new HttpError(404, `Output file of ${promptId} is missing`);
-    return { response, filename: job.output.filename, contentType: contentTypeOf(job.output.filename) };
+    const response = await this.deps.engine.viewStream({ filename: job.output.filename, subfolder: job.output.subfolder, type: job.output.type });
+    if (!response || response.status !== 200) {
+      response?.body.destroy();
+      throw new HttpError(404, `Output file of ${promptId} is missing`);
+    }
+    return { stream: response.body, filename: job.output.filename, contentType: contentTypeOf(job.output.filename) };
   }
 
   /** `GET /api/admin/queue`: active jobs with progress (stored status after a restart). */
@@ -133,13 +143,6 @@ export class JobQueries {
     return { deleted, errors };
   }
 
-  private async queuePosition(promptId: string): Promise<number | null> {
-    const queue = await this.deps.engine.queue().catch(() => null);
-    if (!queue) return null;
-    if (queue.running.includes(promptId)) return 0;
-    const index = queue.pending.indexOf(promptId);
-    return index < 0 ? null : index + 1;
-  }
 }
 
 function kindOf(filename: string): string {
@@ -172,7 +175,12 @@ function pickFile(files: string[], outputType: 'video' | 'image'): string | null
   return (outputType === 'video' ? (videos[0] ?? images[0]) : images[0]) ?? null;
 }
 
-function storedProgress(job: JobRecord): ProgressObject {
+/** The `error` status body (the spec leaves it open; documented in the README). */
+function errorBody(promptId: string, error: string | null): Record<string, unknown> {
+  return { status: 'error', prompt_id: promptId, error: error ?? '[Engine] The engine reported an error' };
+}
+
+function storedProgress(job: Pick<JobRecord, 'status'>): ProgressObject {
   return {
     status: job.status === 'running' ? 'running' : 'pending',
     node_title: null,

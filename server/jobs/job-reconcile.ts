@@ -6,7 +6,6 @@
 import type { EngineClient } from '../engine/engine.client.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
-import { localStamp } from '../time.js';
 import type { ApiGraph } from '../workflows/types.js';
 import type { JobFolders } from './job-folders.store.js';
 import type { JobMonitor } from './job-monitor.js';
@@ -63,13 +62,7 @@ export async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResul
       result.finished.push(job.prompt_id);
       continue;
     }
-    deps.monitor.untrack(job.prompt_id);
-    deps.jobs.update(job.prompt_id, { status: 'stalled', error: STALLED_ERROR, finished_at: localStamp() });
-    if (job.output_dir) {
-      try {
-        deps.folders.markDone(job.output_dir);
-      } catch {}
-    }
+    deps.monitor.markStalled(job.prompt_id, STALLED_ERROR);
     result.stalled.push(job.prompt_id);
   }
   const severity = result.stalled.length ? 'warning' : 'info';

@@ -80,7 +80,10 @@ export class JobStore {
 
   /** Finished jobs (completed, error, stalled), newest first, optionally paged and filtered. */
   history(query: HistoryQuery = {}): JobRecord[] {
-    const where: string[] = [`status IN (${FINISHED_STATUSES.map((s) => `'${s}'`).join(',')})`];
+    // `+status` keeps SQLite off the status index: nearly every row is finished, so walking
+    // `jobs_created` newest first and filtering is what makes a page cheap (0.3 ms instead of a
+    // 16 ms sort of every finished row at 50 000 jobs).
+    const where: string[] = [`+status IN (${FINISHED_STATUSES.map((s) => `'${s}'`).join(',')})`];
     const values: Record<string, unknown> = {};
     if (query.status) {
       where.push('status = @status');

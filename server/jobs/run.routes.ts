@@ -3,9 +3,7 @@
  * its result. Parse and delegate; the logic lives in RunnerService and JobQueries.
  */
 import express from 'express';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { z } from 'zod';
 import { HttpError, validate } from '../http/errors.js';
 import { jsonObjectField, memoryUpload } from '../http/uploads.js';
@@ -36,7 +34,7 @@ export function runRoutes(runner: RunnerService, queries: JobQueries): express.R
   router.get('/api/run/result/:promptId', async (req, res) => {
     const { output_type } = validate(resultQuery, req.query, 'query');
     const result = await queries.result(String(req.params.promptId), output_type);
-    const body = 'path' in result ? openResult(result.path) : Readable.fromWeb(result.response.body as WebReadableStream<Uint8Array>);
+    const body = 'path' in result ? openResult(result.path) : result.stream;
     res.set('Content-Type', result.contentType);
     res.set('Content-Disposition', `inline; filename="${result.filename.replace(/["\\\r\n]/g, '_')}"`);
     if ('size' in result) res.set('Content-Length', String(result.size));

@@ -19,6 +19,9 @@ import type { JobMonitor } from './job-monitor.js';
 import type { JobRecord } from './job.schema.js';
 import type { JobStore } from './job.store.js';
 
+/** How long a submit waits for the engine socket to be open. */
+const SOCKET_WAIT_MS = 2_000;
+
 export interface UploadedFile {
   buffer: Buffer;
   originalname: string;
@@ -46,8 +49,11 @@ export class RunnerService {
   constructor(private readonly deps: RunnerDeps) {}
 
   /** Store an image in the engine's input directory under a unique name; returns that name. */
-  async uploadImage(file: UploadedFile): Promise<string> {
-    const name = uniqueUploadName(file.originalname);
+  uploadImage(file: UploadedFile): Promise<string> {
+    return this.storeImage(file, uniqueUploadName(file.originalname));
+  }
+
+  private async storeImage(file: UploadedFile, name: string): Promise<string> {
     try {
       const stored = await this.deps.engine.uploadImage(file.buffer, name);
       return stored.subfolder ? `${stored.subfolder}/${stored.name}` : stored.name;
@@ -60,11 +66,18 @@ export class RunnerService {
   /** `POST /api/run/{id}/execute`. */
   async execute(workflowId: string, params: Record<string, unknown>, image?: UploadedFile, retryOf?: string): Promise<ExecuteResult> {
     const definition = await this.deps.workflows.definition(workflowId);
-    const uploadedImage = image ? await this.uploadImage(image) : undefined;
     const objectInfo = await this.deps.workflows.objectInfo().catch(() => undefined);
     const promptId = crypto.randomUUID();
     const folder = newJobFolderName(workflowId);
-    const run = prepareRun(definition, params, folder, { uploadedImage, objectInfo });
+    // Build (and so validate the parameters) before uploading: a 400 must not leave a stray input file.
+    let uploadedImage = image ? uniqueUploadName(image.originalname) : undefined;
+    let run = prepareRun(definition, params, folder, { uploadedImage, objectInfo });
+    if (image && uploadedImage) {
+      const stored = await this.storeImage(image, uploadedImage);
+      // The engine renames on a clash (`x (1).png`); the graph must name the file it kept.
+      if (stored !== uploadedImage) run = prepareRun(definition, params, folder, { uploadedImage: stored, objectInfo });
+      uploadedImage = stored;
+    }
     const inputImage = uploadedImage ?? stringOrNull(params[EXISTING_INPUT_IMAGE_KEY]) ?? imageParam(definition.manifest.inputs, run.params);
 
     const job: JobRecord = {
@@ -84,11 +97,18 @@ export class RunnerService {
       error: null,
       ...(retryOf ? { retry_of: retryOf } : {}),
     };
+    // Events sent before the engine socket is open are lost for good (nothing is replayed), so give
+    // a socket that is (re)connecting a moment; past that the `/history` poll still finishes the job.
+    await this.deps.monitor.socketReady(SOCKET_WAIT_MS);
     this.deps.folders.create(folder);
     this.deps.jobs.insert(job);
-    this.deps.monitor.track(promptId, run.graph);
+    this.deps.monitor.track(promptId, run.graph, { held: true });
     try {
-      await this.deps.engine.submitPrompt({ prompt: run.graph, client_id: this.deps.clientId, prompt_id: promptId });
+      const submitted = await this.deps.engine.submitPrompt({ prompt: run.graph, client_id: this.deps.clientId, prompt_id: promptId });
+      // A 200 can still carry node errors: the engine dropped the outputs that failed and queued the rest.
+      if (Object.keys(submitted.node_errors).length) {
+        this.deps.logger.warn(`prompt ${promptId} was queued with node errors: ${JSON.stringify(submitted.node_errors).slice(0, 1000)}`);
+      }
     } catch (err) {
       this.deps.monitor.untrack(promptId);
       this.deps.jobs.delete([promptId]);
@@ -97,6 +117,7 @@ export class RunnerService {
     }
     this.deps.events.emit('job.queued', 'info', `Job queued: ${definition.manifest.name}`, { prompt_id: promptId, workflow_id: workflowId });
     this.deps.hub.broadcast('job.queued', this.deps.jobs.get(promptId) ?? job);
+    this.deps.monitor.release(promptId);
     return { prompt_id: promptId, client_id: this.deps.clientId, seeds: run.seeds };
   }
 
@@ -107,7 +128,14 @@ export class RunnerService {
     if (!original.workflow_id) throw new HttpError(400, `Job ${promptId} has no workflow_id and cannot be retried`);
     const params: Record<string, unknown> = { ...original.params, ...original.seeds };
     if (original.input_image) params[EXISTING_INPUT_IMAGE_KEY] = original.input_image;
-    const result = await this.execute(original.workflow_id, params, undefined, promptId);
+    let result: ExecuteResult;
+    try {
+      result = await this.execute(original.workflow_id, params, undefined, promptId);
+    } catch (err) {
+      // A 404 here would read as "job not found"; the job exists, its workflow does not (spec: 500).
+      if (err instanceof HttpError && err.status === 404) throw new HttpError(500, `Cannot retry ${promptId}: ${err.detail}`);
+      throw err;
+    }
     this.deps.events.emit('job.retried', 'info', `Job retried: ${original.workflow_name ?? original.workflow_id}`, {
       prompt_id: result.prompt_id,
       retry_of: promptId,

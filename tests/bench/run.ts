@@ -1,23 +1,24 @@
 /**
- * `npm run bench`: every benchmark, printed with ratios against a reference measured in the same
- * run. Nothing here fails on a time (CONVENTIONS 18). Pass names to run only some:
- * `npm run bench -- startup`.
+ * `npm run bench`: every `tests/bench/*.bench.ts` (each exports `run(root)`), printed with
+ * ratios against a reference measured in the same run. Nothing here fails on a time
+ * (CONVENTIONS 18). Pass names to run only some: `npm run bench -- startup relay`.
  */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { benchStartup } from './startup.bench.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const benches: Record<string, () => Promise<void>> = {
-  startup: () => benchStartup(root),
-};
-
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+
 const build = spawnSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
-for (const [name, run] of Object.entries(benches)) {
+
+for (const file of fs.readdirSync(here).filter((f) => f.endsWith('.bench.ts')).sort()) {
+  const name = file.replace(/\.bench\.ts$/, '');
   if (wanted.length && !wanted.includes(name)) continue;
   console.log(`\n# ${name}`);
-  await run();
+  const mod = (await import(pathToFileURL(path.join(here, file)).href)) as { run: (root: string) => Promise<void> };
+  await mod.run(root);
 }

@@ -58,7 +58,7 @@ function median(values: number[]): number {
 }
 
 /** Run the startup benchmark and print its lines. */
-export async function benchStartup(root: string, runs = 3): Promise<void> {
+export async function run(root: string, runs = 3): Promise<void> {
   const studioRuns: Sample[] = [];
   const refRuns: Sample[] = [];
   for (let i = 0; i < runs; i++) {

@@ -102,4 +102,13 @@ describe('server/main.ts', () => {
       expect(await terminate(child)).toBe(0);
     }
   }, 90_000);
+
+  it('leaves no stand-in behind when Studio itself is killed with SIGKILL', async () => {
+    const child = await runUntilEngineRunning();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    await waitFor(async () => ((await engineAnswers()) ? undefined : true), 15_000);
+    expect(await engineAnswers()).toBe(false);
+  }, 90_000);
 });

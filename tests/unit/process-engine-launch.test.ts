@@ -21,6 +21,7 @@ describe('engine launch', () => {
       '--output-directory', path.join(root, 'assets', 'output'),
       '--temp-directory', path.join(root, 'engine', 'temp'),
       '--step-ms', '20',
+      '--parent-pid', String(process.pid),
     ]);
     expect(launch.cwd).toBe(APP_ROOT);
     expect(launch.env).toEqual({ PATH: '/usr/bin', STUDIO_DIR: root, ELECTRON_RUN_AS_NODE: '1' });
@@ -33,7 +34,7 @@ describe('engine launch', () => {
     const launch = standinLaunch(cfg, { moduleUrl });
     expect(launch.args[0]).toBe(path.resolve('/app/dist/server/engine/standin/main.js'));
     expect(launch.args).not.toContain('tsx');
-    expect(launch.args.slice(-2)).toEqual(['--object-info', '/fixtures/object_info.json']);
+    expect(launch.args.slice(-4)).toEqual(['--object-info', '/fixtures/object_info.json', '--parent-pid', String(process.pid)]);
     expect(launch.cwd).toBe(path.join(root, 'engine'));
     expect(launch.env).toEqual({ STUDIO_DIR: root, ELECTRON_RUN_AS_NODE: '1' });
   });

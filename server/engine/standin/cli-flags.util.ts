@@ -13,6 +13,8 @@ export interface CliFlags {
   tempDir?: string;
   stepMs?: number;
   objectInfo?: string;
+  /** Exit when this process is gone (Studio killed with SIGKILL must not leave an orphan on the port). */
+  parentPid?: number;
 }
 
 /** Parse the engine-style flags; unknown engine flags (`--cpu`, `--disable-auto-launch`…) are ignored. */
@@ -51,6 +53,9 @@ export function parseFlags(args: readonly string[], warn: (message: string) => v
         break;
       case '--object-info':
         flags.objectInfo = value();
+        break;
+      case '--parent-pid':
+        flags.parentPid = nonNegativeInt(name, value());
         break;
       default:
         warn(`stand-in: ignoring unsupported flag ${arg}`);

@@ -56,6 +56,23 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  if (flags.parentPid) watchParent(flags.parentPid, () => stop('SIGTERM'));
+}
+
+/** Poll the parent: a supervisor killed with SIGKILL never sends us SIGTERM. */
+function watchParent(pid: number, onGone: () => void): void {
+  const timer = setInterval(() => {
+    try {
+      process.kill(pid, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') {
+        clearInterval(timer);
+        consoleLogger.info(`stand-in: parent ${pid} is gone`);
+        onGone();
+      }
+    }
+  }, 1000);
+  timer.unref();
 }
 
 main().catch((err: unknown) => {

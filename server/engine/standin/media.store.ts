@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { APP_ROOT } from '../../config.js';
+import { SHIPPED_ROOT } from '../../config.js';
 
 export interface StandinMedia {
   png: Buffer;
@@ -17,7 +17,7 @@ export interface StandinMedia {
 
 /** `resources/standin/` of this checkout (or of the packaged app). */
 export function standinResourcesDir(): string {
-  return path.join(APP_ROOT, 'resources', 'standin');
+  return path.join(SHIPPED_ROOT, 'resources', 'standin');
 }
 
 /** Read every shipped media file once at startup. */

@@ -1,0 +1,33 @@
+/**
+ * Error text for people: the engine's `[NodeType] message` and HTTP failures rewritten so a
+ * user knows what went wrong and what to do.
+ */
+import { ApiError } from '../api/http.js';
+
+/** `[LoadImage] Invalid image file: x.png` → a sentence naming the step and the reason. */
+export function friendlyJobError(error: string | null | undefined): string {
+  if (!error) return 'The job failed without a message from the engine.';
+  const match = /^\[([^\]]+)\]\s*([\s\S]*)$/.exec(error.trim());
+  if (!match) return error;
+  const [, node, message] = match;
+  const text = (message ?? '').trim() || 'no details';
+  if (/out of memory|CUDA out of memory|OOM/i.test(text)) {
+    return `The step “${node}” ran out of GPU memory. Try a smaller size, fewer frames or fewer steps. (${text})`;
+  }
+  if (/not found|no such file|does not exist/i.test(text)) {
+    return `The step “${node}” could not find a file it needs: ${text}. Check that the required models are downloaded.`;
+  }
+  return `The step “${node}” failed: ${text}`;
+}
+
+/** Any thrown value as a message for a toast or an inline error. */
+export function errorText(err: unknown): string {
+  if (err instanceof ApiError) {
+    if (err.status === 0) return err.detail;
+    if (err.status === 503) return `Studio is busy (${err.detail}). Try again in a moment.`;
+    if (err.status >= 500) return `Studio could not do that: ${err.detail}`;
+    return err.detail;
+  }
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

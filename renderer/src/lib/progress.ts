@@ -1,0 +1,28 @@
+/**
+ * What the progress display says about a job, as plain data (tested without a browser).
+ */
+import type { ProgressObject } from '../api/types.js';
+import { formatDuration } from './format.js';
+
+export interface ProgressFacts {
+  stage: string;
+  steps: string | null;
+  nodes: string | null;
+  eta: string | null;
+  rate: string | null;
+}
+
+/** The words beside the bar: stage, step x/y, nodes, time left and step rate. */
+export function progressFacts(p: ProgressObject | null): ProgressFacts {
+  if (!p || p.status === 'pending') return { stage: 'Waiting in the queue…', steps: null, nodes: null, eta: null, rate: null };
+  const running = p.status === 'running';
+  const stage =
+    p.status === 'completed' ? 'Finished' : p.status === 'error' ? 'Failed' : p.status === 'interrupted' ? 'Interrupted' : p.node_title ? `Running: ${p.node_title}` : 'Running…';
+  return {
+    stage,
+    steps: running && p.total_steps > 0 ? `Step ${p.step}/${p.total_steps}` : null,
+    nodes: p.total_nodes > 0 ? `Nodes ${p.nodes_done}/${p.total_nodes}` : null,
+    eta: running && p.eta_seconds !== null ? `About ${formatDuration(p.eta_seconds)} left` : null,
+    rate: running && p.step_rate !== null ? `${p.step_rate.toFixed(2)} steps/s` : null,
+  };
+}

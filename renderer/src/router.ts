@@ -1,0 +1,22 @@
+/**
+ * Page routes. Views load lazily (each its own chunk); the server answers every one of these
+ * paths with index.html (history-API fallback).
+ */
+import { createRouter, createWebHistory, type Router } from 'vue-router';
+
+/** The app's router. */
+export function createStudioRouter(): Router {
+  return createRouter({
+    history: createWebHistory(),
+    routes: [
+      { path: '/', redirect: '/home' },
+      { path: '/home', name: 'home', component: () => import('./views/HomeView.vue'), meta: { title: 'Workflows' } },
+      { path: '/run/:id', name: 'run', component: () => import('./views/RunView.vue'), meta: { title: 'Run' }, props: true },
+      { path: '/jobs', name: 'jobs', component: () => import('./views/JobsView.vue'), meta: { title: 'Queue & history' } },
+      { path: '/assets', name: 'assets', component: () => import('./views/AssetsView.vue'), meta: { title: 'Assets' } },
+      { path: '/models', name: 'models', component: () => import('./views/ModelsView.vue'), meta: { title: 'Models & LoRAs' } },
+      { path: '/events', name: 'events', component: () => import('./views/EventsView.vue'), meta: { title: 'Events' } },
+      { path: '/:rest(.*)*', name: 'not-found', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
+    ],
+  });
+}

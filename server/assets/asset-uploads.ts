@@ -1,0 +1,79 @@
+/**
+ * Storing uploaded input files (spec: `POST /api/admin/assets/upload-inputs`). A name is kept
+ * when it is free and gets `_1`, `_2`, ... otherwise; the file is created with `wx` so two
+ * uploads of the same name at once can never overwrite each other.
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { mediaTypeOf } from './asset-types.js';
+
+/** An uploaded file as multer hands it over (memory storage). */
+export interface UploadedFile {
+  originalname: string;
+  buffer: Buffer;
+}
+
+const MAX_NAME_LENGTH = 180;
+
+/** Save every upload into `dir`; failures are reported per file as `<name>: <reason>`. */
+export async function saveUploads(dir: string, files: readonly UploadedFile[]): Promise<{ uploaded: string[]; errors: string[] }> {
+  const uploaded: string[] = [];
+  const errors: string[] = [];
+  await fsp.mkdir(dir, { recursive: true });
+  for (const file of files) {
+    const shown = file.originalname || 'unnamed';
+    const name = safeUploadName(shown);
+    if (!name || !mediaTypeOf(name)) {
+      errors.push(`${shown}: unsupported file type (images and videos only)`);
+      continue;
+    }
+    if (file.buffer.length === 0) {
+      errors.push(`${shown}: the file is empty`);
+      continue;
+    }
+    try {
+      uploaded.push(await writeUnique(dir, name, file.buffer));
+    } catch (err) {
+      errors.push(`${shown}: ${(err as Error).message}`);
+    }
+  }
+  return { uploaded, errors };
+}
+
+/** The base name of an upload made safe as one path segment, or '' when nothing usable is left. */
+export function safeUploadName(original: string): string {
+  // Browsers send a bare name, but some clients send a path (C:\fakepath\x.png, a/b.png).
+  const base = original.split(/[\\/]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  let name = base.replace(/[\u0000-\u001f<>:"|?*]/g, '_').trim().replace(/^\.+/, '');
+  if (name.length > MAX_NAME_LENGTH) {
+    const ext = path.extname(name).slice(0, 10);
+    name = name.slice(0, MAX_NAME_LENGTH - ext.length) + ext;
+  }
+  return name;
+}
+
+async function writeUnique(dir: string, name: string, data: Buffer): Promise<string> {
+  const ext = path.extname(name);
+  const stem = name.slice(0, name.length - ext.length) || 'file';
+  for (let n = 0; n < 10_000; n += 1) {
+    const candidate = n === 0 ? name : `${stem}_${n}${ext}`;
+    let handle;
+    try {
+      handle = await fsp.open(path.join(dir, candidate), 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw err;
+    }
+    try {
+      await handle.writeFile(data);
+    } catch (err) {
+      await handle.close();
+      await fsp.rm(path.join(dir, candidate), { force: true });
+      throw err;
+    }
+    await handle.close();
+    return candidate;
+  }
+  throw new Error('no free file name');
+}

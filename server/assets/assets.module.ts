@@ -1,0 +1,39 @@
+/**
+ * Wiring of the assets capability behind one factory for the composition root.
+ */
+import type express from 'express';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Logger } from '../logging.js';
+import { assetsRoutes } from './assets.routes.js';
+import { AssetsService } from './assets.service.js';
+import { Thumbnails } from './thumbnails.js';
+
+export interface AssetsModuleDeps {
+  config: Readonly<Config>;
+  events: EventBus;
+  logger: Logger;
+  /** The ffmpeg executable for video thumbnails (default `ffmpeg` on PATH). */
+  ffmpegPath?: string;
+}
+
+export interface AssetsModule {
+  routers: express.Router[];
+  service: AssetsService;
+  /** Kill thumbnail children still running. */
+  stop(): void;
+}
+
+/** Thumbnails are cached here, outside `assets/` so they never show up as assets. */
+export function thumbnailCacheDir(config: Readonly<Config>): string {
+  return path.join(config.paths.root, '.thumbs');
+}
+
+/** Build the assets capability. */
+export function createAssetsModule(deps: AssetsModuleDeps): AssetsModule {
+  const roots = { inputs: deps.config.paths.assetsInput, outputs: deps.config.paths.assetsOutput };
+  const thumbnails = new Thumbnails({ cacheDir: thumbnailCacheDir(deps.config), logger: deps.logger, ffmpegPath: deps.ffmpegPath });
+  const service = new AssetsService({ roots, events: deps.events, thumbnails });
+  return { routers: [assetsRoutes(service)], service, stop: () => thumbnails.stop() };
+}

@@ -1,0 +1,123 @@
+/**
+ * The asset browser's logic (spec "Assets"): listings, uploads into the engine's input folder,
+ * deletes under the path rules, the outputs ZIP and thumbnails. Routes only parse and delegate.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import type { EventBus } from '../events/event-bus.js';
+import { HttpError } from '../http/errors.js';
+import { listInputs, listOutputs, type AssetListing } from './asset-listing.js';
+import { checkRelativePath, resolveUnder } from './asset-paths.js';
+import type { AssetType } from './asset-types.js';
+import { saveUploads, type UploadedFile } from './asset-uploads.js';
+import { writeDirectoryZip } from './assets-zip.js';
+import type { Thumbnails } from './thumbnails.js';
+
+export interface AssetsServiceDeps {
+  roots: Record<AssetType, string>;
+  events: Pick<EventBus, 'emit'>;
+  thumbnails: Thumbnails;
+}
+
+/** Asset operations. */
+export class AssetsService {
+  constructor(private readonly deps: AssetsServiceDeps) {}
+
+  /** `GET /api/admin/assets/{type}`. */
+  list(type: AssetType): AssetListing {
+    const root = this.deps.roots[type];
+    return type === 'inputs' ? listInputs(root) : listOutputs(root);
+  }
+
+  /** Store uploads in the input folder; `assets.uploaded` when at least one was stored. */
+  async upload(files: readonly UploadedFile[]): Promise<{ uploaded: string[]; errors: string[] }> {
+    if (files.length === 0) throw new HttpError(400, 'Upload one or more files in the multipart field "files"');
+    const result = await saveUploads(this.deps.roots.inputs, files);
+    if (result.uploaded.length > 0) {
+      this.deps.events.emit('assets.uploaded', 'info', `Uploaded ${result.uploaded.length} input file(s)`, {
+        files: result.uploaded,
+        count: result.uploaded.length,
+      });
+    }
+    return result;
+  }
+
+  /**
+   * Delete files (and top-level folders, i.e. job folders) by relative path. Refused per item:
+   * `..`, a leading `/`, hidden names, a nested directory. `assets.deleted` when anything went.
+   */
+  async delete(type: AssetType, paths: readonly string[]): Promise<{ deleted: string[]; errors: string[] }> {
+    const root = this.deps.roots[type];
+    const deleted: string[] = [];
+    const errors: string[] = [];
+    for (const raw of paths) {
+      const check = checkRelativePath(raw);
+      if (!check.ok) {
+        errors.push(`${String(raw)}: ${check.reason}`);
+        continue;
+      }
+      const full = resolveUnder(root, check.segments);
+      const stat = await fsp.lstat(full).catch(() => null);
+      if (!stat) {
+        errors.push(`${raw}: not found`);
+        continue;
+      }
+      try {
+        if (stat.isDirectory()) {
+          if (check.segments.length > 1) {
+            errors.push(`${raw}: nested directories cannot be deleted (delete the files inside, or the whole job folder)`);
+            continue;
+          }
+          await fsp.rm(full, { recursive: true, force: true });
+        } else {
+          await fsp.rm(full, { force: true });
+        }
+      } catch (err) {
+        errors.push(`${raw}: ${(err as Error).message}`);
+        continue;
+      }
+      deleted.push(raw);
+      await this.deps.thumbnails.forget(type, check.rel).catch(() => undefined);
+    }
+    if (deleted.length > 0) {
+      this.deps.events.emit('assets.deleted', 'info', `Deleted ${deleted.length} ${type === 'inputs' ? 'input' : 'output'} item(s)`, {
+        type,
+        files: deleted,
+        count: deleted.length,
+      });
+    }
+    return { deleted, errors };
+  }
+
+  /** 404 unless the output directory exists (checked before any byte of the ZIP is sent). */
+  assertOutputsExist(): void {
+    try {
+      if (fs.statSync(this.deps.roots.outputs).isDirectory()) return;
+    } catch {}
+    throw new HttpError(404, 'The output directory does not exist');
+  }
+
+  /** Stream the ZIP of every output into `out`. */
+  async zipOutputs(out: Writable, signal?: AbortSignal): Promise<void> {
+    await writeDirectoryZip(this.deps.roots.outputs, out, signal);
+  }
+
+  /** Absolute path of an existing asset file (for serving it), or a 400/404. */
+  filePath(type: AssetType, raw: unknown): string {
+    const check = checkRelativePath(raw);
+    if (!check.ok) throw new HttpError(400, `Invalid path: ${check.reason}`);
+    const full = resolveUnder(this.deps.roots[type], check.segments);
+    try {
+      if (fs.statSync(full).isFile()) return full;
+    } catch {}
+    throw new HttpError(404, `Not found: ${check.rel}`);
+  }
+
+  /** The cached thumbnail file of an asset. */
+  async thumbnail(type: AssetType, raw: unknown): Promise<string> {
+    const check = checkRelativePath(raw);
+    if (!check.ok) throw new HttpError(400, `Invalid path: ${check.reason}`);
+    return this.deps.thumbnails.get(type, resolveUnder(this.deps.roots[type], check.segments), check.rel);
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * Thumbnails for the asset browser: images through sharp, videos by grabbing the first frame
+ * with ffmpeg (a child process with a timeout). Each is generated once and cached on disk under
+ * `<cacheDir>/<inputs|outputs>/<path>.jpg`; a cached thumbnail is used while it is newer than its
+ * source. Concurrent requests for one file share one generation, and at most a couple run at a
+ * time (a folder of 200 videos must not start 200 ffmpegs).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { HttpError } from '../http/errors.js';
+import type { Logger } from '../logging.js';
+import { mediaTypeOf, type AssetType } from './asset-types.js';
+
+export interface ThumbnailOptions {
+  cacheDir: string;
+  logger: Logger;
+  /** The ffmpeg executable (default `ffmpeg` on PATH). */
+  ffmpegPath?: string;
+  /** Longest side in pixels. Default 320. */
+  size?: number;
+  /** Per-video deadline for ffmpeg. Default 20 s. */
+  timeoutMs?: number;
+  concurrency?: number;
+}
+
+const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+const MAX_REMEMBERED_FAILURES = 1000;
+
+/** Generates and caches thumbnails. */
+export class Thumbnails {
+  private readonly inflight = new Map<string, Promise<string>>();
+  /** Sources that failed, keyed with their mtime, so a broken file is not retried on every view. */
+  private readonly failures = new Map<string, string>();
+  private readonly children = new Set<ChildProcess>();
+  private readonly waiting: Array<() => void> = [];
+  private running = 0;
+  private ffmpegMissing = false;
+  private readonly size: number;
+
+  constructor(private readonly opts: ThumbnailOptions) {
+    this.size = opts.size ?? 320;
+  }
+
+  /** The cached JPEG of `rel` under the root of `type`, generated when missing or stale. */
+  async get(type: AssetType, source: string, rel: string): Promise<string> {
+    const media = mediaTypeOf(path.basename(source));
+    if (!media) throw new HttpError(404, `No thumbnail for ${rel}: not an image or a video`);
+    let sourceStat: fs.Stats;
+    try {
+      sourceStat = await fsp.stat(source);
+    } catch {
+      throw new HttpError(404, `Not found: ${rel}`);
+    }
+    if (!sourceStat.isFile()) throw new HttpError(404, `Not a file: ${rel}`);
+    const target = this.cachePath(type, rel);
+    const cached = await fsp.stat(target).catch(() => null);
+    if (cached && cached.mtimeMs >= sourceStat.mtimeMs) return target;
+
+    const failureKey = `${target}@${sourceStat.mtimeMs}`;
+    const failure = this.failures.get(failureKey);
+    if (failure) throw new HttpError(404, failure);
+    if (media === 'video' && this.ffmpegMissing) throw new HttpError(404, 'Video thumbnails need ffmpeg, which is not installed');
+
+    let pending = this.inflight.get(target);
+    if (!pending) {
+      pending = this.withSlot(() => this.generate(media, source, target)).finally(() => this.inflight.delete(target));
+      this.inflight.set(target, pending);
+    }
+    try {
+      return await pending;
+    } catch (err) {
+      const message = err instanceof HttpError ? err.detail : `No thumbnail for ${rel}: ${(err as Error).message}`;
+      if (!(media === 'video' && this.ffmpegMissing)) this.rememberFailure(failureKey, message);
+      throw new HttpError(404, message);
+    }
+  }
+
+  /** Drop cached thumbnails of a deleted file or folder. */
+  async forget(type: AssetType, rel: string): Promise<void> {
+    await fsp.rm(this.cachePath(type, rel), { force: true });
+    await fsp.rm(path.join(this.opts.cacheDir, type, ...rel.split('/')), { recursive: true, force: true });
+  }
+
+  /** Kill running ffmpeg children (shutdown). */
+  stop(): void {
+    for (const child of this.children) child.kill('SIGKILL');
+    this.children.clear();
+  }
+
+  private cachePath(type: AssetType, rel: string): string {
+    return `${path.join(this.opts.cacheDir, type, ...rel.split('/'))}.jpg`;
+  }
+
+  private async generate(media: 'image' | 'video', source: string, target: string): Promise<string> {
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    const input = media === 'image' ? source : await this.firstFrame(source);
+    const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+    try {
+      await sharp(input, { failOn: 'error', limitInputPixels: 20_000 * 20_000 })
+        .rotate()
+        .resize({ width: this.size, height: this.size, fit: 'inside', withoutEnlargement: true })
+        .flatten({ background: '#ffffff' })
+        .jpeg({ quality: 78 })
+        .toFile(tmp);
+      await fsp.rename(tmp, target);
+    } catch (err) {
+      await fsp.rm(tmp, { force: true });
+      throw err;
+    }
+    return target;
+  }
+
+  /** The first frame of a video as PNG bytes, through ffmpeg. */
+  private firstFrame(source: string): Promise<Buffer> {
+    const ffmpeg = this.opts.ffmpegPath ?? 'ffmpeg';
+    const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', source, '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', '-'];
+    return new Promise((resolve, reject) => {
+      const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      this.children.add(child);
+      const chunks: Buffer[] = [];
+      let bytes = 0;
+      let stderr = '';
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new Error(`ffmpeg took longer than ${Math.round((this.opts.timeoutMs ?? 20_000) / 1000)} s`));
+      }, this.opts.timeoutMs ?? 20_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        if (bytes > MAX_FRAME_BYTES) child.kill('SIGKILL');
+        else chunks.push(chunk);
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        if (stderr.length < 2000) stderr += chunk.toString('utf8');
+      });
+      child.on('error', (err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        this.children.delete(child);
+        if (err.code === 'ENOENT') {
+          this.ffmpegMissing = true;
+          this.opts.logger.warn(`ffmpeg was not found ("${ffmpeg}"): video thumbnails are off until it is installed and Studio restarts`);
+          reject(new HttpError(404, 'Video thumbnails need ffmpeg, which is not installed'));
+        } else {
+          reject(err);
+        }
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        this.children.delete(child);
+        const frame = Buffer.concat(chunks);
+        if (code === 0 && frame.length > 0) resolve(frame);
+        else reject(new Error(`ffmpeg could not read a frame${stderr ? `: ${stderr.trim().split('\n').pop() ?? ''}` : ` (exit ${code})`}`));
+      });
+    });
+  }
+
+  private async withSlot<T>(task: () => Promise<T>): Promise<T> {
+    const limit = this.opts.concurrency ?? 2;
+    if (this.running >= limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running += 1;
+    try {
+      return await task();
+    } finally {
+      this.running -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private rememberFailure(key: string, message: string): void {
+    if (this.failures.size >= MAX_REMEMBERED_FAILURES) {
+      const oldest = this.failures.keys().next().value;
+      if (oldest !== undefined) this.failures.delete(oldest);
+    }
+    this.failures.set(key, message);
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Read side of the catalogs: the catalog responses with live `status` / `on_disk_bytes` and
+ * `stats` (spec "Catalog entries"), the LLM catalog with its `summary`, compatible LoRAs and the
+ * model-hub map. Presence is read from the disk on every call; nothing about it is stored.
+ */
+import { HttpError } from '../http/errors.js';
+import type { CatalogSet } from './catalog-set.js';
+import type { CatalogFile, CatalogKind } from './catalog.schema.js';
+import type { DiskUsage } from './disk-usage.js';
+import type { DownloadManager } from './download-manager.service.js';
+import { compatibleLoras, type LoraPair } from './lora-pairs.js';
+import type { MetadataService } from './metadata.service.js';
+import { buildModelhubMap, type ModelhubMap } from './modelhub-map.js';
+import { diskPresence, presenceSummary, withLiveStatus, type ModelDirs } from './model-status.js';
+
+/** `stats` of the models and LoRA catalogs (`fetching_count` on models only). */
+export interface CatalogStats {
+  queued_count: number;
+  downloading_count: number;
+  fetching_count?: number;
+  present_count: number;
+  total_count: number;
+  global_speed: number;
+  models_bytes: number;
+  free_bytes: number;
+}
+
+export type LiveCatalog = ReturnType<typeof withLiveStatus>;
+
+export interface CatalogQueryDeps {
+  catalogs: CatalogSet;
+  dirs: ModelDirs;
+  downloads: DownloadManager;
+  metadata: MetadataService;
+  disk: DiskUsage;
+}
+
+/** Catalog reads for the routes. */
+export class CatalogQueries {
+  constructor(private readonly deps: CatalogQueryDeps) {}
+
+  /** `GET /api/admin/models` / `GET /api/admin/loras`. */
+  async catalog(kind: 'models' | 'loras'): Promise<LiveCatalog & { stats: CatalogStats }> {
+    const catalog = await this.loaded(kind);
+    const states = this.deps.downloads.queueStates();
+    const presence = diskPresence(this.deps.dirs);
+    const live = withLiveStatus(catalog, kind, presence, (file) => states.get(file) ?? null);
+    let queued = 0;
+    let downloading = 0;
+    let present = 0;
+    let total = 0;
+    for (const category of live.categories) {
+      for (const entry of category.models) {
+        total += 1;
+        if (entry.status === 'queued') queued += 1;
+        if (entry.status === 'downloading') downloading += 1;
+        if (entry.status === 'present' || entry.on_disk_bytes > 0) present += 1;
+      }
+    }
+    const disk = await this.deps.disk.get();
+    const stats: CatalogStats = {
+      queued_count: queued,
+      downloading_count: downloading,
+      ...(kind === 'models' ? { fetching_count: this.deps.metadata.fetchingCount('models') } : {}),
+      present_count: present,
+      total_count: total,
+      global_speed: this.deps.downloads.globalSpeed(),
+      models_bytes: disk.models_bytes,
+      free_bytes: disk.free_bytes,
+    };
+    return { ...live, stats };
+  }
+
+  /** `GET /api/admin/llm/models`: the LLM catalog with `summary` instead of `stats`. */
+  async llmCatalog(): Promise<LiveCatalog & { summary: { total: number; present: number } }> {
+    const catalog = await this.loaded('llm');
+    const states = this.deps.downloads.queueStates();
+    const presence = diskPresence(this.deps.dirs);
+    const live = withLiveStatus(catalog, 'llm', presence, (file) => states.get(file) ?? null);
+    return { ...live, summary: presenceSummary(catalog, 'llm', presence) };
+  }
+
+  /** `GET /api/admin/loras/compatible/{base_model}`. */
+  async compatible(baseModel: string): Promise<LoraPair[]> {
+    return compatibleLoras(await this.loaded('loras'), baseModel);
+  }
+
+  /** `GET /api/admin/models/civitai-map` over both catalogs. */
+  async modelhubMap(): Promise<ModelhubMap> {
+    const presence = diskPresence(this.deps.dirs);
+    return buildModelhubMap(await this.loaded('models'), await this.loaded('loras'), (entry, kind) => presence.isPresent(entry, kind));
+  }
+
+  /** The catalog of `kind`, loading it again if the boot load failed; 500 when it cannot be read. */
+  private async loaded(kind: CatalogKind): Promise<CatalogFile> {
+    const store = this.deps.catalogs[kind];
+    if (store.isLoaded()) return store.get();
+    try {
+      return await store.load();
+    } catch (err) {
+      throw new HttpError(500, `The ${kind} catalog could not be loaded: ${(err as Error).message}`);
+    }
+  }
+}

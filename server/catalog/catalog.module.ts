@@ -1,0 +1,123 @@
+/**
+ * Wiring of the catalog capability (catalogs, download queue, metadata, settings) behind one
+ * factory, so the composition root only constructs it, mounts its routers and starts/stops it.
+ */
+import type express from 'express';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Logger } from '../logging.js';
+import { ModelhubClient } from '../modelhub/modelhub.client.js';
+import { RepohostClient } from '../repohost/repohost.client.js';
+import { settingsRoutes } from '../system/settings.routes.js';
+import { SettingsStore } from '../system/settings.store.js';
+import { ActivityLog } from './activity-log.js';
+import { CatalogActions } from './catalog-actions.service.js';
+import { CatalogQueries } from './catalog-query.service.js';
+import { catalogRoutes } from './catalog.routes.js';
+import { CATALOG_FILE_NAMES, catalogSchemaFor } from './catalog.schema.js';
+import { CatalogStore } from './catalog.store.js';
+import type { CatalogSet } from './catalog-set.js';
+import { DiskUsage } from './disk-usage.js';
+import { DownloadManager } from './download-manager.service.js';
+import { DownloadStore } from './download.store.js';
+import { downloadsRoutes } from './downloads.routes.js';
+import type { DownloadOptions } from './file-download.js';
+import { MetadataService } from './metadata.service.js';
+import { StatusStreams } from './status-stream.js';
+
+/** The tokens in force (they are editable at runtime, so read per use). */
+export interface SourceTokens {
+  modelhubApiKey: string | null;
+  hubToken: string | null;
+}
+
+export interface CatalogModuleDeps {
+  config: Readonly<Config>;
+  db: Db;
+  events: EventBus;
+  logger: Logger;
+  /** The stores the composition root already loads on boot. */
+  catalogs: { models: CatalogStore; loras: CatalogStore };
+  /** Defaults to the config's tokens. */
+  tokens?: () => SourceTokens;
+  /** Passed to every file download (tests shorten backoff and stall timeouts). */
+  downloadOptions?: Omit<DownloadOptions, 'signal' | 'onProgress'>;
+}
+
+/** The built capability. */
+export interface CatalogModule {
+  routers: express.Router[];
+  catalogs: CatalogSet;
+  downloads: DownloadManager;
+  metadata: MetadataService;
+  disk: DiskUsage;
+  activity: ActivityLog;
+  /** Open status streams (SSE clients). */
+  streams: StatusStreams;
+  /** Load the LLM catalog and resume the download queue (after the other catalogs loaded). */
+  start(): Promise<void>;
+  /** End status streams, abort metadata lookups and running downloads (their parts stay). */
+  stop(): Promise<void>;
+}
+
+/** Build the catalog capability. */
+export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
+  const { config, logger } = deps;
+  const tokens = deps.tokens ?? (() => ({ modelhubApiKey: config.tokens.modelhubApiKey, hubToken: config.tokens.hubToken }));
+  const catalogs: CatalogSet = {
+    ...deps.catalogs,
+    llm: new CatalogStore({ file: path.join(config.paths.catalogs, CATALOG_FILE_NAMES.llm), schema: catalogSchemaFor('llm') }),
+  };
+  const dirs = { models: config.paths.models, llmModels: config.paths.llmModels };
+  const activity = new ActivityLog();
+  const disk = new DiskUsage({ modelsDir: config.paths.models });
+  const downloads = new DownloadManager({
+    store: new DownloadStore(deps.db),
+    settings: new SettingsStore(deps.db),
+    catalogs,
+    dirs,
+    sources: () => {
+      const current = tokens();
+      return {
+        modelhubBaseUrl: config.urls.modelhub,
+        repohostBaseUrl: config.urls.repohost,
+        modelhubApiKey: current.modelhubApiKey,
+        hubToken: current.hubToken,
+      };
+    },
+    activity,
+    logger,
+    onFilesChanged: () => disk.invalidate(),
+    downloadOptions: deps.downloadOptions,
+  });
+  const metadata = new MetadataService({
+    catalogs,
+    modelhub: new ModelhubClient({ baseUrl: config.urls.modelhub, apiKey: () => tokens().modelhubApiKey }),
+    repohost: new RepohostClient({ baseUrl: config.urls.repohost, token: () => tokens().hubToken }),
+    events: deps.events,
+    logger,
+  });
+  const queries = new CatalogQueries({ catalogs, dirs, downloads, metadata, disk });
+  const actions = new CatalogActions({ catalogs, dirs, downloads, events: deps.events, activity, disk, workflowsDir: config.paths.workflows });
+  const streams = new StatusStreams(() => downloads.statusEntries());
+
+  return {
+    routers: [catalogRoutes({ queries, actions, metadata, activity }), downloadsRoutes({ queries, actions, streams }), settingsRoutes(downloads)],
+    catalogs,
+    downloads,
+    metadata,
+    disk,
+    activity,
+    streams,
+    async start() {
+      await catalogs.llm.load().catch((err: unknown) => logger.error('catalog llm could not be loaded', err));
+      downloads.start();
+    },
+    async stop() {
+      streams.closeAll();
+      await Promise.all([metadata.stop(), downloads.stop()]);
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Download routes: queue one file or a batch (models and LoRAs share these), the SSE status
+ * stream, file deletes, and the LLM catalog's list, download and delete.
+ */
+import express from 'express';
+import { z } from 'zod';
+import { validate } from '../http/errors.js';
+import type { CatalogActions } from './catalog-actions.service.js';
+import type { CatalogQueries } from './catalog-query.service.js';
+import type { StatusStreams } from './status-stream.js';
+
+const batchBody = z.object({ filenames: z.array(z.string().min(1)).max(1000) });
+
+export interface DownloadRouteDeps {
+  queries: CatalogQueries;
+  actions: CatalogActions;
+  streams: StatusStreams;
+}
+
+/** Download and LLM catalog routes. */
+export function downloadsRoutes({ queries, actions, streams }: DownloadRouteDeps): express.Router {
+  const router = express.Router();
+
+  router.get('/api/admin/models/status', (_req, res) => {
+    streams.open(res);
+  });
+
+  router.post('/api/admin/models/download-batch', (req, res) => {
+    const { filenames } = validate(batchBody, req.body ?? {});
+    res.json(actions.downloadBatch(filenames));
+  });
+
+  router.post('/api/admin/models/download/:filename', (req, res) => {
+    res.json(actions.download(String(req.params.filename)));
+  });
+
+  router.delete('/api/admin/models/:filename', async (req, res) => {
+    res.json(await actions.deleteModel(String(req.params.filename)));
+  });
+
+  router.get('/api/admin/llm/models', async (_req, res) => {
+    res.json(await queries.llmCatalog());
+  });
+
+  router.post('/api/admin/llm/models/download/:filename', (req, res) => {
+    res.json(actions.downloadLlm(String(req.params.filename)));
+  });
+
+  router.delete('/api/admin/llm/models/:filename', async (req, res) => {
+    res.json(await actions.deleteLlm(String(req.params.filename)));
+  });
+
+  return router;
+}

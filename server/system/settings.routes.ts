@@ -1,0 +1,35 @@
+/**
+ * `GET/PUT /api/admin/settings`: `{max_concurrent}`, the number of downloads that run at once.
+ * A PUT is applied at once: raising the limit starts queued downloads, lowering it lets the
+ * running ones finish.
+ */
+import express from 'express';
+import { z } from 'zod';
+import { validate } from '../http/errors.js';
+
+/** What the routes need from the download manager. */
+export interface ConcurrencySetting {
+  maxConcurrent(): number;
+  /** Clamps to 1–10, stores and applies; returns the value in force. */
+  setMaxConcurrent(value: number): number;
+}
+
+// Any finite number is accepted and clamped (spec: "clamped to 1-10"); a non-number is a 400.
+const putBody = z.object({ max_concurrent: z.number().finite().optional() });
+
+/** Settings routes. */
+export function settingsRoutes(downloads: ConcurrencySetting): express.Router {
+  const router = express.Router();
+
+  router.get('/api/admin/settings', (_req, res) => {
+    res.json({ max_concurrent: downloads.maxConcurrent() });
+  });
+
+  router.put('/api/admin/settings', (req, res) => {
+    const body = validate(putBody, req.body ?? {});
+    if (body.max_concurrent !== undefined) downloads.setMaxConcurrent(body.max_concurrent);
+    res.json({ max_concurrent: downloads.maxConcurrent() });
+  });
+
+  return router;
+}

@@ -1,0 +1,120 @@
+/**
+ * `GET /api/admin/history` with 50 000 stored jobs: a page of 100 and the whole list, end to end
+ * over HTTP against Studio as its own (compiled) process. Reference: the same SQL query run
+ * directly with better-sqlite3 on the same database file (rows only, no JSON decoding or HTTP).
+ */
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase } from '../../server/db/database.js';
+import type { JobRecord } from '../../server/jobs/job.schema.js';
+import { JobStore } from '../../server/jobs/job.store.js';
+import { freePort } from '../helpers/ports.js';
+import { startStudioProcess } from '../helpers/studio-process.js';
+
+const JOBS = 50_000;
+const PAGE = 100;
+const COLUMNS =
+  'prompt_id, workflow_id, workflow_name, output_dir, status, queued_at, started_at, finished_at, duration, input_image, params, seeds, output, error, retry_of, created_ms';
+const HISTORY_SQL = `SELECT ${COLUMNS} FROM jobs WHERE +status IN ('completed','error','stalled') ORDER BY created_ms DESC, rowid DESC`;
+
+/** 50 000 realistic finished jobs, inserted in one transaction. */
+function fill(dbFile: string): void {
+  const db = openDatabase(dbFile);
+  const store = new JobStore(db);
+  const start = Date.now() - JOBS * 60_000;
+  db.transaction(() => {
+    for (let i = 0; i < JOBS; i++) {
+      const folder = `txt2img-sdxl_20261122-${String(i).padStart(6, '0')}_abcdef`;
+      const failed = i % 20 === 0;
+      const job: JobRecord = {
+        prompt_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        workflow_id: 'txt2img-sdxl',
+        workflow_name: 'SDXL text to image',
+        output_dir: folder,
+        status: failed ? 'error' : 'completed',
+        queued_at: '2026-11-22T10:00:00',
+        started_at: '2026-11-22T10:00:01',
+        finished_at: '2026-11-22T10:00:31',
+        duration: 30,
+        input_image: null,
+        params: {
+          positive: 'a photograph of a red fox in a snowy forest, golden hour, highly detailed',
+          negative: 'blurry, low quality, watermark, text',
+          width: 1024,
+          height: 1024,
+          steps: 25,
+          cfg: 7,
+          seed: 123456789 + i,
+        },
+        seeds: { seed: 123456789 + i },
+        output: failed ? null : { filename: 'ComfyUI_00001_.png', subfolder: `${folder}/final`, type: 'output' },
+        error: failed ? '[KSampler] CUDA out of memory' : null,
+      };
+      store.insert(job, start + i * 60_000);
+    }
+  })();
+  db.close();
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function time(runs: number, fn: () => Promise<unknown> | unknown): Promise<number> {
+  for (let i = 0; i < 3; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    await fn();
+    samples.push(performance.now() - t0);
+  }
+  return median(samples);
+}
+
+/** Run the history benchmark and print its lines. */
+export async function run(_root: string): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-history-'));
+  const dbFile = path.join(dir, 'db', 'studio.db');
+  fs.mkdirSync(path.dirname(dbFile), { recursive: true });
+  fill(dbFile);
+  // No engine: history is served from SQLite alone.
+  const studio = await startStudioProcess(
+    { STUDIO_DIR: dir, ENGINE_MODE: 'external', ENGINE_PORT: String(await freePort()) },
+    { compiled: true },
+  );
+  const reference = new Database(dbFile, { readonly: true });
+  try {
+    const pageStmt = reference.prepare(`${HISTORY_SQL} LIMIT ${PAGE} OFFSET 0`);
+    const allStmt = reference.prepare(HISTORY_SQL);
+    let pageBytes = 0;
+    let allBytes = 0;
+    let count = 0;
+    const studioPage = await time(30, async () => {
+      const res = await studio.api(`/api/admin/history?limit=${PAGE}`);
+      pageBytes = (await res.arrayBuffer()).byteLength;
+    });
+    const refPage = await time(30, () => pageStmt.all());
+    // Bytes received, not parsed: the client's own JSON.parse is not Studio's time.
+    const studioAll = await time(5, async () => {
+      allBytes = (await (await studio.api('/api/admin/history')).arrayBuffer()).byteLength;
+    });
+    count = ((await (await studio.api('/api/admin/history')).json()) as unknown[]).length;
+    const refAll = await time(5, () => allStmt.all());
+    console.log(`history with ${JOBS} stored jobs (median):`);
+    console.log(
+      `  page of ${PAGE} (?limit=${PAGE}): studio ${studioPage.toFixed(1)} ms (${(pageBytes / 1024).toFixed(0)} KiB over HTTP); ` +
+        `same SQL with better-sqlite3 ${refPage.toFixed(2)} ms; ratio ${(studioPage / refPage).toFixed(1)}`,
+    );
+    console.log(
+      `  whole list (${count} jobs): studio ${studioAll.toFixed(0)} ms (${(allBytes / 1048576).toFixed(1)} MiB over HTTP); ` +
+        `same SQL with better-sqlite3 ${refAll.toFixed(0)} ms; ratio ${(studioAll / refAll).toFixed(1)}`,
+    );
+  } finally {
+    reference.close();
+    await studio.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * Relay latency: from a progress message the engine sends to its arrival at Studio WebSocket
+ * clients, p50/p99 over every delivery, with 1, 50 and 200 clients; then a 1 MB preview frame to
+ * 50 clients. Studio runs as its own process (compiled) against a fake engine in this process,
+ * which also hosts the clients, so send and receive times come from one clock. Reference: a bare
+ * `ws` relay process that forwards the engine's frames as they are to the same number of clients.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import WebSocket, { WebSocketServer } from 'ws';
+import { freePort } from '../helpers/ports.js';
+import { execute } from '../helpers/runner.js';
+import { startStudioProcess } from '../helpers/studio-process.js';
+import { TEST_API_KEY } from '../helpers/studio.js';
+
+const ROUNDS = 3;
+const MESSAGES = 400;
+const WARMUP = 30;
+const GAP_MS = 4;
+const PREVIEWS = 20;
+const PREVIEW_GAP_MS = 150;
+const PREVIEW_BYTES = 1024 * 1024;
+
+/** The engine's `/ws`, `/system_stats`, `/prompt`, `/history`, `/queue`: just enough for Studio to submit and listen. */
+interface FakeEngine {
+  port: number;
+  /** The engine-side socket of a client id, once connected. */
+  socketOf(clientId: string): WebSocket | undefined;
+  waitFor(clientId: string): Promise<WebSocket>;
+  close(): Promise<void>;
+}
+
+async function startFakeEngine(): Promise<FakeEngine> {
+  const sockets = new Map<string, WebSocket>();
+  const waiters: Array<() => void> = [];
+  let number = 0;
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (url.pathname === '/system_stats') return json({ system: { comfyui_version: 'bench' }, devices: [] });
+    if (url.pathname === '/object_info') return json({});
+    if (url.pathname === '/queue') return json({ queue_running: [], queue_pending: [] });
+    if (url.pathname.startsWith('/history')) return json({});
+    if (url.pathname === '/prompt' && req.method === 'POST') {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { prompt_id?: string };
+        json({ prompt_id: body.prompt_id ?? `p${number}`, number: number++, node_errors: {} });
+      });
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  const wss = new WebSocketServer({ server, path: '/ws', perMessageDeflate: false });
+  wss.on('connection', (ws, req) => {
+    const id = new URL(req.url ?? '/', 'http://x').searchParams.get('clientId') ?? '';
+    sockets.set(id, ws);
+    ws.on('error', () => {});
+    for (const wake of waiters.splice(0)) wake();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const fake: FakeEngine = {
+    port: (server.address() as AddressInfo).port,
+    socketOf: (id) => sockets.get(id),
+    async waitFor(id) {
+      while (!sockets.get(id) || sockets.get(id)!.readyState !== WebSocket.OPEN) await new Promise<void>((r) => waiters.push(r));
+      return sockets.get(id)!;
+    },
+    async close() {
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+  return fake;
+}
+
+/** A bare relay: one client of the engine's socket, every frame forwarded as is to its own clients. */
+const REFERENCE_RELAY = `
+const WebSocket = require('ws');
+const wss = new WebSocket.WebSocketServer({ port: Number(process.env.PORT), host: '127.0.0.1', perMessageDeflate: false });
+const upstream = new WebSocket('ws://127.0.0.1:' + process.env.ENGINE_PORT + '/ws?clientId=reference', { perMessageDeflate: false });
+upstream.on('message', (data, isBinary) => { for (const c of wss.clients) if (c.readyState === 1) c.send(data, { binary: isBinary }); });
+wss.on('listening', () => console.log('ready'));
+`;
+
+interface Client {
+  ws: WebSocket;
+  /** [receive time, frame] in arrival order. */
+  got: Array<[number, Buffer, boolean]>;
+}
+
+async function connectClients(url: string, count: number, headers: Record<string, string>): Promise<Client[]> {
+  const clients: Client[] = [];
+  for (let i = 0; i < count; i++) {
+    const ws = new WebSocket(url, { headers, perMessageDeflate: false });
+    const client: Client = { ws, got: [] };
+    // Record first, decode after the run: the receive path stays as cheap as possible.
+    ws.on('message', (data: Buffer, isBinary: boolean) => client.got.push([performance.now(), data, isBinary]));
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    clients.push(client);
+  }
+  return clients;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Send `count` progress messages `GAP_MS` apart; returns the send time of each sequence number. */
+async function driveProgress(engine: WebSocket, promptId: string, count: number): Promise<Map<number, number>> {
+  const sent = new Map<number, number>();
+  for (let seq = 1; seq <= count; seq++) {
+    const frame = JSON.stringify({ type: 'progress', data: { value: seq, max: 1_000_000, prompt_id: promptId, node: '2' } });
+    sent.set(seq, performance.now());
+    engine.send(frame);
+    await sleep(GAP_MS);
+  }
+  await sleep(300);
+  return sent;
+}
+
+/** A type 4 preview frame whose image starts with the sequence number. */
+function previewFrame(promptId: string, seq: number): Buffer {
+  const meta = Buffer.from(JSON.stringify({ node_id: '2', prompt_id: promptId, display_node_id: '2', image_type: 'image/jpeg' }));
+  const header = Buffer.alloc(8);
+  header.writeUInt32BE(4, 0);
+  header.writeUInt32BE(meta.length, 4);
+  const image = Buffer.alloc(PREVIEW_BYTES, 7);
+  image.writeUInt32BE(seq, 0);
+  return Buffer.concat([header, meta, image]);
+}
+
+async function drivePreviews(engine: WebSocket, promptId: string): Promise<Map<number, number>> {
+  const sent = new Map<number, number>();
+  for (let seq = 1; seq <= PREVIEWS; seq++) {
+    const frame = previewFrame(promptId, seq);
+    sent.set(seq, performance.now());
+    engine.send(frame, { binary: true });
+    await sleep(PREVIEW_GAP_MS);
+  }
+  await sleep(500);
+  return sent;
+}
+
+/** Latencies (ms) of every delivery of a text frame, keyed by the sequence `seqOf` finds in it. */
+function textLatencies(clients: Client[], sent: Map<number, number>, seqOf: (msg: Record<string, unknown>) => number | undefined): { latencies: number[]; missing: number } {
+  const latencies: number[] = [];
+  let delivered = 0;
+  for (const client of clients) {
+    for (const [at, data, isBinary] of client.got) {
+      if (isBinary) continue;
+      const seq = seqOf(JSON.parse(data.toString('utf8')) as Record<string, unknown>);
+      const t0 = seq === undefined ? undefined : sent.get(seq);
+      if (t0 === undefined || seq! <= WARMUP) continue;
+      latencies.push(at - t0);
+      delivered++;
+    }
+  }
+  return { latencies: latencies.sort((a, b) => a - b), missing: clients.length * (sent.size - WARMUP) - delivered };
+}
+
+function binaryLatencies(clients: Client[], sent: Map<number, number>): { latencies: number[]; missing: number } {
+  const latencies: number[] = [];
+  let delivered = 0;
+  for (const client of clients) {
+    for (const [at, data, isBinary] of client.got) {
+      if (!isBinary) continue;
+      const image = data.subarray(8 + data.readUInt32BE(4));
+      const t0 = sent.get(image.readUInt32BE(0));
+      if (t0 === undefined) continue;
+      latencies.push(at - t0);
+      delivered++;
+    }
+  }
+  return { latencies: latencies.sort((a, b) => a - b), missing: clients.length * sent.size - delivered };
+}
+
+function merge(into: { latencies: number[]; missing: number }, more: { latencies: number[]; missing: number }): void {
+  into.latencies = [...into.latencies, ...more.latencies].sort((x, y) => x - y);
+  into.missing += more.missing;
+}
+
+function line(label: string, studio: { latencies: number[]; missing: number }, reference: { latencies: number[]; missing: number }): string {
+  const s50 = percentile(studio.latencies, 50);
+  const s99 = percentile(studio.latencies, 99);
+  const r50 = percentile(reference.latencies, 50);
+  const r99 = percentile(reference.latencies, 99);
+  const drop = studio.missing || reference.missing ? ` (undelivered: studio ${studio.missing}, reference ${reference.missing})` : '';
+  return `${label}: studio p50 ${s50.toFixed(2)} ms p99 ${s99.toFixed(2)} ms; bare ws relay p50 ${r50.toFixed(2)} ms p99 ${r99.toFixed(2)} ms; p99 ratio ${(s99 / r99).toFixed(2)}${drop}`;
+}
+
+async function startReference(enginePort: number, root: string): Promise<{ port: number; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['-e', REFERENCE_RELAY], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), ENGINE_PORT: String(enginePort) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`reference relay exited with ${code}`)));
+  });
+  return { port, child };
+}
+
+/** Run the relay benchmark and print its lines. */
+export async function run(root: string): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-relay-'));
+  const engine = await startFakeEngine();
+  const studio = await startStudioProcess(
+    { STUDIO_DIR: dir, ENGINE_MODE: 'external', ENGINE_PORT: String(engine.port) },
+    { compiled: true },
+  );
+  const reference = await startReference(engine.port, root);
+  try {
+    const clientId = fs.readFileSync(path.join(dir, 'jobs', 'engine-client-id'), 'utf8').trim();
+    const studioSocket = await engine.waitFor(clientId);
+    const referenceSocket = await engine.waitFor('reference');
+    const { prompt_id: promptId } = await execute(studio.api, 'image-filter', { params: { _existing_input_image: 'bench.png' } });
+    studioSocket.send(JSON.stringify({ type: 'execution_start', data: { prompt_id: promptId } }));
+
+    const studioWs = `${studio.url.replace('http', 'ws')}/ws`;
+    const referenceWs = `ws://127.0.0.1:${reference.port}`;
+    const studioSeq = (msg: Record<string, unknown>) =>
+      msg.type === 'job.progress' ? ((msg.data as { progress: { step: number } }).progress.step as number) : undefined;
+    const referenceSeq = (msg: Record<string, unknown>) => (msg.type === 'progress' ? (msg.data as { value: number }).value : undefined);
+
+    console.log(
+      `relay of a progress message, ${ROUNDS} alternating rounds of ${MESSAGES - WARMUP} messages ${GAP_MS} ms apart (after ${WARMUP} warm-up), latency per delivery:`,
+    );
+    for (const count of [1, 50, 200]) {
+      const s = { latencies: [] as number[], missing: 0 };
+      const r = { latencies: [] as number[], missing: 0 };
+      for (let round = 0; round < ROUNDS; round++) {
+        const sClients = await connectClients(studioWs, count, { 'X-API-Key': TEST_API_KEY });
+        merge(s, textLatencies(sClients, await driveProgress(studioSocket, promptId, MESSAGES), studioSeq));
+        for (const c of sClients) c.ws.terminate();
+        const rClients = await connectClients(referenceWs, count, {});
+        merge(r, textLatencies(rClients, await driveProgress(referenceSocket, promptId, MESSAGES), referenceSeq));
+        for (const c of rClients) c.ws.terminate();
+      }
+      console.log(line(`  ${String(count).padStart(3)} client(s)`, s, r));
+    }
+
+    const sClients = await connectClients(studioWs, 50, { 'X-API-Key': TEST_API_KEY });
+    const s = binaryLatencies(sClients, await drivePreviews(studioSocket, promptId));
+    for (const c of sClients) c.ws.terminate();
+    const rClients = await connectClients(referenceWs, 50, {});
+    const r = binaryLatencies(rClients, await drivePreviews(referenceSocket, promptId));
+    for (const c of rClients) c.ws.terminate();
+    console.log(`relay of a 1 MB preview frame (${PREVIEWS} frames ${PREVIEW_GAP_MS} ms apart), latency per delivery:`);
+    console.log(line('   50 clients', s, r));
+  } finally {
+    reference.child.kill('SIGTERM');
+    await studio.stop();
+    await engine.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * A stand-in for the `electron` module in unit tests of the main process (Electron's binary
+ * cannot run here). It records what main does: windows, tray menus, cookies, quits.
+ */
+import { EventEmitter } from 'node:events';
+import { vi } from 'vitest';
+
+export const calls: string[] = [];
+
+class FakeApp extends EventEmitter {
+  lock = true;
+  ready: () => void = () => {};
+  readyPromise = new Promise<void>((resolve) => (this.ready = resolve));
+  exitCode: number | null = null;
+  requestSingleInstanceLock = vi.fn(() => {
+    calls.push('lock');
+    return this.lock;
+  });
+  whenReady = vi.fn(() => this.readyPromise);
+  quit = vi.fn(() => {
+    calls.push('quit');
+    const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+    this.emit('before-quit', event);
+  });
+  exit = vi.fn((code: number) => {
+    calls.push(`exit:${code}`);
+    this.exitCode = code;
+  });
+  getVersion = () => '0.0.0-test';
+  isPackaged = false;
+
+  /** Forget listeners and state between tests. */
+  reset(): void {
+    this.removeAllListeners();
+    this.lock = true;
+    this.exitCode = null;
+    this.readyPromise = new Promise<void>((resolve) => (this.ready = resolve));
+    calls.length = 0;
+    FakeBrowserWindow.all.length = 0;
+    FakeTray.all.length = 0;
+  }
+}
+
+export class FakeWebContents extends EventEmitter {
+  cookies: unknown[] = [];
+  session = { cookies: { set: vi.fn(async (c: unknown) => { calls.push('cookie'); this.cookies.push(c); }) } };
+  setWindowOpenHandler = vi.fn();
+}
+
+export class FakeBrowserWindow extends EventEmitter {
+  static all: FakeBrowserWindow[] = [];
+  visible = false;
+  url: string | null = null;
+  maximized = false;
+  webContents = new FakeWebContents();
+  constructor(readonly options: unknown) {
+    super();
+    calls.push('window');
+    FakeBrowserWindow.all.push(this);
+  }
+  loadURL = vi.fn(async (url: string) => {
+    calls.push('load');
+    this.url = url;
+  });
+  show = vi.fn(() => (this.visible = true));
+  hide = vi.fn(() => (this.visible = false));
+  focus = vi.fn();
+  restore = vi.fn();
+  isMinimized = () => false;
+  isMaximized = () => this.maximized;
+  maximize = () => (this.maximized = true);
+  unmaximize = () => (this.maximized = false);
+  minimize = vi.fn();
+  /** Simulate the user closing the window; returns whether main prevented it. */
+  userClose(): boolean {
+    const event = { prevented: false, preventDefault() { this.prevented = true; } };
+    this.emit('close', event);
+    return event.prevented;
+  }
+}
+
+export class FakeTray extends EventEmitter {
+  static all: FakeTray[] = [];
+  menu: Array<{ label?: string; enabled?: boolean; click?: () => void; type?: string }> = [];
+  image: unknown = null;
+  tooltip = '';
+  destroyed = false;
+  constructor(image: unknown) {
+    super();
+    calls.push('tray');
+    this.image = image;
+    FakeTray.all.push(this);
+  }
+  setContextMenu = (menu: FakeTray['menu']) => (this.menu = menu);
+  setImage = (image: unknown) => (this.image = image);
+  setToolTip = (text: string) => (this.tooltip = text);
+  destroy = () => (this.destroyed = true);
+}
+
+export const app = new FakeApp();
+export const electronModule = {
+  app,
+  BrowserWindow: FakeBrowserWindow,
+  Tray: FakeTray,
+  Menu: { buildFromTemplate: (template: unknown) => template },
+  nativeImage: { createFromPath: (file: string) => ({ file }) },
+  dialog: { showErrorBox: vi.fn((title: string, message: string) => calls.push(`dialog:${title}:${message}`)) },
+  shell: { openExternal: vi.fn(async () => {}), showItemInFolder: vi.fn() },
+  clipboard: { writeText: vi.fn() },
+  session: { defaultSession: {} },
+  ipcMain: { handle: vi.fn() },
+};

@@ -1,0 +1,75 @@
+/**
+ * Runner helpers for integration tests: execute a workflow over HTTP the way the UI does
+ * (multipart `params` + optional `input_image`), and wait for a job to reach a state.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { APP_ROOT } from '../../server/config.js';
+import { until } from './studio-ws.js';
+
+/** A real 64×64 PNG shipped for the stand-in engine. */
+export const SAMPLE_PNG = path.join(APP_ROOT, 'resources', 'standin', 'image.png');
+
+type Api = (pathname: string, init?: RequestInit) => Promise<Response>;
+
+export interface ExecuteOptions {
+  params?: Record<string, unknown>;
+  /** Send this file as `input_image`. */
+  image?: { data: Buffer; name: string };
+}
+
+/** `POST /api/run/{id}/execute`; returns the raw response. */
+export function executeRaw(api: Api, workflowId: string, options: ExecuteOptions = {}): Promise<Response> {
+  const form = new FormData();
+  form.append('params', JSON.stringify(options.params ?? {}));
+  if (options.image) form.append('input_image', new Blob([new Uint8Array(options.image.data)], { type: 'image/png' }), options.image.name);
+  return api(`/api/run/${encodeURIComponent(workflowId)}/execute`, { method: 'POST', body: form });
+}
+
+export interface ExecuteResult {
+  prompt_id: string;
+  client_id: string;
+  seeds: Record<string, number>;
+}
+
+/** Execute and expect 200. */
+export async function execute(api: Api, workflowId: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
+  const res = await executeRaw(api, workflowId, options);
+  const body = (await res.json()) as ExecuteResult & { detail?: unknown };
+  if (res.status !== 200) throw new Error(`execute ${workflowId}: HTTP ${res.status}: ${JSON.stringify(body.detail)}`);
+  return body;
+}
+
+/** Upload the sample PNG through `POST /api/run/upload-image`; returns the engine file name. */
+export async function uploadSample(api: Api, name = 'photo.png'): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(fs.readFileSync(SAMPLE_PNG))], { type: 'image/png' }), name);
+  const res = await api('/api/run/upload-image', { method: 'POST', body: form });
+  const body = (await res.json()) as { filename?: string; detail?: unknown };
+  if (res.status !== 200 || !body.filename) throw new Error(`upload: HTTP ${res.status}: ${JSON.stringify(body)}`);
+  return body.filename;
+}
+
+export interface JobView {
+  prompt_id: string;
+  status: string;
+  [key: string]: unknown;
+}
+
+/** The job record from the queue or the history, or undefined. */
+export async function findJob(api: Api, promptId: string): Promise<JobView | undefined> {
+  for (const route of ['/api/admin/queue', '/api/admin/history']) {
+    const list = (await (await api(route)).json()) as JobView[];
+    const hit = list.find((j) => j.prompt_id === promptId);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
+/** Wait until the job's record has one of `statuses`; returns it. */
+export async function waitForJob(api: Api, promptId: string, statuses: string[] = ['completed'], ms = 20_000): Promise<JobView> {
+  return until(async () => {
+    const job = await findJob(api, promptId);
+    return job && statuses.includes(job.status) ? job : undefined;
+  }, `job ${promptId} in ${statuses.join('|')}`, ms);
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it, vi } from 'vitest';
+
+vi.mock('electron', async () => (await import('../../helpers/fake-electron.js')).electronModule);
+
+const { parseSetCookie } = await import('../../../main/session-handoff.js');
+const { describeStartupError } = await import('../../../main/fatal-error.js');
+const { lanUrl } = await import('../../../main/studio-handle.js');
+const { ipcHandlers, isWebUrl } = await import('../../../main/ipc.js');
+const { electronModule } = await import('../../helpers/fake-electron.js');
+const { ConfigError } = await import('../../../server/config.js');
+const { DatabaseTooNewError } = await import('../../../server/db/database.js');
+
+describe('the cookie hand-off', () => {
+  it('turns the login Set-Cookie into Electron cookie details', () => {
+    const details = parseSetCookie('http://127.0.0.1:8000', 'session=abc.def; HttpOnly; Secure; SameSite=Strict; Path=/; Max-Age=86400', 1_000_000);
+    expect(details).toEqual({
+      url: 'http://127.0.0.1:8000',
+      name: 'session',
+      value: 'abc.def',
+      path: '/',
+      httpOnly: true,
+      secure: true,
+      sameSite: 'strict',
+      expirationDate: 1000 + 86400,
+    });
+  });
+});
+
+describe('startup errors', () => {
+  it('explains a taken port, a bad config, a newer database and an unwritable directory, naming the log', () => {
+    const port = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE', port: 8000 });
+    expect(describeStartupError(port, '/d/logs/main.log').message).toMatch(/port 8000 is already in use[\s\S]*\/d\/logs\/main\.log/);
+    expect(describeStartupError(new ConfigError('STUDIO_PORT must be…'), 'l').message).toMatch(/configuration is invalid/);
+    expect(describeStartupError(new DatabaseTooNewError('/x.db', 9, 1), 'l').message).toMatch(/newer Studio/);
+    const denied = Object.assign(new Error('EACCES'), { code: 'EACCES', path: '/workspace/studio' });
+    expect(describeStartupError(denied, 'l').message).toMatch(/not writable \(\/workspace\/studio\)/);
+  });
+});
+
+describe('the LAN address', () => {
+  it('is null while the default key keeps Studio on loopback', () => {
+    expect(lanUrl({ apiKeyIsDefault: true, host: '127.0.0.1' }, 8000)).toBeNull();
+    expect(lanUrl({ apiKeyIsDefault: false, host: '10.1.2.3' }, 8000)).toBe('http://10.1.2.3:8000');
+    expect(lanUrl({ apiKeyIsDefault: false, host: '127.0.0.1' }, 8000)).toBeNull();
+  });
+});
+
+describe('the preload bridge handlers', () => {
+  it('reveals only paths inside the data directory and opens only web URLs', async () => {
+    const h = ipcHandlers({ version: '1.2.3', dataDir: () => '/data/studio', window: () => null });
+    expect(await h['app:version']()).toBe('1.2.3');
+    expect(await h['shell:reveal']('assets/output/job1')).toBe(true);
+    expect(electronModule.shell.showItemInFolder).toHaveBeenCalledWith('/data/studio/assets/output/job1');
+    expect(await h['shell:reveal']('../../etc/passwd')).toBe(false);
+    expect(await h['shell:reveal']('/etc/passwd')).toBe(false);
+    expect(await h['shell:open-external']('https://example.com/x')).toBe(true);
+    expect(await h['shell:open-external']('file:///etc/passwd')).toBe(false);
+    expect(isWebUrl('javascript:alert(1)')).toBe(false);
+  });
+});
