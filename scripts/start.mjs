@@ -20,6 +20,8 @@ if (!fs.existsSync(path.join(root, 'node_modules'))) {
   console.error('Dependencies are missing: run `npm install` first.');
   process.exit(1);
 }
+// better-sqlite3 may have been rebuilt for Electron by `npm run desktop`: make sure Node can load it.
+run('Checking the native SQLite module', process.execPath, [path.join(root, 'scripts', 'native-deps.mjs'), 'node']);
 console.log('Compiling the server…');
 run('Compiling the server', bin('tsc'), ['-p', 'tsconfig.build.json']);
 if (!fs.existsSync(path.join(root, 'renderer', 'dist', 'index.html'))) {

@@ -24,6 +24,8 @@ function check(label, command, args) {
   return ok;
 }
 
+// `npm run desktop` rebuilds better-sqlite3 for Electron; the tests run in Node.
+spawnSync(process.execPath, [path.join(root, 'scripts', 'native-deps.mjs'), 'node'], { cwd: root, stdio: 'inherit' });
 check('typecheck (server, main, preload, tests)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 if (fs.existsSync(path.join(root, 'renderer', 'tsconfig.json'))) {
   check('typecheck (renderer)', bin('vue-tsc'), ['-p', 'renderer/tsconfig.json', '--noEmit']);

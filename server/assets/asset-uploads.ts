@@ -21,7 +21,7 @@ export async function saveUploads(dir: string, files: readonly UploadedFile[]): 
   const errors: string[] = [];
   await fsp.mkdir(dir, { recursive: true });
   for (const file of files) {
-    const shown = file.originalname || 'unnamed';
+    const shown = decodeMultipartName(file.originalname) || 'unnamed';
     const name = safeUploadName(shown);
     if (!name || !mediaTypeOf(name)) {
       errors.push(`${shown}: unsupported file type (images and videos only)`);
@@ -38,6 +38,17 @@ export async function saveUploads(dir: string, files: readonly UploadedFile[]): 
     }
   }
   return { uploaded, errors };
+}
+
+/**
+ * Browsers send file names as raw UTF-8 bytes, which the multipart parser reads as latin1
+ * ("cafÃ©.png"); turn such a name back into what the user sees. Names that do not decode
+ * cleanly are left alone.
+ */
+export function decodeMultipartName(name: string): string {
+  if (!/[\u0080-\u00ff]/.test(name) || [...name].some((char) => char.charCodeAt(0) > 0xff)) return name;
+  const utf8 = Buffer.from(name, 'latin1').toString('utf8');
+  return utf8.includes('\uFFFD') ? name : utf8;
 }
 
 /** The base name of an upload made safe as one path segment, or '' when nothing usable is left. */

@@ -99,7 +99,12 @@ export class JobQueries {
 
   /** `GET /api/admin/queue`: active jobs with progress (stored status after a restart). */
   queue(): JobRecord[] {
-    return this.deps.jobs.active().map((job) => ({ ...job, progress: this.deps.monitor.progress(job.prompt_id) ?? storedProgress(job) }));
+    return this.deps.jobs.active().map((job) => {
+      const live = this.deps.monitor.progress(job.prompt_id);
+      // A prompt followed again after a restart runs before its new tracker hears from it.
+      const progress = live && live.status === 'pending' && job.status === 'running' ? { ...live, status: 'running' as const } : (live ?? storedProgress(job));
+      return { ...job, progress };
+    });
   }
 
   /** `GET /api/admin/history`. */

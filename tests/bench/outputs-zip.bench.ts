@@ -4,8 +4,9 @@
  * tree in the same run. `run(root, totalBytes, folders)` scales it down for a quick look; the
  * size used is printed. Target: time ratio ≤ 1.2.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,12 +22,14 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function timed(command: string, args: string[], cwd?: string): number {
+/** Time a command run asynchronously (the Studio under test shares this process's event loop). */
+async function timed(command: string, args: string[], cwd?: string): Promise<number> {
   spawnSync('sync');
   const started = performance.now();
-  const result = spawnSync(command, args, { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(command, args, { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
+  const [code] = (await once(child, 'exit')) as [number | null];
   const ms = performance.now() - started;
-  if (result.status !== 0) throw new Error(`${command} exited with ${result.status}`);
+  if (code !== 0) throw new Error(`${command} exited with ${code}`);
   return ms;
 }
 
@@ -63,9 +66,9 @@ export async function run(_root: string, totalBytes = 2 * 1024 ** 3, folders = 1
   try {
     for (let i = 0; i < runs; i++) {
       fs.rmSync(studioZip, { force: true });
-      studioRuns.push(timed('curl', ['-sf', '-o', studioZip, '-H', `X-API-Key: ${API_KEY}`, `${studio.url}/api/admin/outputs-zip`]));
+      studioRuns.push(await timed('curl', ['-sf', '-o', studioZip, '-H', `X-API-Key: ${API_KEY}`, `${studio.url}/api/admin/outputs-zip`]));
       fs.rmSync(refZip, { force: true });
-      refRuns.push(timed('zip', ['-0', '-r', '-q', refZip, '.'], output));
+      refRuns.push(await timed('zip', ['-0', '-r', '-q', refZip, '.'], output));
     }
     const entries = spawnSync('unzip', ['-Z1', studioZip], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout.trim().split('\n').length;
     if (entries !== folders * 3) throw new Error(`the ZIP has ${entries} entries, expected ${folders * 3}`);

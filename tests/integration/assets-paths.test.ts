@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkRelativePath, resolveUnder } from '../../server/assets/asset-paths.js';
-import { safeUploadName } from '../../server/assets/asset-uploads.js';
+import { decodeMultipartName, safeUploadName } from '../../server/assets/asset-uploads.js';
 import { isStoredInZip, mediaTypeOf } from '../../server/assets/asset-types.js';
 
 describe('asset path rules', () => {
@@ -41,6 +41,9 @@ describe('asset path rules', () => {
     expect(safeUploadName('..hidden.png')).toBe('hidden.png');
     expect(safeUploadName('a<b>:c.png')).toBe('a_b__c.png');
     expect(safeUploadName(`${'x'.repeat(300)}.jpeg`)).toHaveLength(180);
+    expect(decodeMultipartName(Buffer.from('café.png', 'utf8').toString('latin1'))).toBe('café.png');
+    expect(decodeMultipartName('café.png')).toBe('café.png');
+    expect(decodeMultipartName('日本.png')).toBe('日本.png');
     expect([mediaTypeOf('a.PNG'), mediaTypeOf('a.mov'), mediaTypeOf('a.txt'), mediaTypeOf('.a.png')]).toEqual(['image', 'video', null, null]);
     expect([isStoredInZip('a.mp4'), isStoredInZip('a.json')]).toEqual([true, false]);
   });

@@ -119,16 +119,17 @@ describe('uploads', () => {
     form.append('files', new Blob([image]), 'photo.png');
     form.append('files', new Blob(['text']), 'notes.txt');
     form.append('files', new Blob([]), 'empty.jpg');
+    form.append('files', new Blob([image]), 'café.png');
     const res = await t.api('/api/admin/assets/upload-inputs', { method: 'POST', body: form });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { uploaded: string[]; errors: string[] };
-    expect(body.uploaded).toEqual(['photo.png', 'photo_1.png']);
+    expect(body.uploaded).toEqual(['photo.png', 'photo_1.png', 'café.png']);
     expect(body.errors).toEqual(['notes.txt: unsupported file type (images and videos only)', 'empty.jpg: the file is empty']);
     expect(fs.readFileSync(path.join(t.dir, 'assets', 'input', 'photo_1.png'))).toEqual(image);
     const inputs = (await (await t.api('/api/admin/assets/inputs')).json()) as Listing;
-    expect(inputs.files.map((f) => f.filename).sort()).toEqual(['photo.png', 'photo_1.png']);
+    expect(inputs.files.map((f) => f.filename).sort()).toEqual(['café.png', 'photo.png', 'photo_1.png']);
     const events = (await (await t.api('/api/admin/events?types=assets.uploaded')).json()) as Array<{ data: { files: string[] } }>;
-    expect(events.at(-1)?.data.files).toEqual(['photo.png', 'photo_1.png']);
+    expect(events.at(-1)?.data.files).toEqual(['photo.png', 'photo_1.png', 'café.png']);
   });
 });
 
