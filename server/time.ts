@@ -15,7 +15,8 @@ const partsFormat = new Intl.DateTimeFormat('en-CA', {
   hourCycle: 'h23',
 });
 
-function romeParts(date: Date): Record<string, string> {
+/** Year, month, day, hour, minute, second (zero-padded strings) of `date` in Rome time. */
+export function romeParts(date: Date): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of partsFormat.formatToParts(date)) out[part.type] = part.value;
   return out;
@@ -50,4 +51,10 @@ export function parseLocalStamp(stamp: string | null | undefined): number | null
   if (Number.isNaN(asUtc)) return null;
   const offset = Date.parse(`${localStamp(new Date(asUtc))}Z`) - asUtc;
   return asUtc - offset;
+}
+
+/** `2026-11-22 14:05`: the minute-precision stamp of catalogs and workflow indexes. */
+export function minuteStamp(date: Date = new Date()): string {
+  const p = romeParts(date);
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`;
 }

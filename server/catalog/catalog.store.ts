@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { STUDIO_TIME_ZONE } from '../time.js';
+import { minuteStamp } from '../time.js';
 import { fsyncDir } from './fs-durable.js';
 import {
   CATALOG_FILE_NAMES,
@@ -132,18 +132,7 @@ export class CatalogStore {
 
 /** `2026-11-22 14:05` in Studio's time zone (the catalog `date` format). */
 export function formatCatalogDate(date: Date): string {
-  const parts: Record<string, string> = {};
-  const format = new Intl.DateTimeFormat('en-CA', {
-    timeZone: STUDIO_TIME_ZONE,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  });
-  for (const part of format.formatToParts(date)) parts[part.type] = part.value;
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+  return minuteStamp(date);
 }
 
 /** Write JSON next to `file`, fsync it, then rename over `file` (atomic on POSIX). */

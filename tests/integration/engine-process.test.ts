@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APP_ROOT, loadConfig } from '../../server/config.js';
 import { EngineProcess, type EngineStatus } from '../../server/engine/engine-process.js';
 import { silentLogger } from '../../server/logging.js';
+import { freePort } from '../helpers/ports.js';
 
 const CHILDREN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/children');
 const STANDIN_MAIN = path.join(APP_ROOT, 'server', 'engine', 'standin', 'main.ts');
@@ -30,17 +31,6 @@ afterEach(async () => {
   }
   fs.rmSync(tmp, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function until(what: string, predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChildSupervisor, SupervisorStateError, type ChildState, type ChildStatus, type SupervisorOptions } from '../../server/process/supervisor.js';
+import { freePort } from '../helpers/ports.js';
 
 const CHILDREN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/children');
 const posixOnly = process.platform === 'win32' ? it.skip : it;
@@ -20,17 +20,6 @@ afterEach(async () => {
   await Promise.all(supervisors.splice(0).map((s) => s.stop()));
   fs.rmSync(tmp, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** A supervisor running `script` from the fixtures with `--port <free port>` prepended to `args`. */
 async function supervise(script: string, args: string[], options: Partial<SupervisorOptions> = {}) {

@@ -46,16 +46,9 @@ export type RunStatus =
 /** A catalog entry with its live fields. */
 export type CatalogModel = CatalogEntry & { status: ModelStatus; on_disk_bytes: number };
 
-export interface CatalogStats {
-  queued_count: number;
-  downloading_count: number;
-  fetching_count?: number;
-  present_count: number;
-  total_count: number;
-  global_speed: number;
-  models_bytes: number;
-  free_bytes: number;
-}
+import type { CatalogStats } from '../../../server/catalog/catalog-query.service.js';
+
+export type { CatalogStats };
 
 export interface CatalogResponse {
   version: number;
@@ -113,23 +106,10 @@ export interface AssetRef {
   subfolder: string;
 }
 
-export interface StudioJobGroup {
-  folder: string;
-  folder_path: string;
-  total_size: number;
-  modified: number;
-  incomplete: boolean;
-  type: 'studio_job' | 'studio_gallery';
-  video_count: number;
-  image_count: number;
-  preview_count: number;
-  intermediate_count: number;
-  thumbnail: AssetRef | null;
-  video?: AssetRef | null;
-  previews?: AssetRef[];
-  intermediates?: AssetRef[];
-  images?: AssetRef[];
-}
+import type { JobGroup } from '../../../server/assets/asset-listing.js';
+
+/** A job output folder (`studio_jobs[]`), as the server lists it. */
+export type StudioJobGroup = JobGroup;
 
 export interface AssetListing {
   files: AssetFile[];
