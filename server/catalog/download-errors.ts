@@ -3,6 +3,8 @@
  * user: they say which token is missing or that a license must be accepted, because a bare
  * "401" in the download list tells nobody what to do.
  */
+import type { IncomingMessage } from 'node:http';
+import { discardBody, headerOf, readSomeText } from './download-body.js';
 
 /** What went wrong, for the queue (retry policy) and the UI (which hint to show). */
 export type DownloadErrorKind =
@@ -58,8 +60,9 @@ export interface ResponseContext {
 const RETRYABLE_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
 
 /** The error for a non-2xx answer; reads at most a little of the body for detail. */
-export async function errorForStatus(res: Response, ctx: ResponseContext): Promise<DownloadError> {
-  const status = res.status;
+export async function errorForStatus(res: IncomingMessage, ctx: ResponseContext): Promise<DownloadError> {
+  const status = res.statusCode ?? 0;
+  const statusText = res.statusMessage ?? '';
   const detail = await errorDetail(res);
   const suffix = detail ? ` (${detail})` : '';
   const tokenName = ctx.tokenName ?? (ctx.source === 'modelhub' ? 'MODELHUB_API_KEY' : 'HUB_TOKEN');
@@ -80,13 +83,13 @@ export async function errorForStatus(res: Response, ctx: ResponseContext): Promi
     );
   }
   if (RETRYABLE_STATUS.has(status)) {
-    return new DownloadError('http', `The server answered ${status} ${res.statusText}${suffix}`.trim(), {
+    return new DownloadError('http', `The server answered ${status} ${statusText}${suffix}`.trim(), {
       status,
       retryable: true,
-      retryAfterMs: parseRetryAfter(res.headers.get('retry-after')),
+      retryAfterMs: parseRetryAfter(headerOf(res.headers, 'retry-after')),
     });
   }
-  return new DownloadError('http', `The server answered ${status} ${res.statusText}${suffix}`.trim(), { status });
+  return new DownloadError('http', `The server answered ${status} ${statusText}${suffix}`.trim(), { status });
 }
 
 function authError(status: number, ctx: ResponseContext, tokenName: string, suffix: string): DownloadError {
@@ -163,40 +166,20 @@ export function parseRetryAfter(value: string | null): number | undefined {
 
 const MAX_DETAIL_BYTES = 2048;
 
-async function errorDetail(res: Response): Promise<string> {
+async function errorDetail(res: IncomingMessage): Promise<string> {
   // The repository host puts the authoritative reason in headers; the model hub in a JSON body.
-  const header = res.headers.get('x-error-message');
+  const header = headerOf(res.headers, 'x-error-message');
   if (header) {
-    await res.body?.cancel().catch(() => undefined);
+    discardBody(res);
     return header.slice(0, 300);
   }
-  const text = await readSome(res, MAX_DETAIL_BYTES);
+  const text = await readSomeText(res, MAX_DETAIL_BYTES);
   if (!text) return '';
   try {
     const json = JSON.parse(text) as { error?: unknown; message?: unknown; detail?: unknown };
     const parts = [json.error, json.message, json.detail].filter((part): part is string => typeof part === 'string');
     if (parts.length) return parts.join(': ').slice(0, 300);
   } catch {}
-  const type = res.headers.get('content-type') ?? '';
+  const type = headerOf(res.headers, 'content-type') ?? '';
   return type.includes('html') ? '' : text.replace(/\s+/g, ' ').trim().slice(0, 200);
-}
-
-async function readSome(res: Response, limit: number): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } catch {
-    // A broken error body is not worth failing over; the status says enough.
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }

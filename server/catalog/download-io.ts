@@ -1,8 +1,7 @@
 /**
- * Plumbing for the downloader: failure classification, closing the part file's write stream,
- * abortable sleeps, free space, and turning low-level errors into readable text.
+ * Plumbing for the downloader: failure classification, abortable sleeps, free space, and turning
+ * low-level errors into readable text.
  */
-import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { DownloadError } from './download-errors.js';
 import { errnoCode } from './fs-durable.js';
@@ -42,28 +41,6 @@ export async function defaultFreeSpace(dir: string): Promise<number> {
   return stats.bavail * stats.bsize;
 }
 
-/** End a write stream and wait until its file is closed; with `swallow`, errors are ignored. */
-export function closeStream(out: fs.WriteStream, swallow: boolean): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const settle = (err: Error | null | undefined) => (err && !swallow ? reject(err) : resolve());
-    if (out.closed) {
-      settle(out.errored);
-      return;
-    }
-    let failure: Error | null = null;
-    out.on('error', (err) => {
-      failure ??= err;
-    });
-    out.once('close', () => settle(failure ?? out.errored));
-    if (!out.destroyed && !out.writableEnded) out.end();
-  });
-}
-
-/** Drop a response body we will not read (frees the connection). */
-export async function discard(res: Response): Promise<void> {
-  await res.body?.cancel().catch(() => undefined);
-}
-
 /** Wait `ms`, or less if `signal` aborts (the caller checks the signal afterwards). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -89,12 +66,17 @@ export function isLocalFileError(err: unknown): boolean {
   return typeof candidate?.path === 'string' && typeof candidate.syscall === 'string';
 }
 
-/** `fetch failed (ECONNREFUSED connect ECONNREFUSED 127.0.0.1:1)`: the message plus its cause. */
+/**
+ * `connect ECONNREFUSED 127.0.0.1:1`, `aborted (ECONNRESET)`: the message, plus the error code
+ * when the message does not already say it, plus a wrapped cause's code and message.
+ */
 export function describeError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
+  const code = (err as { code?: unknown }).code;
+  const message = typeof code === 'string' && !err.message.includes(code) ? `${err.message} (${code})` : err.message;
   const cause = err.cause as { code?: unknown; message?: unknown } | undefined;
   const causeText = cause ? [cause.code, cause.message].filter((part) => typeof part === 'string').join(' ') : '';
-  return causeText ? `${err.message} (${causeText})` : err.message;
+  return causeText ? `${message} (${causeText})` : message;
 }
 
 /** `1.50 GB`, `12.0 MB`, `3 KB`. */

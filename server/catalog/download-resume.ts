@@ -4,8 +4,9 @@
  * `If-Range` and never glue the tail of a changed file onto the head of the old one.
  */
 import type { Hash } from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import type { IncomingHttpHeaders } from 'node:http';
+import { headerOf } from './download-body.js';
 
 /** What the sidecar stores. */
 export interface PartMeta {
@@ -57,11 +58,11 @@ export async function fileSize(file: string): Promise<number> {
 }
 
 /** The validator a response offers for a later If-Range: a strong ETag, else Last-Modified. */
-export function validatorOf(headers: Headers): Pick<PartMeta, 'etag' | 'lastModified'> {
-  const etag = headers.get('etag');
+export function validatorOf(headers: IncomingHttpHeaders): Pick<PartMeta, 'etag' | 'lastModified'> {
+  const etag = headerOf(headers, 'etag');
   // A weak ETag is not allowed in If-Range (RFC 9110 13.1.5); it would always fail the match.
   if (etag && !etag.startsWith('W/')) return { etag };
-  const lastModified = headers.get('last-modified');
+  const lastModified = headerOf(headers, 'last-modified');
   return lastModified ? { lastModified } : {};
 }
 
@@ -85,13 +86,26 @@ export function parseContentRange(value: string | null): { start?: number; end?:
   return unsatisfied ? { total: Number(unsatisfied[1]) } : null;
 }
 
-/** Stream an existing part into `hash` (Node hashes cannot be saved); returns the bytes hashed. */
+/** Bytes read per step when re-hashing a part: big enough that syscalls are noise. */
+const REHASH_READ_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Read an existing part into `hash` (Node hashes cannot be saved); returns the bytes hashed. One
+ * reused buffer, no stream: a resumed 20 GB part is re-read at the speed of the hash.
+ */
 export async function hashExistingPart(partFile: string, hash: Hash, signal?: AbortSignal): Promise<number> {
-  let bytes = 0;
-  const stream = fs.createReadStream(partFile, { highWaterMark: 1024 * 1024, signal });
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    bytes += chunk.length;
+  const handle = await fsp.open(partFile, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(REHASH_READ_BYTES);
+    let bytes = 0;
+    for (;;) {
+      signal?.throwIfAborted();
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, bytes);
+      if (bytesRead === 0) return bytes;
+      hash.update(buffer.subarray(0, bytesRead));
+      bytes += bytesRead;
+    }
+  } finally {
+    await handle.close();
   }
-  return bytes;
 }

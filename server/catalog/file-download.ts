@@ -4,22 +4,25 @@
  * Range + If-Range, retrying transient failures with backoff, and renaming the part to its final
  * name only after the hash matched. It knows nothing of the database or the catalogs.
  *
- * The hot loop does the minimum per chunk (hash update, a counter, a write that respects
- * backpressure); progress, speed and stall detection run on a timer instead.
+ * The hot loop does the minimum per chunk: a hash update, two counters and a queue push, with no
+ * promise, timer or copy of ours per chunk (`node:http` hands plain Buffers, no web streams; the
+ * `PartWriter` batches them into few writes). Backpressure pauses the response. Progress, speed,
+ * stall detection and flushing a slow download's partial batch run on one interval instead.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { once } from 'node:events';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
-import { DownloadError, errorForStatus, htmlPageError, type ResponseContext } from './download-errors.js';
+import { judgeAnswer } from './download-answer.js';
+import { discardBody } from './download-body.js';
+import { DownloadError, type ResponseContext } from './download-errors.js';
 import { getFollowingRedirects } from './download-http.js';
-import { classifyFailure, closeStream, defaultFreeSpace, discard, formatBytes, sleep } from './download-io.js';
+import { classifyFailure, defaultFreeSpace, formatBytes, sleep } from './download-io.js';
+import { PartWriter } from './download-part-writer.js';
 import {
   fileSize,
   hashExistingPart,
   ifRangeOf,
-  parseContentRange,
   readSidecar,
   removePart,
   sidecarPath,
@@ -66,7 +69,6 @@ export interface DownloadOptions {
   backoffMaxMs?: number;
   /** Free bytes on the volume holding `dir` (default: `fs.statfs`). */
   freeSpace?: (dir: string) => Promise<number>;
-  fetchImpl?: typeof fetch;
 }
 
 export interface DownloadResult {
@@ -80,12 +82,6 @@ export const DEFAULT_MAX_RETRIES = 5;
 export const FREE_SPACE_MARGIN_BYTES = 64 * 1024 * 1024;
 const MAX_RESTARTS = 3;
 const PROGRESS_TICK_MS = 250;
-/**
- * Bytes the part file's write stream buffers before asking for a drain. Large, so chunks that
- * arrive while a write is in flight are combined into one writev instead of the loop waiting on
- * the disk after every 64 KiB network chunk.
- */
-const WRITE_BUFFER_BYTES = 8 * 1024 * 1024;
 
 /** Download `req.url` into `req.finalFile` via `req.partFile`; see the file comment. */
 export async function downloadFile(req: DownloadRequest, opts: DownloadOptions = {}): Promise<DownloadResult> {
@@ -103,9 +99,10 @@ class DownloadRun {
   private meta: PartMeta | null = null;
   private readonly meter = new SpeedMeter();
   private attempt: { controller: AbortController; lastBytes: number; lastActivity: number } | null = null;
+  /** The part file's writer while an attempt streams a body. */
+  private writer: PartWriter | null = null;
   private stalled = false;
   private readonly stallTimeoutMs: number;
-  private readonly fetchImpl: typeof fetch;
 
   constructor(
     private readonly req: DownloadRequest,
@@ -113,7 +110,6 @@ class DownloadRun {
   ) {
     this.total = req.expectedBytes ?? null;
     this.stallTimeoutMs = opts.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
-    this.fetchImpl = opts.fetchImpl ?? fetch;
   }
 
   async execute(): Promise<DownloadResult> {
@@ -197,7 +193,8 @@ class DownloadRun {
     signal?.addEventListener('abort', onAbort, { once: true });
     this.stalled = false;
     this.attempt = { controller, lastBytes: this.received, lastActivity: performance.now() };
-    let out: fs.WriteStream | null = null;
+    let out: PartWriter | null = null;
+    let res: IncomingMessage | null = null;
     try {
       const resuming = this.offset > 0;
       const common: Record<string, string> = { 'Accept-Encoding': 'identity' };
@@ -209,44 +206,29 @@ class DownloadRun {
       const hop = await getFollowingRedirects(this.req.url, {
         originHeaders: this.req.headers ?? {},
         commonHeaders: common,
-        fetchImpl: this.fetchImpl,
         signal: controller.signal,
       });
-      const res = hop.response;
+      res = hop.response;
       const ctx: ResponseContext = {
         source: this.req.source,
         tokenName: this.req.tokenName,
         tokenSent: hop.tokenSent,
         atOrigin: hop.atOrigin,
       };
-      if (res.status === 416 && resuming) {
-        await discard(res);
-        // 416 with our own size as the total: the part is already the whole file.
-        if (parseContentRange(res.headers.get('content-range'))?.total === this.offset) {
-          this.total = this.offset;
-          return 'complete';
-        }
+      const verdict = await judgeAnswer(res, this.offset, ctx);
+      if (verdict.kind === 'complete') {
+        this.total = this.offset;
+        return 'complete';
+      }
+      if (verdict.kind === 'restart') {
         await this.restartFromZero(true);
         return 'restart';
       }
-      if (res.status < 200 || res.status >= 300) throw await errorForStatus(res, ctx);
-      if ((res.headers.get('content-type') ?? '').toLowerCase().includes('text/html')) {
-        await discard(res);
-        throw htmlPageError(ctx);
-      }
-      if (res.status === 206) {
-        const range = parseContentRange(res.headers.get('content-range'));
-        if (!range || range.start !== this.offset) {
-          await discard(res);
-          await this.restartFromZero(true);
-          return 'restart';
-        }
-        this.total = range.total ?? this.total;
+      if (verdict.kind === 'append') {
+        this.total = verdict.total ?? this.total;
       } else {
-        // A full body: the server ignored Range, or If-Range failed because the file changed.
         if (resuming) await this.restartFromZero(false);
-        const length = res.headers.get('content-length');
-        this.total = length !== null && /^\d+$/.test(length) ? Number(length) : (this.req.expectedBytes ?? null);
+        this.total = verdict.total ?? this.req.expectedBytes ?? null;
       }
       if (this.total !== null) await this.ensureFreeSpace(this.total - this.offset);
       if (!resuming || !this.meta) {
@@ -258,11 +240,13 @@ class DownloadRun {
         };
         await writeSidecar(this.req.partFile, this.meta);
       }
-      out = fs.createWriteStream(this.req.partFile, { flags: this.offset > 0 ? 'a' : 'w', highWaterMark: WRITE_BUFFER_BYTES });
+      out = await PartWriter.open(this.req.partFile, this.offset > 0);
+      this.writer = out;
       await this.pump(res, out);
-      const stream = out;
+      const writer = out;
       out = null;
-      await closeStream(stream, false);
+      this.writer = null;
+      await writer.close();
       if (this.total !== null && this.offset !== this.total) {
         throw new DownloadError('network', `The connection closed early (${this.offset} of ${this.total} bytes)`, {
           retryable: true,
@@ -272,37 +256,52 @@ class DownloadRun {
     } finally {
       signal?.removeEventListener('abort', onAbort);
       this.attempt = null;
-      if (out) await closeStream(out, true);
+      this.writer = null;
+      // Frees the socket of an answer we did not read to the end (error bodies, 416, a restart).
+      if (res && !res.readableEnded) discardBody(res);
+      // Whatever arrived was hashed, so it goes to disk too; a failed attempt resyncs with the disk.
+      if (out) await out.close().catch(() => undefined);
     }
   }
 
-  /** The hot loop: each chunk goes to the hash and the file, nothing else. */
-  private async pump(res: Response, out: fs.WriteStream): Promise<void> {
-    if (!res.body) return;
-    const failure: { error: Error | null } = { error: null };
-    out.on('error', (err) => {
-      failure.error ??= err;
+  /** The hot loop: each chunk goes to the hash and the writer, nothing else; see the file comment. */
+  private pump(res: IncomingMessage, out: PartWriter): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const settle = (error?: Error) => {
+        if (settled) return;
+        settled = true;
+        res.off('data', onData);
+        out.onDrain = null;
+        out.onError = null;
+        if (error) {
+          // Frees the socket when we stop early (write error, abort, stall).
+          res.destroy();
+          reject(error);
+        } else {
+          resolve();
+        }
+      };
+      const onData = (chunk: Buffer) => {
+        this.hash.update(chunk);
+        this.offset += chunk.length;
+        this.received += chunk.length;
+        if (!out.write(chunk)) res.pause();
+      };
+      out.onDrain = () => res.resume();
+      out.onError = (error) => settle(error);
+      res.on('data', onData);
+      res.on('end', () => settle());
+      res.on('error', (error) => settle(error));
+      res.on('close', () => settle(new Error('The connection closed before the whole file arrived')));
     });
-    const reader = res.body.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        this.hash.update(value);
-        this.offset += value.byteLength;
-        this.received += value.byteLength;
-        if (!out.write(value)) await once(out, 'drain');
-        if (failure.error) throw failure.error;
-      }
-    } finally {
-      // Frees the socket when we stop early (write error, abort); a no-op after the last chunk.
-      await reader.cancel().catch(() => undefined);
-    }
   }
 
   private tick(): void {
     const now = performance.now();
     this.meter.sample(this.received);
+    // A slow download does not fill a write batch for a long time; its bytes go to disk anyway.
+    this.writer?.flushPending();
     const attempt = this.attempt;
     if (attempt) {
       if (this.received !== attempt.lastBytes) {

@@ -37,6 +37,10 @@ export interface FakeFileBehaviour {
   stallTimes: number;
   /** Answer Range requests with the full file (a server without range support). */
   ignoreRange: boolean;
+  /** Send bodies with chunked transfer encoding and no Content-Length (the size is unknown up front). */
+  chunked: boolean;
+  /** A Content-Encoding header sent with the file (the body itself stays as it is). */
+  contentEncoding: string | null;
 }
 
 export interface RecordedRequest {
@@ -75,6 +79,8 @@ const DEFAULTS: FakeFileBehaviour = {
   stallAfterBytes: null,
   stallTimes: Number.POSITIVE_INFINITY,
   ignoreRange: false,
+  chunked: false,
+  contentEncoding: null,
 };
 
 /** Start a fake file server on a random loopback port. */
@@ -139,7 +145,7 @@ async function handle(b: FakeFileBehaviour, url: string, headers: IncomingHttpHe
     const end = range.end === null ? size - 1 : Math.min(range.end, size - 1);
     res.writeHead(206, {
       'Content-Type': b.contentType,
-      'Content-Length': String(end - start + 1),
+      ...bodyHeaders(b, end - start + 1),
       'Content-Range': `bytes ${start}-${end}/${size}`,
       'Accept-Ranges': 'bytes',
       ...validators,
@@ -149,7 +155,7 @@ async function handle(b: FakeFileBehaviour, url: string, headers: IncomingHttpHe
   }
   res.writeHead(200, {
     'Content-Type': b.contentType,
-    'Content-Length': String(size),
+    ...bodyHeaders(b, size),
     'Accept-Ranges': 'bytes',
     ...validators,
   });
@@ -195,6 +201,12 @@ async function sendBody(b: FakeFileBehaviour, res: ServerResponse, body: Buffer)
   }
   if (stallAt !== null && stallAt < body.length) return;
   res.end();
+}
+
+function bodyHeaders(b: FakeFileBehaviour, length: number): Record<string, string> {
+  const headers: Record<string, string> = b.chunked ? {} : { 'Content-Length': String(length) };
+  if (b.contentEncoding) headers['Content-Encoding'] = b.contentEncoding;
+  return headers;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {

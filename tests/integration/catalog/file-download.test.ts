@@ -13,6 +13,7 @@ import {
 } from '../../../server/catalog/file-download.js';
 import { resolveSourceUrl } from '../../../server/catalog/source-urls.js';
 import { startFakeFileServer, type FakeFileServer } from '../../helpers/fake-file-server.js';
+import { freePort } from '../../helpers/ports.js';
 
 let dir: string;
 let servers: FakeFileServer[];
@@ -267,5 +268,67 @@ describe('downloadFile', () => {
     const afterHeaders = await downloadError(downloadFile(request(`${server.url}/f`), { ...fast, freeSpace }));
     expect(afterHeaders.kind).toBe('disk_full');
     expect(fs.existsSync(request('').finalFile)).toBe(false);
+  });
+
+  it('writes a file bigger than its write buffers intact, with chunked encoding and no size up front', async () => {
+    // Past the writer's 16 MiB high-water mark and its 64 MiB sync interval.
+    const content = randomBytes(80 * 1024 * 1024 + 5);
+    const server = await serve({ content, chunked: true });
+    const progress: DownloadProgress[] = [];
+    const req = request(`${server.url}/big.bin`, { expectedSha256: sha(content) });
+
+    const result = await downloadFile(req, { ...fast, onProgress: (p) => progress.push(p) });
+
+    expect(result).toEqual({ sha256: sha(content), bytes: content.length });
+    expect(fs.readFileSync(req.finalFile).equals(content)).toBe(true);
+    expect(progress.at(-1)).toMatchObject({ bytesDownloaded: content.length, bytesTotal: null });
+  });
+
+  it('starts over when the server answers a resume with the whole file (no range support)', async () => {
+    const content = randomBytes(1024 * 1024);
+    const server = await serve({ content, throttleBytesPerSec: 1024 * 1024 });
+    const req = request(`${server.url}/file.bin`);
+    await abortMidway(req, 100 * 1024);
+    const partSize = fs.statSync(req.partFile).size;
+    expect(partSize).toBeGreaterThan(0);
+
+    server.set({ throttleBytesPerSec: null, ignoreRange: true });
+    const result = await downloadFile(req, fast);
+
+    expect(server.requests.at(-1)?.headers.range).toBe(`bytes=${partSize}-`);
+    expect(result).toEqual({ sha256: sha(content), bytes: content.length });
+    expect(fs.readFileSync(req.finalFile).equals(content)).toBe(true);
+  });
+
+  it('gives up on a redirect loop without retrying it', async () => {
+    const server = await serve({ content: randomBytes(10) });
+    server.set({ redirectTo: server.url });
+    const error = await downloadError(downloadFile(request(`${server.url}/f`), fast));
+    expect(error.kind).toBe('http');
+    expect(error.message).toMatch(/Too many redirects/);
+    expect(server.requests).toHaveLength(6);
+  });
+
+  it('retries a refused connection, then reports it as a network error', async () => {
+    const port = await freePort();
+    const error = await downloadError(downloadFile(request(`http://127.0.0.1:${port}/f`), { ...fast, maxRetries: 1 }));
+    expect(error.kind).toBe('network');
+    expect(error.message).toMatch(/ECONNREFUSED.*gave up after 2 attempts/);
+    expect(fs.existsSync(request('').finalFile)).toBe(false);
+  });
+
+  it('refuses a compressed body instead of writing a corrupt file', async () => {
+    const server = await serve({ content: randomBytes(1000), contentEncoding: 'gzip' });
+    const error = await downloadError(downloadFile(request(`${server.url}/f`), fast));
+    expect(error.kind).toBe('http');
+    expect(error.message).toMatch(/compressed \(Content-Encoding: gzip\)/);
+    expect(server.requests).toHaveLength(1);
+    expect(fs.existsSync(request('').finalFile)).toBe(false);
+  });
+
+  it('refuses a URL scheme it cannot download from', async () => {
+    const error = await downloadError(downloadFile(request('ftp://127.0.0.1/f'), fast));
+    expect(error.kind).toBe('http');
+    expect(error.message).toMatch(/ftp/);
   });
 });
