@@ -5,6 +5,7 @@
  * never in the query string where it would end up in logs.
  */
 import { z } from 'zod';
+import { getWithToken, parseJsonAs } from '../http/outbound-json.js';
 
 export interface ModelhubClientOptions {
   /** `https://civitai.com` or a fake; the API lives under `/api/v1`. */
@@ -86,26 +87,21 @@ export class ModelhubClient {
 
   private async getJson<S extends z.ZodType>(apiPath: string, schema: S, what: string, signal?: AbortSignal): Promise<z.infer<S>> {
     const url = `${this.options.baseUrl.replace(/\/+$/, '')}/api/v1${apiPath}`;
-    const headers: Record<string, string> = { Accept: 'application/json' };
     const token = this.options.apiKey();
-    if (token) headers.Authorization = `Bearer ${token}`;
-    let res: Response;
+    let answer: { res: Response; text: string };
     try {
-      res = await this.fetchImpl(url, { headers, signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs) });
+      answer = await getWithToken(url, { token, timeoutMs: this.timeoutMs, signal, fetchImpl: this.fetchImpl });
     } catch (err) {
       throw new ModelhubError(`Cannot reach the model hub: ${(err as Error).message}`, null);
     }
-    const text = await res.text().catch(() => '');
+    const { res, text } = answer;
     if (!res.ok) throw new ModelhubError(statusMessage(res.status, what, text, token !== null), res.status);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw new ModelhubError(`The model hub sent something that is not JSON for ${what}`, res.status);
-    }
-    const parsed = schema.safeParse(raw);
-    if (!parsed.success) throw new ModelhubError(`The model hub's answer for ${what} has an unexpected shape`, res.status);
-    return parsed.data;
+    const parsed = parseJsonAs(text, schema);
+    if (parsed.ok) return parsed.data;
+    throw new ModelhubError(
+      parsed.reason === 'not_json' ? `The model hub sent something that is not JSON for ${what}` : `The model hub's answer for ${what} has an unexpected shape`,
+      res.status,
+    );
   }
 }
 

@@ -5,6 +5,7 @@
  * reason is in the `X-Error-Code` / `X-Error-Message` headers, so those feed the messages.
  */
 import { z } from 'zod';
+import { getWithToken, parseJsonAs } from '../http/outbound-json.js';
 
 export interface RepohostClientOptions {
   /** `https://huggingface.co` or a fake. */
@@ -63,28 +64,25 @@ export class RepohostClient {
   async getModelInfo(repo: string, signal?: AbortSignal): Promise<RepohostRepo> {
     const encoded = repo.split('/').map(encodeURIComponent).join('/');
     const url = `${this.options.baseUrl.replace(/\/+$/, '')}/api/models/${encoded}`;
-    const headers: Record<string, string> = { Accept: 'application/json' };
     const token = this.options.token();
-    if (token) headers.Authorization = `Bearer ${token}`;
-    let res: Response;
+    let answer: { res: Response; text: string };
     try {
-      res = await this.fetchImpl(url, { headers, signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs) });
+      answer = await getWithToken(url, { token, timeoutMs: this.timeoutMs, signal, fetchImpl: this.fetchImpl });
     } catch (err) {
       throw new RepohostError(`Cannot reach the repository host: ${(err as Error).message}`, null);
     }
-    const text = await res.text().catch(() => '');
+    const { res, text } = answer;
     if (!res.ok) {
       const code = res.headers.get('x-error-code');
       throw new RepohostError(statusMessage(res.status, repo, code, res.headers.get('x-error-message'), token !== null), res.status, code);
     }
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw new RepohostError(`The repository host sent something that is not JSON for ${repo}`, res.status);
+    const parsed = parseJsonAs(text, repoSchema);
+    if (!parsed.ok) {
+      throw new RepohostError(
+        parsed.reason === 'not_json' ? `The repository host sent something that is not JSON for ${repo}` : `The repository host's answer for ${repo} has an unexpected shape`,
+        res.status,
+      );
     }
-    const parsed = repoSchema.safeParse(raw);
-    if (!parsed.success) throw new RepohostError(`The repository host's answer for ${repo} has an unexpected shape`, res.status);
     return parsed.data;
   }
 }
