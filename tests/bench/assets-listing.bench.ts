@@ -7,12 +7,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../server/config.js';
-import { silentLogger } from '../../server/logging.js';
-import { Studio } from '../../server/studio.js';
-import { freePort } from '../helpers/ports.js';
+import { startTestStudio, TEST_API_KEY as API_KEY } from '../helpers/studio.js';
 
-const API_KEY = 'bench-key-0123456789';
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -31,16 +27,8 @@ export async function run(_root: string, folders = 2000, runs = 9): Promise<void
     for (let p = 0; p < 4; p++) fs.writeFileSync(path.join(job, 'preview', `preview_${p}.png`), small);
     for (let p = 0; p < 5; p++) fs.writeFileSync(path.join(job, 'intermediate', `step_${p}.png`), small);
   }
-  const env = {
-    STUDIO_DIR: dir,
-    STUDIO_PORT: '0',
-    STUDIO_HOST: '127.0.0.1',
-    API_KEY,
-    ENGINE_MODE: 'external',
-    ENGINE_PORT: String(await freePort()),
-  };
-  const studio = Studio.create(await loadConfig(env, { probeEngine: async () => false }), { logger: silentLogger, console: false, startEngine: false });
-  await studio.start();
+  // Files are served from disk: no engine is needed.
+  const studio = await startTestStudio({ dir, env: { ENGINE_MODE: 'external' } });
   const studioRuns: number[] = [];
   const findRuns: number[] = [];
   let bytes = 0;

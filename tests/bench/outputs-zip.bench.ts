@@ -10,12 +10,8 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../server/config.js';
-import { silentLogger } from '../../server/logging.js';
-import { Studio } from '../../server/studio.js';
-import { freePort } from '../helpers/ports.js';
+import { startTestStudio, TEST_API_KEY as API_KEY } from '../helpers/studio.js';
 
-const API_KEY = 'bench-key-0123456789';
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -49,16 +45,8 @@ export async function run(_root: string, totalBytes = 2 * 1024 ** 3, folders = 1
     fs.writeFileSync(path.join(job, 'preview', 'p1.png'), previewData);
     fs.writeFileSync(path.join(job, 'preview', 'p2.png'), previewData);
   }
-  const env = {
-    STUDIO_DIR: dir,
-    STUDIO_PORT: '0',
-    STUDIO_HOST: '127.0.0.1',
-    API_KEY,
-    ENGINE_MODE: 'external',
-    ENGINE_PORT: String(await freePort()),
-  };
-  const studio = Studio.create(await loadConfig(env, { probeEngine: async () => false }), { logger: silentLogger, console: false, startEngine: false });
-  await studio.start();
+  // Files are served from disk: no engine is needed.
+  const studio = await startTestStudio({ dir, env: { ENGINE_MODE: 'external' } });
   const studioZip = path.join(dir, 'studio.zip');
   const refZip = path.join(dir, 'ref.zip');
   const studioRuns: number[] = [];
