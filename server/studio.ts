@@ -15,7 +15,9 @@ import { ensureDataDir, loadSessionSecret } from './data-dir.js';
 import { checkpoint, openDatabase, type Db } from './db/database.js';
 import { EngineClient } from './engine/engine.client.js';
 import { EngineProcess, type EngineState } from './engine/engine-process.js';
+import { studioEngineDirs } from './engine/engine-launch.js';
 import { engineRoutes } from './engine/engine.routes.js';
+import { SharedFolders } from './engine/shared-folders.js';
 import { EngineSocket } from './engine/engine-socket.js';
 import { EventBus } from './events/event-bus.js';
 import { eventsRoutes } from './events/events.routes.js';
@@ -66,6 +68,8 @@ export class Studio {
   readonly engine: EngineProcess;
   readonly engineClient: EngineClient;
   readonly engineSocket: EngineSocket;
+  /** Which engine folders are Studio's own (re-checked each time the engine comes up). */
+  readonly sharedFolders: SharedFolders;
   readonly catalogs: { models: CatalogStore; loras: CatalogStore };
   readonly workflows: WorkflowService;
   readonly jobs: JobStore;
@@ -101,6 +105,7 @@ export class Studio {
     // Kept across restarts: the engine sends a prompt's events to the id it was submitted with.
     const clientId = loadEngineClientId(path.join(config.paths.jobs, 'engine-client-id'));
     this.engineSocket = new EngineSocket({ baseUrl: this.engine.url, clientId, logger: this.logger });
+    this.sharedFolders = new SharedFolders({ engine: this.engineClient, dirs: studioEngineDirs(config), logger: this.logger });
 
     const catalogStore = (kind: 'models' | 'loras') =>
       new CatalogStore({ file: path.join(config.paths.catalogs, `${kind}.json`), schema: catalogSchemaFor(kind) });
@@ -136,7 +141,7 @@ export class Studio {
         workflowsRoutes(this.workflows),
         runRoutes(this.runner, queries),
         jobsRoutes({ queries, runner: this.runner, jobs: this.jobs, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
-        engineRoutes(this.engineClient),
+        engineRoutes(this.engineClient, this.sharedFolders),
         ...this.catalog.routers,
         ...this.assets.routers,
       ],
@@ -169,7 +174,10 @@ export class Studio {
         this.hub.broadcast('engine.state', engineMessage(state));
         if (state.status === lastStatus) return;
         if (state.status === 'running') this.onEngineUp();
-        else if (lastStatus === 'running') this.reconcilePending = true;
+        else if (lastStatus === 'running') {
+          this.reconcilePending = true;
+          this.sharedFolders.forget();
+        }
         lastStatus = state.status;
         if (state.status === 'crashed') {
           this.events.emit('engine.crashed', 'error', `The engine crashed and was not restarted: ${state.lastError ?? 'unknown error'}`, {
@@ -183,6 +191,13 @@ export class Studio {
             status: state.status,
           });
         }
+      }),
+    );
+
+    // A reconnect may mean an engine restarted unnoticed (perhaps with other folders): check again.
+    this.unsubscribers.push(
+      this.engineSocket.onReconnect(() => {
+        if (this.engine.state.status === 'running') this.probeSharedFolders();
       }),
     );
 
@@ -240,6 +255,7 @@ export class Studio {
   /** The engine (re)started: its node list may have changed, and unfinished jobs need checking. */
   private onEngineUp(): void {
     this.workflows.invalidateNodes();
+    this.probeSharedFolders();
     // The socket may sit in a backoff of several seconds; the engine answers now, so connect now.
     this.engineSocket.retryNow();
     if (!this.reconcilePending) return;
@@ -250,6 +266,10 @@ export class Studio {
       },
       (err: unknown) => this.logger.error('job reconciliation failed', err),
     );
+  }
+
+  private probeSharedFolders(): void {
+    this.sharedFolders.probe().catch((err: unknown) => this.logger.warn(`shared folder probe failed: ${String(err)}`));
   }
 
   /** Resolves when the engine answers (or rejects after `timeoutMs`). */

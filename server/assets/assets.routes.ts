@@ -2,11 +2,15 @@
  * Asset routes (spec "Assets") plus two of our own for the asset browser:
  * `GET /api/admin/assets/thumbnail?type=&path=` (a cached JPEG) and
  * `GET /api/admin/assets/file?type=&path=` (the file itself, with Range support, so media shows
- * even while the engine is down). Fixed paths are registered before `/:assetType`.
+ * even while the engine is down; the engine's Content-Type rules). Fixed paths are registered before `/:assetType`.
  */
 import express from 'express';
+import path from 'node:path';
 import { z } from 'zod';
+import { contentDisposition } from '../http/content-disposition.js';
 import { HttpError, validate } from '../http/errors.js';
+import { sendFileResponse } from '../http/file-response.js';
+import { viewContentType } from '../engine/view-file.js';
 import { memoryUpload } from '../http/uploads.js';
 import { parseAssetType, type AssetType } from './asset-types.js';
 import type { AssetsService } from './assets.service.js';
@@ -48,13 +52,13 @@ export function assetsRoutes(assets: AssetsService): express.Router {
   router.get('/api/admin/assets/thumbnail', async (req, res) => {
     const query = validate(fileQuery, req.query, 'query');
     const file = await assets.thumbnail(query.type, query.path);
-    res.set('Cache-Control', 'private, max-age=3600');
-    await sendFile(res, file, 'image/jpeg');
+    await sendFileResponse(req, res, file, { contentType: 'image/jpeg', cacheControl: 'private, max-age=3600' });
   });
 
   router.get('/api/admin/assets/file', async (req, res) => {
     const query = validate(fileQuery, req.query, 'query');
-    await sendFile(res, assets.filePath(query.type, query.path));
+    const file = assets.filePath(query.type, query.path);
+    await sendFileResponse(req, res, file, { contentType: viewContentType(file), disposition: contentDisposition('inline', path.basename(file)) });
   });
 
   router.get('/api/admin/assets/:assetType', (req, res) => {
@@ -64,14 +68,4 @@ export function assetsRoutes(assets: AssetsService): express.Router {
   });
 
   return router;
-}
-
-/** `res.sendFile` as a promise (it handles Range, Last-Modified and the content type). */
-function sendFile(res: express.Response, file: string, type?: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    res.sendFile(file, { dotfiles: 'allow', headers: type ? { 'Content-Type': type } : undefined }, (err) => {
-      if (err && !res.headersSent) reject(new HttpError(404, 'File not found'));
-      else resolve();
-    });
-  });
 }

@@ -3,7 +3,6 @@
  * which version of the remote file (its validator) the bytes came from, so a resume can send
  * `If-Range` and never glue the tail of a changed file onto the head of the old one.
  */
-import type { Hash } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { headerOf } from './download-body.js';
@@ -84,28 +83,4 @@ export function parseContentRange(value: string | null): { start?: number; end?:
   }
   const unsatisfied = /^bytes\s+\*\/(\d+)$/i.exec(value.trim());
   return unsatisfied ? { total: Number(unsatisfied[1]) } : null;
-}
-
-/** Bytes read per step when re-hashing a part: big enough that syscalls are noise. */
-const REHASH_READ_BYTES = 4 * 1024 * 1024;
-
-/**
- * Read an existing part into `hash` (Node hashes cannot be saved); returns the bytes hashed. One
- * reused buffer, no stream: a resumed 20 GB part is re-read at the speed of the hash.
- */
-export async function hashExistingPart(partFile: string, hash: Hash, signal?: AbortSignal): Promise<number> {
-  const handle = await fsp.open(partFile, 'r');
-  try {
-    const buffer = Buffer.allocUnsafe(REHASH_READ_BYTES);
-    let bytes = 0;
-    for (;;) {
-      signal?.throwIfAborted();
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, bytes);
-      if (bytesRead === 0) return bytes;
-      hash.update(buffer.subarray(0, bytesRead));
-      bytes += bytesRead;
-    }
-  } finally {
-    await handle.close();
-  }
 }

@@ -4,12 +4,13 @@
  * Range + If-Range, retrying transient failures with backoff, and renaming the part to its final
  * name only after the hash matched. It knows nothing of the database or the catalogs.
  *
- * The hot loop does the minimum per chunk: a hash update, two counters and a queue push, with no
- * promise, timer or copy of ours per chunk (`node:http` hands plain Buffers, no web streams; the
- * `PartWriter` batches them into few writes). Backpressure pauses the response. Progress, speed,
- * stall detection and flushing a slow download's partial batch run on one interval instead.
+ * The hot loop does the minimum per chunk: two counters and a queue push, with no promise, timer
+ * or copy of ours per chunk (`node:http` hands plain Buffers, no web streams; the `PartWriter`
+ * batches them into few writes). The SHA-256 runs on a worker thread that follows the part file
+ * as it is written (`PartHasher`), so hashing shares no core with receiving. Backpressure pauses
+ * the response. Progress, speed, stall detection and flushing a slow download's partial batch run
+ * on one interval instead.
  */
-import { createHash, type Hash } from 'node:crypto';
 import fsp from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
@@ -21,7 +22,6 @@ import { classifyFailure, defaultFreeSpace, formatBytes, sleep } from './downloa
 import { PartWriter } from './download-part-writer.js';
 import {
   fileSize,
-  hashExistingPart,
   ifRangeOf,
   readSidecar,
   removePart,
@@ -32,6 +32,7 @@ import {
 } from './download-resume.js';
 import { SpeedMeter } from './download-speed.js';
 import { fsyncDir, fsyncFile, renameWithRetry } from './fs-durable.js';
+import { PartHasher } from './part-hasher.js';
 
 export { DownloadError, type DownloadErrorKind } from './download-errors.js';
 
@@ -90,9 +91,12 @@ export async function downloadFile(req: DownloadRequest, opts: DownloadOptions =
 
 /** The state of one `downloadFile` call. */
 class DownloadRun {
-  private hash: Hash = createHash('sha256');
-  /** Bytes in the part file, every one of them already fed to `hash`. */
+  /** Follows the part file; replaced when the part starts over from zero. */
+  private hasher: PartHasher | null = null;
+  /** Bytes received into the part file (queued or written); its size once the writer closed. */
   private offset = 0;
+  /** Bytes of the part file known to be on disk: the hasher may read up to here. */
+  private onDisk = 0;
   /** Network bytes received during this call (the speed counts these). */
   private received = 0;
   private total: number | null;
@@ -115,19 +119,31 @@ class DownloadRun {
   async execute(): Promise<DownloadResult> {
     this.throwIfAborted();
     await fsp.mkdir(path.dirname(this.req.partFile), { recursive: true });
-    await this.prepareResume();
-    if (this.req.expectedBytes != null) await this.ensureFreeSpace(this.req.expectedBytes - this.offset);
-    const tickMs = Math.max(10, Math.min(PROGRESS_TICK_MS, this.stallTimeoutMs / 4));
-    const timer = setInterval(() => this.tick(), tickMs);
-    this.emitProgress();
     try {
-      await this.runAttempts();
+      await this.prepareResume();
+      if (this.req.expectedBytes != null) await this.ensureFreeSpace(this.req.expectedBytes - this.offset);
+      const tickMs = Math.max(10, Math.min(PROGRESS_TICK_MS, this.stallTimeoutMs / 4));
+      const timer = setInterval(() => this.tick(), tickMs);
+      this.emitProgress();
+      try {
+        await this.runAttempts();
+      } finally {
+        clearInterval(timer);
+      }
+      this.meter.sample(this.received);
+      this.emitProgress();
+      return await this.finish();
     } finally {
-      clearInterval(timer);
+      await this.hasher?.dispose();
     }
-    this.meter.sample(this.received);
-    this.emitProgress();
-    return this.finish();
+  }
+
+  /** Follow the part file with a new hasher that starts with its first `bytes` (already on disk). */
+  private async restartHasher(bytes: number): Promise<void> {
+    await this.hasher?.dispose();
+    this.hasher = new PartHasher(this.req.partFile);
+    this.onDisk = bytes;
+    this.hasher.advance(bytes);
   }
 
   /** Trust an existing part only if its sidecar says it came from this URL and can be validated. */
@@ -144,13 +160,13 @@ class DownloadRun {
       (ifRangeOf(meta) !== null || expected !== null);
     if (usable) {
       this.meta = meta;
-      this.offset = await hashExistingPart(this.req.partFile, this.hash, this.opts.signal).catch((err: unknown) => {
-        throw this.classify(err);
-      });
+      // The head is hashed on the worker while the request for the tail goes out.
+      this.offset = size;
       this.total = meta.total ?? this.total;
     } else if (size >= 0 || meta) {
       await removePart(this.req.partFile);
     }
+    await this.restartHasher(this.offset);
   }
 
   private async runAttempts(): Promise<void> {
@@ -241,6 +257,10 @@ class DownloadRun {
         await writeSidecar(this.req.partFile, this.meta);
       }
       out = await PartWriter.open(this.req.partFile, this.offset > 0);
+      out.onWritten = (bytes) => {
+        this.onDisk += bytes;
+        this.hasher?.advance(this.onDisk);
+      };
       this.writer = out;
       await this.pump(res, out);
       const writer = out;
@@ -283,7 +303,6 @@ class DownloadRun {
         }
       };
       const onData = (chunk: Buffer) => {
-        this.hash.update(chunk);
         this.offset += chunk.length;
         this.received += chunk.length;
         if (!out.write(chunk)) res.pause();
@@ -324,20 +343,26 @@ class DownloadRun {
     }
   }
 
-  /** Forget the part: a fresh hash, offset 0, and (for a new request) no part or sidecar on disk. */
+  /** Forget the part: a fresh hasher, offset 0, and (for a new request) no part or sidecar on disk. */
   private async restartFromZero(removeFiles: boolean): Promise<void> {
-    this.hash = createHash('sha256');
+    await this.restartHasher(0);
     this.offset = 0;
     this.meta = null;
     if (removeFiles) await removePart(this.req.partFile);
   }
 
-  /** After a failed attempt, make sure the hash covers exactly the bytes on disk. */
+  /** After a failed attempt the part file is the truth (a write may have failed part-way). */
   private async resyncWithDisk(): Promise<void> {
-    const size = await fileSize(this.req.partFile);
-    if (size === this.offset) return;
-    this.hash = createHash('sha256');
-    this.offset = size > 0 ? await hashExistingPart(this.req.partFile, this.hash, this.opts.signal) : 0;
+    const size = Math.max(0, await fileSize(this.req.partFile));
+    if (size === this.offset && size === this.onDisk) return;
+    this.offset = size;
+    if (size >= this.onDisk) {
+      this.onDisk = size;
+      this.hasher?.advance(size);
+    } else {
+      // Shorter than what was written: never seen on an append-only file; hash it again.
+      await this.restartHasher(size);
+    }
   }
 
   private async ensureFreeSpace(remaining: number): Promise<void> {
@@ -358,7 +383,11 @@ class DownloadRun {
   }
 
   private async finish(): Promise<DownloadResult> {
-    const digest = this.hash.digest('hex');
+    const hasher = this.hasher;
+    if (!hasher) throw new Error('finish() without a hasher');
+    const digest = await hasher.digest(this.offset).catch((err: unknown) => {
+      throw this.classify(err);
+    });
     const expected = this.req.expectedSha256?.toLowerCase();
     if (expected && digest !== expected) {
       await removePart(this.req.partFile);

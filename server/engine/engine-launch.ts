@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { APP_ROOT, type Config } from '../config.js';
+import type { EngineDirs } from './engine-paths.js';
 
 /** The stand-in is ours and small; it listens within a second or two. */
 export const STANDIN_READY_TIMEOUT_MS = 30_000;
@@ -34,6 +35,11 @@ export function extraModelPathsFile(config: Config): string {
   return path.join(config.paths.engine, 'extra_model_paths.yaml');
 }
 
+/** The folders Studio hands an engine it starts (and checks an external engine for, see shared-folders.ts). */
+export function studioEngineDirs(config: Config): EngineDirs {
+  return { input: config.paths.assetsInput, output: config.paths.assetsOutput, temp: path.join(config.paths.engine, 'temp', 'temp') };
+}
+
 /** The stand-in engine run by this Node (or Electron-as-Node) binary. */
 export function standinLaunch(config: Config, context: LaunchContext = {}): EngineLaunch {
   const moduleUrl = context.moduleUrl ?? import.meta.url;
@@ -42,13 +48,15 @@ export function standinLaunch(config: Config, context: LaunchContext = {}): Engi
     ? ['--import', 'tsx', path.join(APP_ROOT, 'server', 'engine', 'standin', 'main.ts')]
     : [path.join(path.dirname(fileURLToPath(moduleUrl)), 'standin', 'main.js')];
   const { engine, paths } = config;
+  const dirs = studioEngineDirs(config);
   const args = [
     ...entry,
     '--port', String(engine.port),
     '--host', '127.0.0.1',
-    '--input-directory', paths.assetsInput,
-    '--output-directory', paths.assetsOutput,
-    '--temp-directory', path.join(paths.engine, 'temp'),
+    '--input-directory', dirs.input,
+    '--output-directory', dirs.output,
+    // The engine puts its temporary files in `<--temp-directory>/temp`.
+    '--temp-directory', path.dirname(dirs.temp),
     '--step-ms', String(engine.standinStepMs),
     ...(engine.standinObjectInfo ? ['--object-info', engine.standinObjectInfo] : []),
     '--parent-pid', String(process.pid),
@@ -68,16 +76,18 @@ export function standinLaunch(config: Config, context: LaunchContext = {}): Engi
 
 /** The real engine: `<python> main.py …` inside ENGINE_DIR. */
 export function managedLaunch(config: Config, context: LaunchContext = {}): EngineLaunch {
-  const { engine, paths } = config;
+  const { engine } = config;
   if (!engine.dir) throw new Error('managed engine mode needs ENGINE_DIR');
+  const dirs = studioEngineDirs(config);
   return {
     command: engine.python,
     args: [
       'main.py',
       '--listen', '127.0.0.1',
       '--port', String(engine.port),
-      '--input-directory', paths.assetsInput,
-      '--output-directory', paths.assetsOutput,
+      '--input-directory', dirs.input,
+      '--output-directory', dirs.output,
+      '--temp-directory', path.dirname(dirs.temp),
       '--extra-model-paths-config', extraModelPathsFile(config),
       '--disable-auto-launch',
     ],

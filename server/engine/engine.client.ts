@@ -107,6 +107,8 @@ export interface ViewRequest {
   subfolder?: string;
   /** Aborts the transfer (a client that went away). */
   signal?: AbortSignal;
+  /** Sent along (`viewStream` only): a browser's `Range` and conditional headers, so video seeking works. */
+  headers?: Record<string, string>;
 }
 
 /** `GET /view` as a Node stream: the status, the headers and the unread body. */
@@ -291,7 +293,7 @@ export class EngineClient {
     const url = new URL(`${this.baseUrl}/view?${params.toString()}`);
     const get = url.protocol === 'https:' ? https.get : http.get;
     return new Promise((resolve) => {
-      const request = get(url, { signal: req.signal }, (res) => {
+      const request = get(url, { signal: req.signal, headers: req.headers }, (res) => {
         clearTimeout(timer);
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
       });

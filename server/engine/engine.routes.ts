@@ -1,12 +1,20 @@
 /**
- * `GET /api/engine/view`: a file from the engine, streamed through without buffering (a video
- * can be hundreds of MB). 404 when the file is missing or the engine unreachable.
+ * `GET /api/engine/view`: a file the engine serves, never buffered whole (a video can be hundreds
+ * of MB). From a folder the engine shares with Studio (see `shared-folders.ts`) the file is read
+ * from disk with the engine's own path rules; anything else streams through from the engine.
+ * Either way `Range` works (video seeking), and 404 means missing or engine unreachable.
  */
 import express from 'express';
+import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
+import { contentDisposition } from '../http/content-disposition.js';
 import { HttpError, validate } from '../http/errors.js';
+import { sendFileResponse, USER_FILE_HEADERS } from '../http/file-response.js';
 import type { EngineClient } from './engine.client.js';
+import { pyBasename } from './engine-paths.js';
+import type { SharedFolders } from './shared-folders.js';
+import { safeViewContentType, viewContentType } from './view-file.js';
 
 const viewQuery = z.object({
   filename: z.string().min(1),
@@ -14,28 +22,62 @@ const viewQuery = z.object({
   subfolder: z.string().default(''),
 });
 
-const PASSED_HEADERS = ['content-type', 'content-length', 'last-modified', 'etag'];
+/** Request headers a browser sends for seeking and revalidation; the engine honours them. */
+const FORWARDED_REQUEST_HEADERS = ['range', 'if-range', 'if-none-match', 'if-modified-since'];
+const PASSED_HEADERS = ['content-length', 'content-range', 'accept-ranges', 'last-modified', 'etag'];
 
-/** Engine proxy routes. */
-export function engineRoutes(engine: EngineClient): express.Router {
+/** Engine file routes. */
+export function engineRoutes(engine: EngineClient, shared: SharedFolders): express.Router {
   const router = express.Router();
   router.get('/api/engine/view', async (req, res) => {
     const query = validate(viewQuery, req.query, 'query');
+    const name = displayName(query.filename);
+    res.set(USER_FILE_HEADERS);
+    const local = shared.resolve(query);
+    if (local && 'status' in local) throw new HttpError(400, `Invalid file path: ${query.filename}`);
+    if (local) {
+      await sendFileResponse(req, res, local.file, { contentType: viewContentType(name), disposition: contentDisposition('inline', name) }).catch(
+        (err: unknown) => {
+          throw err instanceof HttpError && err.status === 404 ? new HttpError(404, `File not found: ${query.filename}`) : err;
+        },
+      );
+      return;
+    }
+
+    const headers: Record<string, string> = {};
+    for (const header of FORWARDED_REQUEST_HEADERS) {
+      const value = req.headers[header];
+      if (typeof value === 'string') headers[header] = value;
+    }
     const abort = new AbortController();
     res.on('close', () => abort.abort());
-    const response = await engine.viewStream({ ...query, signal: abort.signal });
+    const response = await engine.viewStream({ ...query, headers, signal: abort.signal });
     if (!response) throw new HttpError(404, 'The engine is not reachable');
-    if (response.status < 200 || response.status >= 300) response.body.destroy();
-    if (response.status === 400 || response.status === 403) throw new HttpError(400, `Invalid file path: ${query.filename}`);
-    if (response.status < 200 || response.status >= 300) throw new HttpError(404, `File not found: ${query.filename}`);
-    for (const name of PASSED_HEADERS) {
-      const value = response.headers[name];
-      if (value) res.setHeader(name, value);
+    const { status } = response;
+    if (status !== 200 && status !== 206) response.body.destroy();
+    if (status === 304) return void res.status(304).end();
+    if (status === 400 || status === 403) throw new HttpError(400, `Invalid file path: ${query.filename}`);
+    if (status === 416) {
+      const range = response.headers['content-range'];
+      if (range) res.setHeader('Content-Range', range);
+      throw new HttpError(416, `Range not satisfiable: ${req.headers.range ?? ''}`);
     }
-    res.setHeader('Content-Disposition', `inline; filename="${query.filename.replace(/["\\\r\n]/g, '_')}"`);
+    if (status !== 200 && status !== 206) throw new HttpError(404, `File not found: ${query.filename}`);
+    res.status(status);
+    for (const header of PASSED_HEADERS) {
+      const value = response.headers[header];
+      if (value) res.setHeader(header, value);
+    }
+    res.setHeader('Content-Type', safeViewContentType(response.headers['content-type'] ?? viewContentType(name)));
+    res.setHeader('Content-Disposition', contentDisposition('inline', name));
     await pipeline(response.body, res).catch((err: unknown) => {
       if (!abort.signal.aborted) throw err;
     });
   });
   return router;
+}
+
+/** The name the file is offered under: no `[output]` annotation, no folders. */
+function displayName(filename: string): string {
+  return pyBasename(filename.replace(/ \[(input|output|temp)\]$/, '')) || path.basename(filename);
 }

@@ -31,6 +31,7 @@ export const EVENT_TYPES = [
   'job.started',
   'job.completed',
   'job.failed',
+  'job.stalled',
   'job.retried',
   'job.deleted',
   'model.deleted',

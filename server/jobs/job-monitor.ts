@@ -1,8 +1,9 @@
 /**
  * Follows running jobs: routes the engine's WebSocket messages to one ProgressTracker per
  * prompt, relays progress and preview frames to Studio clients, and finishes a job from the
- * engine's history once `executing {node: null}` arrives. A slow `/history` poll covers
- * messages lost while the engine socket was down (nothing is replayed after a reconnect).
+ * engine's history once `executing {node: null}` arrives. After a socket reconnect, and for jobs
+ * silent for a while, the engine's queue and history are checked: that covers messages lost while
+ * the socket was down (nothing is replayed) and an engine that restarted and forgot the job.
  */
 import type { EngineClient, HistoryEntry } from '../engine/engine.client.js';
 import { parseHistoryOutputs, primaryOutput } from '../engine/engine.client.js';
@@ -18,6 +19,9 @@ import type { JobFolders } from './job-folders.store.js';
 import type { JobRecord } from './job.schema.js';
 import type { JobStore } from './job.store.js';
 import { ProgressTracker, type ProgressObject } from './progress-tracker.js';
+
+/** A followed prompt vanished from the engine's queue without reaching its history. */
+export const LOST_ERROR = 'The engine no longer knows this job: it restarted or dropped it while the job was queued or running';
 
 export interface JobMonitorDeps {
   engine: EngineClient;
@@ -235,29 +239,59 @@ export class JobMonitor {
     this.finishFromHistory(promptId, { outputs: {}, status: { status_str: entry.tracker.error ? 'error' : 'success' } }, entry.tracker.error);
   }
 
-  /** After a socket gap: anything the engine finished meanwhile is finished here too. */
+  /** After a socket gap: anything the engine finished (or lost) meanwhile is settled here too. */
   private async checkAll(): Promise<void> {
-    await Promise.all([...this.tracked.keys()].map((id) => this.checkOne(id)));
+    await this.check([...this.tracked.keys()]);
   }
 
   private async checkSilent(silentMs: number): Promise<void> {
     const now = Date.now();
-    const silent = [...this.tracked.entries()].filter(([, t]) => !t.finishing && now - t.lastMessageAt > silentMs).map(([id]) => id);
-    await Promise.all(silent.map((id) => this.checkOne(id)));
+    await this.check([...this.tracked.entries()].filter(([, t]) => now - t.lastMessageAt > silentMs).map(([id]) => id));
   }
 
-  private async checkOne(promptId: string): Promise<void> {
+  /**
+   * Settle prompts the socket said nothing about: in the engine's queue → keep waiting; in its
+   * history → finished; in neither → the engine lost it (it restarted faster than its health
+   * probe could notice) → `stalled`. The queue is read before the history: the engine moves a
+   * prompt from its queue into its history in one step, so one finishing in between is found.
+   */
+  private async check(ids: string[]): Promise<void> {
+    const candidates = ids.filter((id) => this.checkable(id));
+    if (candidates.length === 0) return;
+    let inQueue: Set<string>;
+    try {
+      const queue = await this.deps.engine.queue();
+      inQueue = new Set([...queue.running, ...queue.pending]);
+    } catch {
+      return; // Engine unreachable: keep waiting; the supervisor's state tells the user.
+    }
+    await Promise.all(candidates.filter((id) => !inQueue.has(id)).map((id) => this.checkHistory(id)));
+  }
+
+  private checkable(promptId: string): boolean {
     const entry = this.tracked.get(promptId);
     // A held prompt is still being submitted: its end must not be announced before `job.queued`.
-    if (!entry || entry.finishing || entry.held) return;
+    return entry !== undefined && !entry.finishing && !entry.held;
+  }
+
+  private async checkHistory(promptId: string): Promise<void> {
+    const entry = this.tracked.get(promptId);
+    if (!entry) return;
+    let history: HistoryEntry | null;
     try {
-      const history = await this.deps.engine.history(promptId);
-      if (history && this.tracked.get(promptId) === entry && !entry.finishing && !entry.held) {
-        entry.finishing = true;
-        this.finishFromHistory(promptId, history, entry.tracker.error);
-      }
+      history = await this.deps.engine.history(promptId);
     } catch {
-      // Engine unreachable: keep waiting; the supervisor's state tells the user.
+      return;
+    }
+    if (this.tracked.get(promptId) !== entry || !this.checkable(promptId)) return;
+    entry.finishing = true;
+    if (history) {
+      this.finishFromHistory(promptId, history, entry.tracker.error);
+      return;
+    }
+    const job = this.markStalled(promptId, LOST_ERROR);
+    if (job?.status === 'stalled') {
+      this.deps.events.emit('job.stalled', 'warning', `Job stalled: ${LOST_ERROR}`, { prompt_id: promptId, workflow_id: job.workflow_id });
     }
   }
 }

@@ -3,7 +3,6 @@
  * history, deletes and packages. Status bodies the spec leaves open are documented in the README:
  * `pending` → `{status, prompt_id, queue_position}`, `error` → `{status, prompt_id, error}`.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { EngineClient, EngineOutputFile } from '../engine/engine.client.js';
@@ -38,7 +37,7 @@ export function contentTypeOf(filename: string): string {
   return CONTENT_TYPES[path.extname(filename).toLowerCase()] ?? 'application/octet-stream';
 }
 
-export type ResultSource = { filename: string; contentType: string } & ({ path: string; size: number } | { stream: Readable });
+export type ResultSource = { filename: string; contentType: string } & ({ path: string } | { stream: Readable });
 
 export interface JobQueriesDeps {
   jobs: JobStore;
@@ -87,7 +86,7 @@ export class JobQueries {
     if (!job) throw new HttpError(404, `Job not found: ${promptId}`);
     if (job.status !== 'completed') throw new HttpError(404, `Result not ready: job is ${job.status}`);
     const onDisk = job.output_dir && this.deps.folders.exists(job.output_dir) ? pickFile(listFiles(this.deps.folders.pathOf(job.output_dir)), outputType) : null;
-    if (onDisk) return { path: onDisk, size: fs.statSync(onDisk).size, filename: path.basename(onDisk), contentType: contentTypeOf(onDisk) };
+    if (onDisk) return { path: onDisk, filename: path.basename(onDisk), contentType: contentTypeOf(onDisk) };
     if (!job.output) throw new HttpError(404, `Job ${promptId} has no output`);
     const response = await this.deps.engine.viewStream({ filename: job.output.filename, subfolder: job.output.subfolder, type: job.output.type });
     if (!response || response.status !== 200) {
@@ -201,10 +200,4 @@ function storedProgress(job: Pick<JobRecord, 'status'>): ProgressObject {
     step_rate: null,
     node_outputs: {},
   };
-}
-
-/** Open a result on disk as a stream (404 when it vanished meanwhile). */
-export function openResult(file: string): fs.ReadStream {
-  if (!fs.existsSync(file)) throw new HttpError(404, 'Output file is missing');
-  return fs.createReadStream(file);
 }

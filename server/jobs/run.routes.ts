@@ -5,9 +5,11 @@
 import express from 'express';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
+import { contentDisposition } from '../http/content-disposition.js';
 import { HttpError, validate } from '../http/errors.js';
+import { sendFileResponse, USER_FILE_HEADERS } from '../http/file-response.js';
 import { jsonObjectField, memoryUpload } from '../http/uploads.js';
-import { openResult, type JobQueries } from './job-queries.service.js';
+import type { JobQueries } from './job-queries.service.js';
 import type { RunnerService } from './runner.service.js';
 
 const resultQuery = z.object({ output_type: z.enum(['video', 'image']).default('video') });
@@ -34,11 +36,17 @@ export function runRoutes(runner: RunnerService, queries: JobQueries): express.R
   router.get('/api/run/result/:promptId', async (req, res) => {
     const { output_type } = validate(resultQuery, req.query, 'query');
     const result = await queries.result(String(req.params.promptId), output_type);
-    const body = 'path' in result ? openResult(result.path) : result.stream;
+    const disposition = contentDisposition('inline', result.filename);
+    if ('path' in result) {
+      await sendFileResponse(req, res, result.path, { contentType: result.contentType, disposition }).catch((err: unknown) => {
+        throw err instanceof HttpError && err.status === 404 ? new HttpError(404, 'Output file is missing') : err;
+      });
+      return;
+    }
+    res.set(USER_FILE_HEADERS);
     res.set('Content-Type', result.contentType);
-    res.set('Content-Disposition', `inline; filename="${result.filename.replace(/["\\\r\n]/g, '_')}"`);
-    if ('size' in result) res.set('Content-Length', String(result.size));
-    await pipeline(body, res);
+    res.set('Content-Disposition', disposition);
+    await pipeline(result.stream, res);
   });
 
   return router;

@@ -39,8 +39,15 @@ async function shoot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
 
-async function history(): Promise<Array<{ prompt_id: string; status: string; retry_of?: string }>> {
-  return (await (await studio.api('/api/admin/history?limit=100')).json()) as Array<{ prompt_id: string; status: string; retry_of?: string }>;
+interface HistoryRow {
+  prompt_id: string;
+  status: string;
+  retry_of?: string;
+  seeds: Record<string, number>;
+}
+
+async function history(): Promise<HistoryRow[]> {
+  return (await (await studio.api('/api/admin/history?limit=100')).json()) as HistoryRow[];
 }
 
 async function uploadedInput(): Promise<string> {
@@ -145,6 +152,9 @@ describe('Studio web UI', () => {
     await executeViaApi(image, 11);
     const second = await executeViaApi(image, 12);
     await page.goto(`${studio.url}/run/image-filter?job=${second}`);
+    // The form shows that job's parameters, not the defaults.
+    await expect.poll(() => page.getByLabel('Noise seed').inputValue()).toBe('12');
+    expect(await page.getByLabel('Random each run').isChecked()).toBe(false);
     const queued = (await (await studio.api('/api/admin/queue')).json()) as Array<{ prompt_id: string }>;
     expect(queued.map((j) => j.prompt_id)).toContain(second);
     await page.reload();
@@ -161,6 +171,8 @@ describe('Studio web UI', () => {
     await table.getByRole('button', { name: /^Retry / }).first().click();
     await page.waitForURL(/\/run\/image-filter\?job=/);
     const newId = new URL(page.url()).searchParams.get('job');
+    // Same parameters and the same resolved seed as the job retried, shown in the form.
+    await expect.poll(() => page.getByLabel('Noise seed').inputValue()).toBe(String(before[0]!.seeds.seed));
     await waitForJobDone();
     const after = await history();
     expect(after.length).toBe(before.length + 1);

@@ -144,6 +144,7 @@ describe('EngineProcess, managed mode', () => {
       '--port', String(port),
       '--input-directory', path.join(studioDir, 'assets', 'input'),
       '--output-directory', path.join(studioDir, 'assets', 'output'),
+      '--temp-directory', path.join(studioDir, 'engine', 'temp'),
       '--extra-model-paths-config', path.join(studioDir, 'engine', 'extra_model_paths.yaml'),
       '--disable-auto-launch',
     ]);

@@ -155,3 +155,29 @@ describe('the engine restarting under a running Studio', () => {
     expect((await waitForJob(t.api, prompt_id, ['completed', 'error', 'stalled'])).status).toBe('completed');
   });
 });
+
+describe('an external engine restarting faster than its health probe', () => {
+  it('marks the job it lost stalled once the engine socket reconnects', async () => {
+    const { dir, engine, env } = await setup(400);
+    // The health probe runs every 5 s: a restart inside that gap is only seen by the socket.
+    const t = await startTestStudio({ dir, startEngine: true, env });
+    cleanups.push(() => t.stop());
+    await t.studio.engineReady();
+    const ws = await connectStudioWs(t.url, t.apiKey);
+    cleanups.push(() => ws.close());
+    const promptId = await runningJob({ api: t.api } as StudioProcess);
+    await engine.close();
+    await startEngine(dir, engine.port, 400);
+
+    const frame = await until(() => ws.ofType('job.stalled').find((f) => f.data.prompt_id === promptId), 'job.stalled frame', 20_000);
+    expect(frame.data).toMatchObject({ status: 'stalled', prompt_id: promptId });
+    const job = t.studio.jobs.get(promptId)!;
+    expect(job.status).toBe('stalled');
+    // Seen by the socket check (job.stalled event), or, if a health probe fell into the gap, by reconciliation.
+    expect(job.error).toMatch(/no longer knows|lost/);
+    expect(fs.existsSync(path.join(dir, 'assets', 'output', job.output_dir!, '.incomplete'))).toBe(false);
+    const events = (await (await t.api('/api/admin/events?types=job.stalled,system.startup')).json()) as { type: string; data: Record<string, unknown> }[];
+    expect(events.some((e) => (e.type === 'job.stalled' && e.data.prompt_id === promptId) || (e.type === 'system.startup' && (e.data.stalled as string[]).includes(promptId)))).toBe(true);
+    expect(t.studio.monitor.isTracked(promptId)).toBe(false);
+  });
+});

@@ -49,6 +49,7 @@ describe('engine launch', () => {
       '--port', '9188',
       '--input-directory', path.join(root, 'assets', 'input'),
       '--output-directory', path.join(root, 'assets', 'output'),
+      '--temp-directory', path.join(root, 'engine', 'temp'),
       '--extra-model-paths-config', path.join(root, 'engine', 'extra_model_paths.yaml'),
       '--disable-auto-launch',
     ]);

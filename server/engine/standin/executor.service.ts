@@ -9,7 +9,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../logging.js';
-import type { EngineDirs } from './engine-paths.util.js';
+import type { EngineDirs } from '../engine-paths.js';
 import type { StandinMedia } from './media.store.js';
 import { NodeFailure, type NodeRunContext, type ResolvedInput } from './node-context.util.js';
 import { runNode } from './node-sim.service.js';

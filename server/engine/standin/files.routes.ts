@@ -9,7 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream';
 import type { Logger } from '../../logging.js';
-import { annotatedPath, dirByType, isInside, pyBasename, pyNormpath, type EngineDirs } from './engine-paths.util.js';
+import { dirByType, isInside, pyNormpath, type EngineDirs } from '../engine-paths.js';
+import { resolveViewFile, viewContentType } from '../view-file.js';
 import { readBody, sendEmpty, sendJson, type Route } from './http.util.js';
 import { multipartBoundary, parseMultipart } from './multipart.parser.js';
 
@@ -17,32 +18,6 @@ export interface FileRouteDeps {
   dirs: EngineDirs;
   logger: Logger;
 }
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.webp': 'image/webp',
-  '.gif': 'image/gif',
-  '.bmp': 'image/bmp',
-  '.tif': 'image/tiff',
-  '.tiff': 'image/tiff',
-  '.svg': 'image/svg+xml',
-  '.mp4': 'video/mp4',
-  '.webm': 'video/webm',
-  '.mkv': 'video/x-matroska',
-  '.mov': 'video/quicktime',
-  '.avi': 'video/x-msvideo',
-  '.wav': 'audio/x-wav',
-  '.mp3': 'audio/mpeg',
-  '.flac': 'audio/flac',
-  '.ogg': 'audio/ogg',
-  '.json': 'application/json',
-  '.txt': 'text/plain',
-};
-
-/** Types the engine forces to download instead of rendering (it serves user-made files). */
-const FORCED_DOWNLOAD = new Set(['text/html', 'application/xhtml+xml', 'text/javascript', 'text/css']);
 
 /** Upload and view routes. */
 export function fileRoutes(deps: FileRouteDeps): Route[] {
@@ -90,34 +65,21 @@ async function upload(deps: FileRouteDeps, req: IncomingMessage, res: ServerResp
 
 function view(deps: FileRouteDeps, url: URL, res: ServerResponse): void {
   const query = url.searchParams;
-  const requested = query.get('filename');
-  if (requested === null) return sendEmpty(res, 404);
-  const annotated = annotatedPath(requested, deps.dirs, null);
-  const name = annotated.name;
-  if (name === '') return sendEmpty(res, 400);
-  if (name.startsWith('/') || name.includes('..')) return sendEmpty(res, 400);
-  let dir = annotated.dir ?? dirByType(deps.dirs, query.get('type') ?? 'output');
-  if (!dir) return sendEmpty(res, 400);
-  const subfolder = query.get('subfolder');
-  if (subfolder !== null) {
-    const full = path.resolve(dir, subfolder);
-    if (!isInside(dir, full)) return sendEmpty(res, 403);
-    dir = full;
-  }
-  const filename = pyBasename(name);
-  const file = path.join(dir, filename);
-  const stat = fs.statSync(file, { throwIfNoEntry: false });
+  const filename = query.get('filename');
+  if (filename === null) return sendEmpty(res, 404);
+  const target = resolveViewFile(deps.dirs, { filename, type: query.get('type') ?? 'output', subfolder: query.get('subfolder') });
+  if ('status' in target) return sendEmpty(res, target.status);
+  const stat = fs.statSync(target.file, { throwIfNoEntry: false });
   if (!stat?.isFile()) return sendEmpty(res, 404);
   // `preview=` / `channel=` re-encoding is not simulated: the file is sent as stored.
-  let contentType = CONTENT_TYPES[path.extname(filename).toLowerCase()] ?? 'application/octet-stream';
-  if (FORCED_DOWNLOAD.has(contentType)) contentType = 'application/octet-stream';
+  const name = path.basename(target.file);
   res.writeHead(200, {
-    'Content-Type': contentType,
+    'Content-Type': viewContentType(name),
     'Content-Length': stat.size,
-    'Content-Disposition': contentDisposition(filename),
+    'Content-Disposition': contentDisposition(name),
   });
-  pipeline(fs.createReadStream(file), res, (err) => {
-    if (err) deps.logger.debug(`stand-in: /view ${filename}: ${err.message}`);
+  pipeline(fs.createReadStream(target.file), res, (err) => {
+    if (err) deps.logger.debug(`stand-in: /view ${name}: ${err.message}`);
   });
 }
 

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { silentLogger, type Logger } from '../../logging.js';
 import { engineRoutes, serverFeatures } from './engine.routes.js';
-import type { EngineDirs } from './engine-paths.util.js';
+import type { EngineDirs } from '../engine-paths.js';
 import { fileRoutes } from './files.routes.js';
 import { BodyTooLargeError, sendText, type Route } from './http.util.js';
 import { loadMedia, standinResourcesDir } from './media.store.js';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../logging.js';
-import { annotatedPath, isInside, type EngineDirs } from './engine-paths.util.js';
+import { annotatedPath, isInside, type EngineDirs } from '../engine-paths.js';
 import { PromptExecutor } from './executor.service.js';
 import { HistoryStore } from './history.store.js';
 import type { StandinMedia } from './media.store.js';

@@ -1,6 +1,7 @@
 /**
  * The engine's three folders (input, output, temp) and its path rules: `name [output]`
- * annotations, Python's `normpath`, and the "stays inside the folder" check.
+ * annotations, Python's `normpath`, and the "stays inside the folder" check. Shared by the
+ * stand-in (which plays the engine) and Studio (which reads the folders it shares with the engine).
  */
 import path from 'node:path';
 
@@ -22,10 +23,17 @@ export function dirByType(dirs: EngineDirs, type: string): string | null {
  * Split `x.png [output]` into its name and folder. Without an annotation the folder is
  * `fallback` (input/ for LoadImage, the `type` query for /view).
  */
-export function annotatedPath(name: string, dirs: EngineDirs, fallback: FolderType | null): { name: string; dir: string | null } {
+export function annotatedPath(
+  name: string,
+  dirs: EngineDirs,
+  fallback: FolderType | null,
+): { name: string; dir: string | null; folder: FolderType | null } {
   const match = /^(.*) \[(input|output|temp)\]$/.exec(name);
-  if (match) return { name: match[1] ?? '', dir: dirs[match[2] as FolderType] };
-  return { name, dir: fallback ? dirs[fallback] : null };
+  if (match) {
+    const folder = match[2] as FolderType;
+    return { name: match[1] ?? '', dir: dirs[folder], folder };
+  }
+  return { name, dir: fallback ? dirs[fallback] : null, folder: fallback };
 }
 
 /** Whether `target` (absolute) is `dir` itself or below it. */
