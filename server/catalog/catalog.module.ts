@@ -23,7 +23,7 @@ import { DiskUsage } from './disk-usage.js';
 import { DownloadManager } from './download-manager.service.js';
 import { DownloadStore } from './download.store.js';
 import { downloadsRoutes } from './downloads.routes.js';
-import type { DownloadOptions } from './file-download.js';
+import type { ThreadDownloadOptions } from './download-thread.js';
 import { MetadataService } from './metadata.service.js';
 import { StatusStreams } from './status-stream.js';
 
@@ -43,7 +43,7 @@ export interface CatalogModuleDeps {
   /** Defaults to the config's tokens. */
   tokens?: () => SourceTokens;
   /** Passed to every file download (tests shorten backoff and stall timeouts). */
-  downloadOptions?: Omit<DownloadOptions, 'signal' | 'onProgress'>;
+  downloadOptions?: ThreadDownloadOptions;
 }
 
 /** The built capability. */

@@ -1,8 +1,8 @@
 /**
  * The download queue: rows in SQLite (`DownloadStore`), at most `max_concurrent` files moving at
- * once, each one a `downloadFile` call into `<final path>.part` beside its destination. The
- * queue survives restarts: a row left `downloading` goes back to `queued` on boot and resumes
- * from the bytes in its part file.
+ * once, each one a `downloadFile` call on its own worker thread (`downloadInThread`) into
+ * `<final path>.part` beside its destination. The queue survives restarts: a row left
+ * `downloading` goes back to `queued` on boot and resumes from the bytes in its part file.
  *
  * Live numbers (bytes, speed) are kept in memory while a file moves and saved to the row every
  * few seconds, so the status stream never waits on the disk.
@@ -17,7 +17,8 @@ import { findEntry, type CatalogSet } from './catalog-set.js';
 import type { CatalogEntry, CatalogKind } from './catalog.schema.js';
 import { defaultFreeSpace, formatBytes } from './download-io.js';
 import type { DownloadRow, DownloadStatus, DownloadStore } from './download.store.js';
-import { DownloadError, FREE_SPACE_MARGIN_BYTES, downloadFile, type DownloadOptions, type DownloadResult } from './file-download.js';
+import { downloadInThread, type ThreadDownloadOptions } from './download-thread.js';
+import { DownloadError, FREE_SPACE_MARGIN_BYTES, type DownloadResult } from './file-download.js';
 import { entryFilePath, type ModelDirs, type QueueState } from './model-status.js';
 import { resolveSourceUrl, type SourceConfig } from './source-urls.js';
 
@@ -51,7 +52,7 @@ export interface DownloadManagerOptions {
   /** A file appeared on disk (the disk usage cache is stale). */
   onFilesChanged?: () => void;
   /** Passed to every `downloadFile` call (tests shorten backoff and stall timeouts). */
-  downloadOptions?: Omit<DownloadOptions, 'signal' | 'onProgress'>;
+  downloadOptions?: ThreadDownloadOptions;
 }
 
 interface Active {
@@ -246,7 +247,7 @@ export class DownloadManager {
     this.active.set(row.filename, active);
     const run = async (): Promise<DownloadResult> => {
       await this.checkFreeSpace(partFile, estimateBytes(hit.entry), partBytes);
-      return downloadFile(
+      return downloadInThread(
         {
           url: source.url,
           headers: source.headers,
@@ -311,7 +312,7 @@ export class DownloadManager {
     await fsp.mkdir(dir, { recursive: true });
     let free: number;
     try {
-      free = await (this.opts.downloadOptions?.freeSpace ?? defaultFreeSpace)(dir);
+      free = await defaultFreeSpace(dir);
     } catch {
       return;
     }

@@ -73,7 +73,8 @@ export class PartHasher {
 
   /** Start hashing `file` (it need not exist until `advance` says bytes are there). */
   constructor(file: string) {
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file } });
+    // No inherited flags: the source is CommonJS and needs none (`--input-type=module` would break it).
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file }, execArgv: [] });
     // A download that is abandoned must not keep the process alive.
     this.worker.unref();
     this.result = new Promise<string>((resolve, reject) => {

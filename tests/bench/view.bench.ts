@@ -30,7 +30,7 @@ http.createServer((req, res) => {
   });
 }).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('listening on'));
 `;
-const RUNS = 7;
+const RUNS = 15;
 
 async function startEngine(root: string, dir: string): Promise<{ child: ChildProcess; port: number }> {
   const port = await freePort();
