@@ -3,10 +3,9 @@
  * from the same server in the same run. Target: ratio ≥ 0.9. The headline is the product path:
  * a running Studio (compiled, its own process) queues the file (`POST
  * /api/admin/models/download/{file}`) and the clock stops when the verified file is in
- * `models/`; meanwhile `/api/health` is timed to show what the API waits. Beside it:
- * `downloadInThread` alone in a plain `node`; native tools doing Studio's work (`curl | tee <file>
- * | openssl dgst -sha256` then `sync <file>`); and SHA-256 alone over 1 GiB in memory (one core,
- * the OpenSSL code Node uses). No download that hashes every byte can finish sooner than that, so
+ * `models/`; meanwhile `/api/health` is timed to show what the API waits. Beside it: native
+ * tools doing Studio's work (`curl | tee <file> | openssl dgst -sha256` then `sync <file>`), and
+ * SHA-256 alone over 1 GiB in memory (one core, the OpenSSL code Node uses). No download that hashes every byte can finish sooner than that, so
  * `curl / hash` is the highest ratio any hashing client could print here. The file server runs in
  * its own process; on a 2-core machine it takes most of a core. (Not `sha256sum`: coreutils 9.1
  * has no SHA-NI path and hashes ~4x slower than OpenSSL, which would flatter the studio number.)
@@ -17,7 +16,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { catalogOf, repoEntry, writeCatalogs } from '../helpers/fake-catalogs.js';
 import { freePort } from '../helpers/ports.js';
 import { startStudioProcess, type StudioProcess } from '../helpers/studio-process.js';
@@ -46,8 +44,7 @@ function timed(fn: () => void): number {
 }
 
 /** Run the download benchmark and print its lines. */
-export async function run(root: string, sizeBytes = 1024 ** 3, runs = 3): Promise<void> {
-  const compiled = pathToFileURL(path.join(root, 'dist', 'server', 'catalog', 'download-thread.js')).href;
+export async function run(_root: string, sizeBytes = 1024 ** 3, runs = 3): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-'));
   const source = path.join(dir, 'source.bin');
   const hash = createHash('sha256');
@@ -75,7 +72,6 @@ export async function run(root: string, sizeBytes = 1024 ** 3, runs = 3): Promis
     { compiled: true },
   );
   const viaQueue: number[] = [];
-  const studio: number[] = [];
   const curl: number[] = [];
   const native: number[] = [];
   const hasOpenssl = spawnSync('openssl', ['version'], { stdio: 'ignore' }).status === 0;
@@ -86,8 +82,6 @@ export async function run(root: string, sizeBytes = 1024 ** 3, runs = 3): Promis
       spawnSync('sync');
     };
     for (let i = 0; i < runs; i++) {
-      fresh();
-      studio.push(downloadInPlainNode(compiled, { url, partFile: `${target}.part`, finalFile: target, expectedSha256: sha }));
       fresh();
       viaQueue.push(await downloadThroughStudio(app, entry.file, queued));
       fresh();
@@ -105,7 +99,7 @@ export async function run(root: string, sizeBytes = 1024 ** 3, runs = 3): Promis
   }
   const mib = sizeBytes / 1024 ** 2;
   const rate = (ms: number) => `${(mib / (ms / 1000)).toFixed(0)} MiB/s`;
-  const [s, c] = [median(studio), median(curl)];
+  const c = median(curl);
   const q = median(viaQueue);
   console.log(
     `download ${mib.toFixed(0)} MiB, SHA-256 on, through Studio's queue (POST → verified file in models/): ${q.toFixed(0)} ms (${rate(q)}); curl ${c.toFixed(0)} ms (${rate(c)}): throughput ratio ${(c / q).toFixed(2)} (target ≥ 0.9, median of ${runs})`,
@@ -113,30 +107,12 @@ export async function run(root: string, sizeBytes = 1024 ** 3, runs = 3): Promis
   const sorted = [...healthLatencies].sort((a, b) => a - b);
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!.toFixed(1);
   console.log(`  meanwhile GET /api/health (every 20 ms, ${sorted.length} requests): p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${pct(1)} ms`);
-  console.log(`  downloadInThread alone (a plain node, no Studio): ${s.toFixed(0)} ms (${rate(s)}), ratio ${(c / s).toFixed(2)}`);
   if (native.length) {
     const n = median(native);
     console.log(`  vs curl | tee file | openssl sha256, then sync: ${n.toFixed(0)} ms (${rate(n)}): Studio's queue is ${(n / q).toFixed(2)}× its throughput`);
   }
   const h = hashOnlyMs(sizeBytes);
   console.log(`  SHA-256 alone of ${mib.toFixed(0)} MiB in memory: ${h.toFixed(0)} ms (${rate(h)}); the ceiling for any hashing download vs curl: ratio ${(c / h).toFixed(2)}`);
-}
-
-/**
- * `downloadInThread` run by a plain `node` (as Studio runs it), timed inside that process: this
- * benchmark runs under tsx, whose loader hooks every worker thread would inherit and start first.
- */
-function downloadInPlainNode(moduleUrl: string, req: { url: string; partFile: string; finalFile: string; expectedSha256: string }): number {
-  const script = `
-    const { downloadInThread } = await import(${JSON.stringify(moduleUrl)});
-    const started = performance.now();
-    const result = await downloadInThread(${JSON.stringify(req)});
-    if (result.sha256 !== ${JSON.stringify(req.expectedSha256)}) throw new Error('hash mismatch in the benchmark');
-    console.log(performance.now() - started);`;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-  const ms = Number(child.stdout.trim());
-  if (child.status !== 0 || !Number.isFinite(ms)) throw new Error(`download in a child failed: ${child.stderr}`);
-  return ms;
 }
 
 /** Queue `file` in a running Studio and time it until the verified file is in place. */
