@@ -21,6 +21,7 @@ const viewQuery = z.object({
   type: z.enum(['input', 'output', 'temp']).default('input'),
   subfolder: z.string().default(''),
 });
+type ViewQuery = z.infer<typeof viewQuery>;
 
 /** Request headers a browser sends for seeking and revalidation; the engine honours them. */
 const FORWARDED_REQUEST_HEADERS = ['range', 'if-range', 'if-none-match', 'if-modified-since'];
@@ -35,46 +36,47 @@ export function engineRoutes(engine: EngineClient, shared: SharedFolders): expre
     res.set(USER_FILE_HEADERS);
     const local = shared.resolve(query);
     if (local && 'status' in local) throw new HttpError(400, `Invalid file path: ${query.filename}`);
-    if (local) {
-      await sendFileResponse(req, res, local.file, { contentType: viewContentType(name), disposition: contentDisposition('inline', name) }).catch(
-        (err: unknown) => {
-          throw err instanceof HttpError && err.status === 404 ? new HttpError(404, `File not found: ${query.filename}`) : err;
-        },
-      );
-      return;
-    }
-
-    const headers: Record<string, string> = {};
-    for (const header of FORWARDED_REQUEST_HEADERS) {
-      const value = req.headers[header];
-      if (typeof value === 'string') headers[header] = value;
-    }
-    const abort = new AbortController();
-    res.on('close', () => abort.abort());
-    const response = await engine.viewStream({ ...query, headers, signal: abort.signal });
-    if (!response) throw new HttpError(404, 'The engine is not reachable');
-    const { status } = response;
-    if (status !== 200 && status !== 206) response.body.destroy();
-    if (status === 304) return void res.status(304).end();
-    if (status === 400 || status === 403) throw new HttpError(400, `Invalid file path: ${query.filename}`);
-    if (status === 416) {
-      const range = response.headers['content-range'];
-      if (range) res.setHeader('Content-Range', range);
-      throw new HttpError(416, `Range not satisfiable: ${req.headers.range ?? ''}`);
-    }
-    if (status !== 200 && status !== 206) throw new HttpError(404, `File not found: ${query.filename}`);
-    res.status(status);
-    for (const header of PASSED_HEADERS) {
-      const value = response.headers[header];
-      if (value) res.setHeader(header, value);
-    }
-    res.setHeader('Content-Type', safeViewContentType(response.headers['content-type'] ?? viewContentType(name)));
-    res.setHeader('Content-Disposition', contentDisposition('inline', name));
-    await pipeline(response.body, res).catch((err: unknown) => {
-      if (!abort.signal.aborted) throw err;
-    });
+    if (!local) return streamFromEngine(engine, req, res, query, name);
+    await sendFileResponse(req, res, local.file, { contentType: viewContentType(name), disposition: contentDisposition('inline', name) }).catch(
+      (err: unknown) => {
+        throw err instanceof HttpError && err.status === 404 ? new HttpError(404, `File not found: ${query.filename}`) : err;
+      },
+    );
   });
   return router;
+}
+
+/** Relay the engine's `/view` answer: the browser's range and revalidation headers go along. */
+async function streamFromEngine(engine: EngineClient, req: express.Request, res: express.Response, query: ViewQuery, name: string): Promise<void> {
+  const headers: Record<string, string> = {};
+  for (const header of FORWARDED_REQUEST_HEADERS) {
+    const value = req.headers[header];
+    if (typeof value === 'string') headers[header] = value;
+  }
+  const abort = new AbortController();
+  res.on('close', () => abort.abort());
+  const response = await engine.viewStream({ ...query, headers, signal: abort.signal });
+  if (!response) throw new HttpError(404, 'The engine is not reachable');
+  const { status } = response;
+  if (status !== 200 && status !== 206) response.body.destroy();
+  if (status === 304) return void res.status(304).end();
+  if (status === 400 || status === 403) throw new HttpError(400, `Invalid file path: ${query.filename}`);
+  if (status === 416) {
+    const range = response.headers['content-range'];
+    if (range) res.setHeader('Content-Range', range);
+    throw new HttpError(416, `Range not satisfiable: ${req.headers.range ?? ''}`);
+  }
+  if (status !== 200 && status !== 206) throw new HttpError(404, `File not found: ${query.filename}`);
+  res.status(status);
+  for (const header of PASSED_HEADERS) {
+    const value = response.headers[header];
+    if (value) res.setHeader(header, value);
+  }
+  res.setHeader('Content-Type', safeViewContentType(response.headers['content-type'] ?? viewContentType(name)));
+  res.setHeader('Content-Disposition', contentDisposition('inline', name));
+  await pipeline(response.body, res).catch((err: unknown) => {
+    if (!abort.signal.aborted) throw err;
+  });
 }
 
 /** The name the file is offered under: no `[output]` annotation, no folders. */
