@@ -185,8 +185,8 @@ describe('an engine that shares Studio\'s folders (the stand-in Studio starts)',
     expect(res.headers.get('content-type')).toBe('image/png');
     expect(res.headers.get('content-disposition')).toBe('inline; filename="through.png"');
     expect(res.headers.get('content-security-policy')).toBe(USER_FILE_HEADERS['Content-Security-Policy']);
-    // Streamed through: the stand-in sends no ETag, so none came from Studio's disk path.
-    expect(res.headers.get('etag')).toBeNull();
+    // Streamed through: the engine sends no Cache-Control, Studio's disk path sends `no-cache`.
+    expect(res.headers.get('cache-control')).toBeNull();
     // The engine's refusals still arrive as Studio's JSON 400.
     const escaping = await t.api(viewUrl({ filename: 'through.png', type: 'input', subfolder: '../..' }));
     expect(escaping.status).toBe(400);
@@ -251,14 +251,30 @@ describe('an external engine with folders of its own', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
-  it('relays what the engine answers a Range with (the stand-in ignores Range: the whole file, 200)', async () => {
+  it('relays the engine\'s answers to Range, If-Range and If-None-Match', async () => {
     const data = randomBytes(10_000);
     fs.writeFileSync(path.join(engineInput(), 'ranged.mp4'), data);
-    const res = await ranged(t.api, viewUrl({ filename: 'ranged.mp4', type: 'input' }), 'bytes=100-199');
-    // Studio forwards the header; a real engine (aiohttp FileResponse) answers 206, the stand-in 200.
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-range')).toBeNull();
-    expect((await bytes(res)).equals(data)).toBe(true);
+    const url = viewUrl({ filename: 'ranged.mp4', type: 'input' });
+    const res = await ranged(t.api, url, 'bytes=100-199');
+    expect(res.status).toBe(206);
+    expect(res.headers.get('content-range')).toBe(`bytes 100-199/${data.length}`);
+    expect(res.headers.get('content-length')).toBe('100');
+    expect((await bytes(res)).equals(data.subarray(100, 200))).toBe(true);
+    const etag = res.headers.get('etag');
+    expect(etag).toMatch(/^"[0-9a-f]+-[0-9a-f]+"$/);
+
+    const beyond = await ranged(t.api, url, `bytes=${data.length}-`);
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-range')).toBe(`bytes */${data.length}`);
+    expect(typeof (await detail(beyond))).toBe('string');
+
+    // A stale If-Range: the whole (changed) file, 200.
+    const stale = await t.api(url, { headers: { Range: 'bytes=0-9', 'If-Range': '"0-0"' } });
+    expect(stale.status).toBe(200);
+    expect((await bytes(stale)).equals(data)).toBe(true);
+    const cached = await t.api(url, { headers: { 'If-None-Match': etag! } });
+    expect(cached.status).toBe(304);
+    expect((await cached.arrayBuffer()).byteLength).toBe(0);
   });
 
   it('serves the engine\'s file, not Studio\'s own file of the same name', async () => {

@@ -23,7 +23,7 @@ export interface FileRouteDeps {
 export function fileRoutes(deps: FileRouteDeps): Route[] {
   return [
     { method: 'POST', path: /^\/upload\/image$/, handler: ({ req, res }) => upload(deps, req, res) },
-    { method: 'GET', path: /^\/view$/, handler: ({ res, url }) => view(deps, url, res) },
+    { method: 'GET', path: /^\/view$/, handler: ({ req, res, url }) => view(deps, url, req, res) },
   ];
 }
 
@@ -63,24 +63,62 @@ async function upload(deps: FileRouteDeps, req: IncomingMessage, res: ServerResp
   sendJson(res, 200, { name: filename, subfolder, type });
 }
 
-function view(deps: FileRouteDeps, url: URL, res: ServerResponse): void {
+function view(deps: FileRouteDeps, url: URL, req: IncomingMessage, res: ServerResponse): void {
   const query = url.searchParams;
   const filename = query.get('filename');
   if (filename === null) return sendEmpty(res, 404);
   const target = resolveViewFile(deps.dirs, { filename, type: query.get('type') ?? 'output', subfolder: query.get('subfolder') });
   if ('status' in target) return sendEmpty(res, target.status);
-  const stat = fs.statSync(target.file, { throwIfNoEntry: false });
+  const stat = fs.statSync(target.file, { throwIfNoEntry: false, bigint: true });
   if (!stat?.isFile()) return sendEmpty(res, 404);
   // `preview=` / `channel=` re-encoding is not simulated: the file is sent as stored.
   const name = path.basename(target.file);
-  res.writeHead(200, {
+  const size = Number(stat.size);
+  // Like aiohttp's FileResponse: an ETag of mtime (ns) and size, Last-Modified, one byte range.
+  const etag = `"${stat.mtimeNs.toString(16)}-${size.toString(16)}"`;
+  const headers: Record<string, string | number> = {
     'Content-Type': viewContentType(name),
-    'Content-Length': stat.size,
     'Content-Disposition': contentDisposition(name),
-  });
-  pipeline(fs.createReadStream(target.file), res, (err) => {
+    'Accept-Ranges': 'bytes',
+    ETag: etag,
+    'Last-Modified': new Date(Number(stat.mtimeMs)).toUTCString(),
+  };
+  if (req.headers['if-none-match'] === etag) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  const ifRange = req.headers['if-range'];
+  const range = ifRange === undefined || ifRange === etag ? byteRange(req.headers.range, size) : null;
+  if (range === 'unsatisfiable') {
+    res.writeHead(416, { 'Content-Range': `bytes */${size}`, 'Content-Length': 0 });
+    res.end();
+    return;
+  }
+  const [start, end] = range ?? [0, size - 1];
+  if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+  headers['Content-Length'] = Math.max(0, end - start + 1);
+  res.writeHead(range ? 206 : 200, headers);
+  if (size === 0) return void res.end();
+  pipeline(fs.createReadStream(target.file, { start, end }), res, (err) => {
     if (err) deps.logger.debug(`stand-in: /view ${name}: ${err.message}`);
   });
+}
+
+/** One `bytes=a-b` / `a-` / `-n` range of a `size`-byte file; null = none (or several: the whole file). */
+function byteRange(header: string | undefined, size: number): [number, number] | 'unsatisfiable' | null {
+  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  let start: number;
+  let end: number;
+  if (match[1] === '') {
+    start = Math.max(0, size - Number(match[2]));
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  }
+  return start >= size || start > end ? 'unsatisfiable' : [start, end];
 }
 
 function contentDisposition(filename: string): string {
