@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { APP_ROOT } from '../../server/config.js';
+import type { JobRecord } from '../../server/jobs/job.schema.js';
 import { until } from './studio-ws.js';
 
 /** A real 64×64 PNG shipped for the stand-in engine. */
@@ -72,4 +73,23 @@ export async function waitForJob(api: Api, promptId: string, statuses: string[] 
     const job = await findJob(api, promptId);
     return job && statuses.includes(job.status) ? job : undefined;
   }, `job ${promptId} in ${statuses.join('|')}`, ms);
+}
+
+/** A job record to insert straight into the store (finished, nothing set but what `over` says). */
+export function jobRecord(over: Partial<JobRecord> & Pick<JobRecord, 'prompt_id' | 'status'>): JobRecord {
+  return {
+    workflow_id: null,
+    workflow_name: null,
+    output_dir: null,
+    queued_at: null,
+    started_at: null,
+    finished_at: null,
+    duration: null,
+    input_image: null,
+    params: {},
+    seeds: {},
+    output: null,
+    error: null,
+    ...over,
+  };
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStandinEngine, type StandinEngine } from '../../server/engine/standin/standin.server.js';
 import { USER_FILE_HEADERS } from '../../server/http/file-response.js';
-import { SAMPLE_PNG, uploadSample } from '../helpers/runner.js';
+import { jobRecord, SAMPLE_PNG, uploadSample } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { until } from '../helpers/studio-ws.js';
 
@@ -142,22 +142,17 @@ describe('an engine that shares Studio\'s folders (the stand-in Studio starts)',
     const data = randomBytes(100_000);
     fs.mkdirSync(path.join(output, 'range-job', 'final'), { recursive: true });
     fs.writeFileSync(path.join(output, 'range-job', 'final', 'clip.mp4'), data);
-    t.studio.jobs.insert({
-      prompt_id: 'range-job-1',
-      workflow_id: 'image-filter',
-      workflow_name: 'Range check',
-      output_dir: 'range-job',
-      status: 'completed',
-      queued_at: null,
-      started_at: null,
-      finished_at: null,
-      duration: 1,
-      input_image: null,
-      params: {},
-      seeds: {},
-      output: { filename: 'clip.mp4', subfolder: 'range-job/final', type: 'output' },
-      error: null,
-    });
+    t.studio.jobs.insert(
+      jobRecord({
+        prompt_id: 'range-job-1',
+        workflow_id: 'image-filter',
+        workflow_name: 'Range check',
+        output_dir: 'range-job',
+        status: 'completed',
+        duration: 1,
+        output: { filename: 'clip.mp4', subfolder: 'range-job/final', type: 'output' },
+      }),
+    );
     const res = await ranged(t.api, '/api/run/result/range-job-1', 'bytes=5000-5999');
     expect(res.status).toBe(206);
     expect(res.headers.get('content-range')).toBe(`bytes 5000-5999/${data.length}`);

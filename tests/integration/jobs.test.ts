@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../server/jobs/job.schema.js';
-import { execute, uploadSample, waitForJob } from '../helpers/runner.js';
+import { execute, jobRecord, uploadSample, waitForJob } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { connectStudioWs, until, type StudioWsClient } from '../helpers/studio-ws.js';
 
@@ -141,44 +141,28 @@ describe('POST /api/admin/history/retry', () => {
     expect((await post('/api/admin/history/retry', {})).status).toBe(400);
     expect((await post('/api/admin/history/retry', { prompt_id: 42 })).status).toBe(400);
     expect((await post('/api/admin/history/retry', { prompt_id: 'nope' })).status).toBe(404);
-    t.studio.jobs.insert({
-      prompt_id: 'orphan-1',
-      workflow_id: null,
-      workflow_name: null,
-      output_dir: null,
-      status: 'stalled',
-      queued_at: null,
-      started_at: null,
-      finished_at: null,
-      duration: null,
-      input_image: null,
-      params: {},
-      seeds: {},
-      output: null,
-      error: 'lost',
-    });
+    t.studio.jobs.insert(
+      jobRecord({
+        prompt_id: 'orphan-1',
+        status: 'stalled',
+        error: 'lost',
+      }),
+    );
     const res = await post('/api/admin/history/retry', { prompt_id: 'orphan-1' });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { detail: string }).detail).toContain('workflow_id');
   });
 
   it('answers 500 when the workflow is gone', async () => {
-    t.studio.jobs.insert({
-      prompt_id: 'gone-1',
-      workflow_id: 'deleted-workflow',
-      workflow_name: 'Deleted',
-      output_dir: null,
-      status: 'error',
-      queued_at: null,
-      started_at: null,
-      finished_at: null,
-      duration: null,
-      input_image: null,
-      params: {},
-      seeds: {},
-      output: null,
-      error: 'x',
-    });
+    t.studio.jobs.insert(
+      jobRecord({
+        prompt_id: 'gone-1',
+        workflow_id: 'deleted-workflow',
+        workflow_name: 'Deleted',
+        status: 'error',
+        error: 'x',
+      }),
+    );
     expect((await post('/api/admin/history/retry', { prompt_id: 'gone-1' })).status).toBe(500);
   });
 });

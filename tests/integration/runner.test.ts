@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLocalStamp } from '../../server/time.js';
-import { execute, executeRaw, SAMPLE_PNG, uploadSample, waitForJob } from '../helpers/runner.js';
+import { execute, executeRaw, jobRecord, SAMPLE_PNG, uploadSample, waitForJob } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { connectStudioWs, decodeStudioPreview, until, type StudioWsClient, type WsFrame } from '../helpers/studio-ws.js';
 
@@ -373,22 +373,17 @@ describe('GET /api/run/result/{id} and /api/engine/view errors', () => {
 
   it('streams a result through the engine when the job folder is not on this disk', async () => {
     const name = await uploadSample(t.api, 'remote.png');
-    t.studio.jobs.insert({
-      prompt_id: 'remote-output-1',
-      workflow_id: 'image-filter',
-      workflow_name: 'Image noise and blur',
-      output_dir: 'not-on-this-disk',
-      status: 'completed',
-      queued_at: null,
-      started_at: null,
-      finished_at: null,
-      duration: 1,
-      input_image: null,
-      params: {},
-      seeds: {},
-      output: { filename: name, subfolder: '', type: 'input' },
-      error: null,
-    });
+    t.studio.jobs.insert(
+      jobRecord({
+        prompt_id: 'remote-output-1',
+        workflow_id: 'image-filter',
+        workflow_name: 'Image noise and blur',
+        output_dir: 'not-on-this-disk',
+        status: 'completed',
+        duration: 1,
+        output: { filename: name, subfolder: '', type: 'input' },
+      }),
+    );
     const res = await t.api('/api/run/result/remote-output-1');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { downloadInThread, serializeDownloadError } from '../../../server/catalog/download-thread.js';
 import { DownloadError, type DownloadProgress, type DownloadRequest } from '../../../server/catalog/file-download.js';
 import { startFakeFileServer, type FakeFileServer } from '../../helpers/fake-file-server.js';
+import { downloadError } from '../../helpers/download-errors.js';
 
 let dir: string;
 let servers: FakeFileServer[];
@@ -33,15 +34,6 @@ function request(url: string, over: Partial<DownloadRequest> = {}): DownloadRequ
   };
 }
 
-async function downloadError(promise: Promise<unknown>): Promise<DownloadError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DownloadError) return err;
-    throw err;
-  }
-  throw new Error('the download succeeded but was expected to fail');
-}
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-'));

@@ -13,6 +13,7 @@ import {
 } from '../../../server/catalog/file-download.js';
 import { resolveSourceUrl } from '../../../server/catalog/source-urls.js';
 import { startFakeFileServer, type FakeFileServer } from '../../helpers/fake-file-server.js';
+import { downloadError } from '../../helpers/download-errors.js';
 import { freePort } from '../../helpers/ports.js';
 
 let dir: string;
@@ -36,15 +37,6 @@ function request(url: string, over: Partial<DownloadRequest> = {}): DownloadRequ
   };
 }
 
-async function downloadError(promise: Promise<unknown>): Promise<DownloadError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof DownloadError) return err;
-    throw err;
-  }
-  throw new Error('the download succeeded but was expected to fail');
-}
 
 /** Start a throttled download and abort it once some bytes are in the part file. */
 async function abortMidway(req: DownloadRequest, afterBytes: number): Promise<DownloadError> {
