@@ -6,7 +6,8 @@
 import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, session, shell, Tray, type Event as ElectronEvent } from 'electron';
 import path from 'node:path';
 import { registerIpc } from './ipc.js';
-import { loginCookie } from './session-handoff.js';
+import { isWebUrl } from './ipc.js';
+import { sessionCookieDetails } from './session-handoff.js';
 import type { StudioHandle } from './studio-handle.js';
 import { describeStartupError } from './fatal-error.js';
 import { buildTrayMenu, trayIconState, trayTooltip, type TrayActions, type TrayState } from './tray-menu.js';
@@ -52,7 +53,13 @@ export class DesktopApp {
 
   /** Boot order: server → tray → sign-in → window. */
   async boot(): Promise<void> {
-    registerIpc({ version: this.opts.version, dataDir: () => this.handle?.config.paths.root ?? null, window: () => this.window });
+    registerIpc({
+      version: this.opts.version,
+      origin: () => (this.handle ? new URL(this.handle.url).origin : null),
+      dataDir: () => this.handle?.config.paths.root ?? null,
+      window: () => this.window,
+    });
+    denyUnusedPermissions();
     try {
       this.handle = await this.opts.start();
     } catch (err) {
@@ -124,7 +131,7 @@ export class DesktopApp {
   private async openWindow(): Promise<void> {
     const handle = this.handle;
     if (!handle) return;
-    const cookie = await loginCookie(handle.url, handle.config.apiKey);
+    const cookie = sessionCookieDetails(handle.url, handle.studio.mintSession());
     const win = this.window ?? this.createWindow(handle.url);
     await win.webContents.session.cookies.set(cookie);
     await win.loadURL(handle.url);
@@ -146,16 +153,16 @@ export class DesktopApp {
       event.preventDefault();
       win.hide();
     });
-    // Links to other sites open in the user's browser; the window stays on Studio.
+    // Links to other sites open in the user's browser, and only web links (a `file:` or a
+    // custom-scheme URL handed to the OS could start a program); the window stays on Studio.
     win.webContents.setWindowOpenHandler(({ url: target }) => {
-      void shell.openExternal(target);
+      if (isWebUrl(target)) void shell.openExternal(target);
       return { action: 'deny' };
     });
     win.webContents.on('will-navigate', (event, target) => {
-      if (new URL(target).origin !== new URL(url).origin) {
-        event.preventDefault();
-        void shell.openExternal(target);
-      }
+      if (sameOrigin(target, url)) return;
+      event.preventDefault();
+      if (isWebUrl(target)) void shell.openExternal(target);
     });
     this.window = win;
     return win;
@@ -214,4 +221,21 @@ export class DesktopApp {
   private icon(state: 'running' | 'starting' | 'crashed' | 'stopped'): Electron.NativeImage {
     return nativeImage.createFromPath(path.join(this.opts.iconDir, `tray-${state}.png`));
   }
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
+
+/** What the UI may ask the browser for: notifications (job finished) and writing the clipboard (copy). */
+const ALLOWED_PERMISSIONS = new Set(['notifications', 'clipboard-sanitized-write']);
+
+/** Deny every permission Studio does not use (camera, microphone, geolocation, USB, …). */
+function denyUnusedPermissions(): void {
+  session.defaultSession.setPermissionRequestHandler((_contents, permission, callback) => callback(ALLOWED_PERMISSIONS.has(permission)));
+  session.defaultSession.setPermissionCheckHandler((_contents, permission) => ALLOWED_PERMISSIONS.has(permission));
 }

@@ -8,6 +8,8 @@ import type { DesktopChannel, DesktopIpc } from '../preload/bridge.js';
 
 export interface IpcContext {
   version: string;
+  /** Studio's own origin (`http://127.0.0.1:8000`), or null before the server started. */
+  origin(): string | null;
   /** The data directory, or null before the server started. */
   dataDir(): string | null;
   window(): BrowserWindow | null;
@@ -49,7 +51,11 @@ export function ipcHandlers(ctx: IpcContext): Handlers {
 export function registerIpc(ctx: IpcContext): void {
   const handlers = ipcHandlers(ctx) as Record<string, (...args: unknown[]) => unknown>;
   for (const [channel, handler] of Object.entries(handlers)) {
-    ipcMain.handle(channel, (_event, ...args: unknown[]) => handler(...args));
+    ipcMain.handle(channel, (event, ...args: unknown[]) => {
+      // Only Studio's own page may use the bridge: not a page it navigated to, not a frame.
+      if (!isStudioSender(event.senderFrame?.url, ctx.origin())) throw new Error(`${channel}: refused for a page that is not Studio's`);
+      return handler(...args);
+    });
   }
 }
 
@@ -59,6 +65,16 @@ export function isWebUrl(value: unknown): value is string {
   try {
     const { protocol } = new URL(value);
     return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** True when an IPC message comes from a page of Studio's own origin. */
+export function isStudioSender(frameUrl: string | undefined, origin: string | null): boolean {
+  if (!frameUrl || !origin) return false;
+  try {
+    return new URL(frameUrl).origin === origin;
   } catch {
     return false;
   }

@@ -13,7 +13,8 @@ import { startStudio } from './studio-handle.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const resourcesDir = path.join(SHIPPED_ROOT, 'resources');
 
-log.initialize();
+// No renderer bridge: pages (any page the window might show) get no logging channel into main.
+log.initialize({ preload: false, spyRendererConsole: false });
 log.transports.file.maxSize = 5 * 1024 * 1024;
 
 const desktop = new DesktopApp({

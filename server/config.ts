@@ -7,12 +7,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childEnvironment } from './process/child-env.js';
 
 /** How Studio gets its engine: start the stand-in, start a real one, or connect to one that runs. */
 export type EngineMode = 'standin' | 'managed' | 'external';
 
 /** The built-in weak key. While it is in use Studio listens on loopback only. */
 export const DEFAULT_API_KEY = 'studio-local';
+
+/** A key shorter than this keeps Studio on loopback: it could be guessed over the LAN. */
+export const MIN_LAN_KEY_LENGTH = 16;
 
 /** Where the project's code lives (package.json, dist/; inside app.asar when packaged). */
 export const APP_ROOT = findAppRoot(path.dirname(fileURLToPath(import.meta.url)));
@@ -53,6 +57,12 @@ export interface Config {
   host: string;
   /** What STUDIO_HOST asked for (default 0.0.0.0), kept to explain a loopback-only bind. */
   requestedHost: string;
+  /** Why Studio stays on loopback although another host was asked for (weak key), or null. */
+  loopbackReason: 'default-key' | 'short-key' | null;
+  /** Extra Host names a browser may use to reach Studio (STUDIO_ALLOWED_HOSTS), lower case. */
+  allowedHosts: readonly string[];
+  /** PEM files that make Studio serve HTTPS/WSS (STUDIO_TLS_CERT + STUDIO_TLS_KEY), or null. */
+  tls: { cert: string; key: string } | null;
   port: number;
   engine: {
     mode: EngineMode;
@@ -103,6 +113,10 @@ export async function loadConfig(
   const apiKey = nonEmpty(env.API_KEY) ?? DEFAULT_API_KEY;
   const apiKeyIsDefault = apiKey === DEFAULT_API_KEY;
   const requestedHost = nonEmpty(env.STUDIO_HOST) ?? '0.0.0.0';
+  const loopbackReason = apiKeyIsDefault ? 'default-key' : apiKey.length < MIN_LAN_KEY_LENGTH ? 'short-key' : null;
+  const tlsCert = nonEmpty(env.STUDIO_TLS_CERT);
+  const tlsKey = nonEmpty(env.STUDIO_TLS_KEY);
+  if (Boolean(tlsCert) !== Boolean(tlsKey)) throw new ConfigError('STUDIO_TLS_CERT and STUDIO_TLS_KEY go together: set both or neither');
   const enginePort = intVar(env, 'ENGINE_PORT', 8188);
   const engineHost = '127.0.0.1';
   const engineDir = nonEmpty(env.ENGINE_DIR);
@@ -133,8 +147,14 @@ export async function loadConfig(
     version: readVersion(),
     apiKey,
     apiKeyIsDefault,
-    host: apiKeyIsDefault ? '127.0.0.1' : requestedHost,
+    host: loopbackReason ? '127.0.0.1' : requestedHost,
     requestedHost,
+    loopbackReason,
+    allowedHosts: (nonEmpty(env.STUDIO_ALLOWED_HOSTS) ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean),
+    tls: tlsCert && tlsKey ? { cert: path.resolve(tlsCert), key: path.resolve(tlsKey) } : null,
     port: intVar(env, 'STUDIO_PORT', 8000),
     engine: {
       mode,
@@ -164,7 +184,7 @@ export async function loadConfig(
     },
     devMode: nonEmpty(env.DEV_MODE) !== undefined,
     paths: dataPaths(studioDir),
-    childEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string')),
+    childEnv: childEnvironment(env),
     studioDirFallbackFrom: fallbackFrom,
   };
   return deepFreeze(config);

@@ -26,8 +26,10 @@ export function ensureDataDir(paths: DataPaths): void {
     paths.logs,
     paths.engine,
   ]) {
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
+  // The data directory holds the session secret, tokens and the database: Studio's user only.
+  if (process.platform !== 'win32') fs.chmodSync(paths.root, 0o700);
 }
 
 /** The persisted session secret, created on first boot. */

@@ -10,7 +10,7 @@ import { createAssetsModule, type AssetsModule } from './assets/assets.module.js
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
 import { catalogSchemaFor } from './catalog/catalog.schema.js';
 import { CatalogStore, seedCatalogs } from './catalog/catalog.store.js';
-import { APP_ROOT, SHIPPED_ROOT, type Config } from './config.js';
+import { APP_ROOT, MIN_LAN_KEY_LENGTH, SHIPPED_ROOT, type Config } from './config.js';
 import { ensureDataDir, loadSessionSecret } from './data-dir.js';
 import { checkpoint, openDatabase, type Db } from './db/database.js';
 import { EngineClient } from './engine/engine.client.js';
@@ -26,7 +26,8 @@ import { authRoutes } from './http/auth.routes.js';
 import { Authenticator } from './http/authenticator.js';
 import { homeRoutes } from './http/home.routes.js';
 import { rendererRoutes } from './http/renderer.routes.js';
-import { LoginLimiter } from './http/login-limiter.js';
+import { KeyLimiter } from './http/key-limiter.js';
+import { RevokedSessionStore } from './http/revoked-sessions.store.js';
 import { Maintenance } from './http/maintenance.js';
 import { SessionSigner } from './http/session.js';
 import type { EngineStateMessage } from './http/ws-events.js';
@@ -78,6 +79,7 @@ export class Studio {
   /** Catalogs, the download queue, metadata and the download settings. */
   readonly catalog: CatalogModule;
   readonly assets: AssetsModule;
+  private readonly signer: SessionSigner;
   private readonly server: http.Server;
   /** Set while unfinished jobs still need checking against the engine. */
   private reconcilePending = true;
@@ -97,8 +99,18 @@ export class Studio {
     this.events = new EventBus({ file: config.paths.eventsFile, db: this.db, logger: this.logger });
     this.events.load();
 
-    const signer = new SessionSigner(loadSessionSecret(config.paths.sessionSecret), () => config.apiKey);
-    const auth = new Authenticator(signer);
+    const signer = new SessionSigner(loadSessionSecret(config.paths.sessionSecret), () => config.apiKey, Date.now, new RevokedSessionStore(this.db));
+    const auth = new Authenticator(signer, new KeyLimiter(), (address, verdict) =>
+      this.events.emit(
+        'auth.throttled',
+        'warning',
+        verdict.scope === 'global'
+          ? 'Too many wrong API keys from several addresses; key checks paused for everyone for a minute'
+          : `Too many wrong API keys from ${address}; key checks paused for it for a minute`,
+        { address, scope: verdict.scope, retry_after_s: verdict.retryAfterS },
+      ),
+    );
+    this.signer = signer;
     this.hub = new WsHub(this.logger, options.heartbeatMs);
     this.engine = new EngineProcess({ config, logger: this.logger, env: config.childEnv });
     this.engineClient = new EngineClient({ baseUrl: this.engine.url });
@@ -133,10 +145,12 @@ export class Studio {
       auth,
       maintenance: this.maintenance,
       hub: this.hub,
+      hosts: { bindHost: config.host, allowed: config.allowedHosts },
+      tls: config.tls,
       greeting: () => ({ version: config.version, engine: engineMessage(this.engine.state), maintenance: this.maintenance.active }),
       routers: [
         healthRoutes({ version: config.version, startedAt: this.startedAt, engineStatus }),
-        authRoutes({ auth, limiter: new LoginLimiter(), events: this.events }),
+        authRoutes({ auth }),
         eventsRoutes(this.events),
         workflowsRoutes(this.workflows),
         runRoutes(this.runner, queries),
@@ -161,7 +175,15 @@ export class Studio {
 
   /** The local URL of the UI. */
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `${this.config.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`;
+  }
+
+  /**
+   * A session cookie value minted in-process for the desktop window: it never goes through the
+   * public login route, so a local flood of wrong keys cannot lock the owner out of their window.
+   */
+  mintSession(): string {
+    return this.signer.issue();
   }
 
   /** Listen, announce, then start the engine in the background (its state is visible as it goes). */
@@ -214,13 +236,17 @@ export class Studio {
       host: this.config.host,
       engine_mode: this.config.engine.mode,
     });
-    if (this.config.apiKeyIsDefault) {
+    if (this.config.loopbackReason) {
+      const why =
+        this.config.loopbackReason === 'default-key'
+          ? 'Studio uses the built-in API key'
+          : `API_KEY is shorter than ${MIN_LAN_KEY_LENGTH} characters, too short to expose on a network`;
       this.events.emit(
         'system.security',
         'warning',
-        'Studio uses the built-in API key, so it listens on 127.0.0.1 only. To open LAN access, set API_KEY to a strong secret ' +
-          '(and STUDIO_HOST if 0.0.0.0 is not wanted) and restart Studio.',
-        { host: this.config.host, requested_host: this.config.requestedHost },
+        `${why}, so it listens on 127.0.0.1 only. To open LAN access, set API_KEY to a random secret of at least ` +
+          `${MIN_LAN_KEY_LENGTH} characters (and STUDIO_HOST if 0.0.0.0 is not wanted) and restart Studio.`,
+        { host: this.config.host, requested_host: this.config.requestedHost, reason: this.config.loopbackReason },
       );
     }
     await this.catalog.start();

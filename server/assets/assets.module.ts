@@ -33,7 +33,7 @@ export function thumbnailCacheDir(config: Readonly<Config>): string {
 /** Build the assets capability. */
 export function createAssetsModule(deps: AssetsModuleDeps): AssetsModule {
   const roots = { inputs: deps.config.paths.assetsInput, outputs: deps.config.paths.assetsOutput };
-  const thumbnails = new Thumbnails({ cacheDir: thumbnailCacheDir(deps.config), logger: deps.logger, ffmpegPath: deps.ffmpegPath });
+  const thumbnails = new Thumbnails({ cacheDir: thumbnailCacheDir(deps.config), logger: deps.logger, ffmpegPath: deps.ffmpegPath, env: deps.config.childEnv });
   const service = new AssetsService({ roots, events: deps.events, thumbnails });
   return { routers: [assetsRoutes(service)], service, stop: () => thumbnails.stop() };
 }

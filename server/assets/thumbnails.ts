@@ -11,6 +11,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { HttpError } from '../http/errors.js';
+import { looksLikeVideo, readHead } from '../http/file-sniff.js';
+import { childEnvironment } from '../process/child-env.js';
 import type { Logger } from '../logging.js';
 import { mediaTypeOf, type AssetType } from './asset-types.js';
 
@@ -19,6 +21,8 @@ export interface ThumbnailOptions {
   logger: Logger;
   /** The ffmpeg executable (default `ffmpeg` on PATH). */
   ffmpegPath?: string;
+  /** The environment ffmpeg is started with (filtered again through the child allowlist). */
+  env?: NodeJS.ProcessEnv;
   /** Longest side in pixels. Default 320. */
   size?: number;
   /** Per-video deadline for ffmpeg. Default 20 s. */
@@ -113,12 +117,17 @@ export class Thumbnails {
     return target;
   }
 
-  /** The first frame of a video as PNG bytes, through ffmpeg. */
-  private firstFrame(source: string): Promise<Buffer> {
+  /**
+   * The first frame of a video as PNG bytes, through ffmpeg. Only files that start like a video
+   * container get there, and ffmpeg may open local files only: a crafted playlist (HLS, concat)
+   * cannot make it read other files or reach the network.
+   */
+  private async firstFrame(source: string): Promise<Buffer> {
+    if (!looksLikeVideo(await readHead(source))) throw new Error('not a video file (its first bytes match no known container)');
     const ffmpeg = this.opts.ffmpegPath ?? 'ffmpeg';
-    const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', source, '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', '-'];
+    const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-protocol_whitelist', 'file', '-i', `file:${source}`, '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', '-'];
     return new Promise((resolve, reject) => {
-      const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnvironment(this.opts.env ?? process.env) });
       this.children.add(child);
       const chunks: Buffer[] = [];
       let bytes = 0;

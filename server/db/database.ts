@@ -25,7 +25,10 @@ export class DatabaseTooNewError extends Error {
 
 /** Open (creating if needed) and migrate the database file. */
 export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  // Created 0600 before SQLite opens it: SQLite gives its WAL and SHM files the database's mode.
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  restrictToOwner(file);
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');
@@ -33,6 +36,7 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
     db.pragma('busy_timeout = 5000');
     db.pragma('synchronous = NORMAL');
     migrate(db, file, migrations);
+    for (const side of [`${file}-wal`, `${file}-shm`]) if (fs.existsSync(side)) restrictToOwner(side);
     return db;
   } catch (err) {
     db.close();
@@ -65,4 +69,9 @@ function migrate(db: Db, file: string, migrations: readonly Migration[]): void {
 /** Flush the WAL into the main file (shutdown and restart do this). */
 export function checkpoint(db: Db): void {
   db.pragma('wal_checkpoint(TRUNCATE)');
+}
+
+/** chmod 0600 (no-op on Windows, where modes mean nothing). */
+function restrictToOwner(file: string): void {
+  if (process.platform !== 'win32') fs.chmodSync(file, 0o600);
 }

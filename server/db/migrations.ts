@@ -89,4 +89,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX downloads_status ON downloads (status, id);
     `,
   },
+  {
+    version: 3,
+    name: 'revoked sessions',
+    sql: `
+      -- Session ids signed out by logout, kept until their cookie would have expired anyway.
+      CREATE TABLE revoked_sessions (
+        sid        TEXT PRIMARY KEY,
+        expires_ms INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -25,6 +25,7 @@ export const EVENT_TYPES = [
   'system.startup',
   'system.security',
   'auth.login.throttled',
+  'auth.throttled',
   'engine.state',
   'engine.crashed',
   'job.queued',

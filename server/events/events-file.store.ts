@@ -46,7 +46,7 @@ export class EventsFileStore {
   rewrite(events: readonly StudioEvent[]): void {
     const tmp = `${this.file}.${process.pid}.tmp`;
     const body = events.map((e) => JSON.stringify(e) + '\n').join('');
-    fs.writeFileSync(tmp, body);
+    fs.writeFileSync(tmp, body, { mode: 0o600 });
     this.close();
     fs.renameSync(tmp, this.file);
     this.bytes = Buffer.byteLength(body);
@@ -60,7 +60,9 @@ export class EventsFileStore {
   private open(): number {
     if (this.fd === null) {
       fs.mkdirSync(path.dirname(this.file), { recursive: true });
-      this.fd = fs.openSync(this.file, 'a');
+      // Events name jobs, files and addresses: readable by Studio's user only.
+      this.fd = fs.openSync(this.file, 'a', 0o600);
+      if (process.platform !== 'win32') fs.fchmodSync(this.fd, 0o600);
       this.bytes = fs.fstatSync(this.fd).size;
     }
     return this.fd;

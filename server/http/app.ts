@@ -1,24 +1,40 @@
 /**
- * The Express application and its HTTP server: middleware order, the WebSocket endpoint, and
- * the single error middleware at the end.
+ * The Express application and its HTTP(S) server: middleware order, the WebSocket endpoint, and
+ * the single error middleware at the end. The request guards (Host, cross-site, authentication)
+ * run before any router, so routes added later are covered without code of their own.
  */
 import express from 'express';
 import expressWs from 'express-ws';
+import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { Logger } from '../logging.js';
-import { type Authenticator } from './authenticator.js';
+import { clientAddress, isLoopbackHost, type Authenticator } from './authenticator.js';
+import { LOGIN_BODY_LIMIT, requireAuth } from './auth.routes.js';
+import { CROSS_SITE_REFUSED, isCrossSite, needsSameOrigin } from './cross-site.js';
 import { errorMiddleware, notFound } from './error-middleware.js';
+import { HOST_REFUSED, isAllowedHost, refuse, type HostRuleOptions } from './host-guard.js';
 import { maintenanceGate, type Maintenance } from './maintenance.js';
 import { requestId } from './request-id.js';
-import { requireAuth } from './auth.routes.js';
+import { securityHeaders } from './security-headers.js';
 import type { WsEventMap } from './ws-events.js';
 import type { WsHub } from './ws-hub.js';
+
+/** Slow clients: the whole request head within this, the whole request within the next. */
+export const HEADERS_TIMEOUT_MS = 20_000;
+export const REQUEST_TIMEOUT_MS = 60_000;
+/** Concurrent WebSocket clients one LAN address may hold (loopback is this machine's own). */
+export const MAX_WS_PER_ADDRESS = 16;
 
 export interface HttpDeps {
   logger: Logger;
   auth: Authenticator;
   maintenance: Maintenance;
   hub: WsHub;
+  /** Which Host names are this Studio's. */
+  hosts: HostRuleOptions;
+  /** PEM certificate and key: serve HTTPS/WSS. */
+  tls?: { cert: string; key: string } | null;
   /** The first frame each WebSocket client receives. */
   greeting: () => WsEventMap['hello'];
   /** Routers of the capabilities, mounted in order after authentication. */
@@ -30,9 +46,15 @@ export interface HttpDeps {
 /** Build the app and an HTTP server for it (not yet listening). */
 export function createHttpServer(deps: HttpDeps): { app: express.Express; server: http.Server } {
   const app = express();
-  const server = http.createServer(app);
+  const server = deps.tls
+    ? https.createServer({ cert: fs.readFileSync(deps.tls.cert), key: fs.readFileSync(deps.tls.key) }, app)
+    : http.createServer(app);
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Behind HTTPS req.secure is true, so every session cookie is Secure.
+  if (deps.tls) app.set('trust proxy', false);
 
   const ws = expressWs(app, server, {
     leaveRouterUntouched: true,
@@ -40,19 +62,36 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
       maxPayload: 64 * 1024,
       // Refuse at the handshake, before any frame flows: same rules as HTTP.
       verifyClient: (info, done) => {
+        const req = info.req;
+        if (!isAllowedHost(req.headers.host, deps.hosts)) return done(false, 421, HOST_REFUSED);
+        if (isCrossSite(req)) return done(false, 403, CROSS_SITE_REFUSED);
         if (deps.maintenance.active) return done(false, 503, 'System is updating, please wait...');
-        if (!deps.auth.authenticate(info.req)) return done(false, 401, 'Not authenticated');
+        const result = deps.auth.authenticate(req);
+        if (result.kind === 'throttled') return done(false, 429, 'Too many wrong API keys', { 'Retry-After': String(result.retryAfterS) });
+        if (result.kind !== 'cookie' && result.kind !== 'key') return done(false, 401, 'Not authenticated');
+        const address = clientAddress(req);
+        if (!isLoopbackHost(address) && deps.hub.countFrom(address) >= MAX_WS_PER_ADDRESS) {
+          return done(false, 429, `Too many open connections from ${address}`);
+        }
         done(true);
       },
     },
   });
-  ws.app.ws('/ws', (socket) => deps.hub.add(socket, deps.greeting()));
+  ws.app.ws('/ws', (socket, req) => deps.hub.add(socket, deps.greeting(), clientAddress(req)));
   // ws re-emits the HTTP server's errors (EADDRINUSE at listen) on itself; the listener of
   // `server.listen` reports them, so here they only must not become uncaught exceptions.
   ws.getWss().on('error', (err) => deps.logger.debug(`WebSocket server: ${err.message}`));
 
+  app.use((req, res, next) => {
+    if (!isAllowedHost(req.headers.host, deps.hosts)) return refuse(req, res, 421, HOST_REFUSED);
+    if (needsSameOrigin(req) && isCrossSite(req)) return refuse(req, res, 403, CROSS_SITE_REFUSED);
+    next();
+  });
   app.use(requestId());
+  app.use(securityHeaders());
   app.use(maintenanceGate(deps.maintenance));
+  // The login route is public: its body is capped before anything reads it.
+  app.use('/api/auth/login', express.json({ limit: LOGIN_BODY_LIMIT }));
   app.use(requireAuth(deps.auth));
   app.use(express.json({ limit: '5mb' }));
   for (const router of deps.routers) app.use(router);

@@ -1,16 +1,16 @@
 /**
  * Login, logout, the login page, and the middleware that guards everything else.
  */
-import express, { type Request, type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import type { EventBus } from '../events/event-bus.js';
-import { isLoopbackHost, isPublicPath, type Authenticator } from './authenticator.js';
+import { clientAddress, isLoopbackHost, isPublicPath, type AuthResult, type Authenticator } from './authenticator.js';
 import { HttpError, validate } from './errors.js';
-import type { LoginLimiter } from './login-limiter.js';
 import { loginPage } from './pages.js';
-import { clearedSessionCookie, sessionCookie } from './session.js';
+import { clearedSessionCookie, sessionCookie, type SessionPayload } from './session.js';
 
 const DEFAULT_REDIRECT = '/home';
+/** The login form sends a key and a path: a few KB is plenty, and the route is public. */
+export const LOGIN_BODY_LIMIT = '4kb';
 
 const loginBody = z.object({
   api_key: z.string({ error: 'required (string)' }),
@@ -22,39 +22,66 @@ export function cookieShouldBeSecure(req: Request): boolean {
   return req.secure || isLoopbackHost(req.hostname ?? '');
 }
 
-/** Only same-site paths may be a post-login target; anything else falls back to `/home`. */
+/**
+ * Only same-origin paths may be a post-login target; anything else falls back to `/home`. The
+ * value is resolved the way a browser would resolve it against Studio's origin, so tricks like
+ * `/\t/evil.example` or `/\\evil.example` cannot leave the site.
+ */
 export function safeNext(next: string | undefined): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return DEFAULT_REDIRECT;
-  if (next === '/login' || next.startsWith('/login?') || /[\r\n]/.test(next)) return DEFAULT_REDIRECT;
-  return next;
+  // Control characters and backslashes: browsers strip or flip them, turning a path into a host.
+  if (!next || !next.startsWith('/') || next.includes('\\') || [...next].some(isControl)) return DEFAULT_REDIRECT;
+  const base = 'http://studio.invalid';
+  let url: URL;
+  try {
+    url = new URL(next, base);
+  } catch {
+    return DEFAULT_REDIRECT;
+  }
+  if (url.origin !== base || url.pathname === '/login') return DEFAULT_REDIRECT;
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
+function isControl(char: string): boolean {
+  const code = char.charCodeAt(0);
+  return code < 0x20 || code === 0x7f;
+}
+
+/** Set the renewed session cookie: same session, expiry slid but capped at its lifetime. */
+function renewCookie(auth: Authenticator, req: Request, res: Response, session: SessionPayload): void {
+  const value = auth.signer.renew(session);
+  const exp = (JSON.parse(Buffer.from(value.split('.')[0]!, 'base64url').toString('utf8')) as SessionPayload).exp;
+  res.append('Set-Cookie', sessionCookie(value, cookieShouldBeSecure(req), (exp - Date.now()) / 1000));
+}
+
+/** Turn a failed key check into its HTTP error (429 with Retry-After, or 401). */
+export function keyCheckError(result: AuthResult, res: Response, unauthenticated: string): HttpError {
+  if (result.kind === 'throttled') {
+    res.set('Retry-After', String(result.retryAfterS));
+    return new HttpError(429, `Too many wrong API keys; try again in ${result.retryAfterS} s`);
+  }
+  return new HttpError(401, unauthenticated);
 }
 
 /** Guards every non-public route; renews the cookie on each authenticated request (sliding expiry). */
 export function requireAuth(auth: Authenticator): RequestHandler {
   return (req, res, next) => {
     if (isPublicPath(req.path)) return next();
-    const method = auth.authenticate(req);
-    if (method === 'cookie') {
-      res.append('Set-Cookie', sessionCookie(auth.signer.issue(), cookieShouldBeSecure(req)));
+    const result = auth.authenticate(req);
+    if (result.kind === 'cookie') {
+      renewCookie(auth, req, res, result.session);
       return next();
     }
-    if (method === 'key') return next();
-    if (req.path === '/api' || req.path.startsWith('/api/')) {
-      next(new HttpError(401, 'Not authenticated: sign in or send the X-API-Key header'));
+    if (result.kind === 'key') return next();
+    if (result.kind === 'throttled' || req.path === '/api' || req.path.startsWith('/api/')) {
+      next(keyCheckError(result, res, 'Not authenticated: sign in or send the X-API-Key header'));
       return;
     }
     res.redirect(302, `/login?next=${encodeURIComponent(req.originalUrl)}`);
   };
 }
 
-export interface AuthRouteDeps {
-  auth: Authenticator;
-  limiter: LoginLimiter;
-  events: EventBus;
-}
-
 /** `GET /login`, `POST /api/auth/login`, `POST /api/auth/logout`. */
-export function authRoutes({ auth, limiter, events }: AuthRouteDeps): express.Router {
+export function authRoutes({ auth }: { auth: Authenticator }): express.Router {
   const router = express.Router();
 
   router.get('/login', (_req, res) => {
@@ -62,26 +89,17 @@ export function authRoutes({ auth, limiter, events }: AuthRouteDeps): express.Ro
   });
 
   router.post('/api/auth/login', (req, res) => {
-    const address = req.socket.remoteAddress ?? 'unknown';
-    const verdict = limiter.check(address);
-    if (!verdict.allowed) {
-      if (verdict.newlyBlocked) {
-        events.emit('auth.login.throttled', 'warning', `Too many failed logins from ${address}; login paused for it`, { address });
-      }
-      res.set('Retry-After', String(verdict.retryAfterS));
-      throw new HttpError(429, `Too many failed logins; try again in ${verdict.retryAfterS} s`);
-    }
     const body = validate(loginBody, req.body ?? {});
-    if (!auth.signer.checkKey(body.api_key)) {
-      limiter.fail(address);
-      throw new HttpError(401, 'Invalid API key');
-    }
-    limiter.succeed(address);
+    const result = auth.checkKey(clientAddress(req), body.api_key);
+    if (result.kind !== 'key') throw keyCheckError(result, res, 'Invalid API key');
     res.append('Set-Cookie', sessionCookie(auth.signer.issue(), cookieShouldBeSecure(req)));
     res.json({ status: 'ok', redirect: safeNext(body.next) });
   });
 
   router.post('/api/auth/logout', (req, res) => {
+    // The session is revoked server-side: a copy of the cookie stops working too.
+    const result = auth.authenticate(req);
+    if (result.kind === 'cookie') auth.signer.revoke(result.session);
     // Replaces the renewal that requireAuth added for this very request.
     res.setHeader('Set-Cookie', [clearedSessionCookie(cookieShouldBeSecure(req))]);
     res.redirect(302, '/login');

@@ -1,11 +1,21 @@
 /**
  * Who may use Studio: a signed session cookie or the `X-API-Key` header, checked the same way
- * for HTTP requests and the WebSocket handshake.
+ * for HTTP requests and the WebSocket handshake. Every key check (these and the login form)
+ * goes through one limiter; a request that presents no key is not a failed check.
  */
 import type { IncomingMessage } from 'node:http';
-import { parseCookies, SESSION_COOKIE, type SessionSigner } from './session.js';
+import type { KeyLimiter, LimiterVerdict } from './key-limiter.js';
+import { parseCookies, SESSION_COOKIE, type SessionPayload, type SessionSigner } from './session.js';
 
-export type AuthMethod = 'cookie' | 'key';
+export type AuthResult =
+  | { kind: 'key' }
+  | { kind: 'cookie'; session: SessionPayload }
+  | { kind: 'none' }
+  | { kind: 'bad-key' }
+  | { kind: 'throttled'; retryAfterS: number };
+
+/** Called once per blocked burst; never receives the keys that were tried. */
+export type ThrottledListener = (address: string, verdict: LimiterVerdict) => void;
 
 /** Paths anyone may reach (spec, Authentication 1). */
 export function isPublicPath(path: string): boolean {
@@ -18,15 +28,40 @@ export function isLoopbackHost(hostname: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host) || host.endsWith('.localhost');
 }
 
-export class Authenticator {
-  constructor(readonly signer: SessionSigner) {}
+/** The client address a limiter counts (IPv4-mapped IPv6 folded to IPv4). */
+export function clientAddress(req: IncomingMessage): string {
+  return (req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
+}
 
-  /** How the request is authenticated, or null. */
-  authenticate(req: IncomingMessage): AuthMethod | null {
-    const key = req.headers['x-api-key'];
-    if (typeof key === 'string' && this.signer.checkKey(key)) return 'key';
+export class Authenticator {
+  constructor(
+    readonly signer: SessionSigner,
+    private readonly limiter: KeyLimiter,
+    private readonly onThrottled: ThrottledListener = () => {},
+  ) {}
+
+  /** How the request is authenticated (cookie first: a signed-in browser never meets the limiter). */
+  authenticate(req: IncomingMessage): AuthResult {
     const cookie = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
-    if (this.signer.verify(cookie)) return 'cookie';
-    return null;
+    const session = this.signer.verify(cookie);
+    if (session) return { kind: 'cookie', session };
+    const key = req.headers['x-api-key'];
+    if (typeof key !== 'string' || key.length === 0) return { kind: 'none' };
+    return this.checkKey(clientAddress(req), key);
+  }
+
+  /** One key check through the limiter (login form and `X-API-Key` alike). */
+  checkKey(address: string, candidate: string): AuthResult {
+    const verdict = this.limiter.check(address);
+    if (!verdict.allowed) {
+      if (verdict.newlyBlocked) this.onThrottled(address, verdict);
+      return { kind: 'throttled', retryAfterS: verdict.retryAfterS };
+    }
+    if (this.signer.checkKey(candidate)) {
+      this.limiter.succeed(address);
+      return { kind: 'key' };
+    }
+    this.limiter.fail(address);
+    return { kind: 'bad-key' };
   }
 }

@@ -3,6 +3,7 @@
  * style and script) because they must work when the renderer is not built or is being
  * replaced by an update.
  */
+import crypto from 'node:crypto';
 
 const STYLE = `
   :root { color-scheme: dark; --bg:#101318; --panel:#181c23; --text:#e6e9ef; --muted:#9aa3b2; --accent:#6ea8fe; --err:#ff7b7b; }
@@ -18,6 +19,31 @@ const STYLE = `
   button:disabled { opacity:.6; cursor:progress; }
   .error { color:var(--err); min-height:1.5em; margin-top:10px; }
 `;
+
+const LOGIN_SCRIPT = `
+  const form = document.getElementById('login');
+  const error = document.getElementById('error');
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const button = form.querySelector('button');
+    button.disabled = true; error.textContent = '';
+    try {
+      const next = new URLSearchParams(location.search).get('next') || undefined;
+      const res = await fetch('/api/auth/login', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ api_key: form.api_key.value, next }), credentials: 'same-origin' });
+      const body = await res.json().catch(() => ({}));
+      if (res.ok) { location.assign(body.redirect || '/home'); return; }
+      error.textContent = body.detail || ('Sign-in failed (' + res.status + ')');
+    } catch (e) { error.textContent = 'Studio is not reachable: ' + e.message; }
+    button.disabled = false;
+  });
+`;
+const MAINTENANCE_SCRIPT = 'setTimeout(() => location.reload(), 3000);';
+
+/** CSP hashes of the inline scripts above: pages admit exactly these and Studio's own files. */
+export const PAGE_SCRIPT_HASHES: readonly string[] = [LOGIN_SCRIPT, MAINTENANCE_SCRIPT].map(
+  (script) => `sha256-${crypto.createHash('sha256').update(script, 'utf8').digest('base64')}`,
+);
 
 function page(title: string, body: string, head = ''): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -39,24 +65,7 @@ export function loginPage(): string {
     <div class="error" id="error" role="alert" aria-live="polite"></div>
   </form>
 </main>
-<script>
-  const form = document.getElementById('login');
-  const error = document.getElementById('error');
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const button = form.querySelector('button');
-    button.disabled = true; error.textContent = '';
-    try {
-      const next = new URLSearchParams(location.search).get('next') || undefined;
-      const res = await fetch('/api/auth/login', { method: 'POST', headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ api_key: form.api_key.value, next }), credentials: 'same-origin' });
-      const body = await res.json().catch(() => ({}));
-      if (res.ok) { location.assign(body.redirect || '/home'); return; }
-      error.textContent = body.detail || ('Sign-in failed (' + res.status + ')');
-    } catch (e) { error.textContent = 'Studio is not reachable: ' + e.message; }
-    button.disabled = false;
-  });
-</script>`,
+<script>${LOGIN_SCRIPT}</script>`,
   );
 }
 
@@ -65,7 +74,7 @@ export function maintenancePage(): string {
   return page(
     'Studio · Updating',
     `<main><h1>Updating…</h1><p>System is updating, please wait... This page reloads by itself.</p></main>
-<script>setTimeout(() => location.reload(), 3000);</script>`,
+<script>${MAINTENANCE_SCRIPT}</script>`,
     '<meta http-equiv="refresh" content="3">',
   );
 }

@@ -1,18 +1,30 @@
 /**
- * Session cookies: `<payload>.<signature>`, both base64url. The payload carries issue and expiry
- * times and a fingerprint of the API key, so changing the key signs everybody out. Signatures
- * and keys are compared in constant time.
+ * Session cookies: `<payload>.<signature>`, both base64url. The payload carries a random session
+ * id, the issue time, an expiry and an HMAC of the API key under the session secret (so changing
+ * the key signs everybody out, and the cookie reveals nothing about the key). Renewal slides the
+ * expiry but never past `SESSION_LIFETIME_MS` from the issue time; logout revokes the id
+ * server-side. Signatures and keys are compared in constant time.
  */
 import crypto from 'node:crypto';
 
 export const SESSION_COOKIE = 'session';
 export const SESSION_MAX_AGE_S = 86_400;
+/** However often it is renewed, a session ends this long after sign-in. */
+export const SESSION_LIFETIME_MS = 30 * 86_400_000;
 
-interface SessionPayload {
+export interface SessionPayload {
+  /** Random session id (revocation). */
+  sid: string;
   iat: number;
   exp: number;
-  /** First bytes of sha256(API key). */
+  /** HMAC(session secret, API key), shortened. */
   k: string;
+}
+
+/** Session ids revoked by logout, until their cookies would have expired anyway. */
+export interface RevokedSessions {
+  isRevoked(sid: string): boolean;
+  revoke(sid: string, expiresMs: number): void;
 }
 
 export class SessionSigner {
@@ -20,32 +32,58 @@ export class SessionSigner {
     private readonly secret: Buffer,
     private readonly apiKey: () => string,
     private readonly now: () => number = Date.now,
+    private readonly revoked: RevokedSessions | null = null,
   ) {}
 
-  /** A fresh cookie value valid for the session maximum age. */
+  /** A fresh cookie value for a new sign-in. */
   issue(): string {
     const iat = this.now();
-    const payload: SessionPayload = { iat, exp: iat + SESSION_MAX_AGE_S * 1000, k: keyFingerprint(this.apiKey()) };
-    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-    return `${body}.${this.sign(body)}`;
+    return this.encode({ sid: crypto.randomBytes(16).toString('base64url'), iat, exp: this.expiryFor(iat), k: this.keyTag() });
   }
 
-  /** True when the value is ours, untampered, unexpired and made under the current key. */
-  verify(value: string | undefined): boolean {
-    if (!value) return false;
+  /** The renewed cookie for a verified session: same id and issue time, expiry slid (capped). */
+  renew(payload: SessionPayload): string {
+    return this.encode({ ...payload, exp: this.expiryFor(payload.iat), k: this.keyTag() });
+  }
+
+  /** The payload when the value is ours, untampered, unexpired, unrevoked and made under the current key. */
+  verify(value: string | undefined): SessionPayload | null {
+    if (!value) return null;
     const dot = value.indexOf('.');
-    if (dot <= 0) return false;
+    if (dot <= 0) return null;
     const body = value.slice(0, dot);
     const given = Buffer.from(value.slice(dot + 1), 'base64url');
     const expected = Buffer.from(this.sign(body), 'base64url');
-    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return false;
+    if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return null;
     try {
       const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Partial<SessionPayload>;
-      if (typeof payload.exp !== 'number' || payload.exp <= this.now()) return false;
-      return typeof payload.k === 'string' && safeEqual(payload.k, keyFingerprint(this.apiKey()));
+      const now = this.now();
+      if (typeof payload.exp !== 'number' || payload.exp <= now) return null;
+      if (typeof payload.iat !== 'number' || now - payload.iat >= SESSION_LIFETIME_MS) return null;
+      if (typeof payload.sid !== 'string' || this.revoked?.isRevoked(payload.sid)) return null;
+      if (typeof payload.k !== 'string' || !safeEqual(payload.k, this.keyTag())) return null;
+      return payload as SessionPayload;
     } catch {
-      return false;
+      return null;
     }
+  }
+
+  /** Revoke a session (logout): its cookie stops working even if someone copied it. */
+  revoke(payload: SessionPayload): void {
+    this.revoked?.revoke(payload.sid, Math.min(payload.exp, payload.iat + SESSION_LIFETIME_MS));
+  }
+
+  private expiryFor(iat: number): number {
+    return Math.min(this.now() + SESSION_MAX_AGE_S * 1000, iat + SESSION_LIFETIME_MS);
+  }
+
+  private keyTag(): string {
+    return crypto.createHmac('sha256', this.secret).update(`api-key:${this.apiKey()}`).digest('base64url').slice(0, 22);
+  }
+
+  private encode(payload: SessionPayload): string {
+    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    return `${body}.${this.sign(body)}`;
   }
 
   /** Constant-time check of an API key given by a client. */
@@ -63,10 +101,6 @@ export function safeEqual(a: string, b: string): boolean {
   const ha = crypto.createHash('sha256').update(a).digest();
   const hb = crypto.createHash('sha256').update(b).digest();
   return crypto.timingSafeEqual(ha, hb);
-}
-
-function keyFingerprint(key: string): string {
-  return crypto.createHash('sha256').update(key).digest('hex').slice(0, 12);
 }
 
 /** Cookies of a request header, by name. */
@@ -88,8 +122,8 @@ export function parseCookies(header: string | undefined): Map<string, string> {
 }
 
 /** The `Set-Cookie` value for a session. `secure` follows the request (see README). */
-export function sessionCookie(value: string, secure: boolean): string {
-  return `${SESSION_COOKIE}=${value}; HttpOnly;${secure ? ' Secure;' : ''} SameSite=Strict; Path=/; Max-Age=${SESSION_MAX_AGE_S}`;
+export function sessionCookie(value: string, secure: boolean, maxAgeS = SESSION_MAX_AGE_S): string {
+  return `${SESSION_COOKIE}=${value}; HttpOnly;${secure ? ' Secure;' : ''} SameSite=Strict; Path=/; Max-Age=${Math.max(0, Math.floor(maxAgeS))}`;
 }
 
 /** The `Set-Cookie` value that deletes the session. */

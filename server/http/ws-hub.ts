@@ -12,6 +12,7 @@ const MAX_BUFFERED_BINARY = 4 * 1024 * 1024;
 interface Client {
   socket: WebSocket;
   alive: boolean;
+  address: string;
 }
 
 export class WsHub {
@@ -30,9 +31,16 @@ export class WsHub {
     return this.clients.size;
   }
 
+  /** Open clients from one address (the handshake caps them). */
+  countFrom(address: string): number {
+    let n = 0;
+    for (const client of this.clients) if (client.address === address) n++;
+    return n;
+  }
+
   /** Take over a socket whose handshake was authenticated; `greeting` is sent first. */
-  add(socket: WebSocket, greeting?: WsEventMap['hello']): void {
-    const client: Client = { socket, alive: true };
+  add(socket: WebSocket, greeting?: WsEventMap['hello'], address = 'unknown'): void {
+    const client: Client = { socket, alive: true, address };
     this.clients.add(client);
     socket.on('pong', () => (client.alive = true));
     socket.on('close', () => this.clients.delete(client));

@@ -76,7 +76,9 @@ export class RotatingLog {
   }
 
   #open(): fs.WriteStream {
-    const stream = fs.createWriteStream(this.#file, { flags: 'a' });
+    const stream = fs.createWriteStream(this.#file, { flags: 'a', mode: 0o600 });
+    // An older log (or one made with a looser umask) gets the same mode.
+    if (process.platform !== 'win32') fs.chmod(this.#file, 0o600, () => {});
     stream.on('error', (err) => this.#onError(err));
     return stream;
   }

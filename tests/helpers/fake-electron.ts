@@ -107,6 +107,14 @@ export const electronModule = {
   dialog: { showErrorBox: vi.fn((title: string, message: string) => calls.push(`dialog:${title}:${message}`)) },
   shell: { openExternal: vi.fn(async () => {}), showItemInFolder: vi.fn() },
   clipboard: { writeText: vi.fn() },
-  session: { defaultSession: {} },
+  session: {
+    defaultSession: {
+      permissionRequest: null as null | ((contents: unknown, permission: string, callback: (granted: boolean) => void) => void),
+      setPermissionRequestHandler: vi.fn(function (this: { permissionRequest: unknown }, handler: unknown) {
+        electronModule.session.defaultSession.permissionRequest = handler as typeof electronModule.session.defaultSession.permissionRequest;
+      }),
+      setPermissionCheckHandler: vi.fn(),
+    },
+  },
   ipcMain: { handle: vi.fn() },
 };

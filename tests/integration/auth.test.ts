@@ -9,7 +9,7 @@ import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 let t: TestStudio;
 
 beforeAll(async () => {
-  t = await startTestStudio();
+  t = await startTestStudio({ env: { STUDIO_ALLOWED_HOSTS: 'studio.lan' } });
 });
 afterAll(async () => {
   await t.stop();
@@ -48,7 +48,7 @@ describe('login', () => {
   it('leaves Secure out over plain HTTP to a LAN address, so browsers keep the cookie', async () => {
     const res = await rawRequest(`${t.url}/api/auth/login`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Host: '192.168.1.20:8000' },
+      headers: { 'Content-Type': 'application/json', Host: 'studio.lan:8000' },
       body: JSON.stringify({ api_key: t.apiKey }),
     });
     expect(res.status).toBe(200);
@@ -179,20 +179,5 @@ describe('the WebSocket handshake', () => {
     expect(viaCookie.status).toBe(101);
     expect(viaCookie.hello).toMatchObject({ type: 'hello', data: { version: expect.any(String) as string } });
     expect((await open({ 'X-API-Key': t.apiKey })).status).toBe(101);
-  });
-});
-
-describe('the login limiter', () => {
-  it('answers 429 after more than 10 failures a minute from one address, with a warning event', async () => {
-    for (let i = 0; i < 10; i++) expect((await login({ api_key: `wrong-${i}` })).status).toBe(401);
-    const blocked = await login({ api_key: 'wrong-again' });
-    expect(blocked.status).toBe(429);
-    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(((await blocked.json()) as { detail: string }).detail).toMatch(/Too many failed logins/);
-    // Even the right key waits until the window passes.
-    expect((await login({ api_key: t.apiKey })).status).toBe(429);
-    const events = (await (await t.api('/api/admin/events?types=auth.login.throttled')).json()) as Array<{ severity: string }>;
-    expect(events).toHaveLength(1);
-    expect(events[0]!.severity).toBe('warning');
   });
 });

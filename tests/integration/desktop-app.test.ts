@@ -81,6 +81,19 @@ describe('the desktop shell', () => {
     expect(cookie.expirationDate).toBeGreaterThan(Date.now() / 1000 + 86_000);
     const res = await fetch(`${started[0]!.url}/api/admin/events`, { headers: { Cookie: `session=${cookie.value}` } });
     expect(res.status).toBe(200);
+    // A local flood of wrong keys throttles the login route, never the owner's window.
+    for (let i = 0; i < 12; i++) {
+      await fetch(`${started[0]!.url}/api/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"api_key":"guess"}' });
+    }
+    const throttled = await fetch(`${started[0]!.url}/api/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"api_key":"guess"}' });
+    expect(throttled.status).toBe(429);
+    expect((await fetch(`${started[0]!.url}/api/admin/events`, { headers: { Cookie: `session=${cookie.value}` } })).status).toBe(200);
+    // Permissions Studio does not use are denied.
+    const ask = (permission: string) =>
+      new Promise<boolean>((resolve) => electronModule.session.defaultSession.permissionRequest!(null, permission, resolve));
+    expect(await ask('media')).toBe(false);
+    expect(await ask('geolocation')).toBe(false);
+    expect(await ask('notifications')).toBe(true);
     await quit();
   }, 60_000);
 

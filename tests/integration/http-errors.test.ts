@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { createHttpServer } from '../../server/http/app.js';
 import { Authenticator } from '../../server/http/authenticator.js';
 import { HttpError, validate } from '../../server/http/errors.js';
+import { KeyLimiter } from '../../server/http/key-limiter.js';
 import { Maintenance } from '../../server/http/maintenance.js';
 import { SessionSigner } from '../../server/http/session.js';
 import { WsHub } from '../../server/http/ws-hub.js';
@@ -34,7 +35,8 @@ beforeAll(async () => {
   const hub = new WsHub(logger);
   const { server } = createHttpServer({
     logger,
-    auth: new Authenticator(new SessionSigner(Buffer.alloc(32, 1), () => 'k')),
+    auth: new Authenticator(new SessionSigner(Buffer.alloc(32, 1), () => 'k'), new KeyLimiter()),
+    hosts: {},
     maintenance: new Maintenance(),
     hub,
     greeting: () => ({ version: 't', engine: { mode: 'standin', status: 'stopped', restarts: 0, lastError: null }, maintenance: false }),

@@ -25,9 +25,9 @@ describe('loadConfig', () => {
     const weak = await loadConfig({ STUDIO_DIR: '/tmp/x', STUDIO_HOST: '0.0.0.0' }, noEngine);
     expect(weak.apiKeyIsDefault).toBe(true);
     expect(weak.host).toBe('127.0.0.1');
-    const strong = await loadConfig({ STUDIO_DIR: '/tmp/x', API_KEY: 'a-real-secret' }, noEngine);
+    const strong = await loadConfig({ STUDIO_DIR: '/tmp/x', API_KEY: 'a-real-secret-of-20ch' }, noEngine);
     expect(strong.host).toBe('0.0.0.0');
-    const chosen = await loadConfig({ STUDIO_DIR: '/tmp/x', API_KEY: 'a-real-secret', STUDIO_HOST: '10.0.0.5' }, noEngine);
+    const chosen = await loadConfig({ STUDIO_DIR: '/tmp/x', API_KEY: 'a-real-secret-of-20ch', STUDIO_HOST: '10.0.0.5' }, noEngine);
     expect(chosen.host).toBe('10.0.0.5');
   });
 

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
     tempDir: flags.tempDir,
     stepMs: flags.stepMs ?? config.engine.standinStepMs,
     objectInfoFile: flags.objectInfo ?? config.engine.standinObjectInfo,
+    allowedHosts: config.allowedHosts,
     logger: consoleLogger,
   });
   console.log(`Stand-in engine listening on ${engine.url}`);

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { HOST_REFUSED, isAllowedHost, refuse } from '../../http/host-guard.js';
 import { silentLogger, type Logger } from '../../logging.js';
 import { engineRoutes, serverFeatures } from './engine.routes.js';
 import type { EngineDirs } from '../engine-paths.js';
@@ -32,6 +33,8 @@ export interface StandinOptions {
   stepMs?: number;
   /** Serve this object_info dump instead of the built-in node set. */
   objectInfoFile?: string | null;
+  /** Extra Host names accepted besides this machine's own (STUDIO_ALLOWED_HOSTS). */
+  allowedHosts?: readonly string[];
   logger?: Logger;
 }
 
@@ -77,8 +80,17 @@ export async function startStandinEngine(options: StandinOptions): Promise<Stand
     ...fileRoutes({ dirs, logger }),
   ];
 
-  const server = http.createServer((req, res) => void dispatch(routes, req, res, logger));
+  // DNS rebinding: the same Host rule as Studio's (loopback, this machine's names, STUDIO_ALLOWED_HOSTS).
+  const hostRule = { bindHost: host, allowed: options.allowedHosts ?? [] };
+  const server = http.createServer((req, res) => {
+    if (!isAllowedHost(req.headers.host, hostRule)) return refuse(req, res, 421, HOST_REFUSED);
+    void dispatch(routes, req, res, logger);
+  });
   server.on('upgrade', (req, socket, head) => {
+    if (!isAllowedHost(req.headers.host, hostRule)) {
+      socket.end(`HTTP/1.1 421 Misdirected Request\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${HOST_REFUSED}\n`);
+      return;
+    }
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (pathname === '/ws' || pathname === '/api/ws') hub.handleUpgrade(req, socket, head);
     else socket.destroy();

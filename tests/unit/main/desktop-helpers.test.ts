@@ -2,17 +2,17 @@ import { describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', async () => (await import('../../helpers/fake-electron.js')).electronModule);
 
-const { parseSetCookie } = await import('../../../main/session-handoff.js');
+const { sessionCookieDetails } = await import('../../../main/session-handoff.js');
 const { describeStartupError } = await import('../../../main/fatal-error.js');
 const { lanUrl } = await import('../../../main/studio-handle.js');
-const { ipcHandlers, isWebUrl } = await import('../../../main/ipc.js');
+const { ipcHandlers, isStudioSender, isWebUrl } = await import('../../../main/ipc.js');
 const { electronModule } = await import('../../helpers/fake-electron.js');
 const { ConfigError } = await import('../../../server/config.js');
 const { DatabaseTooNewError } = await import('../../../server/db/database.js');
 
 describe('the cookie hand-off', () => {
-  it('turns the login Set-Cookie into Electron cookie details', () => {
-    const details = parseSetCookie('http://127.0.0.1:8000', 'session=abc.def; HttpOnly; Secure; SameSite=Strict; Path=/; Max-Age=86400', 1_000_000);
+  it('turns a session minted in-process into Electron cookie details', () => {
+    const details = sessionCookieDetails('http://127.0.0.1:8000', 'abc.def', 1_000_000);
     expect(details).toEqual({
       url: 'http://127.0.0.1:8000',
       name: 'session',
@@ -47,7 +47,7 @@ describe('the LAN address', () => {
 
 describe('the preload bridge handlers', () => {
   it('reveals only paths inside the data directory and opens only web URLs', async () => {
-    const h = ipcHandlers({ version: '1.2.3', dataDir: () => '/data/studio', window: () => null });
+    const h = ipcHandlers({ version: '1.2.3', origin: () => 'http://127.0.0.1:8000', dataDir: () => '/data/studio', window: () => null });
     expect(await h['app:version']()).toBe('1.2.3');
     expect(await h['shell:reveal']('assets/output/job1')).toBe(true);
     expect(electronModule.shell.showItemInFolder).toHaveBeenCalledWith('/data/studio/assets/output/job1');
@@ -56,5 +56,15 @@ describe('the preload bridge handlers', () => {
     expect(await h['shell:open-external']('https://example.com/x')).toBe(true);
     expect(await h['shell:open-external']('file:///etc/passwd')).toBe(false);
     expect(isWebUrl('javascript:alert(1)')).toBe(false);
+  });
+});
+
+describe('the IPC sender check', () => {
+  it('answers only the page of Studio\'s own origin, not a page the window navigated to or a frame from elsewhere', () => {
+    expect(isStudioSender('http://127.0.0.1:8000/run/x', 'http://127.0.0.1:8000')).toBe(true);
+    expect(isStudioSender('https://evil.example/', 'http://127.0.0.1:8000')).toBe(false);
+    expect(isStudioSender('http://127.0.0.1:8001/', 'http://127.0.0.1:8000')).toBe(false);
+    expect(isStudioSender(undefined, 'http://127.0.0.1:8000')).toBe(false);
+    expect(isStudioSender('http://127.0.0.1:8000/', null)).toBe(false);
   });
 });
