@@ -51,14 +51,14 @@ export function assetsRoutes(assets: AssetsService): express.Router {
 
   router.get('/api/admin/assets/thumbnail', async (req, res) => {
     const query = validate(fileQuery, req.query, 'query');
-    const file = await assets.thumbnail(query.type, query.path);
-    await sendFileResponse(req, res, file, { contentType: 'image/jpeg', cacheControl: 'private, max-age=3600' });
+    const { file, within } = await assets.thumbnail(query.type, query.path);
+    await sendFileResponse(req, res, file, { contentType: 'image/jpeg', cacheControl: 'private, max-age=3600', within });
   });
 
   router.get('/api/admin/assets/file', async (req, res) => {
     const query = validate(fileQuery, req.query, 'query');
-    const file = assets.filePath(query.type, query.path);
-    await sendFileResponse(req, res, file, { contentType: viewContentType(file), disposition: contentDisposition('inline', path.basename(file)) });
+    const { file, within } = assets.filePath(query.type, query.path);
+    await sendFileResponse(req, res, file, { contentType: viewContentType(file), disposition: contentDisposition('inline', path.basename(file)), within });
   });
 
   router.get('/api/admin/assets/:assetType', (req, res) => {

@@ -8,6 +8,7 @@ import type { Writable } from 'node:stream';
 import type { EventBus } from '../events/event-bus.js';
 import { HttpError } from '../http/errors.js';
 import { listInputs, listOutputs, type AssetListing } from './asset-listing.js';
+import { isContained, isRemovableWithin } from '../http/contained-path.js';
 import { checkRelativePath, resolveUnder } from './asset-paths.js';
 import type { AssetType } from './asset-types.js';
 import { saveUploads, type UploadedFile } from './asset-uploads.js';
@@ -59,6 +60,11 @@ export class AssetsService {
       }
       const full = resolveUnder(root, check.segments);
       const stat = await fsp.lstat(full).catch(() => null);
+      // Through a linked folder the path would reach outside: refuse, never delete there.
+      if (stat && !isRemovableWithin(root, full)) {
+        errors.push(`${raw}: refused (it lies outside the ${type} folder through a link)`);
+        continue;
+      }
       if (!stat) {
         errors.push(`${raw}: not found`);
         continue;
@@ -103,21 +109,22 @@ export class AssetsService {
     await writeDirectoryZip(this.deps.roots.outputs, out, signal);
   }
 
-  /** Absolute path of an existing asset file (for serving it), or a 400/404. */
-  filePath(type: AssetType, raw: unknown): string {
+  /** Absolute path of an existing asset file and the folder it must stay in, or a 400/404. */
+  filePath(type: AssetType, raw: unknown): { file: string; within: string } {
     const check = checkRelativePath(raw);
     if (!check.ok) throw new HttpError(400, `Invalid path: ${check.reason}`);
-    const full = resolveUnder(this.deps.roots[type], check.segments);
+    const root = this.deps.roots[type];
+    const full = resolveUnder(root, check.segments);
     try {
-      if (fs.statSync(full).isFile()) return full;
+      if (fs.statSync(full).isFile() && isContained(root, full)) return { file: full, within: root };
     } catch {}
     throw new HttpError(404, `Not found: ${check.rel}`);
   }
 
-  /** The cached thumbnail file of an asset. */
-  async thumbnail(type: AssetType, raw: unknown): Promise<string> {
-    const check = checkRelativePath(raw);
-    if (!check.ok) throw new HttpError(400, `Invalid path: ${check.reason}`);
-    return this.deps.thumbnails.get(type, resolveUnder(this.deps.roots[type], check.segments), check.rel);
+  /** The cached thumbnail file of an asset (only of a file that really lies in its folder). */
+  async thumbnail(type: AssetType, raw: unknown): Promise<{ file: string; within: string }> {
+    const { file } = this.filePath(type, raw);
+    const rel = (checkRelativePath(raw) as { rel: string }).rel;
+    return { file: await this.deps.thumbnails.get(type, file, rel), within: this.deps.thumbnails.cacheDir };
   }
 }

@@ -42,6 +42,11 @@ export class Thumbnails {
   private readonly waiting: Array<() => void> = [];
   private running = 0;
   private ffmpegMissing = false;
+
+  /** Where thumbnails are cached (the folder they are served from). */
+  get cacheDir(): string {
+    return this.opts.cacheDir;
+  }
   private readonly size: number;
 
   constructor(private readonly opts: ThumbnailOptions) {

@@ -66,6 +66,11 @@ export class SharedFolders {
    * The file on Studio's disk that the engine would answer `query` with, or the engine's refusal
    * (400/403); null when the query's folder is not shared (ask the engine).
    */
+  /** Studio's folder the engine calls `folder`. */
+  dirOf(folder: FolderType): string {
+    return this.deps.dirs[folder];
+  }
+
   resolve(query: ViewQuery): ViewTarget | null {
     if (this.shared.size === 0) return null;
     const target = resolveViewFile(this.deps.dirs, query);

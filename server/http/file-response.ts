@@ -10,6 +10,7 @@
 import type express from 'express';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { isContained } from './contained-path.js';
 import { HttpError } from './errors.js';
 
 const BUFFER_BYTES = 256 * 1024;
@@ -34,10 +35,13 @@ export interface FileResponseOptions {
   disposition?: string;
   /** Default `no-cache`: the browser may keep the file but revalidates it (a cheap 304). */
   cacheControl?: string;
+  /** The folder the file belongs to: a file whose real path (links resolved) leaves it is a 404. */
+  within: string;
 }
 
 /** Send `file`; a missing file or a folder is a 404 `HttpError` (thrown before any header). */
 export async function sendFileResponse(req: express.Request, res: express.Response, file: string, options: FileResponseOptions): Promise<void> {
+  if (!isContained(options.within, file)) throw new HttpError(404, 'File not found');
   const handle = await fsp.open(file, 'r').catch(() => {
     throw new HttpError(404, 'File not found');
   });

@@ -6,6 +6,7 @@
 import { ZipArchive } from 'archiver';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isContained } from '../http/contained-path.js';
 import type { Writable } from 'node:stream';
 import type { JobRecord } from './job.schema.js';
 
@@ -24,11 +25,11 @@ export async function writeJobPackage(job: JobRecord, dirs: { input: string; out
   zip.append(JSON.stringify(job, null, 2), { name: 'job.json' });
   if (job.input_image) {
     const input = path.join(dirs.input, job.input_image);
-    if (isInside(dirs.input, input) && fs.existsSync(input)) zip.file(input, { name: `input/${path.basename(job.input_image)}`, store: isStoredExtension(input) } as never);
+    if (isInside(dirs.input, input) && isContained(dirs.input, input)) zip.file(input, { name: `input/${path.basename(job.input_image)}`, store: isStoredExtension(input) } as never);
   }
   if (job.output_dir) {
     const folder = path.join(dirs.output, job.output_dir);
-    if (isInside(dirs.output, folder)) {
+    if (isInside(dirs.output, folder) && isContained(dirs.output, folder)) {
       for (const file of listFiles(folder)) {
         const rel = path.relative(folder, file).split(path.sep).join('/');
         zip.file(file, { name: `output/${rel}`, store: isStoredExtension(file) } as never);

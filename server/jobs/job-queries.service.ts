@@ -37,7 +37,7 @@ export function contentTypeOf(filename: string): string {
   return CONTENT_TYPES[path.extname(filename).toLowerCase()] ?? 'application/octet-stream';
 }
 
-export type ResultSource = { filename: string; contentType: string } & ({ path: string } | { stream: Readable });
+export type ResultSource = { filename: string; contentType: string } & ({ path: string; within: string } | { stream: Readable });
 
 export interface JobQueriesDeps {
   jobs: JobStore;
@@ -86,7 +86,7 @@ export class JobQueries {
     if (!job) throw new HttpError(404, `Job not found: ${promptId}`);
     if (job.status !== 'completed') throw new HttpError(404, `Result not ready: job is ${job.status}`);
     const onDisk = job.output_dir && this.deps.folders.exists(job.output_dir) ? pickFile(listFiles(this.deps.folders.pathOf(job.output_dir)), outputType) : null;
-    if (onDisk) return { path: onDisk, filename: path.basename(onDisk), contentType: contentTypeOf(onDisk) };
+    if (onDisk) return { path: onDisk, within: this.deps.folders.pathOf(job.output_dir!), filename: path.basename(onDisk), contentType: contentTypeOf(onDisk) };
     if (!job.output) throw new HttpError(404, `Job ${promptId} has no output`);
     const response = await this.deps.engine.viewStream({ filename: job.output.filename, subfolder: job.output.subfolder, type: job.output.type });
     if (!response || response.status !== 200) {

@@ -122,6 +122,13 @@ describe('an engine that shares Studio\'s folders (the stand-in Studio starts)',
     expect(typeof (await detail(escaping))).toBe('string');
   });
 
+  it('does not follow a link planted in the output folder to the session secret', async () => {
+    fs.symlinkSync(path.join(t.dir, '.session_secret'), path.join(t.studio.config.paths.assetsOutput, 'planted.png'));
+    const res = await t.api(viewUrl({ filename: 'planted.png', type: 'output' }));
+    expect(res.status).toBe(404);
+    expect(Buffer.from(await res.arrayBuffer()).equals(fs.readFileSync(path.join(t.dir, '.session_secret')))).toBe(false);
+  });
+
   it('answers a missing file with a JSON 404', async () => {
     const res = await t.api(viewUrl({ filename: 'not-here.png', type: 'output' }));
     expect(res.status).toBe(404);

@@ -87,7 +87,7 @@ beforeAll(async () => {
   app.get('/files/:name', async (req, res) => {
     const name = String(req.params.name);
     const contentType = name.endsWith('.txt') ? 'text/plain; charset=utf-8' : 'application/octet-stream';
-    await sendFileResponse(req, res, path.join(dir, name), { contentType, disposition: contentDisposition('inline', name) }).catch((error: unknown) => {
+    await sendFileResponse(req, res, path.join(dir, name), { contentType, disposition: contentDisposition('inline', name), within: dir }).catch((error: unknown) => {
       settled.push({ name, finished: res.writableFinished, error });
       throw error;
     });
