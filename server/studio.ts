@@ -31,6 +31,7 @@ import { RevokedSessionStore } from './http/revoked-sessions.store.js';
 import { Maintenance } from './http/maintenance.js';
 import { SessionSigner } from './http/session.js';
 import type { EngineStateMessage } from './http/ws-events.js';
+import { Uploads } from './http/uploads.js';
 import { WsHub } from './http/ws-hub.js';
 import { createFileLogger, type Logger } from './logging.js';
 import { JobFolders } from './jobs/job-folders.store.js';
@@ -136,8 +137,9 @@ export class Studio {
     this.monitor = new JobMonitor({ ...jobDeps, socket: this.engineSocket });
     this.runner = new RunnerService({ ...jobDeps, workflows: this.workflows, clientId: this.engineSocket.clientId, monitor: this.monitor });
     const queries = new JobQueries({ ...jobDeps, monitor: this.monitor });
-    this.catalog = createCatalogModule({ config, db: this.db, events: this.events, logger: this.logger, catalogs: this.catalogs });
-    this.assets = createAssetsModule({ config, events: this.events, logger: this.logger });
+    const uploads = new Uploads(path.join(config.paths.root, 'tmp', 'uploads'));
+    this.catalog = createCatalogModule({ config, db: this.db, events: this.events, logger: this.logger, catalogs: this.catalogs, uploads });
+    this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
 
     const engineStatus = () => this.engine.state.status;
     ({ server: this.server } = createHttpServer({
@@ -152,8 +154,8 @@ export class Studio {
         healthRoutes({ version: config.version, startedAt: this.startedAt, engineStatus }),
         authRoutes({ auth }),
         eventsRoutes(this.events),
-        workflowsRoutes(this.workflows),
-        runRoutes(this.runner, queries),
+        workflowsRoutes(this.workflows, uploads),
+        runRoutes(this.runner, queries, uploads),
         jobsRoutes({ queries, runner: this.runner, jobs: this.jobs, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
         engineRoutes(this.engineClient, this.sharedFolders),
         ...this.catalog.routers,

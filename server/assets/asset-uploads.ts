@@ -3,15 +3,12 @@
  * when it is free and gets `_1`, `_2`, ... otherwise; the file is created with `wx` so two
  * uploads of the same name at once can never overwrite each other.
  */
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { looksLikeImage, looksLikeVideo, readHead } from '../http/file-sniff.js';
+import type { UploadedFile } from '../http/uploads.js';
 import { mediaTypeOf } from './asset-types.js';
-
-/** An uploaded file as multer hands it over (memory storage). */
-export interface UploadedFile {
-  originalname: string;
-  buffer: Buffer;
-}
 
 const MAX_NAME_LENGTH = 180;
 
@@ -27,12 +24,18 @@ export async function saveUploads(dir: string, files: readonly UploadedFile[]): 
       errors.push(`${shown}: unsupported file type (images and videos only)`);
       continue;
     }
-    if (file.buffer.length === 0) {
+    if (file.size === 0) {
       errors.push(`${shown}: the file is empty`);
       continue;
     }
+    // The name promises an image or a video; the bytes must agree (a text file named .png is not one).
+    const head = await readHead(file.path);
+    if (!(mediaTypeOf(name) === 'video' ? looksLikeVideo(head) : looksLikeImage(head))) {
+      errors.push(`${shown}: the file's contents are not ${mediaTypeOf(name) === 'video' ? 'a video' : 'an image'}`);
+      continue;
+    }
     try {
-      uploaded.push(await writeUnique(dir, name, file.buffer));
+      uploaded.push(await placeUnique(dir, name, file.path));
     } catch (err) {
       errors.push(`${shown}: ${(err as Error).message}`);
     }
@@ -64,26 +67,28 @@ export function safeUploadName(original: string): string {
   return name;
 }
 
-async function writeUnique(dir: string, name: string, data: Buffer): Promise<string> {
+/**
+ * Put the temporary upload in place under a free name. A hard link (same file system: the
+ * temporary folder is inside STUDIO_DIR) or an exclusive copy both fail with EEXIST on a taken
+ * name, so two uploads of one name at once never overwrite each other.
+ */
+async function placeUnique(dir: string, name: string, tmp: string): Promise<string> {
   const ext = path.extname(name);
   const stem = name.slice(0, name.length - ext.length) || 'file';
   for (let n = 0; n < 10_000; n += 1) {
     const candidate = n === 0 ? name : `${stem}_${n}${ext}`;
-    let handle;
+    const target = path.join(dir, candidate);
     try {
-      handle = await fsp.open(path.join(dir, candidate), 'wx');
+      await fsp.link(tmp, target).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code === 'EEXIST') throw err;
+        await fsp.copyFile(tmp, target, fs.constants.COPYFILE_EXCL);
+      });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') continue;
       throw err;
     }
-    try {
-      await handle.writeFile(data);
-    } catch (err) {
-      await handle.close();
-      await fsp.rm(path.join(dir, candidate), { force: true });
-      throw err;
-    }
-    await handle.close();
+    // Input files are read by the engine, perhaps as another user: not the upload's 0600.
+    await fsp.chmod(target, 0o644).catch(() => undefined);
     return candidate;
   }
   throw new Error('no free file name');

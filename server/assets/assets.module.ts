@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
+import type { Uploads } from '../http/uploads.js';
 import { assetsRoutes } from './assets.routes.js';
 import { AssetsService } from './assets.service.js';
 import { Thumbnails } from './thumbnails.js';
@@ -16,6 +17,8 @@ export interface AssetsModuleDeps {
   logger: Logger;
   /** The ffmpeg executable for video thumbnails (default `ffmpeg` on PATH). */
   ffmpegPath?: string;
+  /** Multipart uploads (input files). */
+  uploads: Uploads;
 }
 
 export interface AssetsModule {
@@ -35,5 +38,5 @@ export function createAssetsModule(deps: AssetsModuleDeps): AssetsModule {
   const roots = { inputs: deps.config.paths.assetsInput, outputs: deps.config.paths.assetsOutput };
   const thumbnails = new Thumbnails({ cacheDir: thumbnailCacheDir(deps.config), logger: deps.logger, ffmpegPath: deps.ffmpegPath, env: deps.config.childEnv });
   const service = new AssetsService({ roots, events: deps.events, thumbnails });
-  return { routers: [assetsRoutes(service)], service, stop: () => thumbnails.stop() };
+  return { routers: [assetsRoutes(service, deps.uploads)], service, stop: () => thumbnails.stop() };
 }

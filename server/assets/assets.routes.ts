@@ -11,7 +11,7 @@ import { contentDisposition } from '../http/content-disposition.js';
 import { HttpError, validate } from '../http/errors.js';
 import { sendFileResponse } from '../http/file-response.js';
 import { viewContentType } from '../engine/view-file.js';
-import { memoryUpload } from '../http/uploads.js';
+import type { Uploads } from '../http/uploads.js';
 import { parseAssetType, type AssetType } from './asset-types.js';
 import type { AssetsService } from './assets.service.js';
 import { outputsZipName } from './assets-zip.js';
@@ -20,11 +20,10 @@ const deleteBody = z.object({ type: z.enum(['inputs', 'outputs']), files: z.arra
 const fileQuery = z.object({ type: z.enum(['inputs', 'outputs']), path: z.string().min(1) });
 
 /** Asset routes. */
-export function assetsRoutes(assets: AssetsService): express.Router {
+export function assetsRoutes(assets: AssetsService, uploads: Uploads): express.Router {
   const router = express.Router();
-  const upload = memoryUpload();
 
-  router.post('/api/admin/assets/upload-inputs', upload.array('files', 100), async (req, res) => {
+  router.post('/api/admin/assets/upload-inputs', uploads.array('files', 'inputs'), async (req, res) => {
     const files = Array.isArray(req.files) ? req.files : [];
     res.json(await assets.upload(files));
   });

@@ -11,7 +11,8 @@ import { listInputs, listOutputs, type AssetListing } from './asset-listing.js';
 import { isContained, isRemovableWithin } from '../http/contained-path.js';
 import { checkRelativePath, resolveUnder } from './asset-paths.js';
 import type { AssetType } from './asset-types.js';
-import { saveUploads, type UploadedFile } from './asset-uploads.js';
+import type { UploadedFile } from '../http/uploads.js';
+import { saveUploads } from './asset-uploads.js';
 import { writeDirectoryZip } from './assets-zip.js';
 import type { Thumbnails } from './thumbnails.js';
 

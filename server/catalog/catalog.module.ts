@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
+import type { Uploads } from '../http/uploads.js';
 import type { Logger } from '../logging.js';
 import { ModelhubClient } from '../modelhub/modelhub.client.js';
 import { RepohostClient } from '../repohost/repohost.client.js';
@@ -40,6 +41,8 @@ export interface CatalogModuleDeps {
   logger: Logger;
   /** The stores the composition root already loads on boot. */
   catalogs: { models: CatalogStore; loras: CatalogStore };
+  /** Multipart uploads (catalog import). */
+  uploads: Uploads;
   /** Defaults to the config's tokens. */
   tokens?: () => SourceTokens;
   /** Passed to every file download (tests shorten backoff and stall timeouts). */
@@ -104,7 +107,7 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const streams = new StatusStreams(() => downloads.statusEntries());
 
   return {
-    routers: [catalogRoutes({ queries, actions, metadata, activity }), downloadsRoutes({ queries, actions, streams }), settingsRoutes(downloads)],
+    routers: [catalogRoutes({ queries, actions, metadata, activity, uploads: deps.uploads }), downloadsRoutes({ queries, actions, streams }), settingsRoutes(downloads)],
     catalogs,
     downloads,
     metadata,

@@ -4,7 +4,7 @@
  */
 import express from 'express';
 import { HttpError } from '../http/errors.js';
-import { memoryUpload } from '../http/uploads.js';
+import { readUploadText, type Uploads } from '../http/uploads.js';
 import type { ActivityLog } from './activity-log.js';
 import type { CatalogActions } from './catalog-actions.service.js';
 import type { CatalogQueries } from './catalog-query.service.js';
@@ -15,12 +15,12 @@ export interface CatalogRouteDeps {
   actions: CatalogActions;
   metadata: MetadataService;
   activity: ActivityLog;
+  uploads: Uploads;
 }
 
 /** Catalog routes (see the file comment). */
-export function catalogRoutes({ queries, actions, metadata, activity }: CatalogRouteDeps): express.Router {
+export function catalogRoutes({ queries, actions, metadata, activity, uploads }: CatalogRouteDeps): express.Router {
   const router = express.Router();
-  const upload = memoryUpload();
 
   router.get('/api/admin/models', async (_req, res) => {
     res.json(await queries.catalog('models'));
@@ -42,9 +42,9 @@ export function catalogRoutes({ queries, actions, metadata, activity }: CatalogR
     res.json(await actions.removeFromCatalog(String(req.params.filename)));
   });
 
-  router.post('/api/admin/models/import', upload.single('file'), async (req, res) => {
+  router.post('/api/admin/models/import', uploads.single('file', 'json'), async (req, res) => {
     if (!req.file) throw new HttpError(400, 'Upload a catalog file in the multipart field "file"');
-    res.json(await actions.importCatalog(req.file.buffer.toString('utf8')));
+    res.json(await actions.importCatalog(await readUploadText(req.file)));
   });
 
   router.post('/api/admin/models/fetch-metadata', (_req, res) => {

@@ -215,10 +215,11 @@ export class EngineClient {
   }
 
   /** `POST /upload/image` (any file type). Use the returned `name`: the engine may rename. */
-  async uploadImage(data: Buffer | Uint8Array, filename: string, opts: UploadImageOptions = {}): Promise<UploadedImage> {
+  async uploadImage(data: Buffer | Uint8Array | Blob, filename: string, opts: UploadImageOptions = {}): Promise<UploadedImage> {
     const form = new FormData();
-    // Copy into a fresh ArrayBuffer-backed view: a Buffer may sit on a shared pool slab.
-    form.append('image', new Blob([new Uint8Array(data)]), filename);
+    // A Blob (a file on disk) streams; a Buffer is copied into a fresh ArrayBuffer-backed view
+    // because it may sit on a shared pool slab.
+    form.append('image', data instanceof Blob ? data : new Blob([new Uint8Array(data)]), filename);
     if (opts.subfolder) form.append('subfolder', opts.subfolder);
     if (opts.type) form.append('type', opts.type);
     if (opts.overwrite) form.append('overwrite', 'true');

@@ -27,6 +27,12 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
+    if (isAbortedUpload(err)) {
+      // A client that gave up mid-upload is routine: one line, no stack.
+      logger.warn(`request ${getRequestId(req)} ${req.method} ${req.originalUrl}: upload aborted by the client`);
+      res.status(400).json({ detail: 'Upload aborted before it was complete' });
+      return;
+    }
     const mapped = mapError(err);
     if (mapped) {
       res.status(mapped.status).json({ ...mapped.extra, detail: mapped.detail });
@@ -55,4 +61,11 @@ function mapError(err: unknown): { status: number; detail: string; extra?: Recor
     return { status, detail: `Upload rejected: ${e.message ?? e.code}${e.field ? ` (field ${e.field})` : ''}` };
   }
   return null;
+}
+
+/** The multipart parser's errors when the client closes the connection mid-body. */
+function isAbortedUpload(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const e = err as { message?: string; code?: string };
+  return e.message === 'Unexpected end of form' || e.message === 'Request aborted' || e.code === 'ECONNRESET' || e.code === 'ECONNABORTED';
 }

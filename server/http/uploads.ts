@@ -1,15 +1,94 @@
 /**
- * Multipart uploads (multer, in memory). Images for the engine are small next to the 512 MB
- * cap, which only guards against a runaway client.
+ * Multipart uploads. Files stream to a temporary file inside `STUDIO_DIR/tmp/uploads` (never
+ * into memory: a 600 MB upload must not grow the server), each route with its own documented
+ * limits (README "Uploads"), and the temporary files are removed when the response is done.
+ * An image input is checked by its bytes, not its name, before it goes anywhere.
  */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
 import { HttpError } from './errors.js';
+import { looksLikeImage, readHead } from './file-sniff.js';
 
-export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
+const MB = 1024 * 1024;
 
-/** A multer instance keeping files in memory. */
-export function memoryUpload(): multer.Multer {
-  return multer({ storage: multer.memoryStorage(), limits: { fileSize: MAX_UPLOAD_BYTES, files: 100, fieldSize: 10 * 1024 * 1024 } });
+/** Per-route limits: size of one file, how many files, size of one text field. */
+export const UPLOAD_LIMITS = {
+  /** An input image for a prompt (upload-image, execute, build, preset run). */
+  image: { fileSize: 50 * MB, files: 1, fieldSize: 5 * MB },
+  /** Input files for the asset browser (images and videos). */
+  inputs: { fileSize: 512 * MB, files: 100, fieldSize: 64 * 1024 },
+  /** A JSON document (catalog import, preset import): parsed in memory, so small. */
+  json: { fileSize: 5 * MB, files: 1, fieldSize: 64 * 1024 },
+} as const;
+
+export type UploadKind = keyof typeof UPLOAD_LIMITS;
+
+/** An uploaded file on disk, as multer's disk storage hands it over. */
+export interface UploadedFile {
+  originalname: string;
+  /** The temporary file (removed after the response). */
+  path: string;
+  size: number;
+}
+
+/** Builds the multipart middleware of each route; all of them share one temporary folder. */
+export class Uploads {
+  constructor(private readonly tmpDir: string) {
+    fs.mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+  }
+
+  /** One file in `field` (plus text fields). */
+  single(field: string, kind: UploadKind): RequestHandler {
+    return removingAfterResponse(this.multer(kind).single(field));
+  }
+
+  /** Up to the kind's count of files in `field`. */
+  array(field: string, kind: UploadKind): RequestHandler {
+    return removingAfterResponse(this.multer(kind).array(field, UPLOAD_LIMITS[kind].files));
+  }
+
+  private multer(kind: UploadKind): multer.Multer {
+    const storage = multer.diskStorage({
+      destination: this.tmpDir,
+      filename: (_req, _file, done) => done(null, `${crypto.randomBytes(12).toString('hex')}.upload`),
+    });
+    return multer({ storage, limits: UPLOAD_LIMITS[kind] });
+  }
+}
+
+/** Run `parse`, and remove the request's temporary files once the response is done or the client left. */
+function removingAfterResponse(parse: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    res.on('close', () => {
+      for (const file of uploadedFiles(req)) fs.rm(file.path, { force: true }, () => {});
+    });
+    parse(req, res, next);
+  };
+}
+
+function uploadedFiles(req: Request): UploadedFile[] {
+  const files: UploadedFile[] = [];
+  if (req.file) files.push(req.file);
+  if (Array.isArray(req.files)) files.push(...req.files);
+  else if (req.files) for (const list of Object.values(req.files)) files.push(...list);
+  return files;
+}
+
+/** 400 unless the uploaded file starts like an image (PNG, JPEG, GIF, WebP, BMP, TIFF). */
+export async function assertImage(file: UploadedFile, field: string): Promise<void> {
+  if (file.size === 0) throw new HttpError(400, `${field}: the file is empty`);
+  if (!looksLikeImage(await readHead(file.path))) {
+    throw new HttpError(400, `${field}: "${path.basename(file.originalname)}" is not an image (PNG, JPEG, WebP, GIF, BMP or TIFF expected)`);
+  }
+}
+
+/** The text of a small uploaded document (the `json` kind). */
+export function readUploadText(file: UploadedFile): Promise<string> {
+  return fsp.readFile(file.path, 'utf8');
 }
 
 /** A multipart text field holding JSON that must be an object (e.g. `params`); `{}` when absent. */

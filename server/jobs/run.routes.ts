@@ -8,24 +8,25 @@ import { z } from 'zod';
 import { contentDisposition } from '../http/content-disposition.js';
 import { HttpError, validate } from '../http/errors.js';
 import { sendFileResponse, USER_FILE_HEADERS } from '../http/file-response.js';
-import { jsonObjectField, memoryUpload } from '../http/uploads.js';
+import { assertImage, jsonObjectField, type Uploads } from '../http/uploads.js';
 import type { JobQueries } from './job-queries.service.js';
 import type { RunnerService } from './runner.service.js';
 
 const resultQuery = z.object({ output_type: z.enum(['video', 'image']).default('video') });
 
 /** Runner routes. */
-export function runRoutes(runner: RunnerService, queries: JobQueries): express.Router {
+export function runRoutes(runner: RunnerService, queries: JobQueries, uploads: Uploads): express.Router {
   const router = express.Router();
-  const upload = memoryUpload();
 
-  router.post('/api/run/upload-image', upload.single('file'), async (req, res) => {
+  router.post('/api/run/upload-image', uploads.single('file', 'image'), async (req, res) => {
     if (!req.file) throw new HttpError(400, 'Missing file: send the image as multipart field "file"');
+    await assertImage(req.file, 'file');
     res.json({ filename: await runner.uploadImage(req.file) });
   });
 
-  router.post('/api/run/:id/execute', upload.single('input_image'), async (req, res) => {
+  router.post('/api/run/:id/execute', uploads.single('input_image', 'image'), async (req, res) => {
     const params = jsonObjectField((req.body as Record<string, unknown> | undefined)?.params, 'params');
+    if (req.file) await assertImage(req.file, 'input_image');
     res.json(await runner.execute(String(req.params.id), params, req.file));
   });
 

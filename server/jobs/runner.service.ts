@@ -4,10 +4,12 @@
  * records the job. Retry re-runs a recorded job with the same parameters and seeds.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineClient } from '../engine/engine.client.js';
 import type { EventBus } from '../events/event-bus.js';
 import { HttpError } from '../http/errors.js';
+import type { UploadedFile } from '../http/uploads.js';
 import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import { localStamp } from '../time.js';
@@ -22,10 +24,6 @@ import type { JobStore } from './job.store.js';
 /** How long a submit waits for the engine socket to be open. */
 const SOCKET_WAIT_MS = 2_000;
 
-export interface UploadedFile {
-  buffer: Buffer;
-  originalname: string;
-}
 
 export interface ExecuteResult {
   prompt_id: string;
@@ -55,7 +53,8 @@ export class RunnerService {
 
   private async storeImage(file: UploadedFile, name: string): Promise<string> {
     try {
-      const stored = await this.deps.engine.uploadImage(file.buffer, name);
+      // Streamed from the temporary file: an upload is never held in memory whole.
+      const stored = await this.deps.engine.uploadImage(await fs.openAsBlob(file.path), name);
       return stored.subfolder ? `${stored.subfolder}/${stored.name}` : stored.name;
     } catch (err) {
       this.deps.logger.error('image upload to the engine failed', err);

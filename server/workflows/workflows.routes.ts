@@ -5,7 +5,7 @@
 import express from 'express';
 import { z } from 'zod';
 import { validate } from '../http/errors.js';
-import { jsonObjectField, memoryUpload } from '../http/uploads.js';
+import { jsonObjectField, type Uploads } from '../http/uploads.js';
 import { buildGraph } from './graph-builder.js';
 import { apiToUiWorkflow } from './graph-to-ui.js';
 import { EXISTING_INPUT_IMAGE_KEY } from './params.js';
@@ -17,9 +17,8 @@ const buildQuery = z.object({ format: z.enum(['api', 'workflow']).default('api')
 const PLACEHOLDER_IMAGE = 'example.png';
 
 /** Workflow routes. */
-export function workflowsRoutes(workflows: WorkflowService): express.Router {
+export function workflowsRoutes(workflows: WorkflowService, uploads: Uploads): express.Router {
   const router = express.Router();
-  const upload = memoryUpload();
 
   router.get('/api/admin/workflows', async (_req, res) => {
     res.json(await workflows.list());
@@ -33,7 +32,7 @@ export function workflowsRoutes(workflows: WorkflowService): express.Router {
     res.json(await workflows.get(String(req.params.id)));
   });
 
-  router.post('/api/run/:id/build', upload.single('input_image'), async (req, res) => {
+  router.post('/api/run/:id/build', uploads.single('input_image', 'image'), async (req, res) => {
     const { format } = validate(buildQuery, req.query, 'query');
     const definition = await workflows.definition(String(req.params.id));
     const params = jsonObjectField((req.body as Record<string, unknown> | undefined)?.params, 'params');

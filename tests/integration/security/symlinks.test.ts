@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE_PNG } from '../../helpers/runner.js';
+import { SAMPLE_PNG as SAMPLE_PNG_FILE } from '../../helpers/runner.js';
+
+const SAMPLE_PNG = fs.readFileSync(SAMPLE_PNG_FILE);
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 
 let t: TestStudio;

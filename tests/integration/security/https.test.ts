@@ -1,0 +1,64 @@
+/**
+ * Optional HTTPS: with STUDIO_TLS_CERT and STUDIO_TLS_KEY Studio serves HTTPS and WSS, and the
+ * session cookie is Secure for every host name (a LAN name included).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
+
+let t: TestStudio;
+let certDir: string;
+
+beforeAll(async () => {
+  certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-tls-'));
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=studio.lan',
+    '-addext', 'subjectAltName=DNS:studio.lan,IP:127.0.0.1',
+    '-keyout', path.join(certDir, 'key.pem'), '-out', path.join(certDir, 'cert.pem'),
+  ], { stdio: 'ignore' });
+  t = await startTestStudio({
+    env: { STUDIO_TLS_CERT: path.join(certDir, 'cert.pem'), STUDIO_TLS_KEY: path.join(certDir, 'key.pem'), STUDIO_ALLOWED_HOSTS: 'studio.lan' },
+  });
+});
+afterAll(async () => {
+  await t.stop();
+  fs.rmSync(certDir, { recursive: true, force: true });
+});
+
+function post(pathname: string, body: string, headers: Record<string, string>): Promise<{ status: number; cookie: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(`${t.url}${pathname}`, { method: 'POST', rejectUnauthorized: false, headers }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, cookie: (res.headers['set-cookie'] ?? []).find((c) => c.startsWith('session=')) });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('HTTPS', () => {
+  it('serves over TLS and makes the cookie Secure even for a LAN name', async () => {
+    expect(t.url).toMatch(/^https:/);
+    const res = await post('/api/auth/login', JSON.stringify({ api_key: t.apiKey }), { 'Content-Type': 'application/json', Host: 'studio.lan:8443' });
+    expect(res.status).toBe(200);
+    expect(res.cookie).toContain('Secure');
+  });
+
+  it('accepts WSS with the key', async () => {
+    const status = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(`${t.url.replace('https', 'wss')}/ws`, { headers: { 'X-API-Key': t.apiKey }, rejectUnauthorized: false });
+      ws.on('open', () => {
+        ws.close();
+        resolve(101);
+      });
+      ws.on('unexpected-response', (_req, r) => resolve(r.statusCode ?? 0));
+      ws.on('error', () => resolve(-1));
+    });
+    expect(status).toBe(101);
+  });
+});
