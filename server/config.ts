@@ -88,7 +88,18 @@ export interface Config {
     chatbotApi: string;
     repo: string | null;
   };
-  llm: { binary: string; port: number };
+  llm: {
+    binary: string;
+    port: number;
+    /** Stop an idle server after this many minutes (0: never); the next chat starts it again. */
+    idleMinutes: number;
+    /** `yield`: park the LLM server while image jobs run on the engine. */
+    gpuPolicy: 'share' | 'yield';
+    /** How long a starting server may answer 503 (loading the model) before start fails. */
+    readyTimeoutMs: number;
+  };
+  /** Node package installs: per-step deadlines (spec Limits: clone 120 s, pip 300 s, install.py 300 s). */
+  nodeInstall: { cloneTimeoutMs: number; pipTimeoutMs: number; scriptTimeoutMs: number };
   devMode: boolean;
   paths: DataPaths;
   /** The environment children inherit (engine, LLM server): a copy taken here, once. */
@@ -181,6 +192,14 @@ export async function loadConfig(
     llm: {
       binary: nonEmpty(env.LLM_BINARY) ?? 'llama-server',
       port: intVar(env, 'LLM_PORT', 8080),
+      idleMinutes: intVar(env, 'LLM_IDLE_MINUTES', 0),
+      gpuPolicy: nonEmpty(env.LLM_GPU_POLICY) === 'yield' ? 'yield' : 'share',
+      readyTimeoutMs: intVar(env, 'LLM_READY_TIMEOUT_S', 300) * 1000,
+    },
+    nodeInstall: {
+      cloneTimeoutMs: intVar(env, 'NODES_CLONE_TIMEOUT_S', 120) * 1000,
+      pipTimeoutMs: intVar(env, 'NODES_PIP_TIMEOUT_S', 300) * 1000,
+      scriptTimeoutMs: intVar(env, 'NODES_SCRIPT_TIMEOUT_S', 300) * 1000,
     },
     devMode: nonEmpty(env.DEV_MODE) !== undefined,
     paths: dataPaths(studioDir),

@@ -43,6 +43,8 @@ import { JobStore } from './jobs/job.store.js';
 import { jobsRoutes } from './jobs/jobs.routes.js';
 import { runRoutes } from './jobs/run.routes.js';
 import { RunnerService } from './jobs/runner.service.js';
+import { NodeInstallService } from './nodes/node-install.service.js';
+import { nodesRoutes } from './nodes/nodes.routes.js';
 import { healthRoutes } from './system/health.routes.js';
 import { seedWorkflows } from './workflows/workflow-seed.store.js';
 import { WorkflowService } from './workflows/workflow.service.js';
@@ -160,6 +162,12 @@ export class Studio {
         engineRoutes(this.engineClient, this.sharedFolders),
         ...this.catalog.routers,
         ...this.assets.routers,
+        nodesRoutes({
+          objectInfo: () => this.workflows.objectInfo(),
+          installer: this.nodeInstaller(),
+          engineMode: config.engine.mode,
+          restartEngine: () => this.engine.restart(),
+        }),
       ],
       pageRouters: [rendererRoutes({ distDir: path.join(APP_ROOT, 'renderer', 'dist'), fallback: homeRoutes({ version: config.version, engineStatus }) })],
     }));
@@ -267,6 +275,20 @@ export class Studio {
     for (const [kind, store] of Object.entries(this.catalogs)) {
       await store.load().catch((err: unknown) => this.logger.error(`catalog ${kind} could not be loaded`, err));
     }
+  }
+
+  /** Node package installs into the engine's `custom_nodes` (the stand-in's lives in the data dir). */
+  private nodeInstaller(): NodeInstallService {
+    const { engine, paths } = this.config;
+    const customNodesDir = engine.dir ? path.join(engine.dir, 'custom_nodes') : engine.mode === 'standin' ? path.join(paths.engine, 'custom_nodes') : null;
+    return new NodeInstallService({
+      target: { customNodesDir, python: engine.python },
+      env: this.config.childEnv,
+      timeouts: this.config.nodeInstall,
+      scratchDir: path.join(paths.root, 'tmp'),
+      events: this.events,
+      log: (level, message) => this.catalog.activity.add(level, message),
+    });
   }
 
   /** The `dest` folder the catalogs give a model file. */

@@ -43,6 +43,12 @@ export const EVENT_TYPES = [
   'assets.uploaded',
   'assets.deleted',
   'workflow.invalid',
+  'nodes.installed',
+  'nodes.install.failed',
+  'llm.state',
+  'llm.crashed',
+  'llm.parked',
+  'llm.resumed',
 ] as const;
 
 export type KnownEventType = (typeof EVENT_TYPES)[number];

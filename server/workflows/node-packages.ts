@@ -8,9 +8,10 @@ export const ENGINE_CORE = 'Engine Core';
 
 /** The package a node's `python_module` belongs to. */
 export function packageOfModule(pythonModule: string | undefined): string {
-  if (!pythonModule?.startsWith('custom_nodes.')) return ENGINE_CORE;
-  const name = pythonModule.slice('custom_nodes.'.length).split('.')[0];
-  return name ? name : ENGINE_CORE;
+  // `custom_nodes.<package>`, also with a `@<version>` (engines that load versioned packs) or a
+  // `.sub.module` suffix; `comfy_extras.*`, `comfy_api_nodes.*` and the rest are the engine's own.
+  const match = /^custom_nodes\.([^.@]+)/.exec(pythonModule ?? '');
+  return match ? match[1]! : ENGINE_CORE;
 }
 
 /** Group `object_info` into packages; nodes sorted, packages sorted by name (case-insensitive). */
