@@ -43,6 +43,9 @@ import { JobStore } from './jobs/job.store.js';
 import { jobsRoutes } from './jobs/jobs.routes.js';
 import { runRoutes } from './jobs/run.routes.js';
 import { RunnerService } from './jobs/runner.service.js';
+import { LlmConfigStore } from './llm/llm-config.store.js';
+import { llmRoutes } from './llm/llm.routes.js';
+import { LlmService } from './llm/llm.service.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
 import { healthRoutes } from './system/health.routes.js';
@@ -82,6 +85,8 @@ export class Studio {
   /** Catalogs, the download queue, metadata and the download settings. */
   readonly catalog: CatalogModule;
   readonly assets: AssetsModule;
+  /** The local LLM server and its chat proxy. */
+  readonly llm: LlmService;
   private readonly signer: SessionSigner;
   private readonly server: http.Server;
   /** Set while unfinished jobs still need checking against the engine. */
@@ -140,7 +145,31 @@ export class Studio {
     this.runner = new RunnerService({ ...jobDeps, workflows: this.workflows, clientId: this.engineSocket.clientId, monitor: this.monitor });
     const queries = new JobQueries({ ...jobDeps, monitor: this.monitor });
     const uploads = new Uploads(path.join(config.paths.root, 'tmp', 'uploads'));
-    this.catalog = createCatalogModule({ config, db: this.db, events: this.events, logger: this.logger, catalogs: this.catalogs, uploads });
+    this.catalog = createCatalogModule({
+      config,
+      db: this.db,
+      events: this.events,
+      logger: this.logger,
+      catalogs: this.catalogs,
+      uploads,
+      beforeLlmDelete: (file) => this.llm.beforeModelDelete(file),
+    });
+    this.llm = new LlmService({
+      server: {
+        binary: config.llm.binary,
+        port: config.llm.port,
+        modelsDir: config.paths.llmModels,
+        env: config.childEnv,
+        readyTimeoutMs: config.llm.readyTimeoutMs,
+        logFile: path.join(config.paths.logs, 'llm.log'),
+        logger: this.logger,
+      },
+      store: new LlmConfigStore(config.paths.llmConfig),
+      events: this.events,
+      logger: this.logger,
+      idleMinutes: config.llm.idleMinutes,
+      gpuPolicy: config.llm.gpuPolicy,
+    });
     this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
 
     const engineStatus = () => this.engine.state.status;
@@ -162,6 +191,7 @@ export class Studio {
         engineRoutes(this.engineClient, this.sharedFolders),
         ...this.catalog.routers,
         ...this.assets.routers,
+        llmRoutes(this.llm),
         nodesRoutes({
           objectInfo: () => this.workflows.objectInfo(),
           installer: this.nodeInstaller(),
@@ -200,6 +230,14 @@ export class Studio {
   async start(): Promise<void> {
     await this.seedData();
     this.unsubscribers.push(this.events.subscribe((event) => this.hub.broadcast('event', event)));
+    if (this.config.llm.gpuPolicy === 'yield') {
+      // Park the LLM server while image jobs hold the GPU; bring it back when none is left.
+      this.unsubscribers.push(
+        this.events.subscribe((event) => {
+          if (event.type.startsWith('job.')) this.llm.engineQueue(this.jobs.active().length > 0);
+        }),
+      );
+    }
     let lastStatus = this.engine.state.status;
     this.unsubscribers.push(
       this.engine.onStateChange((state) => {
@@ -353,6 +391,7 @@ export class Studio {
     this.hub.close();
     this.monitor.stop();
     this.assets.stop();
+    await withDeadline(this.llm.close(), 6_000, () => this.logger.warn('LLM server did not stop in time'));
     await withDeadline(this.catalog.stop(), 5_000, () => this.logger.warn('downloads did not stop in time'));
     await withDeadline(this.engineSocket.stop(), 3_000, () => this.logger.warn('engine socket did not close in time'));
     await withDeadline(this.engine.stop(), 15_000, () => this.logger.warn('engine did not stop in time'));

@@ -30,6 +30,8 @@ export interface CatalogActionDeps {
   disk: DiskUsage;
   /** `STUDIO_DIR/workflows`, for install-models. */
   workflowsDir: string;
+  /** Runs before an LLM model file is deleted (the LLM service stops a server that uses it). */
+  beforeLlmDelete?: (file: string) => Promise<void>;
 }
 
 /** Catalog writes for the routes. */
@@ -77,6 +79,7 @@ export class CatalogActions {
   async deleteLlm(filename: string): Promise<{ status: 'deleted'; file: string }> {
     const hit = findEntry(this.deps.catalogs, filename, ['llm']);
     if (!hit) throw new HttpError(404, `Not in the LLM catalog: ${filename}`);
+    await this.deps.beforeLlmDelete?.(filename);
     await this.deleteFiles(hit, 'llm.model.deleted', { allowNothing: true });
     return { status: 'deleted', file: filename };
   }

@@ -43,6 +43,8 @@ export interface CatalogModuleDeps {
   catalogs: { models: CatalogStore; loras: CatalogStore };
   /** Multipart uploads (catalog import). */
   uploads: Uploads;
+  /** Runs before an LLM model file is deleted. */
+  beforeLlmDelete?: (file: string) => Promise<void>;
   /** Defaults to the config's tokens. */
   tokens?: () => SourceTokens;
   /** Passed to every file download (tests shorten backoff and stall timeouts). */
@@ -103,7 +105,7 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
     logger,
   });
   const queries = new CatalogQueries({ catalogs, dirs, downloads, metadata, disk });
-  const actions = new CatalogActions({ catalogs, dirs, downloads, events: deps.events, activity, disk, workflowsDir: config.paths.workflows });
+  const actions = new CatalogActions({ catalogs, dirs, downloads, events: deps.events, activity, disk, workflowsDir: config.paths.workflows, beforeLlmDelete: deps.beforeLlmDelete });
   const streams = new StatusStreams(() => downloads.statusEntries());
 
   return {

@@ -1,0 +1,160 @@
+/**
+ * The chat proxy to llama-server's OpenAI-style endpoint (external-apis §1.5–1.8). Streaming is
+ * relayed line by line as each upstream chunk arrives (no buffering beyond an unfinished line),
+ * old builds' `error:` SSE lines become standard `data: {"error": …}` lines, and the stream always
+ * ends with `data: [DONE]`. A client that leaves aborts the upstream request; nothing times out a
+ * long generation.
+ */
+import http from 'node:http';
+import type { Response } from 'express';
+import { HttpError } from '../http/errors.js';
+
+export interface ChatRequest {
+  body: Record<string, unknown>;
+  stream: boolean;
+}
+
+/** Send `request` to `baseUrl` and answer `res` (JSON or an event stream). */
+export function proxyChat(baseUrl: string, request: ChatRequest, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const payload = JSON.stringify(request.body);
+    const upstream = http.request(`${baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Accept: request.stream ? 'text/event-stream' : 'application/json' },
+    });
+    const abort = () => {
+      if (!res.writableFinished) upstream.destroy();
+    };
+    res.on('close', abort);
+    upstream.on('error', (err) => {
+      if (res.headersSent) {
+        endStream(res, `The LLM server connection broke: ${err.message}`);
+        resolve();
+      } else reject(new HttpError(503, `The LLM server is unreachable: ${err.message}`));
+    });
+    upstream.on('response', (up) => {
+      if ((up.statusCode ?? 500) >= 400 || !request.stream) {
+        collectJson(up).then(
+          ({ status, body }) => {
+            if (status >= 400) return reject(upstreamError(status, body));
+            res.json(withUsage(body));
+            resolve();
+          },
+          (err: unknown) => reject(new HttpError(502, `The LLM server sent an unreadable answer: ${(err as Error).message}`)),
+        );
+        return;
+      }
+      res.status(200);
+      res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+      res.setHeader('Cache-Control', 'no-cache, no-transform');
+      res.setHeader('X-Accel-Buffering', 'no');
+      res.flushHeaders();
+      const relay = new SseRelay((text) => res.write(text));
+      up.on('data', (chunk: Buffer) => relay.push(chunk));
+      up.on('end', () => {
+        relay.end();
+        if (!relay.sawDone) endStream(res, relay.sawError ? null : 'The LLM server ended the stream early');
+        else res.end();
+        resolve();
+      });
+      up.on('error', () => {
+        endStream(res, 'The LLM server connection broke mid-answer');
+        resolve();
+      });
+    });
+    upstream.end(payload);
+  });
+}
+
+/** Forwards complete SSE lines as soon as a chunk completes them. */
+class SseRelay {
+  private partial = '';
+  sawDone = false;
+  sawError = false;
+
+  constructor(private readonly write: (text: string) => void) {}
+
+  push(chunk: Buffer): void {
+    const text = this.partial + chunk.toString('utf8');
+    const cut = text.lastIndexOf('\n');
+    if (cut < 0) {
+      this.partial = text;
+      return;
+    }
+    this.partial = text.slice(cut + 1);
+    this.write(this.translate(text.slice(0, cut + 1)));
+  }
+
+  end(): void {
+    if (this.partial) this.write(this.translate(`${this.partial}\n`));
+    this.partial = '';
+  }
+
+  private translate(lines: string): string {
+    return lines
+      .split('\n')
+      .map((line) => {
+        if (line.startsWith('data: [DONE]')) this.sawDone = true;
+        // Builds up to ~b5966 sent a non-standard `error:` field that strict clients drop.
+        if (line.startsWith('error:')) {
+          this.sawError = true;
+          return `data: ${JSON.stringify({ error: parseOr(line.slice('error:'.length).trim()) })}`;
+        }
+        if (line.startsWith('data:') && line.includes('"error"')) this.sawError = true;
+        return line;
+      })
+      .join('\n');
+  }
+}
+
+function endStream(res: Response, error: string | null): void {
+  if (res.writableEnded) return;
+  if (error) res.write(`data: ${JSON.stringify({ error: { code: 502, message: error, type: 'server_error' } })}\n\n`);
+  res.end('data: [DONE]\n\n');
+}
+
+function collectJson(up: http.IncomingMessage): Promise<{ status: number; body: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    up.on('data', (c: Buffer) => chunks.push(c));
+    up.on('error', reject);
+    up.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        resolve({ status: up.statusCode ?? 500, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} });
+      } catch (err) {
+        if ((up.statusCode ?? 500) >= 400) resolve({ status: up.statusCode ?? 500, body: { error: { message: text.slice(0, 500) } } });
+        else reject(err as Error);
+      }
+    });
+  });
+}
+
+/** The upstream error as `{detail}`: new builds `{error: {message}}`, old ones `{error: "…"}` or `{message}`. */
+function upstreamError(status: number, body: Record<string, unknown>): HttpError {
+  const error = body.error;
+  const message =
+    typeof error === 'string' ? error : error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string' ? (error as { message: string }).message : typeof body.message === 'string' ? body.message : `HTTP ${status}`;
+  // Loading (503) stays 503; the client's mistakes (context too long) stay 4xx; the rest is a bad gateway.
+  const mapped = status === 503 ? 503 : status >= 400 && status < 500 ? status : 502;
+  return new HttpError(mapped, `LLM server: ${message}`);
+}
+
+/** Every answer carries `usage`; builds that only report `timings` get it computed from them. */
+function withUsage(body: Record<string, unknown>): Record<string, unknown> {
+  if (body.usage && typeof body.usage === 'object') return body;
+  const timings = body.timings as { prompt_n?: number; predicted_n?: number; cache_n?: number } | undefined;
+  if (!timings) return body;
+  const prompt = (timings.prompt_n ?? 0) + (timings.cache_n ?? 0);
+  const completion = timings.predicted_n ?? 0;
+  return { ...body, usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
+}
+
+/** JSON when it parses, else the text as an error message. */
+function parseOr(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return { message: text };
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The LLM server configuration (spec "LLM configuration"), stored in `llm/config.json` and
+ * written atomically. Keys starting with `_` are internal (the last model, for the idle restart)
+ * and never returned.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+
+export const llmConfigFields = z.object({
+  n_gpu_layers: z.number().int().min(-1).max(10_000),
+  ctx_size: z.number().int().min(0).max(10_000_000),
+  threads: z.number().int().min(-1).max(1024),
+  temp: z.number().min(0).max(10),
+  top_p: z.number().min(0).max(1),
+  top_k: z.number().int().min(0).max(100_000),
+  repeat_penalty: z.number().min(0).max(10),
+});
+
+export type LlmConfig = z.infer<typeof llmConfigFields>;
+
+/** Server-wide defaults: llama.cpp's own sampling defaults, every layer on the GPU, a 4 K context. */
+export const DEFAULT_LLM_CONFIG: LlmConfig = {
+  n_gpu_layers: 99,
+  ctx_size: 4096,
+  threads: -1,
+  temp: 0.8,
+  top_p: 0.95,
+  top_k: 40,
+  repeat_penalty: 1.1,
+};
+
+/** A partial configuration from a request body (unknown keys ignored, bad values → zod error). */
+export const llmConfigPatch = llmConfigFields.partial();
+
+export class LlmConfigStore {
+  private stored: Record<string, unknown> = {};
+
+  constructor(private readonly file: string) {
+    try {
+      const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) this.stored = parsed as Record<string, unknown>;
+    } catch {
+      // Missing or unreadable: the defaults stand until the first save.
+    }
+  }
+
+  /** The full configuration (defaults under what was saved), without internal keys. */
+  get(): LlmConfig {
+    const merged: Record<string, unknown> = { ...DEFAULT_LLM_CONFIG };
+    for (const key of Object.keys(DEFAULT_LLM_CONFIG)) {
+      const value = this.stored[key];
+      if (llmConfigFields.shape[key as keyof LlmConfig].safeParse(value).success) merged[key] = value;
+    }
+    return merged as LlmConfig;
+  }
+
+  /** An internal value (`_` key). */
+  internal(key: `_${string}`): unknown {
+    return this.stored[key];
+  }
+
+  /** Merge `patch` into the stored configuration and write it atomically. */
+  async save(patch: Partial<LlmConfig> & Record<`_${string}`, unknown>): Promise<LlmConfig> {
+    this.stored = { ...this.stored, ...patch };
+    await fsp.mkdir(path.dirname(this.file), { recursive: true });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    await fsp.writeFile(tmp, JSON.stringify(this.stored, null, 2));
+    await fsp.rename(tmp, this.file);
+    return this.get();
+  }
+}

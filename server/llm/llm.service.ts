@@ -1,0 +1,217 @@
+/**
+ * The local LLM server (spec "LLM" and "LLM server states"): start with a model and the stored
+ * configuration merged with the request, stop, status, configuration, and the chat proxy. Beyond
+ * the spec (README "LLM"): `LLM_IDLE_MINUTES` stops an idle server and the next chat starts it
+ * again with the same model and configuration; `LLM_GPU_POLICY=yield` parks the server while
+ * image jobs run on the engine and brings it back when the queue is empty.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Response } from 'express';
+import type { EventBus } from '../events/event-bus.js';
+import { HttpError } from '../http/errors.js';
+import type { Logger } from '../logging.js';
+import type { ChildState } from '../process/supervisor.js';
+import { proxyChat } from './chat-proxy.js';
+import type { LlmConfig, LlmConfigStore } from './llm-config.store.js';
+import { LlmServer, type LlmLaunch, type LlmServerOptions } from './llm-server.js';
+
+export interface LlmServiceDeps {
+  server: LlmServerOptions;
+  store: LlmConfigStore;
+  events: EventBus;
+  logger: Logger;
+  idleMinutes: number;
+  gpuPolicy: 'share' | 'yield';
+}
+
+/** Request fields that override the stored sampling configuration per chat. */
+const SAMPLING: Array<[request: string, config: keyof LlmConfig]> = [
+  ['temperature', 'temp'],
+  ['top_p', 'top_p'],
+  ['top_k', 'top_k'],
+  ['repeat_penalty', 'repeat_penalty'],
+];
+
+export class LlmService {
+  private readonly server: LlmServer;
+  /** What to bring back after an idle stop or a park. */
+  private resumable: { launch: LlmLaunch; why: 'idle' | 'parked' } | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
+  private lastCrash: string | null = null;
+  private engineBusy = false;
+  private transition: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: LlmServiceDeps) {
+    this.server = new LlmServer(deps.server, (state, launch) => this.crashed(state, launch));
+  }
+
+  get port(): number {
+    return this.deps.server.port;
+  }
+
+  /** `GET /api/admin/llm/status` (plus `parked`, `idle_stopped`, `last_error`). */
+  async status(): Promise<Record<string, unknown>> {
+    const running = this.server.running;
+    return {
+      running,
+      active_model: running ? (this.server.launch?.model ?? null) : null,
+      config: this.deps.store.get(),
+      health: running ? await this.health() : null,
+      port: this.port,
+      binary_exists: this.server.binaryExists(),
+      parked: this.resumable?.why === 'parked',
+      idle_stopped: this.resumable?.why === 'idle',
+      last_error: this.lastCrash,
+    };
+  }
+
+  /** `POST /api/admin/llm/start`. */
+  start(model: string, patch: Partial<LlmConfig>): Promise<{ status: 'started'; model: string; port: number }> {
+    const file = path.join(this.deps.server.modelsDir, model);
+    if (path.basename(model) !== model || !fs.existsSync(file)) throw new HttpError(404, `Model not on disk: ${model}`);
+    const launch = { model, config: { ...this.deps.store.get(), ...patch } };
+    return this.serialize(async () => {
+      this.resumable = null;
+      await this.launch(launch);
+      return { status: 'started' as const, model, port: this.port };
+    });
+  }
+
+  /** `POST /api/admin/llm/stop`. */
+  stop(): Promise<{ status: 'stopped' | 'already_stopped' }> {
+    return this.serialize(async () => {
+      const wasRunning = this.server.running;
+      this.resumable = null;
+      this.clearIdle();
+      await this.server.stop();
+      if (wasRunning) this.deps.events.emit('llm.state', 'info', 'LLM server stopped', {});
+      return { status: wasRunning ? ('stopped' as const) : ('already_stopped' as const) };
+    });
+  }
+
+  /** `POST /api/admin/llm/config`: saved, the running server is left as it is. */
+  async saveConfig(patch: Partial<LlmConfig>): Promise<{ status: 'saved'; config: LlmConfig }> {
+    return { status: 'saved', config: await this.deps.store.save(patch) };
+  }
+
+  /** `POST /api/admin/llm/chat`. */
+  async chat(body: Record<string, unknown>, res: Response): Promise<void> {
+    if (!Array.isArray(body.messages) || body.messages.length === 0) throw new HttpError(400, 'messages is required (a non-empty array of {role, content})');
+    if (!this.server.running) await this.wakeForChat();
+    const stored = this.deps.store.get();
+    const upstream: Record<string, unknown> = { ...body, stream: body.stream === true };
+    for (const [field, key] of SAMPLING) if (upstream[field] === undefined) upstream[field] = stored[key];
+    if (upstream.stream) upstream.stream_options = { include_usage: true };
+    this.clearIdle();
+    try {
+      await proxyChat(this.server.url, { body: upstream, stream: upstream.stream === true }, res);
+    } finally {
+      this.armIdle();
+    }
+  }
+
+  /** The LLM catalog deletes a model file: stop the server first when it is the active one. */
+  async beforeModelDelete(file: string): Promise<void> {
+    if (this.server.launch?.model === file || this.resumable?.launch.model === file) await this.stop();
+  }
+
+  /** The engine's queue changed (yield policy): park while image jobs run, resume when it is empty. */
+  engineQueue(busy: boolean): void {
+    if (this.deps.gpuPolicy !== 'yield' || busy === this.engineBusy) return;
+    this.engineBusy = busy;
+    void this.serialize(async () => {
+      if (busy && this.server.running && this.server.launch) {
+        this.resumable = { launch: this.server.launch, why: 'parked' };
+        this.clearIdle();
+        await this.server.stop();
+        this.deps.events.emit('llm.parked', 'info', 'LLM server parked while image jobs run on the engine', { model: this.resumable.launch.model });
+      } else if (!busy && this.resumable?.why === 'parked') {
+        const { launch } = this.resumable;
+        this.resumable = null;
+        await this.launch(launch);
+        this.deps.events.emit('llm.resumed', 'info', 'LLM server back after the image jobs finished', { model: launch.model });
+      }
+    }).catch((err: unknown) => this.deps.logger.error('LLM park/resume failed', err));
+  }
+
+  /** Stop the server (Studio shutdown). */
+  async close(): Promise<void> {
+    this.clearIdle();
+    await this.server.stop();
+  }
+
+  private async wakeForChat(): Promise<void> {
+    const resumable = this.resumable;
+    if (resumable?.why === 'idle') {
+      await this.serialize(async () => {
+        if (this.server.running) return;
+        this.resumable = null;
+        await this.launch(resumable.launch);
+      });
+      return;
+    }
+    if (resumable?.why === 'parked') throw new HttpError(503, 'The LLM server is parked while image jobs run on the engine; it comes back when they finish');
+    throw new HttpError(503, 'The LLM server is not running: start it with a model first');
+  }
+
+  private async launch(launch: LlmLaunch): Promise<void> {
+    this.lastCrash = null;
+    try {
+      await this.server.start(launch);
+    } catch (err) {
+      const message = (err as Error).message;
+      this.deps.events.emit('llm.state', 'error', `LLM server failed to start with ${launch.model}`, { model: launch.model, error: message.slice(-1000) });
+      throw new HttpError(500, `LLM server failed to start: ${message}`);
+    }
+    await this.deps.store.save({ _last_model: launch.model });
+    this.deps.events.emit('llm.state', 'success', `LLM server running with ${launch.model}`, { model: launch.model, port: this.port });
+    this.armIdle();
+  }
+
+  private crashed(state: ChildState, launch: LlmLaunch): void {
+    this.clearIdle();
+    this.lastCrash = `${state.lastError ?? 'exited'}${state.stderrTail.length ? `\n${state.stderrTail.slice(-8).join('\n')}` : ''}`;
+    this.deps.events.emit('llm.crashed', 'error', `The LLM server crashed while running ${launch.model}`, {
+      model: launch.model,
+      error: state.lastError,
+      stderr_tail: state.stderrTail.slice(-10),
+    });
+  }
+
+  private armIdle(): void {
+    this.clearIdle();
+    if (this.deps.idleMinutes <= 0 || !this.server.running) return;
+    this.idleTimer = setTimeout(() => {
+      const launch = this.server.launch;
+      if (!launch) return;
+      void this.serialize(async () => {
+        this.resumable = { launch, why: 'idle' };
+        await this.server.stop();
+        this.deps.events.emit('llm.state', 'info', `LLM server stopped after ${this.deps.idleMinutes} idle minute(s); the next chat starts it again`, { model: launch.model });
+      });
+    }, this.deps.idleMinutes * 60_000);
+    this.idleTimer.unref();
+  }
+
+  private clearIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  /** Starts, stops, parks and resumes run one at a time. */
+  private serialize<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.transition.then(work);
+    this.transition = next.catch(() => undefined);
+    return next;
+  }
+
+  private async health(): Promise<unknown> {
+    try {
+      const res = await fetch(`${this.server.url}/health`, { signal: AbortSignal.timeout(2_000) });
+      return (await res.json()) as unknown;
+    } catch {
+      return null;
+    }
+  }
+}
