@@ -84,7 +84,7 @@ export class LlmServer {
       await supervisor.stop();
       this.supervisor = null;
       this.current = null;
-      throw new Error(`${(err as Error).message}${tail ? `\n${tail}` : ''}`);
+      throw new Error(`${(err as Error).message}${tail ? `\n${tail}` : ''}`, { cause: err });
     }
     this.offState = supervisor.onStateChange((state) => {
       if (state.status === 'crashed' && this.supervisor === supervisor) this.onCrash(state, launch);
