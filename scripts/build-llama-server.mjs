@@ -20,6 +20,11 @@ if (fs.existsSync(binary) && fs.existsSync(path.join(cacheDir, 'gguf-py'))) {
   console.log(binary);
   process.exit(0);
 }
+// `--cached`: only say where a finished build is (exit 4 when there is none).
+if (process.argv.includes('--cached')) {
+  console.error(`llama-server is not built yet (run node scripts/build-llama-server.mjs; it caches in ${cacheDir})`);
+  process.exit(4);
+}
 for (const tool of ['git', 'cmake', 'c++']) {
   if (spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0) {
     console.error(`cannot build llama-server: ${tool} is not installed`);

@@ -58,6 +58,12 @@ function vitestRun(label, report, extraArgs) {
   if (run.status !== 0 && failed === failedBefore) failed++;
 }
 
+// The one test against a real llama-server needs it built (about 3.5 min once, then cached outside
+// the clone). Not a check of its own: without build tools that test says why it skips.
+console.log('\n=== llama-server for the real-LLM test ===');
+const llama = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-llama-server.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env });
+console.log(llama.status === 0 ? `llama-server: ${String(llama.stdout).trim().split('\n').pop()}` : `llama-server not available (exit ${llama.status}); the real-LLM test will say why it skips`);
+
 vitestRun('vitest', path.join(root, '.vitest-results.json'), []);
 
 // The web UI in headless Chromium against a real Studio: build the renderer first (so the suite
