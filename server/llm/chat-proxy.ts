@@ -66,15 +66,28 @@ export function proxyChat(baseUrl: string, request: ChatRequest, res: Response):
   });
 }
 
+const NEWLINE = 0x0a;
+const OLD_ERROR = Buffer.from('error:');
+const OLD_ERROR_LINE = Buffer.from('\nerror:');
+const DONE = Buffer.from('data: [DONE]');
+const ERROR_KEY = Buffer.from('"error"');
+
 /** Forwards complete SSE lines as soon as a chunk completes them. */
 class SseRelay {
   private partial = '';
   sawDone = false;
   sawError = false;
 
-  constructor(private readonly write: (text: string) => void) {}
+  constructor(private readonly write: (data: string | Buffer) => void) {}
 
   push(chunk: Buffer): void {
+    // The common case, whole lines with nothing to translate, goes out as the same bytes.
+    if (this.partial === '' && chunk[chunk.length - 1] === NEWLINE && !chunk.includes(OLD_ERROR_LINE) && !chunk.subarray(0, 6).equals(OLD_ERROR)) {
+      if (chunk.includes(DONE)) this.sawDone = true;
+      if (chunk.includes(ERROR_KEY)) this.sawError = true;
+      this.write(chunk);
+      return;
+    }
     const text = this.partial + chunk.toString('utf8');
     const cut = text.lastIndexOf('\n');
     if (cut < 0) {

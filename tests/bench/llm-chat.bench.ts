@@ -69,16 +69,18 @@ function stampingUpstream(port: number): Promise<http.Server> {
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
 
-async function realServerRatio(root: string, binary: string): Promise<void> {
+async function realServerRatio(root: string, binary: string, size: { label: string; embd: number; layers: number }): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-llm-'));
   const cache = path.dirname(path.dirname(path.dirname(binary)));
   fs.mkdirSync(path.join(dir, 'llm', 'models'), { recursive: true });
-  spawnSync('python3', [path.join(root, 'tests', 'fixtures', 'llm', 'make-tiny-gguf.py'), path.join(cache, 'gguf-py'), path.join(cache, 'ggml-vocab-llama-spm.gguf'), path.join(dir, 'llm', 'models', 'tiny.gguf')], { stdio: 'inherit' });
+  const script = path.join(root, 'tests', 'fixtures', 'llm', 'make-tiny-gguf.py');
+  spawnSync('python3', [script, path.join(cache, 'gguf-py'), path.join(cache, 'ggml-vocab-llama-spm.gguf'), path.join(dir, 'llm', 'models', 'tiny.gguf'), String(size.embd), String(size.layers)], { stdio: 'inherit' });
   const llmPort = await freePort();
   const studio = await startStudioProcess({ STUDIO_DIR: dir, LLM_BINARY: binary, LLM_PORT: String(llmPort), ENGINE_MODE: 'standin' }, { compiled: true });
   try {
     const key = { 'X-API-Key': TEST_API_KEY };
     const start = await fetch(`${studio.url}/api/admin/llm/start`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...key }, body: JSON.stringify({ model: 'tiny.gguf', ctx_size: 512, threads: 1, n_gpu_layers: 0 }) });
+    await new Promise((r) => setTimeout(r, 500));
     if (!start.ok) throw new Error(`LLM start failed: ${await start.text()}`);
     // Fixed seed and no sampling randomness: both paths generate the same tokens.
     const body = { messages: [{ role: 'user', content: 'Count to ten.' }], stream: true, max_tokens: TOKENS, temperature: 0, seed: 1, ignore_eos: true };
@@ -92,7 +94,7 @@ async function realServerRatio(root: string, binary: string): Promise<void> {
     }
     const d = quantile(direct, 0.5);
     const p = quantile(proxied, 0.5);
-    console.log(`streaming chat, real llama-server, ${TOKENS} tokens (median of ${RUNS}, alternating): direct ${d.toFixed(0)} tok/s, through Studio ${p.toFixed(0)} tok/s: ratio ${(p / d).toFixed(3)} (target ≥ 0.98)`);
+    console.log(`streaming chat, real llama-server, ${size.label} random model, ${TOKENS} tokens (median of ${RUNS}, alternating): direct ${d.toFixed(0)} tok/s, through Studio ${p.toFixed(0)} tok/s: ratio ${(p / d).toFixed(3)} (target ≥ 0.98)`);
   } finally {
     await studio.stop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -140,5 +142,9 @@ export async function run(root: string): Promise<void> {
     console.log(`real llama-server: skipped (${found.stderr.trim()})`);
     return;
   }
-  await realServerRatio(root, found.stdout.trim().split('\n').pop()!);
+  const binary = found.stdout.trim().split('\n').pop()!;
+  // A tiny model streams over a thousand tokens a second, far above any real model on this CPU, so
+  // the proxy's fixed cost per chunk shows most there; the small one streams at a realistic rate.
+  await realServerRatio(root, binary, { label: 'tiny (64 wide, 2 layers)', embd: 64, layers: 2 });
+  await realServerRatio(root, binary, { label: 'small (1024 wide, 16 layers)', embd: 1024, layers: 16 });
 }
