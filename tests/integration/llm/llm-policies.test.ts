@@ -77,8 +77,8 @@ describe('LLM_GPU_POLICY=yield', () => {
     expect((await llm.status()).running).toBe(false);
     await expect(llm.chat({ messages: [{ role: 'user', content: 'hi' }] }, jsonSink().res)).rejects.toMatchObject({ status: 503 });
     llm.engineQueue(false);
-    await until(async () => (await llm.status()).running === true, 'resumed');
-    expect((await llm.status()).parked).toBe(false);
+    await until(() => events.list().some((e) => e.type === 'llm.resumed'), 'resumed');
+    expect(await llm.status()).toMatchObject({ running: true, parked: false });
     expect(events.list().map((e) => e.type)).toEqual(expect.arrayContaining(['llm.parked', 'llm.resumed']));
     await llm.close();
   }, 30_000);
