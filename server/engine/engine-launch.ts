@@ -45,8 +45,8 @@ export function standinLaunch(config: Config, context: LaunchContext = {}): Engi
   const moduleUrl = context.moduleUrl ?? import.meta.url;
   const fromSource = moduleUrl.endsWith('.ts');
   const entry = fromSource
-    ? ['--import', 'tsx', path.join(APP_ROOT, 'server', 'engine', 'standin', 'main.ts')]
-    : [path.join(path.dirname(fileURLToPath(moduleUrl)), 'standin', 'main.js')];
+    ? ['--import', 'tsx', path.join(APP_ROOT, 'server', 'standin', 'main.ts')]
+    : [path.join(path.dirname(fileURLToPath(moduleUrl)), '..', 'standin', 'main.js')];
   const { engine, paths } = config;
   const dirs = studioEngineDirs(config);
   const args = [

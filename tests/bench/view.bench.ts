@@ -36,7 +36,7 @@ async function startEngine(root: string, dir: string): Promise<{ child: ChildPro
   const port = await freePort();
   return spawnListening(
     [
-      path.join(root, 'dist', 'server', 'engine', 'standin', 'main.js'),
+      path.join(root, 'dist', 'server', 'standin', 'main.js'),
       '--port', String(port),
       '--input-directory', path.join(dir, 'assets', 'input'),
       '--output-directory', path.join(dir, 'assets', 'output'),

@@ -16,8 +16,8 @@ import {
 import type { EngineOutputFile } from '../../server/engine/engine.client.js';
 import { EngineSocket } from '../../server/engine/engine-socket.js';
 import type { EnginePreview } from '../../server/engine/engine-messages.js';
-import { startStandinEngine } from '../../server/engine/standin/standin.server.js';
-import type { StandinEngine } from '../../server/engine/standin/standin.server.js';
+import { startStandinEngine } from '../../server/standin/standin.server.js';
+import type { StandinEngine } from '../../server/standin/standin.server.js';
 import { HttpError } from '../../server/http/errors.js';
 import { ProgressTracker } from '../../server/jobs/progress-tracker.js';
 import type { ProgressObject } from '../../server/jobs/progress-tracker.js';

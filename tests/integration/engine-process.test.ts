@@ -12,7 +12,7 @@ import { silentLogger } from '../../server/logging.js';
 import { freePort } from '../helpers/ports.js';
 
 const CHILDREN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/children');
-const STANDIN_MAIN = path.join(APP_ROOT, 'server', 'engine', 'standin', 'main.ts');
+const STANDIN_MAIN = path.join(APP_ROOT, 'server', 'standin', 'main.ts');
 const posixOnly = process.platform === 'win32' ? it.skip : it;
 
 let tmp: string;

@@ -9,7 +9,7 @@ import type { WebSocket as ServerSocket } from 'ws';
 import { EngineSocket } from '../../server/engine/engine-socket.js';
 import type { EngineSocketState } from '../../server/engine/engine-socket.js';
 import type { EngineMessage, EnginePreview } from '../../server/engine/engine-messages.js';
-import { startStandinEngine } from '../../server/engine/standin/standin.server.js';
+import { startStandinEngine } from '../../server/standin/standin.server.js';
 import { silentLogger } from '../../server/logging.js';
 import { freePort } from '../helpers/ports.js';
 

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStandinEngine, type StandinEngine } from '../../server/engine/standin/standin.server.js';
+import { startStandinEngine, type StandinEngine } from '../../server/standin/standin.server.js';
 import { USER_FILE_HEADERS } from '../../server/http/file-response.js';
 import { jobRecord, SAMPLE_PNG, uploadSample } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startStandinEngine, type StandinEngine } from '../../server/engine/standin/standin.server.js';
+import { startStandinEngine, type StandinEngine } from '../../server/standin/standin.server.js';
 import type { JobRecord } from '../../server/jobs/job.schema.js';
 import { execute, uploadSample, waitForJob } from '../helpers/runner.js';
 import { startStudioProcess, type StudioProcess } from '../helpers/studio-process.js';

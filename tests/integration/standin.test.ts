@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startStandinEngine, type StandinEngine } from '../../server/engine/standin/standin.server.js';
+import { startStandinEngine, type StandinEngine } from '../../server/standin/standin.server.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 const PNG = fs.readFileSync(path.join(REPO, 'resources/standin/image.png'));
@@ -490,7 +490,7 @@ describe('stand-in CLI', () => {
     const dirs = tempDirs();
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'server/engine/standin/main.ts', '--port', '0', '--input-directory', dirs.input, '--output-directory', dirs.output, '--step-ms', '5'],
+      ['--import', 'tsx', 'server/standin/main.ts', '--port', '0', '--input-directory', dirs.input, '--output-directory', dirs.output, '--step-ms', '5'],
       { cwd: REPO, env: { ...process.env, STUDIO_DIR: path.join(dirs.root, 'studio') }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     try {

@@ -14,7 +14,7 @@ describe('engine launch', () => {
     const launch = standinLaunch(cfg, { execPath: '/bin/node', env: { PATH: '/usr/bin' } });
     expect(launch.command).toBe('/bin/node');
     expect(launch.args).toEqual([
-      '--import', 'tsx', path.join(APP_ROOT, 'server', 'engine', 'standin', 'main.ts'),
+      '--import', 'tsx', path.join(APP_ROOT, 'server', 'standin', 'main.ts'),
       '--port', '9188',
       '--host', '127.0.0.1',
       '--input-directory', path.join(root, 'assets', 'input'),
@@ -32,7 +32,7 @@ describe('engine launch', () => {
     const cfg = await config({ ENGINE_MODE: 'standin', STANDIN_OBJECT_INFO: '/fixtures/object_info.json' });
     const moduleUrl = pathToFileURL(path.resolve('/app/dist/server/engine/engine-launch.js')).href;
     const launch = standinLaunch(cfg, { moduleUrl });
-    expect(launch.args[0]).toBe(path.resolve('/app/dist/server/engine/standin/main.js'));
+    expect(launch.args[0]).toBe(path.resolve('/app/dist/server/standin/main.js'));
     expect(launch.args).not.toContain('tsx');
     expect(launch.args.slice(-4)).toEqual(['--object-info', '/fixtures/object_info.json', '--parent-pid', String(process.pid)]);
     expect(launch.cwd).toBe(path.join(root, 'engine'));

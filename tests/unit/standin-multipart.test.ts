@@ -2,7 +2,7 @@
  * The stand-in's multipart parser against bodies encoded by the platform's own FormData encoder.
  */
 import { describe, expect, it } from 'vitest';
-import { multipartBoundary, parseMultipart } from '../../server/engine/standin/multipart.parser.js';
+import { multipartBoundary, parseMultipart } from '../../server/standin/multipart.parser.js';
 
 async function encode(form: FormData): Promise<{ body: Buffer; contentType: string }> {
   const request = new Request('http://localhost/upload', { method: 'POST', body: form });

@@ -3,10 +3,10 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseFlags } from '../../server/engine/standin/cli-flags.util.js';
-import { HistoryStore } from '../../server/engine/standin/history.store.js';
-import { PromptQueue } from '../../server/engine/standin/queue.store.js';
-import type { HistoryEntry, QueueItem } from '../../server/engine/standin/standin.types.js';
+import { parseFlags } from '../../server/standin/cli-flags.util.js';
+import { HistoryStore } from '../../server/standin/history.store.js';
+import { PromptQueue } from '../../server/standin/queue.store.js';
+import type { HistoryEntry, QueueItem } from '../../server/standin/standin.types.js';
 
 const item = (number: number, id: string): QueueItem => [number, id, {}, {}, []];
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SavePathError, comfyFileName, expandPrefixTokens, resolveSaveTarget, vhsFileName } from '../../server/engine/standin/save-path.util.js';
+import { SavePathError, comfyFileName, expandPrefixTokens, resolveSaveTarget, vhsFileName } from '../../server/standin/save-path.util.js';
 
 let out: string;
 beforeEach(() => {

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NodeCatalog } from '../../server/engine/standin/object-info.store.js';
-import { validatePrompt, type NodeError, type ValidationResult } from '../../server/engine/standin/prompt.validator.js';
+import { NodeCatalog } from '../../server/standin/object-info.store.js';
+import { validatePrompt, type NodeError, type ValidationResult } from '../../server/standin/prompt.validator.js';
 
 const catalog = NodeCatalog.builtIn(path.resolve(import.meta.dirname, '../../resources/standin'));
 const inputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-'));

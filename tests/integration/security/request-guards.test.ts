@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startStandinEngine } from '../../../server/engine/standin/standin.server.js';
+import { startStandinEngine } from '../../../server/standin/standin.server.js';
 import { SessionSigner, SESSION_LIFETIME_MS } from '../../../server/http/session.js';
 import { rawRequest, sessionSetCookie } from '../../helpers/http.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';

@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Logger } from '../../logging.js';
+import type { Logger } from '../logging.js';
 
 export interface WsHubDeps {
   logger: Logger;

@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream';
-import type { Logger } from '../../logging.js';
-import { dirByType, isInside, pyNormpath, type EngineDirs } from '../engine-paths.js';
-import { resolveViewFile, viewContentType } from '../view-file.js';
+import type { Logger } from '../logging.js';
+import { dirByType, isInside, pyNormpath, type EngineDirs } from '../engine/engine-paths.js';
+import { resolveViewFile, viewContentType } from '../engine/view-file.js';
 import { readBody, sendEmpty, sendJson, type Route } from './http.util.js';
 import { multipartBoundary, parseMultipart } from './multipart.parser.js';
 

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { annotatedPath, isInside, type EngineDirs } from '../engine-paths.js';
+import { annotatedPath, isInside, type EngineDirs } from '../engine/engine-paths.js';
 import { takesUniqueId, type NodeCatalog } from './object-info.store.js';
 import type { ApiGraph, NodeUi, NodeValue } from './standin.types.js';
 

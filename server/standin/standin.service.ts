@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../../logging.js';
-import { annotatedPath, isInside, type EngineDirs } from '../engine-paths.js';
+import type { Logger } from '../logging.js';
+import { annotatedPath, isInside, type EngineDirs } from '../engine/engine-paths.js';
 import { PromptExecutor } from './executor.service.js';
 import { HistoryStore } from './history.store.js';
 import type { StandinMedia } from './media.store.js';

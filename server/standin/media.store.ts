@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { SHIPPED_ROOT } from '../../config.js';
+import { SHIPPED_ROOT } from '../config.js';
 
 export interface StandinMedia {
   png: Buffer;

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInside, pyBasename, pyDirname, pyNormpath } from '../engine-paths.js';
+import { isInside, pyBasename, pyDirname, pyNormpath } from '../engine/engine-paths.js';
 
 export interface SaveTarget {
   /** Absolute folder the files go to. */

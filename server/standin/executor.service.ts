@@ -8,8 +8,8 @@
  * `RuntimeError: Stand-in failure requested by input <name>` (so clients can test error paths).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../../logging.js';
-import type { EngineDirs } from '../engine-paths.js';
+import type { Logger } from '../logging.js';
+import type { EngineDirs } from '../engine/engine-paths.js';
 import type { StandinMedia } from './media.store.js';
 import { NodeFailure, type NodeRunContext, type ResolvedInput } from './node-context.util.js';
 import { runNode } from './node-sim.service.js';

@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../config.js';
-import type { Logger } from '../../logging.js';
+import { ConfigError, loadConfig } from '../config.js';
+import type { Logger } from '../logging.js';
 import { parseFlags } from './cli-flags.util.js';
 import { startStandinEngine, type StandinEngine } from './standin.server.js';
 

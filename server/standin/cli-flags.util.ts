@@ -3,7 +3,7 @@
  * same command line to either.
  */
 import path from 'node:path';
-import { ConfigError } from '../../config.js';
+import { ConfigError } from '../config.js';
 
 export interface CliFlags {
   port?: number;

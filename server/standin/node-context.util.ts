@@ -1,7 +1,7 @@
 /**
  * What a simulated node sees while it runs, and the small readers node behaviours share.
  */
-import type { EngineDirs } from '../engine-paths.js';
+import type { EngineDirs } from '../engine/engine-paths.js';
 import type { StandinMedia } from './media.store.js';
 import type { ExtraData, NodeInfo, NodeUi, NodeValue } from './standin.types.js';
 
