@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { shellWords } from './engine/shell-words.js';
 import { childEnvironment } from './process/child-env.js';
 
 /** How Studio gets its engine: start the stand-in, start a real one, or connect to one that runs. */
@@ -75,6 +76,10 @@ export interface Config {
     standinStepMs: number;
     /** `--object-info` for the stand-in: serve a real node dump instead of the built-in set. */
     standinObjectInfo: string | null;
+    /** Sent with every prompt as `extra_data.preview_method` and given to a managed engine. */
+    previewMethod: PreviewMethod;
+    /** ENGINE_ARGS: extra flags for a managed engine, split shell-style. */
+    extraArgs: readonly string[];
   };
   tokens: {
     modelhubApiKey: string | null;
@@ -176,6 +181,8 @@ export async function loadConfig(
       python: nonEmpty(env.ENGINE_PYTHON) ?? 'python3',
       standinStepMs: intVar(env, 'STANDIN_STEP_MS', 300),
       standinObjectInfo: nonEmpty(env.STANDIN_OBJECT_INFO) ?? null,
+      previewMethod: previewMethod(env.ENGINE_PREVIEW_METHOD),
+      extraArgs: engineArgs(env.ENGINE_ARGS),
     },
     tokens: {
       modelhubApiKey: nonEmpty(env.MODELHUB_API_KEY) ?? null,
@@ -233,6 +240,24 @@ export function dataPaths(root: string): DataPaths {
     engine: p('engine'),
     repo: p('.repo'),
   };
+}
+
+/** The engine's sampler preview methods (`--preview-method`); its own default is none. */
+export const PREVIEW_METHODS = ['none', 'auto', 'latent2rgb', 'taesd'] as const;
+export type PreviewMethod = (typeof PREVIEW_METHODS)[number];
+
+function previewMethod(raw: string | undefined): PreviewMethod {
+  const value = nonEmpty(raw) ?? 'auto';
+  if (!(PREVIEW_METHODS as readonly string[]).includes(value)) throw new ConfigError(`ENGINE_PREVIEW_METHOD must be one of ${PREVIEW_METHODS.join(', ')} (got "${value}")`);
+  return value as PreviewMethod;
+}
+
+function engineArgs(raw: string | undefined): string[] {
+  try {
+    return shellWords(raw ?? '');
+  } catch (err) {
+    throw new ConfigError(`ENGINE_ARGS: ${(err as Error).message}`);
+  }
 }
 
 /** A configuration the process cannot run with; main prints it and exits non-zero. */

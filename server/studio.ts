@@ -142,7 +142,7 @@ export class Studio {
     const folders = new JobFolders(config.paths.assetsOutput);
     const jobDeps = { engine: this.engineClient, jobs: this.jobs, folders, events: this.events, hub: this.hub, logger: this.logger };
     this.monitor = new JobMonitor({ ...jobDeps, socket: this.engineSocket });
-    this.runner = new RunnerService({ ...jobDeps, workflows: this.workflows, clientId: this.engineSocket.clientId, monitor: this.monitor });
+    this.runner = new RunnerService({ ...jobDeps, previewMethod: config.engine.previewMethod, workflows: this.workflows, clientId: this.engineSocket.clientId, monitor: this.monitor });
     const queries = new JobQueries({ ...jobDeps, monitor: this.monitor });
     const uploads = new Uploads(path.join(config.paths.root, 'tmp', 'uploads'));
     this.catalog = createCatalogModule({

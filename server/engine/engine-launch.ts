@@ -90,6 +90,10 @@ export function managedLaunch(config: Config, context: LaunchContext = {}): Engi
       '--temp-directory', path.dirname(dirs.temp),
       '--extra-model-paths-config', extraModelPathsFile(config),
       '--disable-auto-launch',
+      // Sampler previews only flow when a method is set (the engine's default is none).
+      '--preview-method', engine.previewMethod,
+      // Last, so the user's flags win over the ones above (argparse keeps the last value).
+      ...engine.extraArgs,
     ],
     cwd: engine.dir,
     env: context.env,

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Config, EngineMode } from '../config.js';
 import type { Logger } from '../logging.js';
 import { ChildSupervisor, type ChildState, type ChildStatus, type SupervisorOptions } from '../process/supervisor.js';
+import { runCommand } from '../process/run-command.js';
 import { extraModelPathsFile, managedLaunch, standinLaunch, type EngineLaunch } from './engine-launch.js';
 import { EngineWatch, type WatchState } from './engine-watch.js';
 import { writeExtraModelPaths } from './extra-model-paths.js';
@@ -46,12 +47,16 @@ export class EngineProcess {
   readonly #url: string;
   readonly #supervisor: ChildSupervisor | null = null;
   readonly #watch: EngineWatch | null = null;
+  readonly #env: NodeJS.ProcessEnv;
+  #cudaChecked = false;
 
   constructor(deps: EngineProcessDeps) {
     const { config, logger } = deps;
     this.#config = config;
     this.#logger = logger;
     this.#url = `http://127.0.0.1:${config.engine.port}`;
+    // Undefined means "inherit" for the supervisor; the CUDA question is asked the same way.
+    this.#env = deps.env ?? process.env;
     const healthUrl = `${this.#url}/system_stats`;
     if (config.engine.mode === 'external') {
       this.#watch = new EngineWatch({ healthUrl, intervalMs: deps.externalProbeIntervalMs, logger });
@@ -97,6 +102,7 @@ export class EngineProcess {
   async start(): Promise<void> {
     if (this.#watch) return this.#watch.start();
     this.#prepare();
+    if (this.#config.engine.mode === 'managed') await this.#addCpuFlagWithoutCuda();
     this.#logger.info(`engine: starting (${this.#config.engine.mode}) on ${this.#url}`);
     await this.#supervisor!.start();
   }
@@ -110,6 +116,25 @@ export class EngineProcess {
   async restart(): Promise<void> {
     await this.stop();
     await this.start();
+  }
+
+  /**
+   * A managed engine whose Python has no CUDA dies at import ("Torch not compiled with CUDA
+   * enabled") unless it gets `--cpu`. Ask the Python once; add the flag by itself and say so.
+   * A device flag the user chose (ENGINE_ARGS) is left alone.
+   */
+  async #addCpuFlagWithoutCuda(): Promise<void> {
+    if (this.#cudaChecked) return;
+    this.#cudaChecked = true;
+    const supervisor = this.#supervisor!;
+    if (supervisor.args.some((a) => DEVICE_FLAGS.has(a))) return;
+    const cuda = await hasCuda(this.#config.engine.python, this.#env);
+    if (cuda === false) {
+      supervisor.setArgs([...supervisor.args, '--cpu']);
+      this.#logger.info("engine: its Python's torch has no CUDA (torch.cuda.is_available() is False), so Studio starts it with --cpu");
+    } else if (cuda === null) {
+      this.#logger.warn(`engine: could not ask ${this.#config.engine.python} whether torch has CUDA; starting it without --cpu`);
+    }
   }
 
   /** Folders the engine writes to, and the managed engine's model paths, before every start. */
@@ -146,4 +171,14 @@ export class EngineProcess {
       restartDelayMs: null,
     };
   }
+}
+
+/** Flags that choose the engine's device: with one of these the user decided, not Studio. */
+const DEVICE_FLAGS = new Set(['--cpu', '--directml', '--gpu-only', '--highvram', '--normalvram', '--lowvram', '--novram', '--cuda-device', '--oneapi-device-selector']);
+
+/** True/false when torch answers, null when the question itself failed (no torch, no Python). */
+async function hasCuda(python: string, env: NodeJS.ProcessEnv): Promise<boolean | null> {
+  const result = await runCommand(python, ['-c', 'import torch, sys; sys.stdout.write("cuda=" + str(torch.cuda.is_available()))'], { env, timeoutMs: 60_000 });
+  const answer = /cuda=(True|False)/.exec(result.stdout)?.[1];
+  return answer === undefined ? null : answer === 'True';
 }

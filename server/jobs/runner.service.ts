@@ -13,7 +13,10 @@ import type { UploadedFile } from '../http/uploads.js';
 import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import { localStamp } from '../time.js';
+import type { PreviewMethod } from '../config.js';
 import { prepareRun } from '../workflows/graph-builder.js';
+import { apiToUiWorkflow } from '../workflows/graph-to-ui.js';
+import type { ApiGraph, ObjectInfo } from '../workflows/types.js';
 import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import { JobFolders, newJobFolderName } from './job-folders.store.js';
@@ -32,6 +35,8 @@ export interface ExecuteResult {
 }
 
 export interface RunnerDeps {
+  /** Sent as `extra_data.preview_method`: a real engine sends sampler previews only when asked. */
+  previewMethod: PreviewMethod;
   workflows: WorkflowService;
   engine: EngineClient;
   clientId: string;
@@ -103,7 +108,12 @@ export class RunnerService {
     this.deps.jobs.insert(job);
     this.deps.monitor.track(promptId, run.graph, { held: true });
     try {
-      const submitted = await this.deps.engine.submitPrompt({ prompt: run.graph, client_id: this.deps.clientId, prompt_id: promptId });
+      const submitted = await this.deps.engine.submitPrompt({
+        prompt: run.graph,
+        client_id: this.deps.clientId,
+        prompt_id: promptId,
+        extra_data: this.extraData(run.graph, objectInfo),
+      });
       // A 200 can still carry node errors: the engine dropped the outputs that failed and queued the rest.
       if (Object.keys(submitted.node_errors).length) {
         this.deps.logger.warn(`prompt ${promptId} was queued with node errors: ${JSON.stringify(submitted.node_errors).slice(0, 1000)}`);
@@ -118,6 +128,22 @@ export class RunnerService {
     this.deps.hub.broadcast('job.queued', this.deps.jobs.get(promptId) ?? job);
     this.deps.monitor.release(promptId);
     return { prompt_id: promptId, client_id: this.deps.clientId, seeds: run.seeds };
+  }
+
+  /**
+   * What the engine reads besides the graph: the preview method, and the UI-format workflow in
+   * `extra_pnginfo`, which the engine embeds in every saved PNG/WEBP/video so an output dropped
+   * into the engine's editor opens with its layout.
+   */
+  private extraData(graph: ApiGraph, objectInfo: ObjectInfo | undefined): Record<string, unknown> {
+    const extra: Record<string, unknown> = { preview_method: this.deps.previewMethod };
+    if (!objectInfo) return extra;
+    try {
+      extra.extra_pnginfo = { workflow: apiToUiWorkflow(graph, objectInfo) };
+    } catch (err) {
+      this.deps.logger.warn(`no editor workflow embedded in the outputs: ${(err as Error).message}`);
+    }
+    return extra;
   }
 
   /** `POST /api/admin/history/retry`: same parameters, same resolved seeds, same input image. */

@@ -186,6 +186,17 @@ export class ChildSupervisor {
     return this.#stopping;
   }
 
+  /** The command's arguments; changeable only while nothing runs (the next start uses them). */
+  get args(): readonly string[] {
+    return this.#o.args;
+  }
+
+  setArgs(args: readonly string[]): void {
+    const status = this.#state.status;
+    if (status !== 'stopped' && status !== 'crashed') throw new SupervisorStateError(`${this.#o.name} is ${status}: stop it before changing its arguments`);
+    this.#o.args = [...args];
+  }
+
   /** Stop, then start again with a fresh crash counter. */
   async restart(): Promise<void> {
     await this.stop();

@@ -147,6 +147,8 @@ describe('EngineProcess, managed mode', () => {
       '--temp-directory', path.join(studioDir, 'engine', 'temp'),
       '--extra-model-paths-config', path.join(studioDir, 'engine', 'extra_model_paths.yaml'),
       '--disable-auto-launch',
+      '--preview-method',
+      'auto',
     ]);
     expect(fs.realpathSync(seen.cwd)).toBe(fs.realpathSync(engineDir));
 
@@ -168,6 +170,32 @@ describe('EngineProcess, managed mode', () => {
     expect(statuses).toEqual(['starting', 'running', 'restarting', 'starting', 'running', 'stopping', 'stopped']);
     const log = fs.readFileSync(path.join(studioDir, 'logs', 'engine.log'), 'utf8');
     expect(log).toContain(`[out] To see the GUI go to: http://127.0.0.1:${port}`);
+  });
+
+  posixOnly('adds --cpu by itself when the engine Python has no CUDA, and says so; leaves a device flag the user chose', async () => {
+    const engineDir = path.join(tmp, 'engine-src');
+    fs.mkdirSync(engineDir);
+    const record = path.join(tmp, 'record.json');
+    const python = path.join(tmp, 'python');
+    fs.writeFileSync(
+      python,
+      `#!/bin/sh\nFAKE_ENGINE_CUDA=False FAKE_ENGINE_RECORD='${record}' exec '${process.execPath}' '${path.join(CHILDREN, 'fake-engine.mjs')}' "$@"\n`,
+      { mode: 0o755 },
+    );
+    const lines: string[] = [];
+    const logger = { ...silentLogger, info: (m: string) => lines.push(m) };
+    for (const [extra, expectCpu] of [[undefined, true], ['--lowvram', false]] as const) {
+      const config = await loadConfig(
+        { STUDIO_DIR: path.join(tmp, 'studio'), ENGINE_MODE: 'managed', ENGINE_DIR: engineDir, ENGINE_PYTHON: python, ENGINE_PORT: String(await freePort()), ...(extra ? { ENGINE_ARGS: extra } : {}) },
+        { probeEngine: async () => false },
+      );
+      const engine = new EngineProcess({ config, logger, supervisorOverrides: { healthIntervalMs: 25, stopTimeoutMs: 2000 } });
+      await engine.start();
+      const argv = (JSON.parse(fs.readFileSync(record, 'utf8')) as { argv: string[] }).argv;
+      expect(argv.includes('--cpu'), String(extra)).toBe(expectCpu);
+      await engine.stop();
+    }
+    expect(lines.filter((l) => /no CUDA .* --cpu/.test(l))).toHaveLength(1);
   });
 
   it('rejects start() and shows crashed when the python binary does not exist', async () => {

@@ -196,6 +196,15 @@ describe('the no-weights workflow (image-filter) end to end', () => {
     expect(job.input_image).toMatch(/^filter-source_/);
   });
 
+  it('asks the engine for previews and embeds the editor workflow (extra_data)', async () => {
+    const history = (await (await fetch(`${t.studio.engine.url}/history/${promptId}`)).json()) as Record<string, { prompt: unknown[] }>;
+    const extra = history[promptId]!.prompt[3] as { preview_method: string; extra_pnginfo: { workflow: { nodes: Array<{ type: string }>; links: unknown[] } } };
+    expect(extra.preview_method).toBe('auto');
+    const graph = history[promptId]!.prompt[2] as Record<string, { class_type: string }>;
+    expect(extra.extra_pnginfo.workflow.nodes.map((n) => n.type).sort()).toEqual(Object.values(graph).map((n) => n.class_type).sort());
+    expect(extra.extra_pnginfo.workflow.links.length).toBeGreaterThan(0);
+  });
+
   it('reports completed status with the outputs by kind', async () => {
     const job = t.studio.jobs.get(promptId)!;
     const res = await t.api(`/api/run/status/${promptId}`);

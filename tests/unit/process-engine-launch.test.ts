@@ -52,9 +52,24 @@ describe('engine launch', () => {
       '--temp-directory', path.join(root, 'engine', 'temp'),
       '--extra-model-paths-config', path.join(root, 'engine', 'extra_model_paths.yaml'),
       '--disable-auto-launch',
+      '--preview-method', 'auto',
     ]);
     expect(launch.cwd).toBe(path.resolve('/opt/engine'));
     expect(launch.env).toBeUndefined();
     expect(launch.readyTimeoutMs).toBe(MANAGED_READY_TIMEOUT_MS);
+  });
+
+  it('adds ENGINE_ARGS last, split shell-style, and the preview method', async () => {
+    const cfg = await config({
+      ENGINE_MODE: 'managed',
+      ENGINE_DIR: '/opt/engine',
+      ENGINE_PREVIEW_METHOD: 'taesd',
+      ENGINE_ARGS: `--lowvram --cache-lru 10 --front-end-root '/srv/my front' "--listen=0.0.0.0" a\\ b`,
+    });
+    const args = managedLaunch(cfg).args;
+    expect(args.slice(args.indexOf('--preview-method'), args.indexOf('--preview-method') + 2)).toEqual(['--preview-method', 'taesd']);
+    expect(args.slice(-7)).toEqual(['--lowvram', '--cache-lru', '10', '--front-end-root', '/srv/my front', '--listen=0.0.0.0', 'a b']);
+    await expect(config({ ENGINE_ARGS: "--x 'open" })).rejects.toThrow(/ENGINE_ARGS: unterminated single quote/);
+    await expect(config({ ENGINE_PREVIEW_METHOD: 'fancy' })).rejects.toThrow(/ENGINE_PREVIEW_METHOD/);
   });
 });
