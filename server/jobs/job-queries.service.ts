@@ -76,8 +76,9 @@ export class JobQueries {
       return { prompt_id: promptId, ...(progress ?? storedProgress(job ?? { status: 'running' })), status: 'running' };
     }
     const index = queue?.pending.indexOf(promptId) ?? -1;
-    if (job || progress || index >= 0) return { status: 'pending', prompt_id: promptId, queue_position: index >= 0 ? index + 1 : null };
-    throw new HttpError(404, `Job not found: ${promptId}`);
+    // Spec (Job status): a prompt not yet known to be running is `pending`, also one Studio never
+    // saw (it may have been submitted a moment ago, or elsewhere): 200, not 404.
+    return { status: 'pending', prompt_id: promptId, queue_position: index >= 0 ? index + 1 : null };
   }
 
   /** The file `GET /api/run/result/{id}` streams: from the job folder, else through the engine. */

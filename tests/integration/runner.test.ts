@@ -369,9 +369,10 @@ describe('GET /api/run/status/{id}', () => {
     expect(done.status).toBe('completed');
   });
 
-  it('answers 404 for a prompt nobody knows', async () => {
+  it('answers 200 pending for a prompt nobody knows, as the spec says', async () => {
     const res = await t.api('/api/run/status/00000000-0000-4000-8000-000000000000');
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'pending', prompt_id: '00000000-0000-4000-8000-000000000000', queue_position: null });
   });
 });
 
