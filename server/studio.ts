@@ -14,7 +14,7 @@ import { APP_ROOT, MIN_LAN_KEY_LENGTH, SHIPPED_ROOT, type Config } from './confi
 import { ensureDataDir, loadSessionSecret } from './data-dir.js';
 import { checkpoint, openDatabase, type Db } from './db/database.js';
 import { EngineClient } from './engine/engine.client.js';
-import { EngineProcess, type EngineState } from './engine/engine-process.js';
+import { engineMessage, EngineProcess } from './engine/engine-process.js';
 import { studioEngineDirs } from './engine/engine-launch.js';
 import { engineRoutes } from './engine/engine.routes.js';
 import { SharedFolders } from './engine/shared-folders.js';
@@ -30,7 +30,6 @@ import { KeyLimiter } from './http/key-limiter.js';
 import { RevokedSessionStore } from './http/revoked-sessions.store.js';
 import { Maintenance } from './http/maintenance.js';
 import { SessionSigner } from './http/session.js';
-import type { EngineStateMessage } from './http/ws-events.js';
 import { Uploads } from './http/uploads.js';
 import { WsHub } from './http/ws-hub.js';
 import { createFileLogger, type Logger } from './logging.js';
@@ -409,9 +408,6 @@ export class Studio {
   }
 }
 
-function engineMessage(state: EngineState): EngineStateMessage {
-  return { mode: state.mode, status: state.status, restarts: state.restarts, lastError: state.lastError };
-}
 
 async function withDeadline(work: Promise<unknown>, ms: number, onTimeout: () => void): Promise<void> {
   let timer: NodeJS.Timeout | undefined;

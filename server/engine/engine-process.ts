@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Config, EngineMode } from '../config.js';
 import type { Logger } from '../logging.js';
 import { ChildSupervisor, type ChildState, type ChildStatus, type SupervisorOptions } from '../process/supervisor.js';
+import type { EngineStateMessage } from '../http/ws-events.js';
 import { runCommand } from '../process/run-command.js';
 import { extraModelPathsFile, managedLaunch, standinLaunch, type EngineLaunch } from './engine-launch.js';
 import { EngineWatch, type WatchState } from './engine-watch.js';
@@ -181,4 +182,15 @@ async function hasCuda(python: string, env: NodeJS.ProcessEnv): Promise<boolean 
   const result = await runCommand(python, ['-c', 'import torch, sys; sys.stdout.write("cuda=" + str(torch.cuda.is_available()))'], { env, timeoutMs: 60_000 });
   const answer = /cuda=(True|False)/.exec(result.stdout)?.[1];
   return answer === undefined ? null : answer === 'True';
+}
+
+/** The engine's state as the UI receives it; a crashed engine brings its last stderr lines. */
+export function engineMessage(state: EngineState): EngineStateMessage {
+  return {
+    mode: state.mode,
+    status: state.status,
+    restarts: state.restarts,
+    lastError: state.lastError,
+    errorLines: state.status === 'crashed' ? state.stderrTail.filter((line) => line.trim()).slice(-6) : [],
+  };
 }

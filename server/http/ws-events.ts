@@ -14,6 +14,8 @@ export interface EngineStateMessage {
   status: 'stopped' | 'starting' | 'running' | 'restarting' | 'crashed' | 'stopping' | 'unreachable';
   restarts: number;
   lastError: string | null;
+  /** The last stderr lines of an engine that crashed (empty otherwise): why it did not start. */
+  errorLines: string[];
 }
 
 export interface WsEventMap {

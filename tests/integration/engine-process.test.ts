@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import YAML from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APP_ROOT, loadConfig } from '../../server/config.js';
-import { EngineProcess, type EngineStatus } from '../../server/engine/engine-process.js';
+import { engineMessage, EngineProcess, type EngineStatus } from '../../server/engine/engine-process.js';
 import { silentLogger } from '../../server/logging.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -196,6 +196,24 @@ describe('EngineProcess, managed mode', () => {
       await engine.stop();
     }
     expect(lines.filter((l) => /no CUDA .* --cpu/.test(l))).toHaveLength(1);
+  });
+
+  posixOnly('shows why a managed engine crashed at start: its last error lines in the UI message', async () => {
+    const engineDir = path.join(tmp, 'engine-src');
+    fs.mkdirSync(engineDir);
+    const python = path.join(tmp, 'python');
+    fs.writeFileSync(python, '#!/bin/sh\n[ "$1" = -c ] && exit 1\necho "Traceback (most recent call last):" >&2\necho "AssertionError: Torch not compiled with CUDA enabled" >&2\nexit 1\n', { mode: 0o755 });
+    const config = await loadConfig(
+      { STUDIO_DIR: path.join(tmp, 'studio'), ENGINE_MODE: 'managed', ENGINE_DIR: engineDir, ENGINE_PYTHON: python, ENGINE_PORT: String(await freePort()) },
+      { probeEngine: async () => false },
+    );
+    const engine = new EngineProcess({ config, logger: silentLogger, supervisorOverrides: { maxRestarts: 0, healthIntervalMs: 25 } });
+    track(engine);
+    await expect(engine.start()).rejects.toThrow();
+    const message = engineMessage(engine.state);
+    expect(message.status).toBe('crashed');
+    expect(message.errorLines.join('\n')).toMatch(/Torch not compiled with CUDA enabled/);
+    expect(engineMessage({ ...engine.state, status: 'running' }).errorLines).toEqual([]);
   });
 
   it('rejects start() and shows crashed when the python binary does not exist', async () => {
