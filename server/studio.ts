@@ -5,6 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { createAssetsModule, type AssetsModule } from './assets/assets.module.js';
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
@@ -36,6 +37,7 @@ import { createFileLogger, type Logger } from './logging.js';
 import { JobFolders } from './jobs/job-folders.store.js';
 import { loadEngineClientId } from './jobs/engine-client-id.store.js';
 import { JobMonitor } from './jobs/job-monitor.js';
+import { OutputCollector } from './jobs/output-collector.js';
 import { JobQueries } from './jobs/job-queries.service.js';
 import { reconcileJobs } from './jobs/job-reconcile.js';
 import { JobStore } from './jobs/job.store.js';
@@ -140,8 +142,21 @@ export class Studio {
     this.jobs = new JobStore(this.db);
     const folders = new JobFolders(config.paths.assetsOutput);
     const jobDeps = { engine: this.engineClient, jobs: this.jobs, folders, events: this.events, hub: this.hub, logger: this.logger };
-    this.monitor = new JobMonitor({ ...jobDeps, socket: this.engineSocket });
-    this.runner = new RunnerService({ ...jobDeps, previewMethod: config.engine.previewMethod, workflows: this.workflows, clientId: this.engineSocket.clientId, monitor: this.monitor });
+    const collector = new OutputCollector({
+      engine: this.engineClient,
+      folders,
+      outputShared: () => this.sharedFolders.folders.includes('output'),
+      logger: this.logger,
+    });
+    this.monitor = new JobMonitor({ ...jobDeps, socket: this.engineSocket, collector });
+    this.runner = new RunnerService({
+      ...jobDeps,
+      previewMethod: config.engine.previewMethod,
+      keepInputCopy: (file, name) => this.keepInputCopy(file.path, name),
+      workflows: this.workflows,
+      clientId: this.engineSocket.clientId,
+      monitor: this.monitor,
+    });
     const queries = new JobQueries({ ...jobDeps, monitor: this.monitor });
     const uploads = new Uploads(path.join(config.paths.root, 'tmp', 'uploads'));
     this.catalog = createCatalogModule({
@@ -312,6 +327,17 @@ export class Studio {
     for (const [kind, store] of Object.entries(this.catalogs)) {
       await store.load().catch((err: unknown) => this.logger.error(`catalog ${kind} could not be loaded`, err));
     }
+  }
+
+  /** An input uploaded to an engine whose input folder is its own: a copy for Studio's listings. */
+  private async keepInputCopy(tmpFile: string, storedName: string): Promise<void> {
+    if (this.sharedFolders.folders.includes('input')) return;
+    const root = this.config.paths.assetsInput;
+    const target = path.resolve(root, storedName);
+    if (!target.startsWith(root + path.sep)) return;
+    await fsp.mkdir(path.dirname(target), { recursive: true });
+    await fsp.copyFile(tmpFile, `${target}.part`);
+    await fsp.rename(`${target}.part`, target);
   }
 
   /** Node package installs into the engine's `custom_nodes` (the stand-in's lives in the data dir). */

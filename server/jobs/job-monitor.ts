@@ -16,6 +16,7 @@ import type { Logger } from '../logging.js';
 import { localStamp, parseLocalStamp } from '../time.js';
 import type { ApiGraph } from '../workflows/types.js';
 import type { JobFolders } from './job-folders.store.js';
+import type { OutputCollector } from './output-collector.js';
 import type { JobRecord } from './job.schema.js';
 import type { JobStore } from './job.store.js';
 import { ProgressTracker, type ProgressObject } from './progress-tracker.js';
@@ -33,6 +34,8 @@ export interface JobMonitorDeps {
   logger: Logger;
   /** How often silent jobs are checked against `/history`. */
   pollMs?: number;
+  /** Copies a finished job's outputs into its folder when the engine's folders are its own. */
+  collector?: OutputCollector;
 }
 
 interface Tracked {
@@ -227,6 +230,7 @@ export class JobMonitor {
       try {
         const history = await this.deps.engine.history(promptId);
         if (history) {
+          await this.collectOutputs(promptId, history);
           this.finishFromHistory(promptId, history, entry.tracker.error);
           return;
         }
@@ -237,6 +241,13 @@ export class JobMonitor {
     }
     // No history at all (the engine dropped it): finish from what the socket told us.
     this.finishFromHistory(promptId, { outputs: {}, status: { status_str: entry.tracker.error ? 'error' : 'success' } }, entry.tracker.error);
+  }
+
+  /** Before a successful job is marked completed, its outputs are in its folder (separate engine folders). */
+  private async collectOutputs(promptId: string, history: HistoryEntry): Promise<void> {
+    const job = this.deps.jobs.get(promptId);
+    if (!job || !this.deps.collector || history.status?.status_str === 'error') return;
+    await this.deps.collector.collect(job, parseHistoryOutputs(history)).catch((err: unknown) => this.deps.logger.warn(`outputs of ${promptId} not copied`, err));
   }
 
   /** After a socket gap: anything the engine finished (or lost) meanwhile is settled here too. */
@@ -286,6 +297,7 @@ export class JobMonitor {
     if (this.tracked.get(promptId) !== entry || !this.checkable(promptId)) return;
     entry.finishing = true;
     if (history) {
+      await this.collectOutputs(promptId, history);
       this.finishFromHistory(promptId, history, entry.tracker.error);
       return;
     }

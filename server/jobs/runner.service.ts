@@ -37,6 +37,11 @@ export interface ExecuteResult {
 export interface RunnerDeps {
   /** Sent as `extra_data.preview_method`: a real engine sends sampler previews only when asked. */
   previewMethod: PreviewMethod;
+  /**
+   * Keeps a copy of an uploaded input in Studio's input folder when the engine's is its own (so
+   * the assets listing and the job ZIP have it, as with a shared folder).
+   */
+  keepInputCopy?: (file: UploadedFile, storedName: string) => Promise<void>;
   workflows: WorkflowService;
   engine: EngineClient;
   clientId: string;
@@ -60,7 +65,9 @@ export class RunnerService {
     try {
       // Streamed from the temporary file: an upload is never held in memory whole.
       const stored = await this.deps.engine.uploadImage(await fs.openAsBlob(file.path), name);
-      return stored.subfolder ? `${stored.subfolder}/${stored.name}` : stored.name;
+      const storedName = stored.subfolder ? `${stored.subfolder}/${stored.name}` : stored.name;
+      await this.deps.keepInputCopy?.(file, storedName).catch((err: unknown) => this.deps.logger.warn(`no local copy of input ${storedName}`, err));
+      return storedName;
     } catch (err) {
       this.deps.logger.error('image upload to the engine failed', err);
       throw new HttpError(500, `Upload failed: ${(err as Error).message}`);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStandinEngine, type StandinEngine } from '../../server/standin/standin.server.js';
 import { USER_FILE_HEADERS } from '../../server/http/file-response.js';
-import { jobRecord, SAMPLE_PNG, uploadSample } from '../helpers/runner.js';
+import { execute, jobRecord, SAMPLE_PNG, uploadSample, waitForJob } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { until } from '../helpers/studio-ws.js';
 
@@ -239,6 +239,24 @@ describe('an external engine with folders of its own', () => {
     // Studio's own probe may still be between writing and removing a marker: wait for it.
     const studioDirs = [path.join(t.dir, 'assets', 'input'), path.join(t.dir, 'assets', 'output'), path.join(t.dir, 'engine', 'temp', 'temp')];
     await until(() => probeLeftovers(studioDirs).length === 0, 'no probe marker left');
+  });
+
+  it('fills the job folder, its ZIP and the listings from the engine\'s /view when a job completes', async () => {
+    const image = await uploadSample(t.api, 'separate-input.png');
+    // The uploaded input travels to Studio's own input folder too.
+    expect(fs.readFileSync(path.join(t.dir, 'assets', 'input', image)).equals(fs.readFileSync(SAMPLE_PNG))).toBe(true);
+    const { prompt_id } = await execute(t.api, 'image-filter', { params: { _existing_input_image: image } });
+    await waitForJob(t.api, prompt_id);
+    const job = t.studio.jobs.get(prompt_id)!;
+    const engineFile = path.join(engineRoot, 'output', job.output_dir!, 'final', 'filtered_00001_.png');
+    const studioFile = path.join(t.dir, 'assets', 'output', job.output_dir!, 'final', 'filtered_00001_.png');
+    expect(fs.readFileSync(studioFile).equals(fs.readFileSync(engineFile))).toBe(true);
+    const zip = Buffer.from(await (await t.api(`/api/admin/history/${prompt_id}/package`)).arrayBuffer());
+    expect(zip.includes(Buffer.from(`output/final/filtered_00001_.png`))).toBe(true);
+    expect(zip.includes(Buffer.from(`input/${image}`))).toBe(true);
+    const listing = JSON.stringify(await (await t.api('/api/admin/assets/outputs')).json());
+    expect(listing).toContain(job.output_dir!);
+    expect((await t.api(`/api/admin/assets/thumbnail?type=outputs&path=${job.output_dir!}/final/filtered_00001_.png`)).status).toBe(200);
   });
 
   it('streams a file from the engine\'s own input folder, byte for byte', async () => {
