@@ -129,7 +129,7 @@ export class EngineProcess {
     this.#cudaChecked = true;
     const supervisor = this.#supervisor!;
     if (supervisor.args.some((a) => DEVICE_FLAGS.has(a))) return;
-    const cuda = await hasCuda(this.#config.engine.python, this.#env);
+    const cuda = await hasCuda(this.#config.engine.python, this.#env, this.#config.engine.dir ?? undefined);
     if (cuda === false) {
       supervisor.setArgs([...supervisor.args, '--cpu']);
       this.#logger.info("engine: its Python's torch has no CUDA (torch.cuda.is_available() is False), so Studio starts it with --cpu");
@@ -178,8 +178,9 @@ export class EngineProcess {
 const DEVICE_FLAGS = new Set(['--cpu', '--directml', '--gpu-only', '--highvram', '--normalvram', '--lowvram', '--novram', '--cuda-device', '--oneapi-device-selector']);
 
 /** True/false when torch answers, null when the question itself failed (no torch, no Python). */
-async function hasCuda(python: string, env: NodeJS.ProcessEnv): Promise<boolean | null> {
-  const result = await runCommand(python, ['-c', 'import torch, sys; sys.stdout.write("cuda=" + str(torch.cuda.is_available()))'], { env, timeoutMs: 60_000 });
+async function hasCuda(python: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Promise<boolean | null> {
+  // Asked from the engine's folder, where the engine itself runs (a wrapper may depend on it).
+  const result = await runCommand(python, ['-c', 'import torch, sys; sys.stdout.write("cuda=" + str(torch.cuda.is_available()))'], { env, timeoutMs: 60_000, cwd });
   const answer = /cuda=(True|False)/.exec(result.stdout)?.[1];
   return answer === undefined ? null : answer === 'True';
 }
