@@ -153,6 +153,7 @@ export class Studio {
       ...jobDeps,
       previewMethod: config.engine.previewMethod,
       keepInputCopy: (file, name) => this.keepInputCopy(file.path, name),
+      removeInput: (name) => this.removeInput(name),
       workflows: this.workflows,
       clientId: this.engineSocket.clientId,
       monitor: this.monitor,
@@ -338,6 +339,16 @@ export class Studio {
     await fsp.mkdir(path.dirname(target), { recursive: true });
     await fsp.copyFile(tmpFile, `${target}.part`);
     await fsp.rename(`${target}.part`, target);
+  }
+
+  /**
+   * Remove an input from Studio's input folder: the engine's own when it is shared (the engine has
+   * no delete route), else Studio's copy; an unshared engine folder keeps its file.
+   */
+  private async removeInput(storedName: string): Promise<void> {
+    const root = this.config.paths.assetsInput;
+    const target = path.resolve(root, storedName);
+    if (target.startsWith(root + path.sep)) await fsp.rm(target, { force: true });
   }
 
   /** Node package installs into the engine's `custom_nodes` (the stand-in's lives in the data dir). */

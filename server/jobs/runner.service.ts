@@ -42,6 +42,8 @@ export interface RunnerDeps {
    * the assets listing and the job ZIP have it, as with a shared folder).
    */
   keepInputCopy?: (file: UploadedFile, storedName: string) => Promise<void>;
+  /** Removes an input uploaded for a prompt the engine then refused (Studio's copy of it). */
+  removeInput?: (storedName: string) => Promise<void>;
   workflows: WorkflowService;
   engine: EngineClient;
   clientId: string;
@@ -129,6 +131,8 @@ export class RunnerService {
       this.deps.monitor.untrack(promptId);
       this.deps.jobs.delete([promptId]);
       this.deps.folders.remove(folder);
+      // The image came with this request only for this prompt: nothing is left behind for it.
+      if (image && uploadedImage) await this.deps.removeInput?.(uploadedImage).catch(() => undefined);
       throw err;
     }
     this.deps.events.emit('job.queued', 'info', `Job queued: ${definition.manifest.name}`, { prompt_id: promptId, workflow_id: workflowId });

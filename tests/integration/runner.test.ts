@@ -320,6 +320,31 @@ describe('execute', () => {
     expect(fs.readdirSync(path.join(t.dir, 'assets', 'input'))).toHaveLength(before);
   });
 
+  it('removes an image uploaded with a prompt the engine then rejects', async () => {
+    // A workflow whose manifest leaves a value unbounded that the engine bounds (blur_radius ≤ 31).
+    const dir = path.join(t.dir, 'workflows', 'loose-blur');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, 'manifest.yaml'),
+      'id: loose-blur\nname: Loose blur\ntype: static\ncategory: image\ndescription: test\nauthor: test\nversion: 1\ndate: "2026-11-24 10:00"\n' +
+        'inputs:\n  - id: image\n    type: image\n    label: Image\n    node_id: 1\n    field: image\n  - id: radius\n    type: int\n    label: Radius\n    node_id: 2\n    field: blur_radius\n    default: 3\n' +
+        'outputs:\n  - type: image\n    format: png\nrequired_models: []\nrequired_nodes: []\n',
+    );
+    fs.writeFileSync(
+      path.join(dir, 'workflow.json'),
+      JSON.stringify({
+        1: { class_type: 'LoadImage', inputs: { image: '{{image}}' } },
+        2: { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: '{{radius}}', sigma: 1 } },
+        3: { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'loose' } },
+      }),
+    );
+    const before = fs.readdirSync(path.join(t.dir, 'assets', 'input')).sort();
+    const res = await executeRaw(t.api, 'loose-blur', { params: { radius: 500 }, image: { data: fs.readFileSync(SAMPLE_PNG), name: 'refused.png' } });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/blur_radius/);
+    expect(fs.readdirSync(path.join(t.dir, 'assets', 'input')).sort()).toEqual(before);
+  });
+
   it('answers 400 with the engine node errors inside detail when the engine rejects the graph', async () => {
     const before = t.studio.jobs.count();
     const res = await executeRaw(t.api, 'image-filter', { params: { _existing_input_image: 'missing-file.png' } });
