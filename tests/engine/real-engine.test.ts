@@ -117,15 +117,28 @@ describe.skipIf(!available)('a real engine', () => {
     expect(t.studio.jobs.get(prompt_id)!.error).toMatch(/^\[LoadImage\] /);
   });
 
-  it('ends an interrupted job as an error, not running forever', async () => {
+  it('moves the progress of a graph whose nodes report no steps', async () => {
     addWorkflow('rt-slow', {
       1: { class_type: 'LoadImage', inputs: { image: '{{image}}' } },
-      2: { class_type: 'ImageScale', inputs: { image: ['1', 0], upscale_method: 'lanczos', width: 4096, height: 4096, crop: 'disabled' } },
-      3: { class_type: 'ImageBlur', inputs: { image: ['2', 0], blur_radius: 31, sigma: 10 } },
-      4: { class_type: 'ImageBlur', inputs: { image: ['3', 0], blur_radius: 31, sigma: 10 } },
+      2: { class_type: 'ImageScale', inputs: { image: ['1', 0], upscale_method: 'lanczos', width: 1536, height: 1536, crop: 'disabled' } },
+      3: { class_type: 'ImageBlur', inputs: { image: ['2', 0], blur_radius: 15, sigma: 5 } },
+      4: { class_type: 'ImageBlur', inputs: { image: ['3', 0], blur_radius: 15, sigma: 5 } },
       5: { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: 'slow' } },
     });
     const image = await uploadSample(t.api, 'slow-source.png');
+    const run = await execute(t.api, 'rt-slow', { params: { _existing_input_image: image } });
+    await waitForJob(t.api, run.prompt_id, ['completed'], 90_000);
+    const running = ws
+      .ofType('job.progress')
+      .filter((f) => f.data.prompt_id === run.prompt_id)
+      .map((f) => f.data.progress as { status: string; percent: number; nodes_done: number; effective_total: number })
+      .filter((p) => p.status === 'running');
+    console.log(`[test:engine] progress while running: ${running.map((p) => `${p.percent}% (${p.nodes_done}/${p.effective_total})`).join(', ')}`);
+    expect(running.some((p) => p.percent > 0 && p.percent < 100)).toBe(true);
+  });
+
+  it('ends an interrupted job as an error, not running forever', async () => {
+    const image = await uploadSample(t.api, 'slow-source-2.png');
     const { prompt_id } = await execute(t.api, 'rt-slow', { params: { _existing_input_image: image } });
     await waitForJob(t.api, prompt_id, ['running'], 60_000);
     await fetch(`${t.studio.engine.url}/interrupt`, { method: 'POST' });

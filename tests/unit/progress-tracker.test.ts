@@ -230,6 +230,28 @@ describe('ProgressTracker', () => {
     assertInvariants(s.snaps);
   });
 
+  it('moves with nodes_done / effective_total when no node reports steps (a real no-weights graph)', () => {
+    const s = new Script({
+      '1': { class_type: 'LoadImage', inputs: { image: 'a.png' } },
+      '2': { class_type: 'ImageScale', inputs: { image: ['1', 0], upscale_method: 'lanczos', width: 4096, height: 4096, crop: 'disabled' } },
+      '3': { class_type: 'ImageBlur', inputs: { image: ['2', 0], blur_radius: 31, sigma: 10 } },
+      '4': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'x' } },
+    });
+    s.start();
+    s.plain('1', 400);
+    s.plain('2', 900);
+    const third = s.executing('3');
+    expect(third.nodes_done).toBe(2);
+    expect(third.percent).toBe(Math.floor((third.nodes_done * 100) / third.effective_total));
+    expect(third.percent).toBeGreaterThan(0);
+    s.wait(900);
+    const fourth = s.executing('4');
+    expect(fourth.percent).toBeGreaterThan(third.percent);
+    s.wait(300);
+    expect(s.success().percent).toBe(100);
+    assertInvariants(s.snaps);
+  });
+
   it('uses progress_state to see nodes finish', () => {
     const s = new Script(txt2img());
     s.start();
