@@ -134,6 +134,7 @@ export class Studio {
     this.workflows = new WorkflowService({
       dir: config.paths.workflows,
       modelsDir: config.paths.models,
+      modelsFromEngine: config.engine.mode === 'external',
       engine: this.engineClient,
       destOf: (file) => this.catalogDest(file),
       events: this.events,
