@@ -68,7 +68,7 @@ export function controlValues(name: string, spec: InputSpec): unknown[] {
 }
 
 export interface NodeLayout {
-  /** Plain sockets (all, in def order) then the widget sockets that carry a link. */
+  /** Plain sockets (all, in def order) then every widget's socket (linked or not), in def order. */
   inputs: UiInput[];
   /** `widgets_values` in widget order (list form). */
   widgets: unknown[];
@@ -102,7 +102,9 @@ export function layoutNode(node: ApiNode, def: NodeInfo, linkIds: Map<string, nu
       widgets.push(value, ...controlValues(name, spec));
       widgetsByName[name] = value;
       widgetNames.push(name);
-      if (link !== null) widgetSockets.push({ name, type: isComboSpec(spec) ? 'COMBO' : String(spec[0]), widget: { name }, link });
+      // Current frontends give every widget an input socket (so a link can be dropped on it later),
+      // linked or not; a link's slot then always lands on a socket that exists.
+      widgetSockets.push({ name, type: isComboSpec(spec) ? 'COMBO' : String(spec[0]), widget: { name }, link });
       if (input.required && spec[1]?.image_upload === true) uploadPending = true;
     } else {
       sockets.push({ name, type: String(spec[0]), link });

@@ -72,7 +72,10 @@ describe('apiToUiWorkflow', () => {
     };
     const node = apiToUiWorkflow(graph, core).nodes[0]!;
     expect(node.widgets_values).toEqual(['p', 'n', 9, 33, 'Pose Transfer', 50]);
-    expect(node.inputs).toEqual([{ name: 'video', type: 'VIDEO', link: null }]);
+    expect(node.inputs[0]).toEqual({ name: 'video', type: 'VIDEO', link: null });
+    // Every widget also has its (unlinked) socket, as current frontends save it.
+    expect(node.inputs.slice(1).map((input) => input.widget?.name)).toEqual(['prompt', 'negative_prompt', 'seed', 'steps', 'control_type', 'motion_intensity']);
+    expect(node.inputs.slice(1).every((input) => input.link === null)).toBe(true);
   });
 
   it('adds the seed control by name when the option is absent (older engine)', () => {
@@ -97,6 +100,10 @@ describe('apiToUiWorkflow', () => {
       ['latent_image', 'LATENT', null],
       ['seed', 'INT', 'seed'],
       ['steps', 'INT', 'steps'],
+      ['cfg', 'FLOAT', 'cfg'],
+      ['sampler_name', 'COMBO', 'sampler_name'],
+      ['scheduler', 'COMBO', 'scheduler'],
+      ['denoise', 'FLOAT', 'denoise'],
     ]);
     // Linked widgets keep their slot in widgets_values with the schema default.
     expect(sampler.widgets_values).toEqual([0, 'fixed', 20, 7, 'euler', 'normal', 1]);
@@ -175,6 +182,21 @@ describe('apiToUiWorkflow', () => {
     expect(apiToUiWorkflow(txt2img, core).extra.missing_node_types).toBeUndefined();
   });
 
+  it('points a link into a widget that follows an unlinked widget at a socket that exists', () => {
+    // cfg is the third widget of KSampler; seed and steps before it stay unlinked.
+    const graph: ApiGraph = {
+      ...txt2img,
+      '21': { class_type: 'PrimitiveFloat', inputs: { value: 6.5 } },
+      '3': { ...txt2img['3']!, inputs: { ...txt2img['3']!.inputs, cfg: ['21', 0] } },
+    };
+    const ui = apiToUiWorkflow(graph, core);
+    const sampler = nodeOf(ui, 3);
+    const link = ui.links.find((l) => l[1] === 21)!;
+    const target = sampler.inputs[link[4]];
+    expect(target).toMatchObject({ name: 'cfg', widget: { name: 'cfg' }, link: link[0] });
+    expect(checkUiWorkflow(ui)).toEqual([]);
+  });
+
   it('falls back to the schema key order when input_order is absent', () => {
     const old: ObjectInfo = Object.fromEntries(
       Object.entries(core).map(([name, info]) => {
@@ -184,7 +206,7 @@ describe('apiToUiWorkflow', () => {
     );
     const ui = apiToUiWorkflow(txt2img, old);
     expect(nodeOf(ui, 3).widgets_values).toEqual([123, 'fixed', 20, 7, 'euler', 'normal', 1]);
-    expect(nodeOf(ui, 3).inputs.map((input) => input.name)).toEqual(['model', 'positive', 'negative', 'latent_image']);
+    expect(nodeOf(ui, 3).inputs.map((input) => input.name)).toEqual(['model', 'positive', 'negative', 'latent_image', 'seed', 'steps', 'cfg', 'sampler_name', 'scheduler', 'denoise']);
   });
 
   it('handles forceInput, combo controls and __value__ lists per the frontend rules', () => {
@@ -206,7 +228,12 @@ describe('apiToUiWorkflow', () => {
     const ui = apiToUiWorkflow({ '1': { class_type: 'Custom', inputs: { mode: 'b', items: { __value__: ['x', 'y'] } } } }, defs);
     const node = ui.nodes[0]!;
     expect(node.widgets_values).toEqual(['b', 'fixed', '', ['x', 'y'], 0.5]);
-    expect(node.inputs).toEqual([{ name: 'count', type: 'INT', link: null }]);
+    expect(node.inputs).toEqual([
+      { name: 'count', type: 'INT', link: null },
+      { name: 'mode', type: 'COMBO', widget: { name: 'mode' }, link: null },
+      { name: 'items', type: 'STRING', widget: { name: 'items' }, link: null },
+      { name: 'extra', type: 'FLOAT', widget: { name: 'extra' }, link: null },
+    ]);
     expect(node.outputs).toEqual([{ name: 'n', type: 'INT', links: null, slot_index: 0 }]);
   });
 
@@ -246,12 +273,13 @@ describe('apiToUiWorkflow', () => {
       videopreview: { hidden: false, paused: false, params: {} },
     });
     expect(Object.keys(vhs.widgets_values).slice(3, 6)).toEqual(['format', 'pix_fmt', 'crf']);
-    expect(vhs.inputs).toEqual([
+    expect(vhs.inputs.slice(0, 4)).toEqual([
       { name: 'images', type: 'IMAGE', link: 1 },
       { name: 'audio', type: 'AUDIO', link: null },
       { name: 'meta_batch', type: 'VHS_BatchManager', link: null },
       { name: 'vae', type: 'VAE', link: null },
     ]);
+    expect(vhs.inputs.slice(4).map((input) => input.widget?.name)).toEqual(['frame_rate', 'loop_count', 'filename_prefix', 'format', 'pingpong', 'save_output']);
     expect(vhs.outputs).toEqual([{ name: 'Filenames', type: 'VHS_FILENAMES', links: null, slot_index: 0 }]);
     expect(uiToApi(ui, engine)['2']!.inputs).toEqual(graph['2']!.inputs);
   });
