@@ -58,6 +58,7 @@ export function standinLaunch(config: Config, context: LaunchContext = {}): Engi
     // The engine puts its temporary files in `<--temp-directory>/temp`.
     '--temp-directory', path.dirname(dirs.temp),
     '--step-ms', String(engine.standinStepMs),
+    '--preview-method', engine.previewMethod,
     ...(engine.standinObjectInfo ? ['--object-info', engine.standinObjectInfo] : []),
     '--parent-pid', String(process.pid),
   ];

@@ -13,6 +13,7 @@ export interface CliFlags {
   tempDir?: string;
   stepMs?: number;
   objectInfo?: string;
+  previewMethod?: string;
   /** Exit when this process is gone (Studio killed with SIGKILL must not leave an orphan on the port). */
   parentPid?: number;
 }
@@ -53,6 +54,9 @@ export function parseFlags(args: readonly string[], warn: (message: string) => v
         break;
       case '--object-info':
         flags.objectInfo = value();
+        break;
+      case '--preview-method':
+        flags.previewMethod = value();
         break;
       case '--parent-pid':
         flags.parentPid = nonNegativeInt(name, value());

@@ -30,6 +30,8 @@ export interface ExecutorDeps {
   logger: Logger;
   /** Aborted on shutdown: a running prompt stops without a history entry. */
   signal: AbortSignal;
+  /** `--preview-method`: previews for prompts that do not choose (default none, like the engine). */
+  previewMethod?: string;
 }
 
 export const FAIL_MARKER = 'STANDIN_FAIL';
@@ -114,7 +116,8 @@ export class PromptExecutor {
             this.throwIfInterrupted(id, node.class_type);
             events.progress(id, step, STEPS);
             events.nodeState(id, step, STEPS, 'running');
-            events.preview(id, this.deps.media.jpeg);
+            // Like the engine: sampler previews only when the prompt (or --preview-method) asks.
+            if (previewMethodOf(extraData, this.deps.previewMethod) !== 'none') events.preview(id, this.deps.media.jpeg);
           }
         } else {
           await sleep(Math.min(QUICK_NODE_MS, this.deps.stepMs), undefined, { signal: this.deps.signal });
@@ -263,4 +266,10 @@ function historyEntry(item: QueueItem, outputs: Record<string, NodeUi>, events: 
     status: { status_str: success ? 'success' : 'error', completed: success, messages: events.messages },
     meta,
   };
+}
+
+/** The prompt's `extra_data.preview_method`, else the server default (the engine's is none). */
+function previewMethodOf(extraData: Record<string, unknown>, serverDefault: string | undefined): string {
+  const asked = extraData.preview_method;
+  return typeof asked === 'string' && asked !== 'default' ? asked : (serverDefault ?? 'none');
 }

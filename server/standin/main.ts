@@ -37,6 +37,7 @@ async function main(): Promise<void> {
     stepMs: flags.stepMs ?? config.engine.standinStepMs,
     objectInfoFile: flags.objectInfo ?? config.engine.standinObjectInfo,
     allowedHosts: config.allowedHosts,
+    previewMethod: flags.previewMethod,
     logger: consoleLogger,
   });
   console.log(`Stand-in engine listening on ${engine.url}`);

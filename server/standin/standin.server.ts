@@ -33,6 +33,8 @@ export interface StandinOptions {
   stepMs?: number;
   /** Serve this object_info dump instead of the built-in node set. */
   objectInfoFile?: string | null;
+  /** `--preview-method` (default none, like the engine): previews for prompts that do not choose. */
+  previewMethod?: string;
   /** Extra Host names accepted besides this machine's own (STUDIO_ALLOWED_HOSTS). */
   allowedHosts?: readonly string[];
   logger?: Logger;
@@ -73,7 +75,7 @@ export async function startStandinEngine(options: StandinOptions): Promise<Stand
     serverFeatures,
     onConnect: (sid) => late.service?.onConnect(sid),
   });
-  const service = new StandinService({ catalog, hub, media, dirs, stepMs: options.stepMs ?? DEFAULT_STEP_MS, logger });
+  const service = new StandinService({ catalog, hub, media, dirs, stepMs: options.stepMs ?? DEFAULT_STEP_MS, logger, previewMethod: options.previewMethod });
   late.service = service;
   const routes: Route[] = [
     ...engineRoutes({ service, catalog, inputDir: dirs.input, argv: () => engineArgv(host, port, dirs) }),

@@ -18,6 +18,9 @@ import { PromptQueue } from './queue.store.js';
 import type { ExtraData, QueueItem } from './standin.types.js';
 import type { WsHub } from './ws.hub.js';
 
+
+/** A lowercase, hyphenated UUID: what the engine accepts as a client-supplied prompt id. */
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export interface StandinServiceDeps {
   catalog: NodeCatalog;
   hub: WsHub;
@@ -25,6 +28,7 @@ export interface StandinServiceDeps {
   dirs: EngineDirs;
   stepMs: number;
   logger: Logger;
+  previewMethod?: string;
 }
 
 /** Keys the engine keeps out of /queue and /history (credentials of its paid API nodes). */
@@ -47,6 +51,16 @@ export class StandinService {
     const number = this.queue.nextNumber(body);
     if (!Object.hasOwn(body, 'prompt')) {
       const error = { type: 'no_prompt', message: 'No prompt provided', details: 'No prompt provided', extra_info: {} };
+      return { status: 400, body: { error, node_errors: {} } };
+    }
+    if (body.prompt_id !== undefined && !(typeof body.prompt_id === 'string' && CANONICAL_UUID.test(body.prompt_id))) {
+      // Since 0.25 a supplied id must be a canonical UUID (recorded in 16-prompt-errors).
+      const error = {
+        type: 'invalid_prompt_id',
+        message: 'prompt_id must be a valid UUID',
+        details: 'prompt_id must be a UUID string in canonical lowercase hyphenated form; omit it to let the server generate one',
+        extra_info: {},
+      };
       return { status: 400, body: { error, node_errors: {} } };
     }
     const promptId = body.prompt_id === undefined ? randomUUID() : pyStr(body.prompt_id);

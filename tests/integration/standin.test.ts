@@ -13,6 +13,9 @@ import { startStandinEngine, type StandinEngine } from '../../server/standin/sta
 const REPO = path.resolve(import.meta.dirname, '../..');
 const PNG = fs.readFileSync(path.join(REPO, 'resources/standin/image.png'));
 const JPEG = fs.readFileSync(path.join(REPO, 'resources/standin/preview.jpg'));
+/** Client-supplied prompt ids must be canonical UUIDs, as in the engine since 0.25. */
+const JOB_A = 'aaaaaaaa-0000-4000-8000-00000000000a';
+const JOB_B = 'bbbbbbbb-0000-4000-8000-00000000000b';
 const FIXTURES = '/work/shared/fixtures/engine';
 
 type Frame = { kind: 'text'; type: string; data: Record<string, unknown> } | { kind: 'binary'; bytes: Buffer };
@@ -150,7 +153,7 @@ describe('stand-in engine (fast steps)', () => {
     expect(listed.LoadImage.input.required.image[0]).toContain('source.png');
 
     const from = ws.mark();
-    const posted = await postJson(engine, '/prompt', { prompt: invertGraph('job1/final/out'), client_id: 'client-a' });
+    const posted = await postJson(engine, '/prompt', { prompt: invertGraph('job1/final/out'), client_id: 'client-a', extra_data: { preview_method: 'auto' } });
     expect(posted.status).toBe(200);
     expect(posted.json).toMatchObject({ number: 0, node_errors: {} });
     const promptId = posted.json.prompt_id as string;
@@ -190,9 +193,31 @@ describe('stand-in engine (fast steps)', () => {
     expect(Buffer.from(await view.arrayBuffer()).equals(PNG)).toBe(true);
   });
 
+  it('sends no sampler previews when the prompt does not ask (the engine default is none)', async () => {
+    const from = ws.mark();
+    const posted = await postJson(engine, '/prompt', { prompt: invertGraph('job2/final/nopreview'), client_id: 'client-a' });
+    const frames = await ws.untilDone(posted.json.prompt_id as string, from);
+    expect(texts(frames, 'progress').length).toBeGreaterThan(0);
+    expect(frames.filter((f) => f.kind === 'binary')).toHaveLength(0);
+  });
+
+  it('refuses a prompt_id that is not a canonical UUID, with the recorded body', async () => {
+    const res = await postJson(engine, '/prompt', { prompt: invertGraph('job3/final/x'), prompt_id: 'not-a-uuid' });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({
+      error: {
+        type: 'invalid_prompt_id',
+        message: 'prompt_id must be a valid UUID',
+        details: 'prompt_id must be a UUID string in canonical lowercase hyphenated form; omit it to let the server generate one',
+        extra_info: {},
+      },
+      node_errors: {},
+    });
+  });
+
   it('serves an identical re-run from the cache without writing a new file', async () => {
     const from = ws.mark();
-    const posted = await postJson(engine, '/prompt', { prompt: invertGraph('job1/final/out'), client_id: 'client-a' });
+    const posted = await postJson(engine, '/prompt', { prompt: invertGraph('job1/final/out'), client_id: 'client-a', extra_data: { preview_method: 'auto' } });
     const frames = await ws.untilDone(posted.json.prompt_id as string, from);
     expect(texts(frames, 'execution_cached')[0]?.data.nodes).toEqual(['1', '2', '3']);
     expect(texts(frames, 'executing').map((f) => f.data.node)).toEqual([null]);
@@ -207,7 +232,7 @@ describe('stand-in engine (fast steps)', () => {
       const reply = flagged.frames.find((f) => isText(f, 'feature_flags')) as TextFrame;
       expect(reply.data.supports_preview_metadata).toBe(true);
       const from = flagged.mark();
-      const posted = await postJson(engine, '/prompt', { prompt: invertGraph('job1/final/second'), client_id: 'client-b' });
+      const posted = await postJson(engine, '/prompt', { prompt: invertGraph('job1/final/second'), client_id: 'client-b', extra_data: { preview_method: 'auto' } });
       const promptId = posted.json.prompt_id as string;
       const frames = await flagged.untilDone(promptId, from);
       // Upstream nodes are cached; only the save node runs, and it gets the steps.
@@ -393,35 +418,35 @@ describe('stand-in engine (slow steps: queue, interrupt, in-flight history)', ()
 
   it('shows the queue, deletes pending prompts and interrupts only the named running prompt', async () => {
     const from = ws.mark();
-    const a = await postJson(engine, '/prompt', { prompt: noiseGraph(1), client_id: 'client-s', prompt_id: 'job-a' });
-    const b = await postJson(engine, '/prompt', { prompt: noiseGraph(2), client_id: 'client-s', prompt_id: 'job-b' });
-    expect([a.json.prompt_id, b.json.prompt_id]).toEqual(['job-a', 'job-b']);
-    await ws.waitFor((f) => isText(f, 'progress') && f.data.prompt_id === 'job-a', from);
+    const a = await postJson(engine, '/prompt', { prompt: noiseGraph(1), client_id: 'client-s', prompt_id: JOB_A });
+    const b = await postJson(engine, '/prompt', { prompt: noiseGraph(2), client_id: 'client-s', prompt_id: JOB_B });
+    expect([a.json.prompt_id, b.json.prompt_id]).toEqual([JOB_A, JOB_B]);
+    await ws.waitFor((f) => isText(f, 'progress') && f.data.prompt_id === JOB_A, from);
 
     expect(await (await fetch(`${engine.url}/history/job-a`)).json()).toEqual({});
     expect(await (await fetch(`${engine.url}/prompt`)).json()).toEqual({ exec_info: { queue_remaining: 2 } });
     const queue = (await (await fetch(`${engine.url}/queue`)).json()) as { queue_running: unknown[][]; queue_pending: unknown[][] };
-    expect(queue.queue_running.map((item) => item[1])).toEqual(['job-a']);
-    expect(queue.queue_pending.map((item) => item[1])).toEqual(['job-b']);
+    expect(queue.queue_running.map((item) => item[1])).toEqual([JOB_A]);
+    expect(queue.queue_pending.map((item) => item[1])).toEqual([JOB_B]);
     expect(queue.queue_running[0]).toHaveLength(5);
 
-    expect((await postJson(engine, '/queue', { delete: ['job-b', 'job-a'] })).status).toBe(200);
+    expect((await postJson(engine, '/queue', { delete: [JOB_B, JOB_A] })).status).toBe(200);
     const after = (await (await fetch(`${engine.url}/queue`)).json()) as { queue_running: unknown[][]; queue_pending: unknown[][] };
     expect(after.queue_pending).toEqual([]);
-    expect(after.queue_running.map((item) => item[1])).toEqual(['job-a']);
+    expect(after.queue_running.map((item) => item[1])).toEqual([JOB_A]);
 
     // Naming another prompt must not stop this one: the next frame is still progress.
     const beforeNoop = ws.mark();
-    await postJson(engine, '/interrupt', { prompt_id: 'job-b' });
+    await postJson(engine, '/interrupt', { prompt_id: JOB_B });
     const next = await ws.waitFor((f) => isText(f, 'progress') || isText(f, 'execution_interrupted'), beforeNoop);
     expect(next.kind === 'text' && next.type).toBe('progress');
 
-    await postJson(engine, '/interrupt', { prompt_id: 'job-a' });
-    const frames = await ws.untilDone('job-a', from);
-    expect(texts(frames, 'execution_interrupted')[0]?.data).toMatchObject({ prompt_id: 'job-a', node_id: '2', node_type: 'ImageAddNoise', executed: ['1'] });
+    await postJson(engine, '/interrupt', { prompt_id: JOB_A });
+    const frames = await ws.untilDone(JOB_A, from);
+    expect(texts(frames, 'execution_interrupted')[0]?.data).toMatchObject({ prompt_id: JOB_A, node_id: '2', node_type: 'ImageAddNoise', executed: ['1'] });
     const history = (await (await fetch(`${engine.url}/history`)).json()) as Record<string, { status: { status_str: string; completed: boolean } }>;
-    expect(Object.keys(history)).toEqual(['job-a']);
-    expect(history['job-a']?.status).toMatchObject({ status_str: 'error', completed: false });
+    expect(Object.keys(history)).toEqual([JOB_A]);
+    expect(history[JOB_A]?.status).toMatchObject({ status_str: 'error', completed: false });
     expect(await (await fetch(`${engine.url}/history/job-b`)).json()).toEqual({});
   });
 });

@@ -21,6 +21,7 @@ describe('engine launch', () => {
       '--output-directory', path.join(root, 'assets', 'output'),
       '--temp-directory', path.join(root, 'engine', 'temp'),
       '--step-ms', '20',
+      '--preview-method', 'auto',
       '--parent-pid', String(process.pid),
     ]);
     expect(launch.cwd).toBe(APP_ROOT);
