@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { HOST_REFUSED, isAllowedHost, refuse } from '../http/host-guard.js';
+import { engineRefusesOrigin } from './origin-check.util.js';
 import { silentLogger, type Logger } from '../logging.js';
 import { engineRoutes, serverFeatures } from './engine.routes.js';
 import type { EngineDirs } from '../engine/engine-paths.js';
@@ -86,11 +87,19 @@ export async function startStandinEngine(options: StandinOptions): Promise<Stand
   const hostRule = { bindHost: host, allowed: options.allowedHosts ?? [] };
   const server = http.createServer((req, res) => {
     if (!isAllowedHost(req.headers.host, hostRule)) return refuse(req, res, 421, HOST_REFUSED);
+    if (engineRefusesOrigin(req)) {
+      res.writeHead(403, { 'Content-Length': 0 }).end();
+      return;
+    }
     void dispatch(routes, req, res, logger);
   });
   server.on('upgrade', (req, socket, head) => {
     if (!isAllowedHost(req.headers.host, hostRule)) {
       socket.end(`HTTP/1.1 421 Misdirected Request\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${HOST_REFUSED}\n`);
+      return;
+    }
+    if (engineRefusesOrigin(req)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       return;
     }
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;

@@ -201,6 +201,13 @@ describe('stand-in engine (fast steps)', () => {
     expect(frames.filter((f) => f.kind === 'binary')).toHaveLength(0);
   });
 
+  it('answers a cross-origin request with an empty 403, like the engine', async () => {
+    const res = await fetch(`${engine.url}/system_stats`, { headers: { Origin: 'http://evil.example' } });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toBe('');
+    expect((await fetch(`${engine.url}/system_stats`, { headers: { Origin: engine.url } })).status).toBe(200);
+  });
+
   it('refuses a prompt_id that is not a canonical UUID, with the recorded body', async () => {
     const res = await postJson(engine, '/prompt', { prompt: invertGraph('job3/final/x'), prompt_id: 'not-a-uuid' });
     expect(res.status).toBe(400);
