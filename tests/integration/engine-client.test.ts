@@ -119,7 +119,7 @@ describe('EngineClient and EngineSocket against the stand-in engine', () => {
     const promptId = crypto.randomUUID();
     const graph = noiseGraph('jobs/job-1/final/out');
     const run = track(e.socket, promptId, graph);
-    const submitted = await e.client.submitPrompt({ prompt: graph, client_id: CLIENT_ID, prompt_id: promptId });
+    const submitted = await e.client.submitPrompt({ prompt: graph, client_id: CLIENT_ID, prompt_id: promptId, extra_data: { preview_method: 'auto' } });
     expect(submitted.prompt_id).toBe(promptId);
     expect(submitted.node_errors).toEqual({});
     await run.done;
