@@ -6,30 +6,19 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Logger } from '../logging.js';
-import { annotatedPath, isInside, type EngineDirs } from '../engine/engine-paths.js';
-import { PromptExecutor } from './executor.service.js';
+import { annotatedPath, isInside } from '../engine/engine-paths.js';
+import { PromptExecutor, type ExecutorDeps } from './executor.service.js';
 import { HistoryStore } from './history.store.js';
-import type { StandinMedia } from './media.store.js';
-import type { NodeCatalog } from './object-info.store.js';
 import { validatePrompt } from './prompt.validator.js';
 import { pyStr } from './py-format.util.js';
 import { PromptQueue } from './queue.store.js';
 import type { ExtraData, QueueItem } from './standin.types.js';
-import type { WsHub } from './ws.hub.js';
-
 
 /** A lowercase, hyphenated UUID: what the engine accepts as a client-supplied prompt id. */
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-export interface StandinServiceDeps {
-  catalog: NodeCatalog;
-  hub: WsHub;
-  media: StandinMedia;
-  dirs: EngineDirs;
-  stepMs: number;
-  logger: Logger;
-  previewMethod?: string;
-}
+
+/** What the executor needs, less the shutdown signal the service owns. */
+export type StandinServiceDeps = Omit<ExecutorDeps, 'signal'>;
 
 /** Keys the engine keeps out of /queue and /history (credentials of its paid API nodes). */
 const SENSITIVE_EXTRA_KEYS = ['auth_token_comfy_org', 'api_key_comfy_org'];
