@@ -1,19 +1,21 @@
-// Builds llama.cpp's `llama-server` from the source node-llama-cpp ships (a git bundle), for the
-// test against a real LLM server and the chat bench. The build (~3.5 min on 2 cores) is cached
-// outside the clone, keyed by the llama.cpp release, so CI on the same machine builds once:
-// `$LLAMA_SERVER_CACHE` or `~/.cache/studio/llama-server-<release>`. Prints the binary's path.
-// Exit 0 with the path; exit 3 with the reason on stderr when build tools are missing.
+// Builds llama.cpp's `llama-server` from the source the `node-llama-cpp` npm package ships (a git
+// bundle inside its tarball, fetched with `npm pack`: the package is not a dependency, its 700 MB of
+// prebuilt binaries are not needed), for the test against a real LLM server and the chat bench.
+// The build (~3.5 min on 2 cores) is cached outside the clone, keyed by the package version, so CI
+// on the same machine builds once: `$LLAMA_SERVER_CACHE` or `~/.cache/studio/llama-server-<version>`.
+// Prints the binary's path. Exit 0 with the path; exit 3 with the reason on stderr when build tools
+// or the package are missing; with `--cached`, exit 4 when nothing is built yet.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const llamaDir = path.join(root, 'node_modules', 'node-llama-cpp', 'llama');
-const info = JSON.parse(fs.readFileSync(path.join(llamaDir, 'llama.cpp.info.json'), 'utf8'));
-const release = String(info.tag ?? info.release ?? 'unknown').replace(/[^\w.-]/g, '_');
-const cacheDir = process.env.LLAMA_SERVER_CACHE ?? path.join(os.homedir(), '.cache', 'studio', `llama-server-${release}`);
+/** The node-llama-cpp release whose llama.cpp source is built, and that source's release tag. */
+const PACKAGE = 'node-llama-cpp@3.22.1';
+const LLAMA_RELEASE = 'v0.5.0';
+// The build's shared libraries are found through absolute RPATHs: the folder must not move.
+const cacheDir = process.env.LLAMA_SERVER_CACHE ?? path.join(os.homedir(), '.cache', 'studio', `llama-server-${LLAMA_RELEASE}`);
 const binary = path.join(cacheDir, 'build', 'bin', 'llama-server');
 
 if (fs.existsSync(binary) && fs.existsSync(path.join(cacheDir, 'gguf-py'))) {
@@ -31,16 +33,20 @@ for (const tool of ['git', 'cmake', 'c++']) {
     process.exit(3);
   }
 }
-const bundle = path.join(llamaDir, 'gitRelease.bundle');
-if (!fs.existsSync(bundle)) {
-  console.error(`cannot build llama-server: ${bundle} is missing (node-llama-cpp not installed?)`);
-  process.exit(3);
-}
 const src = path.join(cacheDir, 'src');
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
 fs.rmSync(cacheDir, { recursive: true, force: true });
 fs.mkdirSync(cacheDir, { recursive: true });
-run('git', ['clone', '-q', bundle, src], cacheDir);
+const packed = spawnSync('npm', ['pack', PACKAGE, '--pack-destination', cacheDir, '--silent'], { cwd: cacheDir, encoding: 'utf8' });
+const tarball = path.join(cacheDir, String(packed.stdout).trim().split('\n').pop() ?? '');
+if (packed.status !== 0 || !fs.existsSync(tarball)) {
+  console.error(`cannot build llama-server: npm pack ${PACKAGE} failed: ${String(packed.stderr).trim().slice(-300)}`);
+  process.exit(3);
+}
+run('tar', ['-xzf', tarball, '-C', cacheDir, 'package/llama/gitRelease.bundle'], cacheDir);
+run('git', ['-c', 'advice.detachedHead=false', 'clone', '-q', path.join(cacheDir, 'package', 'llama', 'gitRelease.bundle'), src], cacheDir);
+fs.rmSync(path.join(cacheDir, 'package'), { recursive: true, force: true });
+fs.rmSync(tarball, { force: true });
 const ninja = spawnSync('ninja', ['--version'], { stdio: 'ignore' }).status === 0;
 run('cmake', [
   ...(ninja ? ['-G', 'Ninja'] : []), '-S', src, '-B', path.join(cacheDir, 'build'),
