@@ -9,7 +9,6 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /** The node-llama-cpp release whose llama.cpp source is built, and that source's release tag. */
 const PACKAGE = 'node-llama-cpp@3.22.1';
