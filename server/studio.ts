@@ -48,6 +48,7 @@ import { LlmConfigStore } from './llm/llm-config.store.js';
 import { llmRoutes } from './llm/llm.routes.js';
 import { LlmService } from './llm/llm.service.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
+import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
 import { healthRoutes } from './system/health.routes.js';
 import { seedWorkflows } from './workflows/workflow-seed.store.js';
@@ -86,6 +87,8 @@ export class Studio {
   /** Catalogs, the download queue, metadata and the download settings. */
   readonly catalog: CatalogModule;
   readonly assets: AssetsModule;
+  /** Presets, their placeholder questions and runs. */
+  readonly presets: PresetsModule;
   /** The local LLM server and its chat proxy. */
   readonly llm: LlmService;
   private readonly signer: SessionSigner;
@@ -187,6 +190,7 @@ export class Studio {
       gpuPolicy: config.llm.gpuPolicy,
     });
     this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
+    this.presets = createPresetsModule({ config, db: this.db, jobs: this.jobs, runner: this.runner, workflows: this.workflows, uploads, logger: this.logger });
 
     const engineStatus = () => this.engine.state.status;
     ({ server: this.server } = createHttpServer({
@@ -207,6 +211,7 @@ export class Studio {
         engineRoutes(this.engineClient, this.sharedFolders),
         ...this.catalog.routers,
         ...this.assets.routers,
+        ...this.presets.routers,
         llmRoutes(this.llm),
         nodesRoutes({
           objectInfo: () => this.workflows.objectInfo(),
@@ -329,6 +334,7 @@ export class Studio {
     for (const [kind, store] of Object.entries(this.catalogs)) {
       await store.load().catch((err: unknown) => this.logger.error(`catalog ${kind} could not be loaded`, err));
     }
+    await this.presets.start().catch((err: unknown) => this.logger.error('the saved_prompts mirror could not be rebuilt from the presets folder', err));
   }
 
   /** An input uploaded to an engine whose input folder is its own: a copy for Studio's listings. */
