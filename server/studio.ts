@@ -49,7 +49,11 @@ import { llmRoutes } from './llm/llm.routes.js';
 import { LlmService } from './llm/llm.service.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
+import { absentBot } from './system/bot-control.js';
 import { healthRoutes } from './system/health.routes.js';
+import { createSystemModule, type SystemModule } from './system/system.module.js';
+import { groupNodePackages } from './workflows/node-packages.js';
+import { diskPresence, presenceSummary } from './catalog/model-status.js';
 import { seedWorkflows } from './workflows/workflow-seed.store.js';
 import { WorkflowService } from './workflows/workflow.service.js';
 import { workflowsRoutes } from './workflows/workflows.routes.js';
@@ -88,6 +92,8 @@ export class Studio {
   readonly assets: AssetsModule;
   /** The local LLM server and its chat proxy. */
   readonly llm: LlmService;
+  /** Status, telemetry, settings and secrets, update, restart. */
+  readonly system: SystemModule;
   private readonly signer: SessionSigner;
   private readonly server: http.Server;
   /** Set while unfinished jobs still need checking against the engine. */
@@ -189,6 +195,21 @@ export class Studio {
     this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
 
     const engineStatus = () => this.engine.state.status;
+    this.system = createSystemModule({
+      config,
+      db: this.db,
+      logger: this.logger,
+      hub: this.hub,
+      startedAt: this.startedAt,
+      engineStatus,
+      nodePackages: async () => (this.engine.state.status === 'running' ? groupNodePackages(await this.workflows.objectInfo()).length : 0),
+      modelsPresence: () => {
+        if (!this.catalogs.models.isLoaded()) return { count: 0, present: 0 };
+        const { total, present } = presenceSummary(this.catalogs.models.get(), 'models', diskPresence({ models: config.paths.models, llmModels: config.paths.llmModels }));
+        return { count: total, present };
+      },
+      bot: absentBot(() => config.tokens.chatbotBotName),
+    });
     ({ server: this.server } = createHttpServer({
       logger: this.logger,
       auth,
@@ -208,6 +229,7 @@ export class Studio {
         ...this.catalog.routers,
         ...this.assets.routers,
         llmRoutes(this.llm),
+        ...this.system.routers,
         nodesRoutes({
           objectInfo: () => this.workflows.objectInfo(),
           installer: this.nodeInstaller(),
@@ -315,6 +337,7 @@ export class Studio {
     }
     await this.catalog.start();
     this.monitor.start();
+    this.system.start();
     if (this.options.startEngine !== false) {
       this.engineSocket.start();
       this.engine.start().catch((err: unknown) => this.logger.error('engine did not start', err));
@@ -428,6 +451,7 @@ export class Studio {
     this.hub.close();
     this.monitor.stop();
     this.assets.stop();
+    this.system.stop();
     await withDeadline(this.llm.close(), 6_000, () => this.logger.warn('LLM server did not stop in time'));
     await withDeadline(this.catalog.stop(), 5_000, () => this.logger.warn('downloads did not stop in time'));
     await withDeadline(this.engineSocket.stop(), 3_000, () => this.logger.warn('engine socket did not close in time'));
