@@ -50,7 +50,11 @@ import { LlmService } from './llm/llm.service.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
+import { absentBot } from './system/bot-control.js';
 import { healthRoutes } from './system/health.routes.js';
+import { createSystemModule, type SystemModule } from './system/system.module.js';
+import { groupNodePackages } from './workflows/node-packages.js';
+import { diskPresence, presenceSummary } from './catalog/model-status.js';
 import { seedWorkflows } from './workflows/workflow-seed.store.js';
 import { WorkflowService } from './workflows/workflow.service.js';
 import { workflowsRoutes } from './workflows/workflows.routes.js';
@@ -91,6 +95,8 @@ export class Studio {
   readonly presets: PresetsModule;
   /** The local LLM server and its chat proxy. */
   readonly llm: LlmService;
+  /** Status, telemetry, settings and secrets, update, restart. */
+  readonly system: SystemModule;
   private readonly signer: SessionSigner;
   private readonly server: http.Server;
   /** Set while unfinished jobs still need checking against the engine. */
@@ -193,6 +199,21 @@ export class Studio {
     this.presets = createPresetsModule({ config, db: this.db, jobs: this.jobs, runner: this.runner, workflows: this.workflows, uploads, logger: this.logger });
 
     const engineStatus = () => this.engine.state.status;
+    this.system = createSystemModule({
+      config,
+      db: this.db,
+      logger: this.logger,
+      hub: this.hub,
+      startedAt: this.startedAt,
+      engineStatus,
+      nodePackages: async () => (this.engine.state.status === 'running' ? groupNodePackages(await this.workflows.objectInfo()).length : 0),
+      modelsPresence: () => {
+        if (!this.catalogs.models.isLoaded()) return { count: 0, present: 0 };
+        const { total, present } = presenceSummary(this.catalogs.models.get(), 'models', diskPresence({ models: config.paths.models, llmModels: config.paths.llmModels }));
+        return { count: total, present };
+      },
+      bot: absentBot(() => config.tokens.chatbotBotName),
+    });
     ({ server: this.server } = createHttpServer({
       logger: this.logger,
       auth,
@@ -213,6 +234,7 @@ export class Studio {
         ...this.assets.routers,
         ...this.presets.routers,
         llmRoutes(this.llm),
+        ...this.system.routers,
         nodesRoutes({
           objectInfo: () => this.workflows.objectInfo(),
           installer: this.nodeInstaller(),
@@ -320,6 +342,7 @@ export class Studio {
     }
     await this.catalog.start();
     this.monitor.start();
+    this.system.start();
     if (this.options.startEngine !== false) {
       this.engineSocket.start();
       this.engine.start().catch((err: unknown) => this.logger.error('engine did not start', err));
@@ -434,6 +457,7 @@ export class Studio {
     this.hub.close();
     this.monitor.stop();
     this.assets.stop();
+    this.system.stop();
     await withDeadline(this.llm.close(), 6_000, () => this.logger.warn('LLM server did not stop in time'));
     await withDeadline(this.catalog.stop(), 5_000, () => this.logger.warn('downloads did not stop in time'));
     await withDeadline(this.engineSocket.stop(), 3_000, () => this.logger.warn('engine socket did not close in time'));
