@@ -47,6 +47,7 @@ import { RunnerService } from './jobs/runner.service.js';
 import { LlmConfigStore } from './llm/llm-config.store.js';
 import { llmRoutes } from './llm/llm.routes.js';
 import { LlmService } from './llm/llm.service.js';
+import { createModelhubModule, type ModelhubModule } from './modelhub/modelhub.module.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
 import { healthRoutes } from './system/health.routes.js';
@@ -86,6 +87,8 @@ export class Studio {
   /** Catalogs, the download queue, metadata and the download settings. */
   readonly catalog: CatalogModule;
   readonly assets: AssetsModule;
+  /** Model hub lookups, catalog add/promote, the gallery and tag names. */
+  readonly modelhub: ModelhubModule;
   /** The local LLM server and its chat proxy. */
   readonly llm: LlmService;
   private readonly signer: SessionSigner;
@@ -187,6 +190,7 @@ export class Studio {
       gpuPolicy: config.llm.gpuPolicy,
     });
     this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
+    this.modelhub = createModelhubModule({ config, logger: this.logger, catalogs: this.catalogs });
 
     const engineStatus = () => this.engine.state.status;
     ({ server: this.server } = createHttpServer({
@@ -207,6 +211,7 @@ export class Studio {
         engineRoutes(this.engineClient, this.sharedFolders),
         ...this.catalog.routers,
         ...this.assets.routers,
+        ...this.modelhub.routers,
         llmRoutes(this.llm),
         nodesRoutes({
           objectInfo: () => this.workflows.objectInfo(),
@@ -314,6 +319,7 @@ export class Studio {
       );
     }
     await this.catalog.start();
+    await this.modelhub.start();
     this.monitor.start();
     if (this.options.startEngine !== false) {
       this.engineSocket.start();
@@ -429,6 +435,7 @@ export class Studio {
     this.monitor.stop();
     this.assets.stop();
     await withDeadline(this.llm.close(), 6_000, () => this.logger.warn('LLM server did not stop in time'));
+    await withDeadline(this.modelhub.stop(), 5_000, () => this.logger.warn('gallery fetches did not stop in time'));
     await withDeadline(this.catalog.stop(), 5_000, () => this.logger.warn('downloads did not stop in time'));
     await withDeadline(this.engineSocket.stop(), 3_000, () => this.logger.warn('engine socket did not close in time'));
     await withDeadline(this.engine.stop(), 15_000, () => this.logger.warn('engine did not stop in time'));
