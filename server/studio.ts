@@ -49,8 +49,13 @@ import { llmRoutes } from './llm/llm.routes.js';
 import { LlmService } from './llm/llm.service.js';
 import { createModelhubModule, type ModelhubModule } from './modelhub/modelhub.module.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
+import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
+import { absentBot } from './system/bot-control.js';
 import { healthRoutes } from './system/health.routes.js';
+import { createSystemModule, type SystemModule } from './system/system.module.js';
+import { groupNodePackages } from './workflows/node-packages.js';
+import { diskPresence, presenceSummary } from './catalog/model-status.js';
 import { seedWorkflows } from './workflows/workflow-seed.store.js';
 import { WorkflowService } from './workflows/workflow.service.js';
 import { workflowsRoutes } from './workflows/workflows.routes.js';
@@ -89,8 +94,12 @@ export class Studio {
   readonly assets: AssetsModule;
   /** Model hub lookups, catalog add/promote, the gallery and tag names. */
   readonly modelhub: ModelhubModule;
+  /** Presets, their placeholder questions and runs. */
+  readonly presets: PresetsModule;
   /** The local LLM server and its chat proxy. */
   readonly llm: LlmService;
+  /** Status, telemetry, settings and secrets, update, restart. */
+  readonly system: SystemModule;
   private readonly signer: SessionSigner;
   private readonly server: http.Server;
   /** Set while unfinished jobs still need checking against the engine. */
@@ -191,8 +200,24 @@ export class Studio {
     });
     this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
     this.modelhub = createModelhubModule({ config, logger: this.logger, catalogs: this.catalogs });
+    this.presets = createPresetsModule({ config, db: this.db, jobs: this.jobs, runner: this.runner, workflows: this.workflows, uploads, logger: this.logger });
 
     const engineStatus = () => this.engine.state.status;
+    this.system = createSystemModule({
+      config,
+      db: this.db,
+      logger: this.logger,
+      hub: this.hub,
+      startedAt: this.startedAt,
+      engineStatus,
+      nodePackages: async () => (this.engine.state.status === 'running' ? groupNodePackages(await this.workflows.objectInfo()).length : 0),
+      modelsPresence: () => {
+        if (!this.catalogs.models.isLoaded()) return { count: 0, present: 0 };
+        const { total, present } = presenceSummary(this.catalogs.models.get(), 'models', diskPresence({ models: config.paths.models, llmModels: config.paths.llmModels }));
+        return { count: total, present };
+      },
+      bot: absentBot(() => config.tokens.chatbotBotName),
+    });
     ({ server: this.server } = createHttpServer({
       logger: this.logger,
       auth,
@@ -212,7 +237,9 @@ export class Studio {
         ...this.catalog.routers,
         ...this.assets.routers,
         ...this.modelhub.routers,
+        ...this.presets.routers,
         llmRoutes(this.llm),
+        ...this.system.routers,
         nodesRoutes({
           objectInfo: () => this.workflows.objectInfo(),
           installer: this.nodeInstaller(),
@@ -321,6 +348,7 @@ export class Studio {
     await this.catalog.start();
     await this.modelhub.start();
     this.monitor.start();
+    this.system.start();
     if (this.options.startEngine !== false) {
       this.engineSocket.start();
       this.engine.start().catch((err: unknown) => this.logger.error('engine did not start', err));
@@ -335,6 +363,7 @@ export class Studio {
     for (const [kind, store] of Object.entries(this.catalogs)) {
       await store.load().catch((err: unknown) => this.logger.error(`catalog ${kind} could not be loaded`, err));
     }
+    await this.presets.start().catch((err: unknown) => this.logger.error('the saved_prompts mirror could not be rebuilt from the presets folder', err));
   }
 
   /** An input uploaded to an engine whose input folder is its own: a copy for Studio's listings. */
@@ -434,6 +463,7 @@ export class Studio {
     this.hub.close();
     this.monitor.stop();
     this.assets.stop();
+    this.system.stop();
     await withDeadline(this.llm.close(), 6_000, () => this.logger.warn('LLM server did not stop in time'));
     await withDeadline(this.modelhub.stop(), 5_000, () => this.logger.warn('gallery fetches did not stop in time'));
     await withDeadline(this.catalog.stop(), 5_000, () => this.logger.warn('downloads did not stop in time'));
