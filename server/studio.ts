@@ -47,7 +47,9 @@ import { RunnerService } from './jobs/runner.service.js';
 import { LlmConfigStore } from './llm/llm-config.store.js';
 import { llmRoutes } from './llm/llm.routes.js';
 import { LlmService } from './llm/llm.service.js';
+import { createModelhubModule, type ModelhubModule } from './modelhub/modelhub.module.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
+import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
 import { absentBot, type BotControl } from './system/bot-control.js';
 import { Secrets } from './system/secrets.store.js';
@@ -92,6 +94,10 @@ export class Studio {
   /** Catalogs, the download queue, metadata and the download settings. */
   readonly catalog: CatalogModule;
   readonly assets: AssetsModule;
+  /** Model hub lookups, catalog add/promote, the gallery and tag names. */
+  readonly modelhub: ModelhubModule;
+  /** Presets, their placeholder questions and runs. */
+  readonly presets: PresetsModule;
   /** The local LLM server and its chat proxy. */
   readonly llm: LlmService;
   /** Status, telemetry, settings and secrets, update, restart. */
@@ -208,6 +214,8 @@ export class Studio {
       gpuPolicy: config.llm.gpuPolicy,
     });
     this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
+    this.modelhub = createModelhubModule({ config, logger: this.logger, catalogs: this.catalogs });
+    this.presets = createPresetsModule({ config, db: this.db, jobs: this.jobs, runner: this.runner, workflows: this.workflows, uploads, logger: this.logger });
 
     const engineStatus = () => this.engine.state.status;
     this.system = createSystemModule({
@@ -249,6 +257,8 @@ export class Studio {
         engineRoutes(this.engineClient, this.sharedFolders),
         ...this.catalog.routers,
         ...this.assets.routers,
+        ...this.modelhub.routers,
+        ...this.presets.routers,
         llmRoutes(this.llm),
         ...this.system.routers,
         nodesRoutes({
@@ -357,6 +367,7 @@ export class Studio {
       );
     }
     await this.catalog.start();
+    await this.modelhub.start();
     this.monitor.start();
     this.system.start();
     if (this.options.startEngine !== false) {
@@ -373,6 +384,7 @@ export class Studio {
     for (const [kind, store] of Object.entries(this.catalogs)) {
       await store.load().catch((err: unknown) => this.logger.error(`catalog ${kind} could not be loaded`, err));
     }
+    await this.presets.start().catch((err: unknown) => this.logger.error('the saved_prompts mirror could not be rebuilt from the presets folder', err));
   }
 
   /** An input uploaded to an engine whose input folder is its own: a copy for Studio's listings. */
@@ -474,6 +486,7 @@ export class Studio {
     this.assets.stop();
     this.system.stop();
     await withDeadline(this.llm.close(), 6_000, () => this.logger.warn('LLM server did not stop in time'));
+    await withDeadline(this.modelhub.stop(), 5_000, () => this.logger.warn('gallery fetches did not stop in time'));
     await withDeadline(this.catalog.stop(), 5_000, () => this.logger.warn('downloads did not stop in time'));
     await withDeadline(this.engineSocket.stop(), 3_000, () => this.logger.warn('engine socket did not close in time'));
     await withDeadline(this.engine.stop(), 15_000, () => this.logger.warn('engine did not stop in time'));
