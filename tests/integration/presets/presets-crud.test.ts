@@ -120,9 +120,21 @@ describe('GET /api/admin/presets and /{id}', () => {
   it('returns the full preset with workflow.params; 404 unknown; 400 bad id', async () => {
     const res = await t.api('/api/admin/presets/fox');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual(readFile('fox'));
+    expect(await res.json()).toEqual({ ...readFile('fox'), needs_image: false });
     expect((await t.api('/api/admin/presets/nope')).status).toBe(404);
     expect((await t.api('/api/admin/presets/bad%20id')).status).toBe(400);
+  });
+
+  it('says whether the preset still needs an input image (its workflow takes one and it has none)', async () => {
+    const needs = async (id: string) => ((await (await t.api(`/api/admin/presets/${id}`)).json()) as { needs_image: unknown }).needs_image;
+    expect(await needs('hub_1')).toBe(true);
+    await post({ id: 'with-image', workflow: { workflow_id: 'image-filter', params: { image: 'in.png' } } });
+    await post({ id: 'with-existing', workflow: { workflow_id: 'image-filter', params: { _existing_input_image: 'in.png' } } });
+    await post({ id: 'gone-workflow', workflow: { workflow_id: 'not-installed', params: {} } });
+    expect(await needs('with-image')).toBe(false);
+    expect(await needs('with-existing')).toBe(false);
+    expect(await needs('gone-workflow')).toBe(false);
+    for (const id of ['with-image', 'with-existing', 'gone-workflow']) await t.api(`/api/admin/presets/${id}`, { method: 'DELETE' });
   });
 
   it('skips a broken file in the list and answers 500 for it alone', async () => {
@@ -223,9 +235,17 @@ describe('export and import', () => {
       expect(res.status, text).toBe(400);
       expect(await detail(res)).toMatch(reason);
     }
-    const res = await t.api('/api/admin/presets/import', { method: 'POST', body: new FormData() });
+    let res = await t.api('/api/admin/presets/import', { method: 'POST', body: new FormData() });
     expect(res.status).toBe(400);
+    const wrongField = new FormData();
+    wrongField.append('preset', new Blob(['{}']), 'p.json');
+    res = await t.api('/api/admin/presets/import', { method: 'POST', body: wrongField });
+    expect(res.status).toBe(400);
+    // A JSON document over the 5 MB limit is refused before it is read.
+    res = await importFile(JSON.stringify({ id: 'huge', workflow: { workflow_id: 'w', params: { text: 'x'.repeat(5 * 1024 * 1024) } } }));
+    expect(res.status).toBe(413);
     expect(fs.existsSync(fileOf('x'))).toBe(false);
+    expect(fs.existsSync(fileOf('huge'))).toBe(false);
   });
 });
 
