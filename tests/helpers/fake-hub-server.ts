@@ -1,9 +1,11 @@
 /**
  * A small real HTTP server answering like the model hub's REST API (`/api/v1/model-versions/:id`,
  * `/api/v1/models/:id`, `/api/v1/images` by `imageId` or by `modelId` with cursor paging, the
- * tRPC batch `tag.getById`, media files under `/media/`) and the repository host's model API
- * (`/api/models/:owner/:name`), with their JSON shapes and error forms. Requests are recorded
- * for header assertions; `rateLimit` answers the next calls with 429 and `Retry-After`.
+ * tRPC batch `tag.getById`, media files under `/media/`, the download URL
+ * `/api/download/models/:versionId` that answers 307 to a storage host) and the repository
+ * host's model API (`/api/models/:owner/:name`), with their JSON shapes and error forms.
+ * Requests are recorded for header assertions; `rateLimit` answers the next calls with 429 and
+ * `Retry-After`.
  */
 import { once } from 'node:events';
 import http, { type IncomingHttpHeaders } from 'node:http';
@@ -30,6 +32,13 @@ export interface FakeHub {
   repos: Map<string, Record<string, unknown>>;
   /** Repositories that answer 401/403 GatedRepo without/with a token. */
   gated: Set<string>;
+  /**
+   * Where `/api/download/models/{versionId}[?fileId=]` redirects (307), asked on every request so
+   * a presigned URL can be fresh each time; null or a missing version: 404 "Model file not found".
+   */
+  downloads: Map<string, (fileId: string | null) => string | null>;
+  /** The download URL wants `Authorization: Bearer <this>`; without it, the hub's 401. */
+  downloadToken: string | null;
   close(): Promise<void>;
 }
 
@@ -46,6 +55,8 @@ export async function startFakeHub(): Promise<FakeHub> {
     tags: new Map(),
     media: new Map(),
     rateLimit: { count: 0, retryAfter: null },
+    downloads: new Map(),
+    downloadToken: null,
   };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
@@ -64,6 +75,7 @@ export async function startFakeHub(): Promise<FakeHub> {
       return json(429, { error: 'Too Many Requests' }, headers);
     }
     if (url.pathname === '/api/v1/images') return images(url, json);
+    if (url.pathname.startsWith('/api/download/models/')) return download(url, req.headers, res, json);
     if (url.pathname.startsWith('/api/trpc/')) return trpc(url, json);
 
     let match = /^\/api\/v1\/model-versions\/(\d+)$/.exec(url.pathname);
@@ -92,6 +104,16 @@ export async function startFakeHub(): Promise<FakeHub> {
   });
 
   type Json = (status: number, body: unknown) => void;
+  function download(url: URL, headers: IncomingHttpHeaders, res: http.ServerResponse, json: Json): void {
+    if (hub.downloadToken !== null && headers.authorization !== `Bearer ${hub.downloadToken}`) {
+      return json(401, { error: 'Unauthorized', message: 'The creator of this asset requires you to be logged in to download it' });
+    }
+    const versionId = url.pathname.slice('/api/download/models/'.length);
+    const location = hub.downloads.get(versionId)?.(url.searchParams.get('fileId')) ?? null;
+    if (location === null) return json(404, { error: 'Model file not found' });
+    res.writeHead(307, { Location: location }).end();
+  }
+
   function images(url: URL, json: Json): void {
     const imageId = url.searchParams.get('imageId');
     const withMeta = url.searchParams.get('withMeta') === 'true';
