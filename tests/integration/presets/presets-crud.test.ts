@@ -155,6 +155,11 @@ describe('the saved_prompts mirror', () => {
       { id: 'hub_1', name: 'A hub image', workflow_id: 'image-filter', text: '', params: '{}' },
     ]);
   });
+
+  it('is what system status counts', async () => {
+    const status = (await (await t.api('/api/admin/system/status')).json()) as { database: { tables: Record<string, number> } };
+    expect(status.database.tables.saved_prompts).toBe(2);
+  });
 });
 
 describe('PUT /api/admin/presets/{id}/rename', () => {
@@ -184,6 +189,17 @@ describe('PUT /api/admin/presets/{id}/rename', () => {
     expect(await detail(res)).toMatch(/hub_1/);
     expect(readFile('red-fox')).toEqual(a);
     expect(readFile('hub_1')).toEqual(b);
+  });
+
+  it('two renames racing for one id: one wins, the other is a 409, nothing is lost', async () => {
+    await post({ ...fox, id: 'race-a', name: 'A' });
+    await post({ ...fox, id: 'race-b', name: 'B' });
+    const [a, b] = await Promise.all([rename('race-a', { id: 'race-z' }), rename('race-b', { id: 'race-z' })]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const loser = a.status === 409 ? 'race-a' : 'race-b';
+    expect(readFile('race-z').name).toBe(a.status === 200 ? 'A' : 'B');
+    expect(readFile(loser).id).toBe(loser);
+    for (const id of ['race-z', loser]) expect((await t.api(`/api/admin/presets/${id}`, { method: 'DELETE' })).status).toBe(200);
   });
 
   it('answers 404 unknown, 400 for a bad new id or field type', async () => {
