@@ -148,6 +148,23 @@ describe('GET /api/admin/presets and /{id}', () => {
   });
 });
 
+describe('createPreset from other code (the model hub)', () => {
+  it('creates like POST does, and rejects bad input with a 400 HttpError', async () => {
+    const service = t.studio.presets.service;
+    const id = await service.freeId('hub image/7');
+    expect(id).toBe('hub-image-7');
+    expect(await service.createPreset({ id, workflow: { workflow_id: 'image-filter', params: {} }, source: { type: 'modelhub', modelhub_image_id: 7 } })).toEqual({
+      id,
+      message: `Preset '${id}' created`,
+    });
+    expect(await service.freeId('hub image/7')).toBe('hub-image-7-2');
+    const list = (await (await t.api('/api/admin/presets')).json()) as Array<Record<string, unknown>>;
+    expect(list.find((p) => p.id === id)).toMatchObject({ source_type: 'modelhub', modelhub_image_id: 7, modelhub_url: 'http://hub.test:9/images/7', detected_type: null });
+    await expect(service.createPreset({ id: 'x' })).rejects.toMatchObject({ status: 400 });
+    expect((await t.api(`/api/admin/presets/${id}`, { method: 'DELETE' })).status).toBe(200);
+  });
+});
+
 describe('the saved_prompts mirror', () => {
   it('has one row per preset with its prompt text', () => {
     expect(mirrorRows()).toEqual([
