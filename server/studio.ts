@@ -51,7 +51,9 @@ import { createModelhubModule, type ModelhubModule } from './modelhub/modelhub.m
 import { NodeInstallService } from './nodes/node-install.service.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
-import { absentBot } from './system/bot-control.js';
+import { absentBot, type BotControl } from './system/bot-control.js';
+import { Secrets } from './system/secrets.store.js';
+import { SettingsStore } from './system/settings.store.js';
 import { healthRoutes } from './system/health.routes.js';
 import { createSystemModule, type SystemModule } from './system/system.module.js';
 import { groupNodePackages } from './workflows/node-packages.js';
@@ -100,6 +102,10 @@ export class Studio {
   readonly llm: LlmService;
   /** Status, telemetry, settings and secrets, update, restart. */
   readonly system: SystemModule;
+  /** The five variables editable at runtime, live (stored values over the environment's). */
+  readonly secrets: Secrets;
+  /** The chat bot as the system capability sees it (status block, restart on token change). */
+  readonly bot: BotControl = absentBot(() => this.secrets.get('CHATBOT_BOT_NAME'));
   private readonly signer: SessionSigner;
   private readonly server: http.Server;
   /** Set while unfinished jobs still need checking against the engine. */
@@ -120,7 +126,15 @@ export class Studio {
     this.events = new EventBus({ file: config.paths.eventsFile, db: this.db, logger: this.logger });
     this.events.load();
 
-    const signer = new SessionSigner(loadSessionSecret(config.paths.sessionSecret), () => config.apiKey, Date.now, new RevokedSessionStore(this.db));
+    this.secrets = new Secrets(new SettingsStore(this.db), {
+      API_KEY: config.apiKey,
+      MODELHUB_API_KEY: config.tokens.modelhubApiKey,
+      HUB_TOKEN: config.tokens.hubToken,
+      CHATBOT_BOT_TOKEN: config.tokens.chatbotBotToken,
+      CHATBOT_BOT_NAME: config.tokens.chatbotBotName,
+    });
+    // Read on every check: a key changed in settings applies at once and ends every session.
+    const signer = new SessionSigner(loadSessionSecret(config.paths.sessionSecret), () => this.secrets.apiKey(), Date.now, new RevokedSessionStore(this.db));
     const auth = new Authenticator(signer, new KeyLimiter(), (address, verdict) =>
       this.events.emit(
         'auth.throttled',
@@ -181,6 +195,7 @@ export class Studio {
       catalogs: this.catalogs,
       uploads,
       beforeLlmDelete: (file) => this.llm.beforeModelDelete(file),
+      tokens: () => ({ modelhubApiKey: this.secrets.get('MODELHUB_API_KEY'), hubToken: this.secrets.get('HUB_TOKEN') }),
     });
     this.llm = new LlmService({
       server: {
@@ -216,7 +231,13 @@ export class Studio {
         const { total, present } = presenceSummary(this.catalogs.models.get(), 'models', diskPresence({ models: config.paths.models, llmModels: config.paths.llmModels }));
         return { count: total, present };
       },
-      bot: absentBot(() => config.tokens.chatbotBotName),
+      bot: this.bot,
+      events: this.events,
+      secrets: this.secrets,
+      checkKey: (address, candidate) => {
+        const result = auth.checkKey(address, candidate);
+        return result.kind === 'key' ? { kind: 'ok' } : result.kind === 'throttled' ? result : { kind: 'bad' };
+      },
     });
     ({ server: this.server } = createHttpServer({
       logger: this.logger,

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { minuteStamp } from '../time.js';
-import { fsyncDir } from './fs-durable.js';
+import { fsyncDir } from '../fs-durable.js';
 import {
   CATALOG_FILE_NAMES,
   LIVE_ENTRY_FIELDS,

@@ -27,6 +27,8 @@ export interface PresetsServiceDeps {
   jobs: JobStore;
   /** The display name of a workflow, when it is installed (default for `workflow_name`). */
   workflowName: (workflowId: string) => Promise<string | undefined>;
+  /** The id of the workflow's image input; null when it has none or is not installed. */
+  imageInput: (workflowId: string) => Promise<string | null>;
   /** `MODELHUB_BASE_URL`, for `modelhub_url` in the list. */
   modelhubBaseUrl: string;
   logger: Logger;
@@ -62,7 +64,7 @@ export class PresetsService {
       .sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.id.localeCompare(b.id));
   }
 
-  /** `GET /api/admin/presets/{id}`: 400 bad id, 404 unknown, 500 unreadable file. */
+  /** The stored preset: 400 bad id, 404 unknown, 500 unreadable file. */
   async get(id: string): Promise<Preset> {
     checkId(id);
     let preset: Preset | null;
@@ -74,6 +76,18 @@ export class PresetsService {
     }
     if (!preset) throw new HttpError(404, `Preset not found: ${id}`);
     return preset;
+  }
+
+  /**
+   * `GET /api/admin/presets/{id}`: the stored preset plus `needs_image` (its workflow takes an
+   * input image and the preset carries none), so a client such as the chat bot knows to ask for one.
+   */
+  async detail(id: string): Promise<Preset & { needs_image: boolean }> {
+    const preset = await this.get(id);
+    const { params } = preset.workflow;
+    const input = await this.deps.imageInput(preset.workflow.workflow_id).catch(() => null);
+    const carried = [input, EXISTING_INPUT_IMAGE_KEY].some((key) => key !== null && typeof params[key] === 'string' && params[key] !== '');
+    return { ...preset, needs_image: input !== null && !carried };
   }
 
   /**
