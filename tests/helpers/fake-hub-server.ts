@@ -22,6 +22,11 @@ export interface FakeHub {
   tags: Map<number, string>;
   /** Files served at `/media/<name>`. */
   media: Map<string, { body: Buffer; type: string }>;
+  /**
+   * Where `/api/download/models/:id` redirects (307, like the hub's signed CDN URLs) when
+   * `downloads` has no entry for the version; null: 404.
+   */
+  downloadTo: string | null;
   /** The next `count` API calls answer 429 with this `Retry-After` (null: none). */
   rateLimit: { count: number; retryAfter: string | null };
   /** Model hub version records by id (as the API returns them). */
@@ -55,6 +60,7 @@ export async function startFakeHub(): Promise<FakeHub> {
     tags: new Map(),
     media: new Map(),
     rateLimit: { count: 0, retryAfter: null },
+    downloadTo: null,
     downloads: new Map(),
     downloadToken: null,
   };
@@ -69,13 +75,13 @@ export async function startFakeHub(): Promise<FakeHub> {
       if (!file) return res.writeHead(404, { 'Content-Type': 'text/plain' }).end('no such file');
       return res.writeHead(200, { 'Content-Type': file.type, 'Content-Length': String(file.body.length) }).end(file.body);
     }
+    if (url.pathname.startsWith('/api/download/models/')) return download(url, req.headers, res, json);
     if (hub.rateLimit.count > 0) {
       hub.rateLimit.count -= 1;
       const headers: Record<string, string> = hub.rateLimit.retryAfter === null ? {} : { 'Retry-After': hub.rateLimit.retryAfter };
       return json(429, { error: 'Too Many Requests' }, headers);
     }
     if (url.pathname === '/api/v1/images') return images(url, json);
-    if (url.pathname.startsWith('/api/download/models/')) return download(url, req.headers, res, json);
     if (url.pathname.startsWith('/api/trpc/')) return trpc(url, json);
 
     let match = /^\/api\/v1\/model-versions\/(\d+)$/.exec(url.pathname);
@@ -109,7 +115,9 @@ export async function startFakeHub(): Promise<FakeHub> {
       return json(401, { error: 'Unauthorized', message: 'The creator of this asset requires you to be logged in to download it' });
     }
     const versionId = url.pathname.slice('/api/download/models/'.length);
-    const location = hub.downloads.get(versionId)?.(url.searchParams.get('fileId')) ?? null;
+    const pinned = hub.downloads.get(versionId);
+    const fallback = hub.downloadTo === null ? null : `${hub.downloadTo}/files/${versionId}.safetensors?X-Amz-Expires=86400`;
+    const location = pinned ? pinned(url.searchParams.get('fileId')) : fallback;
     if (location === null) return json(404, { error: 'Model file not found' });
     res.writeHead(307, { Location: location }).end();
   }
