@@ -6,6 +6,7 @@ import type express from 'express';
 import type { CatalogStore } from '../catalog/catalog.store.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logging.js';
+import { CatalogMoves } from './catalog-moves.service.js';
 import { ImageLookupService } from './image-lookup.service.js';
 import { ModelhubClient } from './modelhub.client.js';
 import { modelhubRoutes } from './modelhub.routes.js';
@@ -32,7 +33,7 @@ export function createModelhubModule(deps: ModelhubModuleDeps): ModelhubModule {
   const client = new ModelhubClient({ baseUrl: config.urls.modelhub, apiKey: deps.apiKey ?? (() => config.tokens.modelhubApiKey) });
   const lookup = new ImageLookupService({ client, catalogs: deps.catalogs });
   return {
-    routers: [modelhubRoutes({ lookup })],
+    routers: [modelhubRoutes({ lookup, moves: new CatalogMoves({ client, catalogs: deps.catalogs }) })],
     client,
     async start() {},
     async stop() {},

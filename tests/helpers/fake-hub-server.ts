@@ -20,6 +20,8 @@ export interface FakeHub {
   tags: Map<number, string>;
   /** Files served at `/media/<name>`. */
   media: Map<string, { body: Buffer; type: string }>;
+  /** Where `/api/download/models/:id` redirects (307, like the hub's signed CDN URLs), or null: 404. */
+  downloadTo: string | null;
   /** The next `count` API calls answer 429 with this `Retry-After` (null: none). */
   rateLimit: { count: number; retryAfter: string | null };
   /** Model hub version records by id (as the API returns them). */
@@ -46,6 +48,7 @@ export async function startFakeHub(): Promise<FakeHub> {
     tags: new Map(),
     media: new Map(),
     rateLimit: { count: 0, retryAfter: null },
+    downloadTo: null,
   };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
@@ -57,6 +60,11 @@ export async function startFakeHub(): Promise<FakeHub> {
       const file = hub.media.get(decodeURIComponent(url.pathname.slice('/media/'.length)));
       if (!file) return res.writeHead(404, { 'Content-Type': 'text/plain' }).end('no such file');
       return res.writeHead(200, { 'Content-Type': file.type, 'Content-Length': String(file.body.length) }).end(file.body);
+    }
+    const download = /^\/api\/download\/models\/(\d+)$/.exec(url.pathname);
+    if (download) {
+      if (!hub.downloadTo) return json(404, { error: 'Model not found' });
+      return res.writeHead(307, { Location: `${hub.downloadTo}/files/${download[1]}.safetensors?X-Amz-Expires=86400` }).end();
     }
     if (hub.rateLimit.count > 0) {
       hub.rateLimit.count -= 1;

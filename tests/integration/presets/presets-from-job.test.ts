@@ -52,6 +52,7 @@ describe('POST /api/admin/presets/from-job/{prompt_id}', () => {
       private: false,
       workflow: { workflow_id: 'image-filter', workflow_name: 'Image noise and blur', params: { image, strength: 0.4, blur_radius: 2, seed: job.seeds.seed } },
       source: { type: 'job', prompt_id: finished },
+      needs_image: false,
     });
     expect(fs.existsSync(path.join(t.dir, 'presets', `${body.id}.json`))).toBe(true);
     const row = t.studio.db.prepare('SELECT workflow_id FROM saved_prompts WHERE id = ?').get(body.id) as { workflow_id: string } | undefined;
