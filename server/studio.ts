@@ -71,6 +71,11 @@ export interface StudioOptions {
   startEngine?: boolean;
   /** WebSocket heartbeat interval. */
   heartbeatMs?: number;
+  /**
+   * Replace this Studio with a fresh one (`POST /api/admin/system/restart`, after an update):
+   * headless re-executes itself, Electron relaunches. Without it, restart answers 409.
+   */
+  relaunch?: () => void | Promise<void>;
 }
 
 /** A running (or stoppable) Studio. */
@@ -237,6 +242,12 @@ export class Studio {
       checkKey: (address, candidate) => {
         const result = auth.checkKey(address, candidate);
         return result.kind === 'key' ? { kind: 'ok' } : result.kind === 'throttled' ? result : { kind: 'bad' };
+      },
+      maintenance: this.maintenance,
+      checkpoint: () => checkpoint(this.db),
+      relaunch: options.relaunch ?? null,
+      reloadData: async () => {
+        await Promise.all(Object.values(this.catalog.catalogs).map((store) => store.load()));
       },
     });
     ({ server: this.server } = createHttpServer({
