@@ -47,9 +47,17 @@ import { RunnerService } from './jobs/runner.service.js';
 import { LlmConfigStore } from './llm/llm-config.store.js';
 import { llmRoutes } from './llm/llm.routes.js';
 import { LlmService } from './llm/llm.service.js';
+import { createModelhubModule, type ModelhubModule } from './modelhub/modelhub.module.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
+import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
+import { absentBot, type BotControl } from './system/bot-control.js';
+import { Secrets } from './system/secrets.store.js';
+import { SettingsStore } from './system/settings.store.js';
 import { healthRoutes } from './system/health.routes.js';
+import { createSystemModule, type SystemModule } from './system/system.module.js';
+import { groupNodePackages } from './workflows/node-packages.js';
+import { diskPresence, presenceSummary } from './catalog/model-status.js';
 import { seedWorkflows } from './workflows/workflow-seed.store.js';
 import { WorkflowService } from './workflows/workflow.service.js';
 import { workflowsRoutes } from './workflows/workflows.routes.js';
@@ -63,6 +71,11 @@ export interface StudioOptions {
   startEngine?: boolean;
   /** WebSocket heartbeat interval. */
   heartbeatMs?: number;
+  /**
+   * Replace this Studio with a fresh one (`POST /api/admin/system/restart`, after an update):
+   * headless re-executes itself, Electron relaunches. Without it, restart answers 409.
+   */
+  relaunch?: () => void | Promise<void>;
 }
 
 /** A running (or stoppable) Studio. */
@@ -86,8 +99,18 @@ export class Studio {
   /** Catalogs, the download queue, metadata and the download settings. */
   readonly catalog: CatalogModule;
   readonly assets: AssetsModule;
+  /** Model hub lookups, catalog add/promote, the gallery and tag names. */
+  readonly modelhub: ModelhubModule;
+  /** Presets, their placeholder questions and runs. */
+  readonly presets: PresetsModule;
   /** The local LLM server and its chat proxy. */
   readonly llm: LlmService;
+  /** Status, telemetry, settings and secrets, update, restart. */
+  readonly system: SystemModule;
+  /** The five variables editable at runtime, live (stored values over the environment's). */
+  readonly secrets: Secrets;
+  /** The chat bot as the system capability sees it (status block, restart on token change). */
+  readonly bot: BotControl = absentBot(() => this.secrets.get('CHATBOT_BOT_NAME'));
   private readonly signer: SessionSigner;
   private readonly server: http.Server;
   /** Set while unfinished jobs still need checking against the engine. */
@@ -108,7 +131,15 @@ export class Studio {
     this.events = new EventBus({ file: config.paths.eventsFile, db: this.db, logger: this.logger });
     this.events.load();
 
-    const signer = new SessionSigner(loadSessionSecret(config.paths.sessionSecret), () => config.apiKey, Date.now, new RevokedSessionStore(this.db));
+    this.secrets = new Secrets(new SettingsStore(this.db), {
+      API_KEY: config.apiKey,
+      MODELHUB_API_KEY: config.tokens.modelhubApiKey,
+      HUB_TOKEN: config.tokens.hubToken,
+      CHATBOT_BOT_TOKEN: config.tokens.chatbotBotToken,
+      CHATBOT_BOT_NAME: config.tokens.chatbotBotName,
+    });
+    // Read on every check: a key changed in settings applies at once and ends every session.
+    const signer = new SessionSigner(loadSessionSecret(config.paths.sessionSecret), () => this.secrets.apiKey(), Date.now, new RevokedSessionStore(this.db));
     const auth = new Authenticator(signer, new KeyLimiter(), (address, verdict) =>
       this.events.emit(
         'auth.throttled',
@@ -169,6 +200,7 @@ export class Studio {
       catalogs: this.catalogs,
       uploads,
       beforeLlmDelete: (file) => this.llm.beforeModelDelete(file),
+      tokens: () => ({ modelhubApiKey: this.secrets.get('MODELHUB_API_KEY'), hubToken: this.secrets.get('HUB_TOKEN') }),
     });
     this.llm = new LlmService({
       server: {
@@ -187,8 +219,37 @@ export class Studio {
       gpuPolicy: config.llm.gpuPolicy,
     });
     this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
+    this.modelhub = createModelhubModule({ config, logger: this.logger, catalogs: this.catalogs });
+    this.presets = createPresetsModule({ config, db: this.db, jobs: this.jobs, runner: this.runner, workflows: this.workflows, uploads, logger: this.logger });
 
     const engineStatus = () => this.engine.state.status;
+    this.system = createSystemModule({
+      config,
+      db: this.db,
+      logger: this.logger,
+      hub: this.hub,
+      startedAt: this.startedAt,
+      engineStatus,
+      nodePackages: async () => (this.engine.state.status === 'running' ? groupNodePackages(await this.workflows.objectInfo()).length : 0),
+      modelsPresence: () => {
+        if (!this.catalogs.models.isLoaded()) return { count: 0, present: 0 };
+        const { total, present } = presenceSummary(this.catalogs.models.get(), 'models', diskPresence({ models: config.paths.models, llmModels: config.paths.llmModels }));
+        return { count: total, present };
+      },
+      bot: this.bot,
+      events: this.events,
+      secrets: this.secrets,
+      checkKey: (address, candidate) => {
+        const result = auth.checkKey(address, candidate);
+        return result.kind === 'key' ? { kind: 'ok' } : result.kind === 'throttled' ? result : { kind: 'bad' };
+      },
+      maintenance: this.maintenance,
+      checkpoint: () => checkpoint(this.db),
+      relaunch: options.relaunch ?? null,
+      reloadData: async () => {
+        await Promise.all(Object.values(this.catalog.catalogs).map((store) => store.load()));
+      },
+    });
     ({ server: this.server } = createHttpServer({
       logger: this.logger,
       auth,
@@ -207,7 +268,10 @@ export class Studio {
         engineRoutes(this.engineClient, this.sharedFolders),
         ...this.catalog.routers,
         ...this.assets.routers,
+        ...this.modelhub.routers,
+        ...this.presets.routers,
         llmRoutes(this.llm),
+        ...this.system.routers,
         nodesRoutes({
           objectInfo: () => this.workflows.objectInfo(),
           installer: this.nodeInstaller(),
@@ -314,7 +378,9 @@ export class Studio {
       );
     }
     await this.catalog.start();
+    await this.modelhub.start();
     this.monitor.start();
+    this.system.start();
     if (this.options.startEngine !== false) {
       this.engineSocket.start();
       this.engine.start().catch((err: unknown) => this.logger.error('engine did not start', err));
@@ -329,6 +395,7 @@ export class Studio {
     for (const [kind, store] of Object.entries(this.catalogs)) {
       await store.load().catch((err: unknown) => this.logger.error(`catalog ${kind} could not be loaded`, err));
     }
+    await this.presets.start().catch((err: unknown) => this.logger.error('the saved_prompts mirror could not be rebuilt from the presets folder', err));
   }
 
   /** An input uploaded to an engine whose input folder is its own: a copy for Studio's listings. */
@@ -428,7 +495,9 @@ export class Studio {
     this.hub.close();
     this.monitor.stop();
     this.assets.stop();
+    this.system.stop();
     await withDeadline(this.llm.close(), 6_000, () => this.logger.warn('LLM server did not stop in time'));
+    await withDeadline(this.modelhub.stop(), 5_000, () => this.logger.warn('gallery fetches did not stop in time'));
     await withDeadline(this.catalog.stop(), 5_000, () => this.logger.warn('downloads did not stop in time'));
     await withDeadline(this.engineSocket.stop(), 3_000, () => this.logger.warn('engine socket did not close in time'));
     await withDeadline(this.engine.stop(), 15_000, () => this.logger.warn('engine did not stop in time'));

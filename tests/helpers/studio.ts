@@ -30,6 +30,8 @@ export interface TestStudioOptions {
   /** Reuse a data directory (restart tests). */
   dir?: string;
   heartbeatMs?: number;
+  /** What `POST /api/admin/system/restart` and an applied update call to replace Studio. */
+  relaunch?: () => void | Promise<void>;
 }
 
 /** Start a Studio; call `stop()` in afterAll/afterEach. */
@@ -46,7 +48,7 @@ export async function startTestStudio(options: TestStudioOptions = {}): Promise<
     ...options.env,
   };
   const config = await loadConfig(env, { probeEngine: async () => false });
-  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs });
+  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs, relaunch: options.relaunch });
   await studio.start();
   const url = studio.url;
   return {
