@@ -10,6 +10,10 @@ import path from 'node:path';
 import { createAssetsModule, type AssetsModule } from './assets/assets.module.js';
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
 import { catalogSchemaFor } from './catalog/catalog.schema.js';
+import { loadGrammy, type ChatbotLibraryLoader } from './chatbot/chatbot-library.js';
+import { chatbotRoutes } from './chatbot/chatbot.routes.js';
+import { ChatbotService, type ChatbotServiceDeps } from './chatbot/chatbot.service.js';
+import { ChatbotStore } from './chatbot/chatbot.store.js';
 import { CatalogStore, seedCatalogs } from './catalog/catalog.store.js';
 import { APP_ROOT, MIN_LAN_KEY_LENGTH, SHIPPED_ROOT, type Config } from './config.js';
 import { ensureDataDir, loadSessionSecret } from './data-dir.js';
@@ -50,6 +54,7 @@ import { LlmService } from './llm/llm.service.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
 import { healthRoutes } from './system/health.routes.js';
+import { SettingsStore } from './system/settings.store.js';
 import { seedWorkflows } from './workflows/workflow-seed.store.js';
 import { WorkflowService } from './workflows/workflow.service.js';
 import { workflowsRoutes } from './workflows/workflows.routes.js';
@@ -63,6 +68,8 @@ export interface StudioOptions {
   startEngine?: boolean;
   /** WebSocket heartbeat interval. */
   heartbeatMs?: number;
+  /** The chat bot: its library loader (tests inject one that fails) and its timings. */
+  chatbot?: Partial<Pick<ChatbotServiceDeps, 'backoff' | 'progress'>> & { loadLibrary?: ChatbotLibraryLoader };
 }
 
 /** A running (or stoppable) Studio. */
@@ -88,6 +95,8 @@ export class Studio {
   readonly assets: AssetsModule;
   /** The local LLM server and its chat proxy. */
   readonly llm: LlmService;
+  /** The chat bot that runs presets from a chat. */
+  readonly chatbot: ChatbotService;
   private readonly signer: SessionSigner;
   private readonly server: http.Server;
   /** Set while unfinished jobs still need checking against the engine. */
@@ -187,6 +196,20 @@ export class Studio {
       gpuPolicy: config.llm.gpuPolicy,
     });
     this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
+    this.chatbot = new ChatbotService({
+      token: () => config.tokens.chatbotBotToken,
+      name: () => config.tokens.chatbotBotName,
+      loadLibrary: options.chatbot?.loadLibrary ?? loadGrammy,
+      apiRoot: config.urls.chatbotApi,
+      studioUrl: () => this.url,
+      apiKey: () => config.apiKey,
+      store: new ChatbotStore(new SettingsStore(this.db), config.chatbot.allowedChats),
+      events: this.events,
+      logger: this.logger,
+      pollTimeoutS: config.chatbot.pollTimeoutS,
+      backoff: options.chatbot?.backoff,
+      progress: options.chatbot?.progress,
+    });
 
     const engineStatus = () => this.engine.state.status;
     ({ server: this.server } = createHttpServer({
@@ -208,6 +231,7 @@ export class Studio {
         ...this.catalog.routers,
         ...this.assets.routers,
         llmRoutes(this.llm),
+        chatbotRoutes(this.chatbot),
         nodesRoutes({
           objectInfo: () => this.workflows.objectInfo(),
           installer: this.nodeInstaller(),
@@ -315,6 +339,8 @@ export class Studio {
     }
     await this.catalog.start();
     this.monitor.start();
+    // After listen: the bot calls Studio's own HTTP API.
+    await this.chatbot.autoStart();
     if (this.options.startEngine !== false) {
       this.engineSocket.start();
       this.engine.start().catch((err: unknown) => this.logger.error('engine did not start', err));
@@ -428,6 +454,7 @@ export class Studio {
     this.hub.close();
     this.monitor.stop();
     this.assets.stop();
+    await withDeadline(this.chatbot.stop(), 5_000, () => this.logger.warn('chat bot did not stop in time'));
     await withDeadline(this.llm.close(), 6_000, () => this.logger.warn('LLM server did not stop in time'));
     await withDeadline(this.catalog.stop(), 5_000, () => this.logger.warn('downloads did not stop in time'));
     await withDeadline(this.engineSocket.stop(), 3_000, () => this.logger.warn('engine socket did not close in time'));
