@@ -52,9 +52,13 @@ import { LlmConfigStore } from './llm/llm-config.store.js';
 import { llmRoutes } from './llm/llm.routes.js';
 import { LlmService } from './llm/llm.service.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
+import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
 import { healthRoutes } from './system/health.routes.js';
 import { SettingsStore } from './system/settings.store.js';
+import { createSystemModule, type SystemModule } from './system/system.module.js';
+import { groupNodePackages } from './workflows/node-packages.js';
+import { diskPresence, presenceSummary } from './catalog/model-status.js';
 import { seedWorkflows } from './workflows/workflow-seed.store.js';
 import { WorkflowService } from './workflows/workflow.service.js';
 import { workflowsRoutes } from './workflows/workflows.routes.js';
@@ -93,10 +97,14 @@ export class Studio {
   /** Catalogs, the download queue, metadata and the download settings. */
   readonly catalog: CatalogModule;
   readonly assets: AssetsModule;
+  /** Presets, their placeholder questions and runs. */
+  readonly presets: PresetsModule;
   /** The local LLM server and its chat proxy. */
   readonly llm: LlmService;
   /** The chat bot that runs presets from a chat. */
   readonly chatbot: ChatbotService;
+  /** Status, telemetry, settings and secrets, update, restart. */
+  readonly system: SystemModule;
   private readonly signer: SessionSigner;
   private readonly server: http.Server;
   /** Set while unfinished jobs still need checking against the engine. */
@@ -210,8 +218,25 @@ export class Studio {
       backoff: options.chatbot?.backoff,
       progress: options.chatbot?.progress,
     });
+    this.presets = createPresetsModule({ config, db: this.db, jobs: this.jobs, runner: this.runner, workflows: this.workflows, uploads, logger: this.logger });
 
     const engineStatus = () => this.engine.state.status;
+    this.system = createSystemModule({
+      config,
+      db: this.db,
+      logger: this.logger,
+      hub: this.hub,
+      startedAt: this.startedAt,
+      engineStatus,
+      nodePackages: async () => (this.engine.state.status === 'running' ? groupNodePackages(await this.workflows.objectInfo()).length : 0),
+      modelsPresence: () => {
+        if (!this.catalogs.models.isLoaded()) return { count: 0, present: 0 };
+        const { total, present } = presenceSummary(this.catalogs.models.get(), 'models', diskPresence({ models: config.paths.models, llmModels: config.paths.llmModels }));
+        return { count: total, present };
+      },
+      // The wire block is `{running, name}` (spec); the bot's own status adds started_at.
+      bot: { status: () => ({ running: this.chatbot.status().running, name: this.chatbot.status().name }), restart: () => this.chatbot.restart() },
+    });
     ({ server: this.server } = createHttpServer({
       logger: this.logger,
       auth,
@@ -230,8 +255,10 @@ export class Studio {
         engineRoutes(this.engineClient, this.sharedFolders),
         ...this.catalog.routers,
         ...this.assets.routers,
+        ...this.presets.routers,
         llmRoutes(this.llm),
         chatbotRoutes(this.chatbot),
+        ...this.system.routers,
         nodesRoutes({
           objectInfo: () => this.workflows.objectInfo(),
           installer: this.nodeInstaller(),
@@ -341,6 +368,7 @@ export class Studio {
     this.monitor.start();
     // After listen: the bot calls Studio's own HTTP API.
     await this.chatbot.autoStart();
+    this.system.start();
     if (this.options.startEngine !== false) {
       this.engineSocket.start();
       this.engine.start().catch((err: unknown) => this.logger.error('engine did not start', err));
@@ -355,6 +383,7 @@ export class Studio {
     for (const [kind, store] of Object.entries(this.catalogs)) {
       await store.load().catch((err: unknown) => this.logger.error(`catalog ${kind} could not be loaded`, err));
     }
+    await this.presets.start().catch((err: unknown) => this.logger.error('the saved_prompts mirror could not be rebuilt from the presets folder', err));
   }
 
   /** An input uploaded to an engine whose input folder is its own: a copy for Studio's listings. */
@@ -455,6 +484,7 @@ export class Studio {
     this.monitor.stop();
     this.assets.stop();
     await withDeadline(this.chatbot.stop(), 5_000, () => this.logger.warn('chat bot did not stop in time'));
+    this.system.stop();
     await withDeadline(this.llm.close(), 6_000, () => this.logger.warn('LLM server did not stop in time'));
     await withDeadline(this.catalog.stop(), 5_000, () => this.logger.warn('downloads did not stop in time'));
     await withDeadline(this.engineSocket.stop(), 3_000, () => this.logger.warn('engine socket did not close in time'));

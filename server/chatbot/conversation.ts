@@ -116,7 +116,9 @@ export class Conversation {
     if (!entry) return;
     try {
       const [detail, questions] = await Promise.all([this.deps.studio.preset(entry.id), this.deps.studio.placeholders(entry.id)]);
-      const needsImage = detail.needs_image === true || /^i2/.test(detail.detected_type ?? entry.detected_type ?? '');
+      const detected = detail.detected_type ?? detail.source?.detected_type ?? entry.detected_type ?? '';
+      // i2i / i2v presets (from model hub images) start from a picture; others are found out by the run's 400.
+      const needsImage = detail.needs_image === true || /^i2/.test(detected);
       session.chosen = { id: entry.id, name: detail.name ?? entry.name, questions, needsImage };
     } catch (err) {
       await this.deps.platform.sendMessage(chatId, `I could not open "${entry.name}": ${explain(err)}.`);
@@ -153,7 +155,7 @@ export class Conversation {
       promptId = await this.deps.studio.run(chosen.id, session.answers, image);
     } catch (err) {
       // The preset list does not say whether a workflow takes an image; the runner's 400 does.
-      if (!image && err instanceof StudioApiError && err.status === 400 && /image/i.test(err.detail)) {
+      if (!image && err instanceof StudioApiError && err.status === 400 && /missing parameter "[^"]*image[^"]*"/i.test(err.detail)) {
         chosen.needsImage = true;
         return this.askPhoto(chatId, session);
       }

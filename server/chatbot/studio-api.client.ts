@@ -23,6 +23,7 @@ const presetDetail = z.object({
   /** Not in the spec's preset fields; read when a presets service adds it. */
   needs_image: z.boolean().nullish(),
   detected_type: z.string().nullish(),
+  source: z.object({ detected_type: z.string().nullish() }).nullish(),
 });
 export type PresetDetail = z.infer<typeof presetDetail>;
 

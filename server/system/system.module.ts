@@ -1,0 +1,79 @@
+/**
+ * Wiring of the system capability (status, telemetry, settings and secrets, update, restart)
+ * behind one factory, so the composition root constructs it, mounts its routers and starts and
+ * stops it.
+ */
+import type express from 'express';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { WsHub } from '../http/ws-hub.js';
+import type { Logger } from '../logging.js';
+import type { BotControl } from './bot-control.js';
+import type { LocalVersionPaths } from './local-versions.js';
+import { StatusService } from './status.service.js';
+import { systemRoutes } from './system.routes.js';
+import { TelemetryService } from './telemetry.service.js';
+
+export interface SystemModuleDeps {
+  config: Readonly<Config>;
+  db: Db;
+  logger: Logger;
+  hub: WsHub;
+  startedAt: number;
+  engineStatus: () => string;
+  nodePackages: () => Promise<number>;
+  modelsPresence: () => { count: number; present: number };
+  bot: BotControl;
+}
+
+export interface SystemModule {
+  routers: express.Router[];
+  telemetry: TelemetryService;
+  status: StatusService;
+  start(): void;
+  stop(): void;
+}
+
+/** Where the installed versions are read from. */
+export function versionPaths(config: Readonly<Config>): LocalVersionPaths {
+  return {
+    versionFile: path.join(config.system.appDir, 'resources', 'version.json'),
+    catalogsDir: config.paths.catalogs,
+    workflowsDir: config.paths.workflows,
+  };
+}
+
+/** Build the system capability. */
+export function createSystemModule(deps: SystemModuleDeps): SystemModule {
+  const { config } = deps;
+  const telemetry = new TelemetryService({
+    cgroupRoot: config.system.cgroupRoot,
+    nvidiaSmi: config.system.nvidiaSmi,
+    env: config.childEnv,
+    dataDir: config.paths.root,
+    sampleMs: config.system.telemetrySampleMs,
+    logger: deps.logger,
+    onSample: (sample) => deps.hub.broadcast('telemetry.sample', sample),
+  });
+  const status = new StatusService({
+    appVersion: config.version,
+    repoUrl: config.urls.repo,
+    versionPaths: versionPaths(config),
+    db: deps.db,
+    dbFile: config.paths.dbFile,
+    devMode: config.devMode,
+    engineStatus: deps.engineStatus,
+    nodePackages: deps.nodePackages,
+    modelsPresence: deps.modelsPresence,
+    disk: () => telemetry.diskReading(),
+    bot: deps.bot,
+  });
+  return {
+    routers: [systemRoutes({ status, telemetry, startedAt: deps.startedAt })],
+    telemetry,
+    status,
+    start: () => telemetry.start(),
+    stop: () => telemetry.stop(),
+  };
+}
