@@ -173,12 +173,17 @@ export class Conversation {
     if (!fileId) return null;
     try {
       const bytes = await this.deps.platform.downloadFile(fileId);
-      return { bytes, filename: message.document?.file_name ?? 'photo.jpg' };
+      return { bytes, filename: message.document?.file_name ?? photoName(bytes) };
     } catch (err) {
       await this.deps.platform.sendMessage(message.chat.id, `I could not fetch that photo: ${explain(err)}. Please send another one.`);
       return undefined;
     }
   }
+}
+
+/** Chat photos are JPEG; a PNG sent as a photo by another client keeps a matching name. */
+function photoName(bytes: Uint8Array): string {
+  return bytes[0] === 0x89 && bytes[1] === 0x50 ? 'photo.png' : 'photo.jpg';
 }
 
 function largestPhoto(message: Message): string | undefined {
