@@ -51,9 +51,12 @@ import { RunnerService } from './jobs/runner.service.js';
 import { LlmConfigStore } from './llm/llm-config.store.js';
 import { llmRoutes } from './llm/llm.routes.js';
 import { LlmService } from './llm/llm.service.js';
+import { createModelhubModule, type ModelhubModule } from './modelhub/modelhub.module.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
+import { type BotControl } from './system/bot-control.js';
+import { Secrets } from './system/secrets.store.js';
 import { healthRoutes } from './system/health.routes.js';
 import { SettingsStore } from './system/settings.store.js';
 import { createSystemModule, type SystemModule } from './system/system.module.js';
@@ -97,6 +100,8 @@ export class Studio {
   /** Catalogs, the download queue, metadata and the download settings. */
   readonly catalog: CatalogModule;
   readonly assets: AssetsModule;
+  /** Model hub lookups, catalog add/promote, the gallery and tag names. */
+  readonly modelhub: ModelhubModule;
   /** Presets, their placeholder questions and runs. */
   readonly presets: PresetsModule;
   /** The local LLM server and its chat proxy. */
@@ -105,6 +110,10 @@ export class Studio {
   readonly chatbot: ChatbotService;
   /** Status, telemetry, settings and secrets, update, restart. */
   readonly system: SystemModule;
+  /** The five variables editable at runtime, live (stored values over the environment's). */
+  readonly secrets: Secrets;
+  /** The chat bot as the system capability sees it (status block, restart on token change). */
+  readonly bot: BotControl;
   private readonly signer: SessionSigner;
   private readonly server: http.Server;
   /** Set while unfinished jobs still need checking against the engine. */
@@ -125,7 +134,15 @@ export class Studio {
     this.events = new EventBus({ file: config.paths.eventsFile, db: this.db, logger: this.logger });
     this.events.load();
 
-    const signer = new SessionSigner(loadSessionSecret(config.paths.sessionSecret), () => config.apiKey, Date.now, new RevokedSessionStore(this.db));
+    this.secrets = new Secrets(new SettingsStore(this.db), {
+      API_KEY: config.apiKey,
+      MODELHUB_API_KEY: config.tokens.modelhubApiKey,
+      HUB_TOKEN: config.tokens.hubToken,
+      CHATBOT_BOT_TOKEN: config.tokens.chatbotBotToken,
+      CHATBOT_BOT_NAME: config.tokens.chatbotBotName,
+    });
+    // Read on every check: a key changed in settings applies at once and ends every session.
+    const signer = new SessionSigner(loadSessionSecret(config.paths.sessionSecret), () => this.secrets.apiKey(), Date.now, new RevokedSessionStore(this.db));
     const auth = new Authenticator(signer, new KeyLimiter(), (address, verdict) =>
       this.events.emit(
         'auth.throttled',
@@ -186,6 +203,7 @@ export class Studio {
       catalogs: this.catalogs,
       uploads,
       beforeLlmDelete: (file) => this.llm.beforeModelDelete(file),
+      tokens: () => ({ modelhubApiKey: this.secrets.get('MODELHUB_API_KEY'), hubToken: this.secrets.get('HUB_TOKEN') }),
     });
     this.llm = new LlmService({
       server: {
@@ -205,12 +223,12 @@ export class Studio {
     });
     this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
     this.chatbot = new ChatbotService({
-      token: () => config.tokens.chatbotBotToken,
-      name: () => config.tokens.chatbotBotName,
+      token: () => this.secrets.get('CHATBOT_BOT_TOKEN'),
+      name: () => this.secrets.get('CHATBOT_BOT_NAME'),
       loadLibrary: options.chatbot?.loadLibrary ?? loadGrammy,
       apiRoot: config.urls.chatbotApi,
       studioUrl: () => this.url,
-      apiKey: () => config.apiKey,
+      apiKey: () => this.secrets.apiKey(),
       store: new ChatbotStore(new SettingsStore(this.db), config.chatbot.allowedChats),
       events: this.events,
       logger: this.logger,
@@ -218,6 +236,9 @@ export class Studio {
       backoff: options.chatbot?.backoff,
       progress: options.chatbot?.progress,
     });
+    // The wire block is `{running, name}` (spec); the bot's own status adds started_at.
+    this.bot = { status: () => ({ running: this.chatbot.status().running, name: this.chatbot.status().name }), restart: () => this.chatbot.restart() };
+    this.modelhub = createModelhubModule({ config, logger: this.logger, catalogs: this.catalogs });
     this.presets = createPresetsModule({ config, db: this.db, jobs: this.jobs, runner: this.runner, workflows: this.workflows, uploads, logger: this.logger });
 
     const engineStatus = () => this.engine.state.status;
@@ -234,8 +255,13 @@ export class Studio {
         const { total, present } = presenceSummary(this.catalogs.models.get(), 'models', diskPresence({ models: config.paths.models, llmModels: config.paths.llmModels }));
         return { count: total, present };
       },
-      // The wire block is `{running, name}` (spec); the bot's own status adds started_at.
-      bot: { status: () => ({ running: this.chatbot.status().running, name: this.chatbot.status().name }), restart: () => this.chatbot.restart() },
+      bot: this.bot,
+      events: this.events,
+      secrets: this.secrets,
+      checkKey: (address, candidate) => {
+        const result = auth.checkKey(address, candidate);
+        return result.kind === 'key' ? { kind: 'ok' } : result.kind === 'throttled' ? result : { kind: 'bad' };
+      },
     });
     ({ server: this.server } = createHttpServer({
       logger: this.logger,
@@ -255,6 +281,7 @@ export class Studio {
         engineRoutes(this.engineClient, this.sharedFolders),
         ...this.catalog.routers,
         ...this.assets.routers,
+        ...this.modelhub.routers,
         ...this.presets.routers,
         llmRoutes(this.llm),
         chatbotRoutes(this.chatbot),
@@ -365,6 +392,7 @@ export class Studio {
       );
     }
     await this.catalog.start();
+    await this.modelhub.start();
     this.monitor.start();
     // After listen: the bot calls Studio's own HTTP API.
     await this.chatbot.autoStart();
@@ -486,6 +514,7 @@ export class Studio {
     await withDeadline(this.chatbot.stop(), 5_000, () => this.logger.warn('chat bot did not stop in time'));
     this.system.stop();
     await withDeadline(this.llm.close(), 6_000, () => this.logger.warn('LLM server did not stop in time'));
+    await withDeadline(this.modelhub.stop(), 5_000, () => this.logger.warn('gallery fetches did not stop in time'));
     await withDeadline(this.catalog.stop(), 5_000, () => this.logger.warn('downloads did not stop in time'));
     await withDeadline(this.engineSocket.stop(), 3_000, () => this.logger.warn('engine socket did not close in time'));
     await withDeadline(this.engine.stop(), 15_000, () => this.logger.warn('engine did not stop in time'));

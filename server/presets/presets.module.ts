@@ -44,6 +44,7 @@ export function createPresetsModule(deps: PresetsModuleDeps): PresetsModule {
       const manifest = await deps.workflows.get(id);
       return typeof manifest.name === 'string' ? manifest.name : undefined;
     },
+    imageInput: async (id) => (await deps.workflows.definition(id)).manifest.inputs.find((input) => input.type === 'image')?.id ?? null,
     modelhubBaseUrl: deps.config.urls.modelhub,
     logger: deps.logger,
   });

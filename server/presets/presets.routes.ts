@@ -34,7 +34,7 @@ export function presetsRoutes(presets: PresetsService, runs: PresetRunService, u
   });
 
   router.get(`${BASE}/:id`, async (req, res) => {
-    res.json(await presets.get(String(req.params.id)));
+    res.json(await presets.detail(String(req.params.id)));
   });
 
   router.put(`${BASE}/:id/rename`, async (req, res) => {

@@ -27,6 +27,8 @@ export interface PresetsServiceDeps {
   jobs: JobStore;
   /** The display name of a workflow, when it is installed (default for `workflow_name`). */
   workflowName: (workflowId: string) => Promise<string | undefined>;
+  /** The id of the workflow's image input; null when it has none or is not installed. */
+  imageInput: (workflowId: string) => Promise<string | null>;
   /** `MODELHUB_BASE_URL`, for `modelhub_url` in the list. */
   modelhubBaseUrl: string;
   logger: Logger;
@@ -62,7 +64,7 @@ export class PresetsService {
       .sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.id.localeCompare(b.id));
   }
 
-  /** `GET /api/admin/presets/{id}`: 400 bad id, 404 unknown, 500 unreadable file. */
+  /** The stored preset: 400 bad id, 404 unknown, 500 unreadable file. */
   async get(id: string): Promise<Preset> {
     checkId(id);
     let preset: Preset | null;
@@ -77,11 +79,23 @@ export class PresetsService {
   }
 
   /**
+   * `GET /api/admin/presets/{id}`: the stored preset plus `needs_image` (its workflow takes an
+   * input image and the preset carries none), so a client such as the chat bot knows to ask for one.
+   */
+  async detail(id: string): Promise<Preset & { needs_image: boolean }> {
+    const preset = await this.get(id);
+    const { params } = preset.workflow;
+    const input = await this.deps.imageInput(preset.workflow.workflow_id).catch(() => null);
+    const carried = [input, EXISTING_INPUT_IMAGE_KEY].some((key) => key !== null && typeof params[key] === 'string' && params[key] !== '');
+    return { ...preset, needs_image: input !== null && !carried };
+  }
+
+  /**
    * Create a preset, or replace the one with the same id (there is no other way to change
    * parameters). Input is validated here too, so in-process callers (the model hub) get the
    * same 400s as HTTP clients.
    */
-  createPreset(input: PresetInput | Record<string, unknown>): Promise<PresetSaved> {
+  async createPreset(input: PresetInput | Record<string, unknown>): Promise<PresetSaved> {
     const parsed = validate(presetInputSchema, input, 'body');
     return this.serial(async () => {
       const preset = await this.complete(parsed);
@@ -92,7 +106,7 @@ export class PresetsService {
   }
 
   /** `POST /import`: a preset file's text; same rules as create, with the file's own reasons. */
-  importPreset(text: string, fileName: string): Promise<PresetSaved> {
+  async importPreset(text: string, fileName: string): Promise<PresetSaved> {
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -115,7 +129,7 @@ export class PresetsService {
   }
 
   /** `PUT /{id}/rename`: change fields in place; a new id renames the file (409 when taken). */
-  rename(id: string, body: unknown): Promise<{ id: string; name: string }> {
+  async rename(id: string, body: unknown): Promise<{ id: string; name: string }> {
     checkId(id);
     const patch = validate(renameSchema, body ?? {});
     return this.serial(async () => {
@@ -141,7 +155,7 @@ export class PresetsService {
   }
 
   /** `DELETE /{id}`: 404 unknown. */
-  delete(id: string): Promise<{ ok: true }> {
+  async delete(id: string): Promise<{ ok: true }> {
     checkId(id);
     return this.serial(async () => {
       if (!(await this.deps.store.remove(id))) throw new HttpError(404, `Preset not found: ${id}`);
@@ -161,7 +175,7 @@ export class PresetsService {
    * resolved seeds included). Body `{id?, name?}`; without an id one is made from the workflow
    * and the prompt id. 404 unknown job, 400 unfinished job, 409 when the given id is taken.
    */
-  fromJob(promptId: string, body: unknown): Promise<PresetSaved> {
+  async fromJob(promptId: string, body: unknown): Promise<PresetSaved> {
     const opts = validate(fromJobSchema, body ?? {});
     const job = this.deps.jobs.get(promptId);
     if (!job) throw new HttpError(404, `Job not found: ${promptId}`);
@@ -220,8 +234,11 @@ export class PresetsService {
     this.deps.mirror.upsert(preset);
   }
 
-  /** `base`, or `base-2`, `base-3`… whichever is free. */
-  private async freeId(base: string): Promise<string> {
+  /**
+   * A free preset id made from `base`: `base` itself, else `base-2`, `base-3`… (characters not
+   * allowed in an id become `-`). For callers that must not replace an existing preset.
+   */
+  async freeId(base: string): Promise<string> {
     const stem = base.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 100) || 'preset';
     for (let n = 1; ; n++) {
       const id = n === 1 ? stem : `${stem}-${n}`;

@@ -9,7 +9,11 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
+import type { EventBus } from '../events/event-bus.js';
 import type { BotControl } from './bot-control.js';
+import { envSettingsRoutes } from './env-settings.routes.js';
+import { EnvSettingsService, type KeyVerdict } from './env-settings.service.js';
+import type { Secrets } from './secrets.store.js';
 import type { LocalVersionPaths } from './local-versions.js';
 import { StatusService } from './status.service.js';
 import { systemRoutes } from './system.routes.js';
@@ -25,6 +29,10 @@ export interface SystemModuleDeps {
   nodePackages: () => Promise<number>;
   modelsPresence: () => { count: number; present: number };
   bot: BotControl;
+  events: EventBus;
+  secrets: Secrets;
+  /** A second key check through the login limiter (reveal). */
+  checkKey: (address: string, candidate: string) => KeyVerdict;
 }
 
 export interface SystemModule {
@@ -69,8 +77,16 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     disk: () => telemetry.diskReading(),
     bot: deps.bot,
   });
+  const envSettings = new EnvSettingsService({
+    secrets: deps.secrets,
+    reportedEnv: config.reportedEnv,
+    readonlyValues: { STUDIO_DIR: config.paths.root, STUDIO_APP_DIR: config.system.appDir, STUDIO_VERSION: config.version },
+    events: deps.events,
+    bot: deps.bot,
+    checkKey: deps.checkKey,
+  });
   return {
-    routers: [systemRoutes({ status, telemetry, startedAt: deps.startedAt })],
+    routers: [systemRoutes({ status, telemetry, startedAt: deps.startedAt }), envSettingsRoutes(envSettings)],
     telemetry,
     status,
     start: () => telemetry.start(),

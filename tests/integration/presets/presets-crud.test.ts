@@ -120,9 +120,21 @@ describe('GET /api/admin/presets and /{id}', () => {
   it('returns the full preset with workflow.params; 404 unknown; 400 bad id', async () => {
     const res = await t.api('/api/admin/presets/fox');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual(readFile('fox'));
+    expect(await res.json()).toEqual({ ...readFile('fox'), needs_image: false });
     expect((await t.api('/api/admin/presets/nope')).status).toBe(404);
     expect((await t.api('/api/admin/presets/bad%20id')).status).toBe(400);
+  });
+
+  it('says whether the preset still needs an input image (its workflow takes one and it has none)', async () => {
+    const needs = async (id: string) => ((await (await t.api(`/api/admin/presets/${id}`)).json()) as { needs_image: unknown }).needs_image;
+    expect(await needs('hub_1')).toBe(true);
+    await post({ id: 'with-image', workflow: { workflow_id: 'image-filter', params: { image: 'in.png' } } });
+    await post({ id: 'with-existing', workflow: { workflow_id: 'image-filter', params: { _existing_input_image: 'in.png' } } });
+    await post({ id: 'gone-workflow', workflow: { workflow_id: 'not-installed', params: {} } });
+    expect(await needs('with-image')).toBe(false);
+    expect(await needs('with-existing')).toBe(false);
+    expect(await needs('gone-workflow')).toBe(false);
+    for (const id of ['with-image', 'with-existing', 'gone-workflow']) await t.api(`/api/admin/presets/${id}`, { method: 'DELETE' });
   });
 
   it('skips a broken file in the list and answers 500 for it alone', async () => {
@@ -136,12 +148,34 @@ describe('GET /api/admin/presets and /{id}', () => {
   });
 });
 
+describe('createPreset from other code (the model hub)', () => {
+  it('creates like POST does, and rejects bad input with a 400 HttpError', async () => {
+    const service = t.studio.presets.service;
+    const id = await service.freeId('hub image/7');
+    expect(id).toBe('hub-image-7');
+    expect(await service.createPreset({ id, workflow: { workflow_id: 'image-filter', params: {} }, source: { type: 'modelhub', modelhub_image_id: 7 } })).toEqual({
+      id,
+      message: `Preset '${id}' created`,
+    });
+    expect(await service.freeId('hub image/7')).toBe('hub-image-7-2');
+    const list = (await (await t.api('/api/admin/presets')).json()) as Array<Record<string, unknown>>;
+    expect(list.find((p) => p.id === id)).toMatchObject({ source_type: 'modelhub', modelhub_image_id: 7, modelhub_url: 'http://hub.test:9/images/7', detected_type: null });
+    await expect(service.createPreset({ id: 'x' })).rejects.toMatchObject({ status: 400 });
+    expect((await t.api(`/api/admin/presets/${id}`, { method: 'DELETE' })).status).toBe(200);
+  });
+});
+
 describe('the saved_prompts mirror', () => {
   it('has one row per preset with its prompt text', () => {
     expect(mirrorRows()).toEqual([
       { id: 'fox', name: 'Fox v2', workflow_id: 'txt2img-sdxl', text: 'a [[Animal:fox|cat]]', params: JSON.stringify(fox.workflow.params) },
       { id: 'hub_1', name: 'A hub image', workflow_id: 'image-filter', text: '', params: '{}' },
     ]);
+  });
+
+  it('is what system status counts', async () => {
+    const status = (await (await t.api('/api/admin/system/status')).json()) as { database: { tables: Record<string, number> } };
+    expect(status.database.tables.saved_prompts).toBe(2);
   });
 });
 
@@ -172,6 +206,17 @@ describe('PUT /api/admin/presets/{id}/rename', () => {
     expect(await detail(res)).toMatch(/hub_1/);
     expect(readFile('red-fox')).toEqual(a);
     expect(readFile('hub_1')).toEqual(b);
+  });
+
+  it('two renames racing for one id: one wins, the other is a 409, nothing is lost', async () => {
+    await post({ ...fox, id: 'race-a', name: 'A' });
+    await post({ ...fox, id: 'race-b', name: 'B' });
+    const [a, b] = await Promise.all([rename('race-a', { id: 'race-z' }), rename('race-b', { id: 'race-z' })]);
+    expect([a.status, b.status].sort()).toEqual([200, 409]);
+    const loser = a.status === 409 ? 'race-a' : 'race-b';
+    expect(readFile('race-z').name).toBe(a.status === 200 ? 'A' : 'B');
+    expect(readFile(loser).id).toBe(loser);
+    for (const id of ['race-z', loser]) expect((await t.api(`/api/admin/presets/${id}`, { method: 'DELETE' })).status).toBe(200);
   });
 
   it('answers 404 unknown, 400 for a bad new id or field type', async () => {
@@ -223,9 +268,17 @@ describe('export and import', () => {
       expect(res.status, text).toBe(400);
       expect(await detail(res)).toMatch(reason);
     }
-    const res = await t.api('/api/admin/presets/import', { method: 'POST', body: new FormData() });
+    let res = await t.api('/api/admin/presets/import', { method: 'POST', body: new FormData() });
     expect(res.status).toBe(400);
+    const wrongField = new FormData();
+    wrongField.append('preset', new Blob(['{}']), 'p.json');
+    res = await t.api('/api/admin/presets/import', { method: 'POST', body: wrongField });
+    expect(res.status).toBe(400);
+    // A JSON document over the 5 MB limit is refused before it is read.
+    res = await importFile(JSON.stringify({ id: 'huge', workflow: { workflow_id: 'w', params: { text: 'x'.repeat(5 * 1024 * 1024) } } }));
+    expect(res.status).toBe(413);
     expect(fs.existsSync(fileOf('x'))).toBe(false);
+    expect(fs.existsSync(fileOf('huge'))).toBe(false);
   });
 });
 
@@ -244,14 +297,18 @@ describe('DELETE /api/admin/presets/{id}', () => {
 describe('the mirror after a restart', () => {
   it('is rebuilt from the folder: files added or removed by hand are counted', async () => {
     const dir = t.dir;
+    t.studio.db.prepare("UPDATE saved_prompts SET updated_at = '2000-01-01T00:00:00' WHERE id = 'red-fox'").run();
+    const redFoxUpdated = '2000-01-01T00:00:00';
     await t.studio.stop();
     fs.rmSync(path.join(dir, 'presets', 'hub_1.json'));
     fs.writeFileSync(path.join(dir, 'presets', 'by-hand.json'), JSON.stringify({ workflow: { workflow_id: 'image-filter' } }));
     fs.writeFileSync(path.join(dir, 'presets', 'junk.json'), 'nope');
     const again = await startTestStudio({ dir });
     try {
-      const rows = again.studio.db.prepare('SELECT id FROM saved_prompts ORDER BY id').all() as Array<{ id: string }>;
+      const rows = again.studio.db.prepare('SELECT id, updated_at FROM saved_prompts ORDER BY id').all() as Array<{ id: string; updated_at: string }>;
       expect(rows.map((r) => r.id)).toEqual(['by-hand', 'from-name', 'red-fox']);
+      // Rows of presets that did not change keep their time.
+      expect(rows.find((r) => r.id === 'red-fox')?.updated_at).toBe(redFoxUpdated);
     } finally {
       await again.stop();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -4,16 +4,21 @@
  * the `.part` file, so a row left `downloading` by a crash simply starts again and resumes.
  */
 import type { Db } from '../db/database.js';
-import type { CatalogKind } from './catalog.schema.js';
 
 /** The download-stream statuses (spec "Catalog model status"). */
 export type DownloadStatus = 'queued' | 'downloading' | 'done' | 'error';
+
+/**
+ * Which list a file belongs to, so its owner can find it again when it starts. The values are
+ * the catalogs' kinds because migration 2's CHECK constraint fixes them in the table.
+ */
+export type DownloadKind = 'models' | 'loras' | 'llm';
 
 /** One row of `downloads`. */
 export interface DownloadRow {
   id: number;
   filename: string;
-  kind: CatalogKind;
+  kind: DownloadKind;
   status: DownloadStatus;
   bytes: number;
   total: number | null;
@@ -74,7 +79,7 @@ export class DownloadStore {
   }
 
   /** Put `filename` at the back of the queue, replacing a finished or failed row. */
-  enqueue(filename: string, kind: CatalogKind, bytes: number, total: number | null): DownloadRow {
+  enqueue(filename: string, kind: DownloadKind, bytes: number, total: number | null): DownloadRow {
     const now = this.now();
     this.db.transaction(() => {
       this.statements.remove.run(filename);

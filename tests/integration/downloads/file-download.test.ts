@@ -10,7 +10,7 @@ import {
   type DownloadOptions,
   type DownloadProgress,
   type DownloadRequest,
-} from '../../../server/catalog/file-download.js';
+} from '../../../server/downloads/file-download.js';
 import { resolveSourceUrl } from '../../../server/catalog/source-urls.js';
 import { startFakeFileServer, type FakeFileServer } from '../../helpers/fake-file-server.js';
 import { downloadError } from '../../helpers/download-errors.js';

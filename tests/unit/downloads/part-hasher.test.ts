@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PartHasher } from '../../../server/catalog/part-hasher.js';
+import { PartHasher } from '../../../server/downloads/part-hasher.js';
 
 let dir: string;
 let hashers: PartHasher[];

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PartWriter } from '../../../server/catalog/download-part-writer.js';
+import { PartWriter } from '../../../server/downloads/download-part-writer.js';
 
 let dir: string;
 

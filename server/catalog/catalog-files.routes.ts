@@ -1,29 +1,24 @@
 /**
- * Download routes: queue one file or a batch (models and LoRAs share these), the SSE status
- * stream, file deletes, and the LLM catalog's list, download and delete.
+ * The catalogs' file routes: queue one file or a batch (models and LoRAs share these), file
+ * deletes, and the LLM catalog's list, download and delete. The status stream is the download
+ * queue's own route (`downloads/downloads.routes.ts`).
  */
 import express from 'express';
 import { z } from 'zod';
 import { validate } from '../http/errors.js';
 import type { CatalogActions } from './catalog-actions.service.js';
 import type { CatalogQueries } from './catalog-query.service.js';
-import type { StatusStreams } from './status-stream.js';
 
 const batchBody = z.object({ filenames: z.array(z.string().min(1)).max(1000) });
 
-export interface DownloadRouteDeps {
+export interface CatalogFileRouteDeps {
   queries: CatalogQueries;
   actions: CatalogActions;
-  streams: StatusStreams;
 }
 
-/** Download and LLM catalog routes. */
-export function downloadsRoutes({ queries, actions, streams }: DownloadRouteDeps): express.Router {
+/** File (download, delete) and LLM catalog routes. */
+export function catalogFileRoutes({ queries, actions }: CatalogFileRouteDeps): express.Router {
   const router = express.Router();
-
-  router.get('/api/admin/models/status', (_req, res) => {
-    streams.open(res);
-  });
 
   router.post('/api/admin/models/download-batch', (req, res) => {
     const { filenames } = validate(batchBody, req.body ?? {});

@@ -12,15 +12,12 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../logging.js';
 import type { SettingsStore } from '../system/settings.store.js';
-import type { ActivityLog } from './activity-log.js';
-import { findEntry, type CatalogSet } from './catalog-set.js';
-import type { CatalogEntry, CatalogKind } from './catalog.schema.js';
 import { defaultFreeSpace, formatBytes } from './download-io.js';
-import type { DownloadRow, DownloadStatus, DownloadStore } from './download.store.js';
+import { removePart, sidecarPath } from './download-resume.js';
+import type { DownloadKind, DownloadRow, DownloadStatus, DownloadStore } from './download.store.js';
 import { downloadInThread, type ThreadDownloadOptions } from './download-thread.js';
 import { DownloadError, FREE_SPACE_MARGIN_BYTES, type DownloadResult } from './file-download.js';
-import { entryFilePath, type ModelDirs, type QueueState } from './model-status.js';
-import { resolveSourceUrl, type SourceConfig } from './source-urls.js';
+import type { ActivitySink, DownloadJob, DownloadResolver, Downloads, DownloadStatusEntry, DownloadTarget, QueueState } from './downloads.types.js';
 
 /** Downloads running at once when the setting was never changed. */
 export const DEFAULT_MAX_CONCURRENT = 2;
@@ -28,26 +25,11 @@ export const MAX_CONCURRENT_LIMIT = 10;
 const SETTING_KEY = 'max_concurrent';
 const SAVE_PROGRESS_MS = 2000;
 
-/** One entry of the status stream (spec "Download status entry"). */
-export interface DownloadStatusEntry {
-  status: DownloadStatus;
-  bytes_downloaded: number;
-  bytes_total: number;
-  /** Bytes per second, rolling average over a few seconds. */
-  speed: number;
-  /** 0–100, one decimal. */
-  percent: number;
-  error?: string;
-}
-
 export interface DownloadManagerOptions {
   store: DownloadStore;
   settings: SettingsStore;
-  catalogs: CatalogSet;
-  dirs: ModelDirs;
-  /** Base URLs and the current tokens (read per download: tokens are editable at runtime). */
-  sources: () => SourceConfig;
-  activity: ActivityLog;
+  resolve: DownloadResolver;
+  activity: ActivitySink;
   logger: Logger;
   /** A file appeared on disk (the disk usage cache is stale). */
   onFilesChanged?: () => void;
@@ -57,7 +39,7 @@ export interface DownloadManagerOptions {
 
 interface Active {
   filename: string;
-  kind: CatalogKind;
+  kind: DownloadKind;
   controller: AbortController;
   /** Why we aborted it: a user's delete/cancel, or Studio stopping (the row then resumes on boot). */
   reason: 'cancel' | 'shutdown' | null;
@@ -80,7 +62,7 @@ export function partFileFor(finalFile: string): string {
 }
 
 /** The SQLite-backed download queue; see the file comment. */
-export class DownloadManager {
+export class DownloadManager implements Downloads {
   private readonly active = new Map<string, Active>();
   private limit: number;
   private running = false;
@@ -130,16 +112,16 @@ export class DownloadManager {
    * Queue an entry's file. `created` is false when it was already queued or downloading (then
    * nothing changes); a failed or finished row is replaced and goes to the back of the queue.
    */
-  enqueue(kind: CatalogKind, entry: CatalogEntry): { created: boolean; status: DownloadStatus } {
-    const existing = this.opts.store.get(entry.file);
+  enqueue(job: DownloadJob): { created: boolean; status: DownloadStatus } {
+    const existing = this.opts.store.get(job.file);
     if (existing && (existing.status === 'queued' || existing.status === 'downloading')) {
       return { created: false, status: existing.status };
     }
-    const partBytes = Math.max(0, fileSize(partFileFor(entryFilePath(this.opts.dirs, entry, kind))));
-    this.opts.store.enqueue(entry.file, kind, partBytes, estimateBytes(entry));
-    this.opts.activity.info(`Queued ${entry.file}`);
+    const partBytes = Math.max(0, fileSize(partFileFor(job.finalFile)));
+    this.opts.store.enqueue(job.file, job.kind, partBytes, job.estimatedBytes);
+    this.opts.activity.info(`Queued ${job.file}`);
     this.pump();
-    return { created: true, status: this.opts.store.get(entry.file)?.status ?? 'queued' };
+    return { created: true, status: this.opts.store.get(job.file)?.status ?? 'queued' };
   }
 
   /** Stop a queued or running download of `filename` and forget it; true when there was one. */
@@ -160,6 +142,19 @@ export class DownloadManager {
   /** Forget a finished or failed row (the file was deleted). */
   forget(filename: string): void {
     if (!this.active.has(filename)) this.opts.store.remove(filename);
+  }
+
+  /** Remove the partial download of `finalFile` (part + sidecar); true when a part existed. */
+  async discardPart(finalFile: string): Promise<boolean> {
+    const part = partFileFor(finalFile);
+    let existed = false;
+    try {
+      existed = (await fsp.stat(part)).isFile();
+    } catch {}
+    // Never rm a directory that happens to carry the name; the sidecar goes either way.
+    if (existed) await removePart(part);
+    else await fsp.rm(sidecarPath(part), { force: true });
+    return existed;
   }
 
   /** Queue state per file, for the live `status` of catalog entries. */
@@ -215,19 +210,14 @@ export class DownloadManager {
 
   private launch(row: DownloadRow): void {
     const { store, activity } = this.opts;
-    const hit = findEntry(this.opts.catalogs, row.filename, [row.kind]);
-    if (!hit) {
-      this.fail(row.filename, new DownloadError('not_found', `${row.filename} is no longer in the ${row.kind} catalog`));
-      return;
-    }
-    let source;
+    let target: DownloadTarget;
     try {
-      source = resolveSourceUrl(hit.entry, this.opts.sources());
+      target = this.opts.resolve(row.filename, row.kind);
     } catch (err) {
-      this.fail(row.filename, new DownloadError('not_found', `The catalog entry does not say where to download it from: ${(err as Error).message}`));
+      this.fail(row.filename, new DownloadError('not_found', (err as Error).message));
       return;
     }
-    const finalFile = entryFilePath(this.opts.dirs, hit.entry, row.kind);
+    const finalFile = target.finalFile;
     const partFile = partFileFor(finalFile);
     const partBytes = Math.max(0, fileSize(partFile));
     store.markDownloading(row.filename, partBytes);
@@ -246,23 +236,23 @@ export class DownloadManager {
     };
     this.active.set(row.filename, active);
     const run = async (): Promise<DownloadResult> => {
-      await this.checkFreeSpace(partFile, estimateBytes(hit.entry), partBytes);
+      await this.checkFreeSpace(partFile, target.estimatedBytes, partBytes);
       return downloadInThread(
         {
-          url: source.url,
-          headers: source.headers,
+          url: target.url,
+          headers: target.headers,
           partFile,
           finalFile,
-          expectedSha256: hit.entry.sha256 ?? null,
-          source: source.source,
-          tokenName: source.tokenName,
+          expectedSha256: target.expectedSha256,
+          source: target.source,
+          tokenName: target.tokenName,
         },
         { ...this.opts.downloadOptions, signal: active.controller.signal, onProgress: (p) => this.onProgress(active, p) },
       );
     };
     active.done = run()
       .then(
-        (result) => this.succeeded(active, result, hit.entry),
+        (result) => this.succeeded(active, result, target.expectedSha256 !== null),
         (err: unknown) => this.failed(active, err),
       )
       .finally(() => {
@@ -282,9 +272,9 @@ export class DownloadManager {
     }
   }
 
-  private succeeded(active: Active, result: DownloadResult, entry: CatalogEntry): void {
+  private succeeded(active: Active, result: DownloadResult, verified: boolean): void {
     this.opts.store.markDone(active.filename, result.bytes, result.sha256);
-    this.opts.activity.ok(`Downloaded ${active.filename} (${formatBytes(result.bytes)}${entry.sha256 ? ', SHA-256 verified' : ''})`);
+    this.opts.activity.ok(`Downloaded ${active.filename} (${formatBytes(result.bytes)}${verified ? ', SHA-256 verified' : ''})`);
     this.opts.logger.info(`downloaded ${active.filename} (${result.bytes} bytes, sha256 ${result.sha256})`);
     this.opts.onFilesChanged?.();
   }
@@ -324,11 +314,6 @@ export class DownloadManager {
       );
     }
   }
-}
-
-/** The catalog's size in bytes (`size_gb` is decimal GB), or null when unknown. */
-function estimateBytes(entry: CatalogEntry): number | null {
-  return entry.size_gb > 0 ? Math.round(entry.size_gb * 1e9) : null;
 }
 
 function fileSize(file: string): number {

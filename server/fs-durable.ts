@@ -1,7 +1,7 @@
 /**
- * Small durability helpers shared by the catalog store and the downloader: data is fsynced
- * before a rename makes it visible, and the directory after, so a power cut never leaves a
- * half-written file under a real name.
+ * Small durability helpers shared by the catalog store and the downloader (so neither imports
+ * the other): data is fsynced before a rename makes it visible, and the directory after, so a
+ * power cut never leaves a half-written file under a real name.
  */
 import fsp from 'node:fs/promises';
 

@@ -31,7 +31,7 @@ import {
   type PartMeta,
 } from './download-resume.js';
 import { SpeedMeter } from './download-speed.js';
-import { fsyncDir, fsyncFile, renameWithRetry } from './fs-durable.js';
+import { fsyncDir, fsyncFile, renameWithRetry } from '../fs-durable.js';
 import { PartHasher } from './part-hasher.js';
 
 export { DownloadError, type DownloadErrorKind } from './download-errors.js';

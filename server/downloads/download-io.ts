@@ -4,7 +4,7 @@
  */
 import fsp from 'node:fs/promises';
 import { DownloadError } from './download-errors.js';
-import { errnoCode } from './fs-durable.js';
+import { errnoCode } from '../fs-durable.js';
 
 /**
  * The DownloadError for anything a download attempt threw: cancellation and stalls first (the

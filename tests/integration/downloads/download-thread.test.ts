@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { downloadInThread, serializeDownloadError } from '../../../server/catalog/download-thread.js';
-import { DownloadError, type DownloadProgress, type DownloadRequest } from '../../../server/catalog/file-download.js';
+import { downloadInThread, serializeDownloadError } from '../../../server/downloads/download-thread.js';
+import { DownloadError, type DownloadProgress, type DownloadRequest } from '../../../server/downloads/file-download.js';
 import { startFakeFileServer, type FakeFileServer } from '../../helpers/fake-file-server.js';
 import { downloadError } from '../../helpers/download-errors.js';
 
