@@ -77,6 +77,11 @@ export interface StudioOptions {
   heartbeatMs?: number;
   /** The chat bot: its library loader (tests inject one that fails) and its timings. */
   chatbot?: Partial<Pick<ChatbotServiceDeps, 'backoff' | 'progress'>> & { loadLibrary?: ChatbotLibraryLoader };
+  /**
+   * Replace this Studio with a fresh one (`POST /api/admin/system/restart`, after an update):
+   * headless re-executes itself, Electron relaunches. Without it, restart answers 409.
+   */
+  relaunch?: () => void | Promise<void>;
 }
 
 /** A running (or stoppable) Studio. */
@@ -261,6 +266,12 @@ export class Studio {
       checkKey: (address, candidate) => {
         const result = auth.checkKey(address, candidate);
         return result.kind === 'key' ? { kind: 'ok' } : result.kind === 'throttled' ? result : { kind: 'bad' };
+      },
+      maintenance: this.maintenance,
+      checkpoint: () => checkpoint(this.db),
+      relaunch: options.relaunch ?? null,
+      reloadData: async () => {
+        await Promise.all(Object.values(this.catalog.catalogs).map((store) => store.load()));
       },
     });
     ({ server: this.server } = createHttpServer({

@@ -32,6 +32,8 @@ export interface TestStudioOptions {
   heartbeatMs?: number;
   /** Chat bot options (library loader, backoff and progress timings). */
   chatbot?: StudioOptions['chatbot'];
+  /** What `POST /api/admin/system/restart` and an applied update call to replace Studio. */
+  relaunch?: () => void | Promise<void>;
 }
 
 /** Start a Studio; call `stop()` in afterAll/afterEach. */
@@ -48,7 +50,7 @@ export async function startTestStudio(options: TestStudioOptions = {}): Promise<
     ...options.env,
   };
   const config = await loadConfig(env, { probeEngine: async () => false });
-  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs, chatbot: options.chatbot });
+  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs, chatbot: options.chatbot, relaunch: options.relaunch });
   await studio.start();
   const url = studio.url;
   return {
