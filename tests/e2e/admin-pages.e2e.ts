@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
+import { plantModels, SHIPPED_MODELS } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 
 const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
@@ -64,6 +65,8 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-admin-e2e-'));
   studio = await startTestStudio({ dir, startEngine: true, env: { STANDIN_STEP_MS: '20' } });
   await studio.studio.engineReady(60_000);
+  // The stand-in, like the engine, refuses a checkpoint its model folders do not hold.
+  plantModels(dir, SHIPPED_MODELS);
   browser = await launchBrowser();
   context = await browser.context(DESKTOP);
   page = await context.newPage();
