@@ -214,7 +214,14 @@ export class Studio {
       gpuPolicy: config.llm.gpuPolicy,
     });
     this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
-    this.modelhub = createModelhubModule({ config, logger: this.logger, catalogs: this.catalogs });
+    this.modelhub = createModelhubModule({
+      config,
+      logger: this.logger,
+      db: this.db,
+      events: this.events,
+      catalogs: this.catalogs,
+      toInput: (file) => this.runner.uploadImage(file),
+    });
     this.presets = createPresetsModule({ config, db: this.db, jobs: this.jobs, runner: this.runner, workflows: this.workflows, uploads, logger: this.logger });
 
     const engineStatus = () => this.engine.state.status;

@@ -20,6 +20,8 @@ export interface FakeHub {
   tags: Map<number, string>;
   /** Files served at `/media/<name>`. */
   media: Map<string, { body: Buffer; type: string }>;
+  /** Most items one `/images` page holds, whatever `limit` asked (the real hub caps at 200). */
+  maxPageSize: number;
   /** Where `/api/download/models/:id` redirects (307, like the hub's signed CDN URLs), or null: 404. */
   downloadTo: string | null;
   /** The next `count` API calls answer 429 with this `Retry-After` (null: none). */
@@ -49,6 +51,7 @@ export async function startFakeHub(): Promise<FakeHub> {
     media: new Map(),
     rateLimit: { count: 0, retryAfter: null },
     downloadTo: null,
+    maxPageSize: 200,
   };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
@@ -111,7 +114,7 @@ export async function startFakeHub(): Promise<FakeHub> {
     const modelId = url.searchParams.get('modelId');
     if (modelId === null) return json(400, { error: 'modelId, imageId or postId required' });
     const all = hub.modelImages.get(modelId) ?? [];
-    const limit = Number(url.searchParams.get('limit') ?? 50);
+    const limit = Math.min(hub.maxPageSize, Number(url.searchParams.get('limit') ?? 50));
     const cursor = url.searchParams.get('cursor');
     // Opaque to clients, like the real ones: here the offset with a prefix.
     const start = cursor ? Number(cursor.replace(/^c/, '')) : 0;
