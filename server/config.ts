@@ -107,6 +107,12 @@ export interface Config {
   gallery: { communityLimit: number; pageDelayMs: number };
   /** Node package installs: per-step deadlines (spec Limits: clone 120 s, pip 300 s, install.py 300 s). */
   nodeInstall: { cloneTimeoutMs: number; pipTimeoutMs: number; scriptTimeoutMs: number };
+  chatbot: {
+    /** CHATBOT_ALLOWED_CHATS: the only chats the bot serves; empty means "chats that sent /key". */
+    allowedChats: readonly number[];
+    /** How long one getUpdates long poll waits on the platform (seconds). */
+    pollTimeoutS: number;
+  };
   /** System status, telemetry and self-update (tests point these at fakes). */
   system: {
     /** The cgroup filesystem read for the container's memory limit. */
@@ -227,6 +233,10 @@ export async function loadConfig(
       pipTimeoutMs: intVar(env, 'NODES_PIP_TIMEOUT_S', 300) * 1000,
       scriptTimeoutMs: intVar(env, 'NODES_SCRIPT_TIMEOUT_S', 300) * 1000,
     },
+    chatbot: {
+      allowedChats: chatIds(env.CHATBOT_ALLOWED_CHATS),
+      pollTimeoutS: Math.min(50, intVar(env, 'CHATBOT_POLL_TIMEOUT_S', 30)),
+    },
     system: {
       cgroupRoot: nonEmpty(env.STUDIO_CGROUP_ROOT) ?? '/sys/fs/cgroup',
       nvidiaSmi: nonEmpty(env.STUDIO_NVIDIA_SMI) ?? 'nvidia-smi',
@@ -290,6 +300,19 @@ function previewMethod(raw: string | undefined): PreviewMethod {
   const value = nonEmpty(raw) ?? 'auto';
   if (!(PREVIEW_METHODS as readonly string[]).includes(value)) throw new ConfigError(`ENGINE_PREVIEW_METHOD must be one of ${PREVIEW_METHODS.join(', ')} (got "${value}")`);
   return value as PreviewMethod;
+}
+
+/** Chat ids are integers (negative for groups) of up to 52 significant bits, so a JS number holds them. */
+function chatIds(raw: string | undefined): number[] {
+  const ids: number[] = [];
+  for (const part of (raw ?? '').split(',')) {
+    const text = part.trim();
+    if (!text) continue;
+    const id = Number(text);
+    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(id)) throw new ConfigError(`CHATBOT_ALLOWED_CHATS must be a comma list of chat ids (got "${text}")`);
+    ids.push(id);
+  }
+  return ids;
 }
 
 function engineArgs(raw: string | undefined): string[] {

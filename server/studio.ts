@@ -10,6 +10,10 @@ import path from 'node:path';
 import { createAssetsModule, type AssetsModule } from './assets/assets.module.js';
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
 import { catalogSchemaFor } from './catalog/catalog.schema.js';
+import { loadGrammy, type ChatbotLibraryLoader } from './chatbot/chatbot-library.js';
+import { chatbotRoutes } from './chatbot/chatbot.routes.js';
+import { ChatbotService, type ChatbotServiceDeps } from './chatbot/chatbot.service.js';
+import { ChatbotStore } from './chatbot/chatbot.store.js';
 import { CatalogStore, seedCatalogs } from './catalog/catalog.store.js';
 import { APP_ROOT, MIN_LAN_KEY_LENGTH, SHIPPED_ROOT, type Config } from './config.js';
 import { ensureDataDir, loadSessionSecret } from './data-dir.js';
@@ -51,10 +55,10 @@ import { createModelhubModule, type ModelhubModule } from './modelhub/modelhub.m
 import { NodeInstallService } from './nodes/node-install.service.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
-import { absentBot, type BotControl } from './system/bot-control.js';
+import { type BotControl } from './system/bot-control.js';
 import { Secrets } from './system/secrets.store.js';
-import { SettingsStore } from './system/settings.store.js';
 import { healthRoutes } from './system/health.routes.js';
+import { SettingsStore } from './system/settings.store.js';
 import { createSystemModule, type SystemModule } from './system/system.module.js';
 import { groupNodePackages } from './workflows/node-packages.js';
 import { diskPresence, presenceSummary } from './catalog/model-status.js';
@@ -71,6 +75,13 @@ export interface StudioOptions {
   startEngine?: boolean;
   /** WebSocket heartbeat interval. */
   heartbeatMs?: number;
+  /** The chat bot: its library loader (tests inject one that fails) and its timings. */
+  chatbot?: Partial<Pick<ChatbotServiceDeps, 'backoff' | 'progress'>> & { loadLibrary?: ChatbotLibraryLoader };
+  /**
+   * Replace this Studio with a fresh one (`POST /api/admin/system/restart`, after an update):
+   * headless re-executes itself, Electron relaunches. Without it, restart answers 409.
+   */
+  relaunch?: () => void | Promise<void>;
 }
 
 /** A running (or stoppable) Studio. */
@@ -100,12 +111,14 @@ export class Studio {
   readonly presets: PresetsModule;
   /** The local LLM server and its chat proxy. */
   readonly llm: LlmService;
+  /** The chat bot that runs presets from a chat. */
+  readonly chatbot: ChatbotService;
   /** Status, telemetry, settings and secrets, update, restart. */
   readonly system: SystemModule;
   /** The five variables editable at runtime, live (stored values over the environment's). */
   readonly secrets: Secrets;
   /** The chat bot as the system capability sees it (status block, restart on token change). */
-  readonly bot: BotControl = absentBot(() => this.secrets.get('CHATBOT_BOT_NAME'));
+  readonly bot: BotControl;
   private readonly signer: SessionSigner;
   private readonly server: http.Server;
   /** Set while unfinished jobs still need checking against the engine. */
@@ -214,12 +227,29 @@ export class Studio {
       gpuPolicy: config.llm.gpuPolicy,
     });
     this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
+    this.chatbot = new ChatbotService({
+      token: () => this.secrets.get('CHATBOT_BOT_TOKEN'),
+      name: () => this.secrets.get('CHATBOT_BOT_NAME'),
+      loadLibrary: options.chatbot?.loadLibrary ?? loadGrammy,
+      apiRoot: config.urls.chatbotApi,
+      studioUrl: () => this.url,
+      apiKey: () => this.secrets.apiKey(),
+      store: new ChatbotStore(new SettingsStore(this.db), config.chatbot.allowedChats),
+      events: this.events,
+      logger: this.logger,
+      pollTimeoutS: config.chatbot.pollTimeoutS,
+      backoff: options.chatbot?.backoff,
+      progress: options.chatbot?.progress,
+    });
+    // The wire block is `{running, name}` (spec); the bot's own status adds started_at.
+    this.bot = { status: () => ({ running: this.chatbot.status().running, name: this.chatbot.status().name }), restart: () => this.chatbot.restart() };
     this.modelhub = createModelhubModule({
       config,
       logger: this.logger,
       db: this.db,
       events: this.events,
       catalogs: this.catalogs,
+      apiKey: () => this.secrets.get('MODELHUB_API_KEY'),
       toInput: (file) => this.runner.uploadImage(file),
     });
     this.presets = createPresetsModule({ config, db: this.db, jobs: this.jobs, runner: this.runner, workflows: this.workflows, uploads, logger: this.logger });
@@ -245,6 +275,12 @@ export class Studio {
         const result = auth.checkKey(address, candidate);
         return result.kind === 'key' ? { kind: 'ok' } : result.kind === 'throttled' ? result : { kind: 'bad' };
       },
+      maintenance: this.maintenance,
+      checkpoint: () => checkpoint(this.db),
+      relaunch: options.relaunch ?? null,
+      reloadData: async () => {
+        await Promise.all(Object.values(this.catalog.catalogs).map((store) => store.load()));
+      },
     });
     ({ server: this.server } = createHttpServer({
       logger: this.logger,
@@ -267,6 +303,7 @@ export class Studio {
         ...this.modelhub.routers,
         ...this.presets.routers,
         llmRoutes(this.llm),
+        chatbotRoutes(this.chatbot),
         ...this.system.routers,
         nodesRoutes({
           objectInfo: () => this.workflows.objectInfo(),
@@ -376,6 +413,8 @@ export class Studio {
     await this.catalog.start();
     await this.modelhub.start();
     this.monitor.start();
+    // After listen: the bot calls Studio's own HTTP API.
+    await this.chatbot.autoStart();
     this.system.start();
     if (this.options.startEngine !== false) {
       this.engineSocket.start();
@@ -491,6 +530,7 @@ export class Studio {
     this.hub.close();
     this.monitor.stop();
     this.assets.stop();
+    await withDeadline(this.chatbot.stop(), 5_000, () => this.logger.warn('chat bot did not stop in time'));
     this.system.stop();
     await withDeadline(this.llm.close(), 6_000, () => this.logger.warn('LLM server did not stop in time'));
     await withDeadline(this.modelhub.stop(), 5_000, () => this.logger.warn('gallery fetches did not stop in time'));

@@ -95,7 +95,7 @@ export class PresetsService {
    * parameters). Input is validated here too, so in-process callers (the model hub) get the
    * same 400s as HTTP clients.
    */
-  createPreset(input: PresetInput | Record<string, unknown>): Promise<PresetSaved> {
+  async createPreset(input: PresetInput | Record<string, unknown>): Promise<PresetSaved> {
     const parsed = validate(presetInputSchema, input, 'body');
     return this.serial(async () => {
       const preset = await this.complete(parsed);
@@ -106,7 +106,7 @@ export class PresetsService {
   }
 
   /** `POST /import`: a preset file's text; same rules as create, with the file's own reasons. */
-  importPreset(text: string, fileName: string): Promise<PresetSaved> {
+  async importPreset(text: string, fileName: string): Promise<PresetSaved> {
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -129,7 +129,7 @@ export class PresetsService {
   }
 
   /** `PUT /{id}/rename`: change fields in place; a new id renames the file (409 when taken). */
-  rename(id: string, body: unknown): Promise<{ id: string; name: string }> {
+  async rename(id: string, body: unknown): Promise<{ id: string; name: string }> {
     checkId(id);
     const patch = validate(renameSchema, body ?? {});
     return this.serial(async () => {
@@ -155,7 +155,7 @@ export class PresetsService {
   }
 
   /** `DELETE /{id}`: 404 unknown. */
-  delete(id: string): Promise<{ ok: true }> {
+  async delete(id: string): Promise<{ ok: true }> {
     checkId(id);
     return this.serial(async () => {
       if (!(await this.deps.store.remove(id))) throw new HttpError(404, `Preset not found: ${id}`);
@@ -175,7 +175,7 @@ export class PresetsService {
    * resolved seeds included). Body `{id?, name?}`; without an id one is made from the workflow
    * and the prompt id. 404 unknown job, 400 unfinished job, 409 when the given id is taken.
    */
-  fromJob(promptId: string, body: unknown): Promise<PresetSaved> {
+  async fromJob(promptId: string, body: unknown): Promise<PresetSaved> {
     const opts = validate(fromJobSchema, body ?? {});
     const job = this.deps.jobs.get(promptId);
     if (!job) throw new HttpError(404, `Job not found: ${promptId}`);
@@ -234,8 +234,11 @@ export class PresetsService {
     this.deps.mirror.upsert(preset);
   }
 
-  /** `base`, or `base-2`, `base-3`… whichever is free. */
-  private async freeId(base: string): Promise<string> {
+  /**
+   * A free preset id made from `base`: `base` itself, else `base-2`, `base-3`… (characters not
+   * allowed in an id become `-`). For callers that must not replace an existing preset.
+   */
+  async freeId(base: string): Promise<string> {
     const stem = base.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 100) || 'preset';
     for (let n = 1; ; n++) {
       const id = n === 1 ? stem : `${stem}-${n}`;

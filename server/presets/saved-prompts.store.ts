@@ -20,7 +20,10 @@ export class SavedPromptsMirror {
       `INSERT INTO saved_prompts (id, name, workflow_id, text, params, created_at, updated_at)
        VALUES (@id, @name, @workflow_id, @text, @params, @now, @now)
        ON CONFLICT (id) DO UPDATE SET name = excluded.name, workflow_id = excluded.workflow_id,
-         text = excluded.text, params = excluded.params, updated_at = excluded.updated_at`,
+         text = excluded.text, params = excluded.params, updated_at = excluded.updated_at
+       -- A row whose content is unchanged (every boot's rebuild) keeps its updated_at.
+       WHERE name IS NOT excluded.name OR workflow_id IS NOT excluded.workflow_id
+         OR text IS NOT excluded.text OR params IS NOT excluded.params`,
     );
     this.deleteStmt = db.prepare('DELETE FROM saved_prompts WHERE id = ?');
   }

@@ -15,7 +15,11 @@ import { envSettingsRoutes } from './env-settings.routes.js';
 import { EnvSettingsService, type KeyVerdict } from './env-settings.service.js';
 import type { Secrets } from './secrets.store.js';
 import type { LocalVersionPaths } from './local-versions.js';
+import { GitRepo } from './git-repo.js';
+import { RestartService } from './restart.service.js';
 import { StatusService } from './status.service.js';
+import { updateRoutes } from './update.routes.js';
+import { UpdateService } from './update.service.js';
 import { systemRoutes } from './system.routes.js';
 import { TelemetryService } from './telemetry.service.js';
 
@@ -33,12 +37,21 @@ export interface SystemModuleDeps {
   secrets: Secrets;
   /** A second key check through the login limiter (reveal). */
   checkKey: (address: string, candidate: string) => KeyVerdict;
+  maintenance: { enable(): void; disable(): void };
+  /** Flush the database's WAL (before a restart). */
+  checkpoint: () => void;
+  /** Replace the running Studio (headless re-exec, Electron relaunch); null when it cannot. */
+  relaunch: (() => void | Promise<void>) | null;
+  /** Reload the catalogs kept in memory after an update or sync replaced their files. */
+  reloadData: () => Promise<void>;
 }
 
 export interface SystemModule {
   routers: express.Router[];
   telemetry: TelemetryService;
   status: StatusService;
+  update: UpdateService;
+  restart: RestartService;
   start(): void;
   stop(): void;
 }
@@ -85,10 +98,24 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     bot: deps.bot,
     checkKey: deps.checkKey,
   });
+  const restart = new RestartService({ checkpoint: deps.checkpoint, relaunch: deps.relaunch, events: deps.events, logger: deps.logger });
+  const update = new UpdateService({
+    repo: new GitRepo({ dir: config.paths.repo, url: config.urls.repo, env: config.childEnv }),
+    appDir: config.system.appDir,
+    versionPaths: versionPaths(config),
+    appVersion: config.version,
+    maintenance: deps.maintenance,
+    events: deps.events,
+    logger: deps.logger,
+    reloadData: deps.reloadData,
+    scheduleRestart: (delayMs) => restart.schedule(delayMs, 'update applied'),
+  });
   return {
-    routers: [systemRoutes({ status, telemetry, startedAt: deps.startedAt }), envSettingsRoutes(envSettings)],
+    routers: [systemRoutes({ status, telemetry, restart, startedAt: deps.startedAt }), envSettingsRoutes(envSettings), updateRoutes(update)],
     telemetry,
     status,
+    update,
+    restart,
     start: () => telemetry.start(),
     stop: () => telemetry.stop(),
   };

@@ -1,9 +1,11 @@
 /**
  * A small real HTTP server answering like the model hub's REST API (`/api/v1/model-versions/:id`,
  * `/api/v1/models/:id`, `/api/v1/images` by `imageId` or by `modelId` with cursor paging, the
- * tRPC batch `tag.getById`, media files under `/media/`) and the repository host's model API
- * (`/api/models/:owner/:name`), with their JSON shapes and error forms. Requests are recorded
- * for header assertions; `rateLimit` answers the next calls with 429 and `Retry-After`.
+ * tRPC batch `tag.getById`, media files under `/media/`, the download URL
+ * `/api/download/models/:versionId` that answers 307 to a storage host) and the repository
+ * host's model API (`/api/models/:owner/:name`), with their JSON shapes and error forms.
+ * Requests are recorded for header assertions; `rateLimit` answers the next calls with 429 and
+ * `Retry-After`.
  */
 import { once } from 'node:events';
 import http, { type IncomingHttpHeaders } from 'node:http';
@@ -22,7 +24,10 @@ export interface FakeHub {
   media: Map<string, { body: Buffer; type: string }>;
   /** Most items one `/images` page holds, whatever `limit` asked (the real hub caps at 200). */
   maxPageSize: number;
-  /** Where `/api/download/models/:id` redirects (307, like the hub's signed CDN URLs), or null: 404. */
+  /**
+   * Where `/api/download/models/:id` redirects (307, like the hub's signed CDN URLs) when
+   * `downloads` has no entry for the version; null: 404.
+   */
   downloadTo: string | null;
   /** The next `count` API calls answer 429 with this `Retry-After` (null: none). */
   rateLimit: { count: number; retryAfter: string | null };
@@ -34,6 +39,13 @@ export interface FakeHub {
   repos: Map<string, Record<string, unknown>>;
   /** Repositories that answer 401/403 GatedRepo without/with a token. */
   gated: Set<string>;
+  /**
+   * Where `/api/download/models/{versionId}[?fileId=]` redirects (307), asked on every request so
+   * a presigned URL can be fresh each time; null or a missing version: 404 "Model file not found".
+   */
+  downloads: Map<string, (fileId: string | null) => string | null>;
+  /** The download URL wants `Authorization: Bearer <this>`; without it, the hub's 401. */
+  downloadToken: string | null;
   close(): Promise<void>;
 }
 
@@ -52,6 +64,8 @@ export async function startFakeHub(): Promise<FakeHub> {
     rateLimit: { count: 0, retryAfter: null },
     downloadTo: null,
     maxPageSize: 200,
+    downloads: new Map(),
+    downloadToken: null,
   };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
@@ -64,11 +78,7 @@ export async function startFakeHub(): Promise<FakeHub> {
       if (!file) return res.writeHead(404, { 'Content-Type': 'text/plain' }).end('no such file');
       return res.writeHead(200, { 'Content-Type': file.type, 'Content-Length': String(file.body.length) }).end(file.body);
     }
-    const download = /^\/api\/download\/models\/(\d+)$/.exec(url.pathname);
-    if (download) {
-      if (!hub.downloadTo) return json(404, { error: 'Model not found' });
-      return res.writeHead(307, { Location: `${hub.downloadTo}/files/${download[1]}.safetensors?X-Amz-Expires=86400` }).end();
-    }
+    if (url.pathname.startsWith('/api/download/models/')) return download(url, req.headers, res, json);
     if (hub.rateLimit.count > 0) {
       hub.rateLimit.count -= 1;
       const headers: Record<string, string> = hub.rateLimit.retryAfter === null ? {} : { 'Retry-After': hub.rateLimit.retryAfter };
@@ -103,6 +113,18 @@ export async function startFakeHub(): Promise<FakeHub> {
   });
 
   type Json = (status: number, body: unknown) => void;
+  function download(url: URL, headers: IncomingHttpHeaders, res: http.ServerResponse, json: Json): void {
+    if (hub.downloadToken !== null && headers.authorization !== `Bearer ${hub.downloadToken}`) {
+      return json(401, { error: 'Unauthorized', message: 'The creator of this asset requires you to be logged in to download it' });
+    }
+    const versionId = url.pathname.slice('/api/download/models/'.length);
+    const pinned = hub.downloads.get(versionId);
+    const fallback = hub.downloadTo === null ? null : `${hub.downloadTo}/files/${versionId}.safetensors?X-Amz-Expires=86400`;
+    const location = pinned ? pinned(url.searchParams.get('fileId')) : fallback;
+    if (location === null) return json(404, { error: 'Model file not found' });
+    res.writeHead(307, { Location: location }).end();
+  }
+
   function images(url: URL, json: Json): void {
     const imageId = url.searchParams.get('imageId');
     const withMeta = url.searchParams.get('withMeta') === 'true';

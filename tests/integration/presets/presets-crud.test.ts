@@ -148,6 +148,23 @@ describe('GET /api/admin/presets and /{id}', () => {
   });
 });
 
+describe('createPreset from other code (the model hub)', () => {
+  it('creates like POST does, and rejects bad input with a 400 HttpError', async () => {
+    const service = t.studio.presets.service;
+    const id = await service.freeId('hub image/7');
+    expect(id).toBe('hub-image-7');
+    expect(await service.createPreset({ id, workflow: { workflow_id: 'image-filter', params: {} }, source: { type: 'modelhub', modelhub_image_id: 7 } })).toEqual({
+      id,
+      message: `Preset '${id}' created`,
+    });
+    expect(await service.freeId('hub image/7')).toBe('hub-image-7-2');
+    const list = (await (await t.api('/api/admin/presets')).json()) as Array<Record<string, unknown>>;
+    expect(list.find((p) => p.id === id)).toMatchObject({ source_type: 'modelhub', modelhub_image_id: 7, modelhub_url: 'http://hub.test:9/images/7', detected_type: null });
+    await expect(service.createPreset({ id: 'x' })).rejects.toMatchObject({ status: 400 });
+    expect((await t.api(`/api/admin/presets/${id}`, { method: 'DELETE' })).status).toBe(200);
+  });
+});
+
 describe('the saved_prompts mirror', () => {
   it('has one row per preset with its prompt text', () => {
     expect(mirrorRows()).toEqual([
@@ -280,14 +297,18 @@ describe('DELETE /api/admin/presets/{id}', () => {
 describe('the mirror after a restart', () => {
   it('is rebuilt from the folder: files added or removed by hand are counted', async () => {
     const dir = t.dir;
+    t.studio.db.prepare("UPDATE saved_prompts SET updated_at = '2000-01-01T00:00:00' WHERE id = 'red-fox'").run();
+    const redFoxUpdated = '2000-01-01T00:00:00';
     await t.studio.stop();
     fs.rmSync(path.join(dir, 'presets', 'hub_1.json'));
     fs.writeFileSync(path.join(dir, 'presets', 'by-hand.json'), JSON.stringify({ workflow: { workflow_id: 'image-filter' } }));
     fs.writeFileSync(path.join(dir, 'presets', 'junk.json'), 'nope');
     const again = await startTestStudio({ dir });
     try {
-      const rows = again.studio.db.prepare('SELECT id FROM saved_prompts ORDER BY id').all() as Array<{ id: string }>;
+      const rows = again.studio.db.prepare('SELECT id, updated_at FROM saved_prompts ORDER BY id').all() as Array<{ id: string; updated_at: string }>;
       expect(rows.map((r) => r.id)).toEqual(['by-hand', 'from-name', 'red-fox']);
+      // Rows of presets that did not change keep their time.
+      expect(rows.find((r) => r.id === 'red-fox')?.updated_at).toBe(redFoxUpdated);
     } finally {
       await again.stop();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -164,3 +164,39 @@ describe('findPlaceholders', () => {
     expect(applyChoices(p, located, new Map([[0, '[[inner:y|z]]']]))).toEqual({ text: '[[inner:y|z]]' });
   });
 });
+
+describe('parser invariants on random bracket soup', () => {
+  // A small seeded generator: the same 2 000 strings on every run, so a failure reproduces.
+  let state = 0x2f6b_1d3a;
+  const next = () => {
+    state = (state * 1_103_515_245 + 12_345) >>> 0;
+    return state / 2 ** 32;
+  };
+  const ALPHABET = ['[', '[[', ']', ']]', ':', '|', 'a', 'Q', ' ', 'é', '🦊', 'Scene 2:', '\n'];
+  const soup = () => Array.from({ length: Math.floor(next() * 40) }, () => ALPHABET[Math.floor(next() * ALPHABET.length)]).join('');
+
+  it('never throws; each raw is the text at its offset, well-formed, and in order', () => {
+    for (let n = 0; n < 2_000; n++) {
+      const text = soup();
+      const found = parseString(text);
+      let end = 0;
+      for (const p of found) {
+        expect(text.slice(p.start, p.start + p.raw.length)).toBe(p.raw);
+        expect(p.raw.startsWith('[[') && p.raw.endsWith(']]')).toBe(true);
+        expect(p.start).toBeGreaterThanOrEqual(end);
+        expect(p.options.length).toBeGreaterThan(0);
+        expect(p.question).not.toBe('');
+        end = p.start + p.raw.length;
+      }
+    }
+  });
+
+  it('answering each placeholder with its own raw text gives the original string back', () => {
+    for (let n = 0; n < 2_000; n++) {
+      const params = { text: soup() };
+      const located = findPlaceholders(params);
+      const chosen = new Map(located.map((p) => [p.index, p.raw]));
+      expect(applyChoices(params, located, chosen)).toEqual(params);
+    }
+  });
+});
