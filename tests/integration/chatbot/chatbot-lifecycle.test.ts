@@ -87,4 +87,36 @@ describe('chat bot lifecycle', () => {
     expect(((await start.json()) as { detail: string }).detail).toMatch(/not available/);
     expect(await post(studio, '/api/admin/chatbot/stop')).toEqual({ status: 200, body: { result: 'not running' } });
   });
+
+  it('a token or name set through settings starts or restarts the bot with it (and survives a restart)', async () => {
+    platform = await startFakeChatPlatform('777:first-token');
+    studio = await startTestStudio({ env: { CHATBOT_API_BASE_URL: platform.url } });
+    const put = (key: string, value: string) =>
+      studio!.api('/api/admin/settings/env', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key, value }) });
+    expect((await status(studio)).running).toBe(false);
+
+    expect((await put('CHATBOT_BOT_TOKEN', '777:first-token')).status).toBe(200);
+    await platform.waitFor((calls) => calls.some((c) => c.method === 'getUpdates' && c.token === '777:first-token'));
+    expect((await status(studio)).running).toBe(true);
+
+    expect((await put('CHATBOT_BOT_NAME', 'Renamed')).status).toBe(200);
+    expect(await status(studio)).toMatchObject({ running: true, name: 'Renamed' });
+
+    expect((await put('CHATBOT_BOT_TOKEN', '888:second-token')).status).toBe(200);
+    await platform.waitFor((calls) => calls.some((c) => c.method === 'getUpdates' && c.token === '888:second-token'));
+    // The fake knows only the first token: the second is rejected and the bot stops by itself.
+    await expect.poll(async () => (await status(studio!)).running).toBe(false);
+
+    // The stored token is used at the next boot (auto-start from stored settings).
+    const dir = studio.dir;
+    await studio.studio.stop();
+    const polls = platform.callsOf('getUpdates').length;
+    const again = await startTestStudio({ dir, env: { CHATBOT_API_BASE_URL: platform.url } });
+    try {
+      await platform.waitFor(() => platform!.callsOf('getUpdates').length > polls);
+      expect(platform.callsOf('getUpdates').at(-1)!.token).toBe('888:second-token');
+    } finally {
+      await again.stop();
+    }
+  });
 });
