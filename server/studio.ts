@@ -56,6 +56,7 @@ import { NodeInstallService } from './nodes/node-install.service.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
 import { type BotControl } from './system/bot-control.js';
+import { reportMigrations } from './system/migration-report.js';
 import { Secrets } from './system/secrets.store.js';
 import { healthRoutes } from './system/health.routes.js';
 import { SettingsStore } from './system/settings.store.js';
@@ -138,6 +139,7 @@ export class Studio {
     this.db = openDatabase(config.paths.dbFile);
     this.events = new EventBus({ file: config.paths.eventsFile, db: this.db, logger: this.logger });
     this.events.load();
+    reportMigrations(this.db, this.events, this.startedAt);
 
     this.secrets = new Secrets(new SettingsStore(this.db), {
       API_KEY: config.apiKey,
