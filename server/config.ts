@@ -74,6 +74,8 @@ export interface Config {
     dir: string | null;
     python: string;
     standinStepMs: number;
+    /** How long the stand-in takes for a node that reports no steps. */
+    standinNodeMs: number;
     /** `--object-info` for the stand-in: serve a real node dump instead of the built-in set. */
     standinObjectInfo: string | null;
     /** Sent with every prompt as `extra_data.preview_method` and given to a managed engine. */
@@ -201,6 +203,7 @@ export async function loadConfig(
       dir: engineDir ? path.resolve(engineDir) : null,
       python: nonEmpty(env.ENGINE_PYTHON) ?? 'python3',
       standinStepMs: intVar(env, 'STANDIN_STEP_MS', 300),
+      standinNodeMs: intVar(env, 'STANDIN_NODE_MS', 50),
       standinObjectInfo: nonEmpty(env.STANDIN_OBJECT_INFO) ?? null,
       previewMethod: previewMethod(env.ENGINE_PREVIEW_METHOD),
       extraArgs: engineArgs(env.ENGINE_ARGS),
