@@ -56,6 +56,7 @@ import { NodeInstallService } from './nodes/node-install.service.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
 import { type BotControl } from './system/bot-control.js';
+import { reportMigrations } from './system/migration-report.js';
 import { Secrets } from './system/secrets.store.js';
 import { healthRoutes } from './system/health.routes.js';
 import { SettingsStore } from './system/settings.store.js';
@@ -138,6 +139,7 @@ export class Studio {
     this.db = openDatabase(config.paths.dbFile);
     this.events = new EventBus({ file: config.paths.eventsFile, db: this.db, logger: this.logger });
     this.events.load();
+    reportMigrations(this.db, this.events, this.startedAt);
 
     this.secrets = new Secrets(new SettingsStore(this.db), {
       API_KEY: config.apiKey,
@@ -248,7 +250,15 @@ export class Studio {
       status: () => ({ running: Boolean(this.secrets.get('CHATBOT_BOT_TOKEN')), name: this.chatbot.status().name }),
       restart: () => this.chatbot.restart(),
     };
-    this.modelhub = createModelhubModule({ config, logger: this.logger, catalogs: this.catalogs });
+    this.modelhub = createModelhubModule({
+      config,
+      logger: this.logger,
+      db: this.db,
+      events: this.events,
+      catalogs: this.catalogs,
+      apiKey: () => this.secrets.get('MODELHUB_API_KEY'),
+      toInput: (file) => this.runner.uploadImage(file),
+    });
     this.presets = createPresetsModule({ config, db: this.db, jobs: this.jobs, runner: this.runner, workflows: this.workflows, uploads, logger: this.logger });
 
     const engineStatus = () => this.engine.state.status;
