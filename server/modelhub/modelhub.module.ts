@@ -15,6 +15,8 @@ import { galleryRoutes } from './gallery.routes.js';
 import { GalleryService } from './gallery.service.js';
 import { GalleryStore } from './gallery.store.js';
 import { GalleryThumbs } from './gallery-thumbs.js';
+import { TagService } from './tags.service.js';
+import { TagStore } from './tags.store.js';
 import { CatalogMoves } from './catalog-moves.service.js';
 import { ImageLookupService } from './image-lookup.service.js';
 import { ModelhubClient } from './modelhub.client.js';
@@ -64,7 +66,10 @@ export function createModelhubModule(deps: ModelhubModuleDeps): ModelhubModule {
   });
   const gallery = new GalleryService({ store, fetcher, items, thumbs, client, root, toInput: deps.toInput });
   return {
-    routers: [modelhubRoutes({ lookup, moves: new CatalogMoves({ client, catalogs: deps.catalogs }) }), galleryRoutes(gallery)],
+    routers: [
+      modelhubRoutes({ lookup, moves: new CatalogMoves({ client, catalogs: deps.catalogs }), tags: new TagService({ client, gallery: store, tags: new TagStore(deps.db) }) }),
+      galleryRoutes(gallery),
+    ],
     client,
     gallery,
     fetcher,

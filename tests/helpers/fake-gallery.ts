@@ -28,7 +28,7 @@ export async function seedGallery(hub: FakeHub, root: string): Promise<Map<numbe
   };
   const originals = [
     imageItem(7001, { url: add(7001, '7001.jpeg', await testImage('jpeg', '#c33'), 'image/jpeg'), createdAt: '2025-05-01T10:00:00.000Z', modelVersionIds: undefined }),
-    imageItem(7002, { url: add(7002, '7002.png', await testImage('png', '#3c3'), 'image/png'), createdAt: '2025-05-02T10:00:00.000Z', modelVersionIds: undefined }),
+    imageItem(7002, { url: add(7002, '7002.png', await testImage('png', '#3c3'), 'image/png'), createdAt: '2025-05-02T10:00:00.000Z', modelVersionIds: undefined, tags: [{ id: 11, name: 'carried' }] }),
   ];
   hub.models.set(GALLERY_MODEL, { id: 12, name: 'Detail Tweaker', type: 'LORA', tags: [], modelVersions: [{ id: 102, name: 'v1.0', images: originals }] });
   const video = fs.readFileSync(path.join(root, 'resources', 'standin', 'video.mp4'));
