@@ -105,6 +105,8 @@ export interface Config {
     /** How long a starting server may answer 503 (loading the model) before start fails. */
     readyTimeoutMs: number;
   };
+  /** Model hub gallery fetches: community images kept per model, pause between hub pages. */
+  gallery: { communityLimit: number; pageDelayMs: number };
   /** Node package installs: per-step deadlines (spec Limits: clone 120 s, pip 300 s, install.py 300 s). */
   nodeInstall: { cloneTimeoutMs: number; pipTimeoutMs: number; scriptTimeoutMs: number };
   chatbot: {
@@ -224,6 +226,10 @@ export async function loadConfig(
       idleMinutes: intVar(env, 'LLM_IDLE_MINUTES', 0),
       gpuPolicy: nonEmpty(env.LLM_GPU_POLICY) === 'yield' ? 'yield' : 'share',
       readyTimeoutMs: intVar(env, 'LLM_READY_TIMEOUT_S', 300) * 1000,
+    },
+    gallery: {
+      communityLimit: intVar(env, 'GALLERY_COMMUNITY_LIMIT', 200),
+      pageDelayMs: intVar(env, 'GALLERY_PAGE_DELAY_MS', 1000),
     },
     nodeInstall: {
       cloneTimeoutMs: intVar(env, 'NODES_CLONE_TIMEOUT_S', 120) * 1000,
