@@ -214,6 +214,14 @@ describe('System page', () => {
     expect(await apiKey.textContent()).not.toContain(studio.apiKey);
   });
 
+  it('downloads the browser extension as a ZIP', async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the extension (ZIP)' }).click()]);
+    const saved = path.join(dir, 'extension.zip');
+    await download.saveAs(saved);
+    // A ZIP starts with the local file header signature.
+    expect(fs.readFileSync(saved).subarray(0, 4).toString('hex')).toBe('504b0304');
+  });
+
   it('restarts Studio and reconnects to the new process', async () => {
     const procDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-restart-e2e-'));
     const proc = await startStudioProcess({ STUDIO_DIR: procDir, ENGINE_MODE: 'external', ENGINE_PORT: '9' });

@@ -53,6 +53,9 @@ export class SystemApi {
   reveal(apiKey: string): Promise<Record<string, string>> {
     return this.http.post('/api/admin/settings/reveal', { api_key: apiKey });
   }
+  extensionUrl(): string {
+    return this.http.url('/api/admin/system/browser-extension');
+  }
   settings(): Promise<{ max_concurrent: number }> {
     return this.http.get('/api/admin/settings');
   }

@@ -114,5 +114,5 @@ export const useSystemStore = defineStore('system', () => {
     maxConcurrent.value = (await api.setMaxConcurrent(value)).max_concurrent;
   }
 
-  return { status, uptime, error, remote, updateResult, updating, restartPhase, env, revealed, samples, maxConcurrent, refresh, checkRemote, update, restart, setEnv, reveal, hide, setMaxConcurrent };
+  return { extensionUrl: () => api.extensionUrl(), status, uptime, error, remote, updateResult, updating, restartPhase, env, revealed, samples, maxConcurrent, refresh, checkRemote, update, restart, setEnv, reveal, hide, setMaxConcurrent };
 });
