@@ -98,6 +98,7 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     events: deps.events,
     bot: deps.bot,
     checkKey: deps.checkKey,
+    signOutEverywhere: () => deps.hub.disconnectAll(4001, 'The API key changed: sign in again'),
   });
   const restart = new RestartService({ checkpoint: deps.checkpoint, relaunch: deps.relaunch, events: deps.events, logger: deps.logger });
   const update = new UpdateService({
