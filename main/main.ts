@@ -19,7 +19,14 @@ log.transports.file.maxSize = 5 * 1024 * 1024;
 
 const desktop = new DesktopApp({
   start: async () => {
-    const handle = await startStudio({ console: false });
+    const handle = await startStudio({
+      console: false,
+      // Restart and update relaunch the whole app; quitting runs the shell's orderly shutdown first.
+      relaunch: () => {
+        app.relaunch();
+        app.quit();
+      },
+    });
     log.transports.file.resolvePathFn = () => path.join(handle.config.paths.logs, 'main.log');
     return handle;
   },

@@ -35,12 +35,14 @@ export interface StartOptions {
   configOptions?: LoadConfigOptions;
   logger?: Logger;
   console?: boolean;
+  /** Replace the running app (Electron: `app.relaunch()` then quit); used by restart and update. */
+  relaunch?: () => void;
 }
 
 /** Load the config, start Studio and return its handle. Throws (config, port, database) to the caller. */
 export async function startStudio(options: StartOptions = {}): Promise<StudioHandle> {
   const config = await loadConfig(options.env, options.configOptions);
-  const studio = Studio.create(config, { logger: options.logger, console: options.console ?? false });
+  const studio = Studio.create(config, { logger: options.logger, console: options.console ?? false, relaunch: options.relaunch });
   try {
     await studio.start();
   } catch (err) {

@@ -105,6 +105,25 @@ export interface Config {
   };
   /** Node package installs: per-step deadlines (spec Limits: clone 120 s, pip 300 s, install.py 300 s). */
   nodeInstall: { cloneTimeoutMs: number; pipTimeoutMs: number; scriptTimeoutMs: number };
+  chatbot: {
+    /** CHATBOT_ALLOWED_CHATS: the only chats the bot serves; empty means "chats that sent /key". */
+    allowedChats: readonly number[];
+    /** How long one getUpdates long poll waits on the platform (seconds). */
+    pollTimeoutS: number;
+  };
+  /** System status, telemetry and self-update (tests point these at fakes). */
+  system: {
+    /** The cgroup filesystem read for the container's memory limit. */
+    cgroupRoot: string;
+    /** The GPU query program, looked up on the children's PATH. */
+    nvidiaSmi: string;
+    /** How often telemetry is sampled into the 30-minute history. */
+    telemetrySampleMs: number;
+    /** The installed code an update replaces (`server/`, `dist/server/`, `renderer/`, `resources/version.json`). */
+    appDir: string;
+  };
+  /** The variables `GET /api/admin/settings/env` reports, as they were at boot (secrets included: never logged). */
+  reportedEnv: Readonly<Record<string, string>>;
   devMode: boolean;
   paths: DataPaths;
   /** The environment children inherit (engine, LLM server): a copy taken here, once. */
@@ -208,12 +227,37 @@ export async function loadConfig(
       pipTimeoutMs: intVar(env, 'NODES_PIP_TIMEOUT_S', 300) * 1000,
       scriptTimeoutMs: intVar(env, 'NODES_SCRIPT_TIMEOUT_S', 300) * 1000,
     },
+    chatbot: {
+      allowedChats: chatIds(env.CHATBOT_ALLOWED_CHATS),
+      pollTimeoutS: Math.min(50, intVar(env, 'CHATBOT_POLL_TIMEOUT_S', 30)),
+    },
+    system: {
+      cgroupRoot: nonEmpty(env.STUDIO_CGROUP_ROOT) ?? '/sys/fs/cgroup',
+      nvidiaSmi: nonEmpty(env.STUDIO_NVIDIA_SMI) ?? 'nvidia-smi',
+      telemetrySampleMs: Math.max(100, intVar(env, 'STUDIO_TELEMETRY_SAMPLE_MS', 5000)),
+      appDir: path.resolve(nonEmpty(env.STUDIO_APP_DIR) ?? APP_ROOT),
+    },
+    reportedEnv: reportedEnv(env),
     devMode: nonEmpty(env.DEV_MODE) !== undefined,
     paths: dataPaths(studioDir),
     childEnv: childEnvironment(env),
     studioDirFallbackFrom: fallbackFrom,
   };
   return deepFreeze(config);
+}
+
+/** Hosting platforms whose own variables the settings page shows in a group of their own. */
+export const PLATFORM_ENV_PREFIXES = ['RUNPOD_'] as const;
+
+/** Every variable the README's table lists, plus the hosting platform's: what the settings page may show. */
+function reportedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (typeof value !== 'string' || value.trim() === '') continue;
+    const studio = /^(API_KEY|STUDIO_|ENGINE_|STANDIN_|MODELHUB_|HUB_TOKEN$|CHATBOT_|REPOHOST_|LLM_|NODES_|REPO_URL$|DEV_MODE$)/.test(name);
+    if (studio || PLATFORM_ENV_PREFIXES.some((prefix) => name.startsWith(prefix))) out[name] = value.trim();
+  }
+  return out;
 }
 
 /** The data directory layout under STUDIO_DIR (see the README). */
@@ -250,6 +294,19 @@ function previewMethod(raw: string | undefined): PreviewMethod {
   const value = nonEmpty(raw) ?? 'auto';
   if (!(PREVIEW_METHODS as readonly string[]).includes(value)) throw new ConfigError(`ENGINE_PREVIEW_METHOD must be one of ${PREVIEW_METHODS.join(', ')} (got "${value}")`);
   return value as PreviewMethod;
+}
+
+/** Chat ids are integers (negative for groups) of up to 52 significant bits, so a JS number holds them. */
+function chatIds(raw: string | undefined): number[] {
+  const ids: number[] = [];
+  for (const part of (raw ?? '').split(',')) {
+    const text = part.trim();
+    if (!text) continue;
+    const id = Number(text);
+    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(id)) throw new ConfigError(`CHATBOT_ALLOWED_CHATS must be a comma list of chat ids (got "${text}")`);
+    ids.push(id);
+  }
+  return ids;
 }
 
 function engineArgs(raw: string | undefined): string[] {

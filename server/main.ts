@@ -4,11 +4,12 @@
  */
 import { ConfigError, loadConfig, MIN_LAN_KEY_LENGTH } from './config.js';
 import { DatabaseTooNewError } from './db/database.js';
+import { relaunchSelf } from './process/relaunch.js';
 import { Studio } from './studio.js';
 
 async function main(): Promise<void> {
   const config = await loadConfig();
-  const studio = Studio.create(config, { console: true });
+  const studio: Studio = Studio.create(config, { console: true, relaunch: () => relaunchSelf(() => studio.stop()) });
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     if (++signals > 1) {

@@ -10,6 +10,10 @@ import path from 'node:path';
 import { createAssetsModule, type AssetsModule } from './assets/assets.module.js';
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
 import { catalogSchemaFor } from './catalog/catalog.schema.js';
+import { loadGrammy, type ChatbotLibraryLoader } from './chatbot/chatbot-library.js';
+import { chatbotRoutes } from './chatbot/chatbot.routes.js';
+import { ChatbotService, type ChatbotServiceDeps } from './chatbot/chatbot.service.js';
+import { ChatbotStore } from './chatbot/chatbot.store.js';
 import { CatalogStore, seedCatalogs } from './catalog/catalog.store.js';
 import { APP_ROOT, MIN_LAN_KEY_LENGTH, SHIPPED_ROOT, type Config } from './config.js';
 import { ensureDataDir, loadSessionSecret } from './data-dir.js';
@@ -47,9 +51,18 @@ import { RunnerService } from './jobs/runner.service.js';
 import { LlmConfigStore } from './llm/llm-config.store.js';
 import { llmRoutes } from './llm/llm.routes.js';
 import { LlmService } from './llm/llm.service.js';
+import { createModelhubModule, type ModelhubModule } from './modelhub/modelhub.module.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
+import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { nodesRoutes } from './nodes/nodes.routes.js';
+import { type BotControl } from './system/bot-control.js';
+import { reportMigrations } from './system/migration-report.js';
+import { Secrets } from './system/secrets.store.js';
 import { healthRoutes } from './system/health.routes.js';
+import { SettingsStore } from './system/settings.store.js';
+import { createSystemModule, type SystemModule } from './system/system.module.js';
+import { groupNodePackages } from './workflows/node-packages.js';
+import { diskPresence, presenceSummary } from './catalog/model-status.js';
 import { seedWorkflows } from './workflows/workflow-seed.store.js';
 import { WorkflowService } from './workflows/workflow.service.js';
 import { workflowsRoutes } from './workflows/workflows.routes.js';
@@ -64,6 +77,13 @@ export interface StudioOptions {
   startEngine?: boolean;
   /** WebSocket heartbeat interval. */
   heartbeatMs?: number;
+  /** The chat bot: its library loader (tests inject one that fails) and its timings. */
+  chatbot?: Partial<Pick<ChatbotServiceDeps, 'backoff' | 'progress'>> & { loadLibrary?: ChatbotLibraryLoader };
+  /**
+   * Replace this Studio with a fresh one (`POST /api/admin/system/restart`, after an update):
+   * headless re-executes itself, Electron relaunches. Without it, restart answers 409.
+   */
+  relaunch?: () => void | Promise<void>;
 }
 
 /** A running (or stoppable) Studio. */
@@ -87,8 +107,20 @@ export class Studio {
   /** Catalogs, the download queue, metadata and the download settings. */
   readonly catalog: CatalogModule;
   readonly assets: AssetsModule;
+  /** Model hub lookups, catalog add/promote, the gallery and tag names. */
+  readonly modelhub: ModelhubModule;
+  /** Presets, their placeholder questions and runs. */
+  readonly presets: PresetsModule;
   /** The local LLM server and its chat proxy. */
   readonly llm: LlmService;
+  /** The chat bot that runs presets from a chat. */
+  readonly chatbot: ChatbotService;
+  /** Status, telemetry, settings and secrets, update, restart. */
+  readonly system: SystemModule;
+  /** The five variables editable at runtime, live (stored values over the environment's). */
+  readonly secrets: Secrets;
+  /** The chat bot as the system capability sees it (status block, restart on token change). */
+  readonly bot: BotControl;
   private readonly signer: SessionSigner;
   private readonly server: http.Server;
   /** Set while unfinished jobs still need checking against the engine. */
@@ -108,8 +140,17 @@ export class Studio {
     this.db = openDatabase(config.paths.dbFile);
     this.events = new EventBus({ file: config.paths.eventsFile, db: this.db, logger: this.logger });
     this.events.load();
+    reportMigrations(this.db, this.events, this.startedAt);
 
-    const signer = new SessionSigner(loadSessionSecret(config.paths.sessionSecret), () => config.apiKey, Date.now, new RevokedSessionStore(this.db));
+    this.secrets = new Secrets(new SettingsStore(this.db), {
+      API_KEY: config.apiKey,
+      MODELHUB_API_KEY: config.tokens.modelhubApiKey,
+      HUB_TOKEN: config.tokens.hubToken,
+      CHATBOT_BOT_TOKEN: config.tokens.chatbotBotToken,
+      CHATBOT_BOT_NAME: config.tokens.chatbotBotName,
+    });
+    // Read on every check: a key changed in settings applies at once and ends every session.
+    const signer = new SessionSigner(loadSessionSecret(config.paths.sessionSecret), () => this.secrets.apiKey(), Date.now, new RevokedSessionStore(this.db));
     const auth = new Authenticator(signer, new KeyLimiter(), (address, verdict) =>
       this.events.emit(
         'auth.throttled',
@@ -170,6 +211,7 @@ export class Studio {
       catalogs: this.catalogs,
       uploads,
       beforeLlmDelete: (file) => this.llm.beforeModelDelete(file),
+      tokens: () => ({ modelhubApiKey: this.secrets.get('MODELHUB_API_KEY'), hubToken: this.secrets.get('HUB_TOKEN') }),
     });
     this.llm = new LlmService({
       server: {
@@ -188,8 +230,53 @@ export class Studio {
       gpuPolicy: config.llm.gpuPolicy,
     });
     this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
+    this.chatbot = new ChatbotService({
+      token: () => this.secrets.get('CHATBOT_BOT_TOKEN'),
+      name: () => this.secrets.get('CHATBOT_BOT_NAME'),
+      loadLibrary: options.chatbot?.loadLibrary ?? loadGrammy,
+      apiRoot: config.urls.chatbotApi,
+      studioUrl: () => this.url,
+      apiKey: () => this.secrets.apiKey(),
+      store: new ChatbotStore(new SettingsStore(this.db), config.chatbot.allowedChats),
+      events: this.events,
+      logger: this.logger,
+      pollTimeoutS: config.chatbot.pollTimeoutS,
+      backoff: options.chatbot?.backoff,
+      progress: options.chatbot?.progress,
+    });
+    // The wire block is `{running, name}` (spec); the bot's own status adds started_at.
+    this.bot = { status: () => ({ running: this.chatbot.status().running, name: this.chatbot.status().name }), restart: () => this.chatbot.restart() };
+    this.modelhub = createModelhubModule({ config, logger: this.logger, catalogs: this.catalogs, apiKey: () => this.secrets.get('MODELHUB_API_KEY') });
+    this.presets = createPresetsModule({ config, db: this.db, jobs: this.jobs, runner: this.runner, workflows: this.workflows, uploads, logger: this.logger });
 
     const engineStatus = () => this.engine.state.status;
+    this.system = createSystemModule({
+      config,
+      db: this.db,
+      logger: this.logger,
+      hub: this.hub,
+      startedAt: this.startedAt,
+      engineStatus,
+      nodePackages: async () => (this.engine.state.status === 'running' ? groupNodePackages(await this.workflows.objectInfo()).length : 0),
+      modelsPresence: () => {
+        if (!this.catalogs.models.isLoaded()) return { count: 0, present: 0 };
+        const { total, present } = presenceSummary(this.catalogs.models.get(), 'models', diskPresence({ models: config.paths.models, llmModels: config.paths.llmModels }));
+        return { count: total, present };
+      },
+      bot: this.bot,
+      events: this.events,
+      secrets: this.secrets,
+      checkKey: (address, candidate) => {
+        const result = auth.checkKey(address, candidate);
+        return result.kind === 'key' ? { kind: 'ok' } : result.kind === 'throttled' ? result : { kind: 'bad' };
+      },
+      maintenance: this.maintenance,
+      checkpoint: () => checkpoint(this.db),
+      relaunch: options.relaunch ?? null,
+      reloadData: async () => {
+        await Promise.all(Object.values(this.catalog.catalogs).map((store) => store.load()));
+      },
+    });
     ({ server: this.server } = createHttpServer({
       logger: this.logger,
       auth,
@@ -208,7 +295,11 @@ export class Studio {
         engineRoutes(this.engineClient, this.sharedFolders),
         ...this.catalog.routers,
         ...this.assets.routers,
+        ...this.modelhub.routers,
+        ...this.presets.routers,
         llmRoutes(this.llm),
+        chatbotRoutes(this.chatbot),
+        ...this.system.routers,
         nodesRoutes({
           objectInfo: () => this.workflows.objectInfo(),
           installer: this.nodeInstaller(),
@@ -316,7 +407,11 @@ export class Studio {
       );
     }
     await this.catalog.start();
+    await this.modelhub.start();
     this.monitor.start();
+    // After listen: the bot calls Studio's own HTTP API.
+    await this.chatbot.autoStart();
+    this.system.start();
     if (this.options.startEngine !== false) {
       this.engineSocket.start();
       this.engine.start().catch((err: unknown) => this.logger.error('engine did not start', err));
@@ -331,6 +426,7 @@ export class Studio {
     for (const [kind, store] of Object.entries(this.catalogs)) {
       await store.load().catch((err: unknown) => this.logger.error(`catalog ${kind} could not be loaded`, err));
     }
+    await this.presets.start().catch((err: unknown) => this.logger.error('the saved_prompts mirror could not be rebuilt from the presets folder', err));
   }
 
   /** An input uploaded to an engine whose input folder is its own: a copy for Studio's listings. */
@@ -430,7 +526,10 @@ export class Studio {
     this.hub.close();
     this.monitor.stop();
     this.assets.stop();
+    await withDeadline(this.chatbot.stop(), 5_000, () => this.logger.warn('chat bot did not stop in time'));
+    this.system.stop();
     await withDeadline(this.llm.close(), 6_000, () => this.logger.warn('LLM server did not stop in time'));
+    await withDeadline(this.modelhub.stop(), 5_000, () => this.logger.warn('gallery fetches did not stop in time'));
     await withDeadline(this.catalog.stop(), 5_000, () => this.logger.warn('downloads did not stop in time'));
     await withDeadline(this.engineSocket.stop(), 3_000, () => this.logger.warn('engine socket did not close in time'));
     await withDeadline(this.engine.stop(), 15_000, () => this.logger.warn('engine did not stop in time'));

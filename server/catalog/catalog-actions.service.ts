@@ -4,14 +4,14 @@
  * first, so a download can never re-create a file the user just deleted.
  */
 import fsp from 'node:fs/promises';
+import type { Downloads } from '../downloads/index.js';
 import type { EventBus } from '../events/event-bus.js';
 import { HttpError } from '../http/errors.js';
 import { loadWorkflow } from '../workflows/workflow.store.js';
 import type { ActivityLog } from './activity-log.js';
+import { downloadJobOf } from './catalog-downloads.js';
 import { findEntry, MODEL_KINDS, type CatalogHit, type CatalogSet } from './catalog-set.js';
 import type { DiskUsage } from './disk-usage.js';
-import { partFileFor, type DownloadManager } from './download-manager.service.js';
-import { sidecarPath } from './download-resume.js';
 import { importEntries } from './catalog-import.js';
 import { diskPresence, entryFilePath, type ModelDirs } from './model-status.js';
 
@@ -24,7 +24,7 @@ export interface DownloadAnswer {
 export interface CatalogActionDeps {
   catalogs: CatalogSet;
   dirs: ModelDirs;
-  downloads: DownloadManager;
+  downloads: Downloads;
   events: Pick<EventBus, 'emit'>;
   activity: ActivityLog;
   disk: DiskUsage;
@@ -62,7 +62,7 @@ export class CatalogActions {
         skipped.push(filename);
         continue;
       }
-      (this.deps.downloads.enqueue(hit.kind, hit.entry).created ? queued : skipped).push(filename);
+      (this.deps.downloads.enqueue(downloadJobOf(this.deps.dirs, hit.kind, hit.entry)).created ? queued : skipped).push(filename);
     }
     return { queued, skipped };
   }
@@ -90,7 +90,7 @@ export class CatalogActions {
     if (!hit) throw new HttpError(404, `Not in the models or LoRA catalog: ${filename}`);
     if (this.isPresent(hit)) throw new HttpError(409, `${filename} is on disk: delete the file before removing it from the catalog`);
     await this.deps.downloads.cancel(filename);
-    await removePartFiles(entryFilePath(this.deps.dirs, hit.entry, hit.kind));
+    await this.deps.downloads.discardPart(entryFilePath(this.deps.dirs, hit.entry, hit.kind));
     const store = this.deps.catalogs[hit.kind];
     await store.update((draft) => {
       for (const category of draft.categories) category.models = category.models.filter((entry) => entry.file !== filename);
@@ -120,7 +120,7 @@ export class CatalogActions {
         continue;
       }
       if (this.isPresent(hit)) continue;
-      this.deps.downloads.enqueue(hit.kind, hit.entry);
+      this.deps.downloads.enqueue(downloadJobOf(this.deps.dirs, hit.kind, hit.entry));
       queued.push(file);
     }
     const parts = [queued.length > 0 ? `Queued ${queued.length} model(s) for download` : 'No models to download'];
@@ -130,7 +130,7 @@ export class CatalogActions {
 
   private queue(hit: CatalogHit): DownloadAnswer {
     if (this.isPresent(hit)) return { status: 'present', file: hit.entry.file };
-    const { created } = this.deps.downloads.enqueue(hit.kind, hit.entry);
+    const { created } = this.deps.downloads.enqueue(downloadJobOf(this.deps.dirs, hit.kind, hit.entry));
     return { status: created ? 'queued' : 'downloading', file: hit.entry.file };
   }
 
@@ -148,7 +148,7 @@ export class CatalogActions {
     const cancelled = await this.deps.downloads.cancel(file);
     const finalFile = entryFilePath(this.deps.dirs, hit.entry, hit.kind);
     const bytes = await removeFile(finalFile);
-    const partRemoved = await removePartFiles(finalFile);
+    const partRemoved = await this.deps.downloads.discardPart(finalFile);
     this.deps.downloads.forget(file);
     if (bytes < 0 && !partRemoved && !cancelled && !hadRow) {
       if (options.allowNothing) return;
@@ -176,12 +176,4 @@ async function removeFile(file: string): Promise<number> {
   } catch {
     return -1;
   }
-}
-
-/** Remove `<file>.part` and its sidecar; true when a part existed. */
-async function removePartFiles(finalFile: string): Promise<boolean> {
-  const part = partFileFor(finalFile);
-  const existed = (await removeFile(part)) >= 0;
-  await fsp.rm(sidecarPath(part), { force: true });
-  return existed;
 }

@@ -3,11 +3,11 @@
  * `stats` (spec "Catalog entries"), the LLM catalog with its `summary`, compatible LoRAs and the
  * model-hub map. Presence is read from the disk on every call; nothing about it is stored.
  */
+import type { Downloads } from '../downloads/index.js';
 import { HttpError } from '../http/errors.js';
 import type { CatalogSet } from './catalog-set.js';
 import type { CatalogFile, CatalogKind } from './catalog.schema.js';
 import type { DiskUsage } from './disk-usage.js';
-import type { DownloadManager } from './download-manager.service.js';
 import { compatibleLoras, type LoraPair } from './lora-pairs.js';
 import type { MetadataService } from './metadata.service.js';
 import { buildModelhubMap, type ModelhubMap } from './modelhub-map.js';
@@ -30,7 +30,7 @@ export type LiveCatalog = ReturnType<typeof withLiveStatus>;
 export interface CatalogQueryDeps {
   catalogs: CatalogSet;
   dirs: ModelDirs;
-  downloads: DownloadManager;
+  downloads: Downloads;
   metadata: MetadataService;
   disk: DiskUsage;
 }

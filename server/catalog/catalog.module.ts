@@ -1,6 +1,7 @@
 /**
- * Wiring of the catalog capability (catalogs, download queue, metadata, settings) behind one
- * factory, so the composition root only constructs it, mounts its routers and starts/stops it.
+ * Wiring of the catalog capability (catalogs, metadata, and the download queue it feeds) behind
+ * one factory, so the composition root only constructs it, mounts its routers and starts/stops
+ * it. The queue itself lives in `downloads/`; the catalogs reach it through `Downloads` only.
  */
 import type express from 'express';
 import path from 'node:path';
@@ -8,25 +9,21 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Uploads } from '../http/uploads.js';
+import { createDownloadsModule, type Downloads, type StatusStreams, type ThreadDownloadOptions } from '../downloads/index.js';
 import type { Logger } from '../logging.js';
 import { ModelhubClient } from '../modelhub/modelhub.client.js';
 import { RepohostClient } from '../repohost/repohost.client.js';
-import { settingsRoutes } from '../system/settings.routes.js';
-import { SettingsStore } from '../system/settings.store.js';
 import { ActivityLog } from './activity-log.js';
 import { CatalogActions } from './catalog-actions.service.js';
+import { catalogDownloadResolver } from './catalog-downloads.js';
+import { catalogFileRoutes } from './catalog-files.routes.js';
 import { CatalogQueries } from './catalog-query.service.js';
 import { catalogRoutes } from './catalog.routes.js';
 import { CATALOG_FILE_NAMES, catalogSchemaFor } from './catalog.schema.js';
 import { CatalogStore } from './catalog.store.js';
 import type { CatalogSet } from './catalog-set.js';
 import { DiskUsage } from './disk-usage.js';
-import { DownloadManager } from './download-manager.service.js';
-import { DownloadStore } from './download.store.js';
-import { downloadsRoutes } from './downloads.routes.js';
-import type { ThreadDownloadOptions } from './download-thread.js';
 import { MetadataService } from './metadata.service.js';
-import { StatusStreams } from './status-stream.js';
 
 /** The tokens in force (they are editable at runtime, so read per use). */
 export interface SourceTokens {
@@ -55,7 +52,7 @@ export interface CatalogModuleDeps {
 export interface CatalogModule {
   routers: express.Router[];
   catalogs: CatalogSet;
-  downloads: DownloadManager;
+  downloads: Downloads;
   metadata: MetadataService;
   disk: DiskUsage;
   activity: ActivityLog;
@@ -78,25 +75,27 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const dirs = { models: config.paths.models, llmModels: config.paths.llmModels };
   const activity = new ActivityLog();
   const disk = new DiskUsage({ modelsDir: config.paths.models });
-  const downloads = new DownloadManager({
-    store: new DownloadStore(deps.db),
-    settings: new SettingsStore(deps.db),
-    catalogs,
-    dirs,
-    sources: () => {
-      const current = tokens();
-      return {
-        modelhubBaseUrl: config.urls.modelhub,
-        repohostBaseUrl: config.urls.repohost,
-        modelhubApiKey: current.modelhubApiKey,
-        hubToken: current.hubToken,
-      };
-    },
-    activity,
+  const queue = createDownloadsModule({
+    db: deps.db,
     logger,
+    resolve: catalogDownloadResolver({
+      catalogs,
+      dirs,
+      sources: () => {
+        const current = tokens();
+        return {
+          modelhubBaseUrl: config.urls.modelhub,
+          repohostBaseUrl: config.urls.repohost,
+          modelhubApiKey: current.modelhubApiKey,
+          hubToken: current.hubToken,
+        };
+      },
+    }),
+    activity,
     onFilesChanged: () => disk.invalidate(),
     downloadOptions: deps.downloadOptions,
   });
+  const downloads = queue.downloads;
   const metadata = new MetadataService({
     catalogs,
     modelhub: new ModelhubClient({ baseUrl: config.urls.modelhub, apiKey: () => tokens().modelhubApiKey }),
@@ -106,23 +105,21 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   });
   const queries = new CatalogQueries({ catalogs, dirs, downloads, metadata, disk });
   const actions = new CatalogActions({ catalogs, dirs, downloads, events: deps.events, activity, disk, workflowsDir: config.paths.workflows, beforeLlmDelete: deps.beforeLlmDelete });
-  const streams = new StatusStreams(() => downloads.statusEntries());
 
   return {
-    routers: [catalogRoutes({ queries, actions, metadata, activity, uploads: deps.uploads }), downloadsRoutes({ queries, actions, streams }), settingsRoutes(downloads)],
+    routers: [catalogRoutes({ queries, actions, metadata, activity, uploads: deps.uploads }), catalogFileRoutes({ queries, actions }), ...queue.routers],
     catalogs,
     downloads,
     metadata,
     disk,
     activity,
-    streams,
+    streams: queue.streams,
     async start() {
       await catalogs.llm.load().catch((err: unknown) => logger.error('catalog llm could not be loaded', err));
-      downloads.start();
+      queue.start();
     },
     async stop() {
-      streams.closeAll();
-      await Promise.all([metadata.stop(), downloads.stop()]);
+      await Promise.all([metadata.stop(), queue.stop()]);
     },
   };
 }

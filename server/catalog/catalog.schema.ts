@@ -75,6 +75,8 @@ export const catalogEntrySchema = z
     repo_path: z.string().refine(isRelativeSubpath, 'repo_path must be a relative path without ".."').optional(),
     modelhub_version_id: hubIdSchema.optional(),
     modelhub_model_id: hubIdSchema.optional(),
+    /** The version file (`files[].id`) this entry is, when it is not the version's primary file. */
+    modelhub_file_id: hubIdSchema.optional(),
     sha256: z
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex characters')

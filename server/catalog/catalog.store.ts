@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { minuteStamp } from '../time.js';
-import { fsyncDir } from './fs-durable.js';
+import { fsyncDir } from '../fs-durable.js';
 import {
   CATALOG_FILE_NAMES,
   LIVE_ENTRY_FIELDS,
@@ -82,21 +82,73 @@ export class CatalogStore {
       const base = this.current ?? (await this.readFromDisk());
       const draft = structuredClone(base) as CatalogFile;
       const result = await mutator(draft);
-      const parsed = this.schema.safeParse(stripLiveFields(draft));
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        const where = issue?.path.map(String).join('.') ?? '';
-        throw new CatalogFileError(`invalid catalog update (${where}: ${issue?.message ?? 'invalid'})`);
-      }
-      const next = parsed.data;
-      if (next.version === base.version && !sameFileSet(base, next)) {
-        next.version = base.version + 1;
-        next.date = formatCatalogDate(this.now());
-      }
+      const next = this.checked(base, draft);
       await writeJsonAtomic(this.file, next);
       this.current = deepFreeze(next);
       return result;
     });
+  }
+
+  /**
+   * Like `update`, over this catalog and `other` as one change (promote moves an entry between
+   * them): both temp files are written and synced before either is renamed, this one's rename
+   * first. A crash between the two renames leaves the entry in both files, never in neither;
+   * readers resolve that in favour of this one (see modelhub-map.ts). Callers always pass the
+   * stores in the same order, or two concurrent calls could wait on each other.
+   */
+  updateTogether<T>(other: CatalogStore, mutator: (mine: CatalogFile, theirs: CatalogFile) => T | Promise<T>): Promise<T> {
+    return this.enqueue(() =>
+      other.enqueue(async () => {
+        const baseMine = this.current ?? (await this.readFromDisk());
+        const baseTheirs = other.current ?? (await other.readFromDisk());
+        const mine = structuredClone(baseMine) as CatalogFile;
+        const theirs = structuredClone(baseTheirs) as CatalogFile;
+        const result = await mutator(mine, theirs);
+        const nextMine = this.checked(baseMine, mine);
+        const nextTheirs = other.checked(baseTheirs, theirs);
+        const tmpMine = await writeJsonTemp(this.file, nextMine);
+        let tmpTheirs: string;
+        try {
+          tmpTheirs = await writeJsonTemp(other.file, nextTheirs);
+        } catch (err) {
+          await fsp.rm(tmpMine, { force: true });
+          throw err;
+        }
+        try {
+          await fsp.rename(tmpMine, this.file);
+        } catch (err) {
+          await Promise.all([fsp.rm(tmpMine, { force: true }), fsp.rm(tmpTheirs, { force: true })]);
+          throw err;
+        }
+        this.current = deepFreeze(nextMine);
+        try {
+          await fsp.rename(tmpTheirs, other.file);
+        } catch (err) {
+          await fsp.rm(tmpTheirs, { force: true });
+          throw err;
+        }
+        other.current = deepFreeze(nextTheirs);
+        await fsyncDir(path.dirname(this.file));
+        if (path.dirname(other.file) !== path.dirname(this.file)) await fsyncDir(path.dirname(other.file));
+        return result;
+      }),
+    );
+  }
+
+  /** `draft` validated, with `version`/`date` bumped when its set of files changed. */
+  private checked(base: CatalogFile, draft: CatalogFile): CatalogFile {
+    const parsed = this.schema.safeParse(stripLiveFields(draft));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.map(String).join('.') ?? '';
+      throw new CatalogFileError(`invalid catalog update (${where}: ${issue?.message ?? 'invalid'})`);
+    }
+    const next = parsed.data;
+    if (next.version === base.version && !sameFileSet(base, next)) {
+      next.version = base.version + 1;
+      next.date = formatCatalogDate(this.now());
+    }
+    return next;
   }
 
   private enqueue<T>(task: () => Promise<T>): Promise<T> {
@@ -137,6 +189,18 @@ export function formatCatalogDate(date: Date): string {
 
 /** Write JSON next to `file`, fsync it, then rename over `file` (atomic on POSIX). */
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+  const tmp = await writeJsonTemp(file, value);
+  try {
+    await fsp.rename(tmp, file);
+  } catch (err) {
+    await fsp.rm(tmp, { force: true });
+    throw err;
+  }
+  await fsyncDir(path.dirname(file));
+}
+
+/** Write JSON to a synced temp file beside `file` (not yet renamed); returns its path. */
+async function writeJsonTemp(file: string, value: unknown): Promise<string> {
   const dir = path.dirname(file);
   await fsp.mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
@@ -144,16 +208,13 @@ export async function writeJsonAtomic(file: string, value: unknown): Promise<voi
   try {
     await handle.writeFile(`${JSON.stringify(value, null, 2)}\n`, 'utf8');
     await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await fsp.rename(tmp, file);
   } catch (err) {
+    await handle.close();
     await fsp.rm(tmp, { force: true });
     throw err;
   }
-  await fsyncDir(dir);
+  await handle.close();
+  return tmp;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { QueueState } from '../downloads/index.js';
 import type { CatalogEntry, CatalogFile, CatalogKind, ModelStatus } from './catalog.schema.js';
 
 /** Where files land: `models` holds `<dest>/<file>`, `llmModels` holds LLM `<file>` directly. */
@@ -12,9 +13,6 @@ export interface ModelDirs {
   models: string;
   llmModels: string;
 }
-
-/** The state the download queue reports for a file, when it knows the file. */
-export type QueueState = 'queued' | 'downloading' | 'error';
 
 /** Tells whether an entry's file is on disk, and how big it is (0 when absent). */
 export interface FilePresence {

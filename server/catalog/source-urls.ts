@@ -1,7 +1,9 @@
 /**
  * Where a catalog entry is downloaded from. The token goes in an `Authorization: Bearer` header
  * (never in the query string, where it would leak into logs); `downloadFile` sends it to the
- * origin host only, so the signed CDN URL the hub redirects to never sees it.
+ * origin host only, so the signed CDN URL the hub redirects to never sees it. The URL is always
+ * the hub's own download URL, never a signed one: those expire, so every attempt and every
+ * resume asks the hub again.
  */
 import type { CatalogEntry } from './catalog.schema.js';
 
@@ -30,7 +32,10 @@ export class SourceUrlError extends Error {}
 export function resolveSourceUrl(entry: CatalogEntry, config: SourceConfig): ResolvedSource {
   if (entry.source === 'modelhub') {
     if (!entry.modelhub_version_id) throw new SourceUrlError(`${entry.file}: modelhub entry without modelhub_version_id`);
-    const url = `${trimSlash(config.modelhubBaseUrl)}/api/download/models/${encodeURIComponent(entry.modelhub_version_id)}`;
+    // Without `fileId` the hub serves the version's primary file; the per-file form is the one
+    // the hub answers reliably (its type/format/fp query form has been seen to 404).
+    const fileId = entry.modelhub_file_id ? `?fileId=${encodeURIComponent(entry.modelhub_file_id)}` : '';
+    const url = `${trimSlash(config.modelhubBaseUrl)}/api/download/models/${encodeURIComponent(entry.modelhub_version_id)}${fileId}`;
     return { url, headers: bearer(config.modelhubApiKey), source: 'modelhub', tokenName: 'MODELHUB_API_KEY' };
   }
   if (!entry.hosted_repo) throw new SourceUrlError(`${entry.file}: repohost entry without hosted_repo`);

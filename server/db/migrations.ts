@@ -100,4 +100,12 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'jobs remember the preset they came from',
+    sql: `
+      -- Set on jobs started by POST /api/admin/presets/{id}/run (and kept by their retries).
+      ALTER TABLE jobs ADD COLUMN preset_id TEXT;
+    `,
+  },
 ];

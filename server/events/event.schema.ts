@@ -49,6 +49,8 @@ export const EVENT_TYPES = [
   'llm.crashed',
   'llm.parked',
   'llm.resumed',
+  'chatbot.state',
+  'chatbot.chat.allowed',
 ] as const;
 
 export type KnownEventType = (typeof EVENT_TYPES)[number];

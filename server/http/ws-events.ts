@@ -7,6 +7,7 @@
 import type { StudioEvent } from '../events/event.schema.js';
 import type { JobRecord } from '../jobs/job.schema.js';
 import type { ProgressObject } from '../jobs/progress-tracker.js';
+import type { TelemetrySample } from '../system/telemetry.service.js';
 
 /** What clients learn about the engine (mirrors the engine supervisor's state). */
 export interface EngineStateMessage {
@@ -36,6 +37,8 @@ export interface WsEventMap {
   'job.progress': { prompt_id: string; progress: ProgressObject };
   /** Records removed by a history delete. */
   'job.deleted': { prompt_ids: string[] };
+  /** A telemetry sample, every few seconds (the history's newest point). */
+  'telemetry.sample': TelemetrySample;
 }
 
 /** The JSON header of a binary preview frame. */

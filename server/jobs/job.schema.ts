@@ -27,6 +27,8 @@ export interface JobRecord {
   output: OutputRef | null;
   error: string | null;
   retry_of?: string;
+  /** Present on jobs started by a preset run: the preset's id at that time. */
+  preset_id?: string;
   /** Only in the queue listing. */
   progress?: ProgressObject;
 }

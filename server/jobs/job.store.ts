@@ -21,6 +21,7 @@ interface JobRow {
   output: string | null;
   error: string | null;
   retry_of: string | null;
+  preset_id: string | null;
   created_ms: number;
 }
 
@@ -31,7 +32,7 @@ export interface HistoryQuery {
   workflowId?: string;
 }
 
-const COLUMNS = 'prompt_id, workflow_id, workflow_name, output_dir, status, queued_at, started_at, finished_at, duration, input_image, params, seeds, output, error, retry_of, created_ms';
+const COLUMNS = 'prompt_id, workflow_id, workflow_name, output_dir, status, queued_at, started_at, finished_at, duration, input_image, params, seeds, output, error, retry_of, preset_id, created_ms';
 
 export class JobStore {
   private readonly insertStmt;
@@ -42,7 +43,7 @@ export class JobStore {
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
       `INSERT INTO jobs (${COLUMNS}) VALUES (@prompt_id, @workflow_id, @workflow_name, @output_dir, @status, @queued_at, @started_at,
-       @finished_at, @duration, @input_image, @params, @seeds, @output, @error, @retry_of, @created_ms)`,
+       @finished_at, @duration, @input_image, @params, @seeds, @output, @error, @retry_of, @preset_id, @created_ms)`,
     );
     this.getStmt = db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE prompt_id = ?`);
     this.activeStmt = db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE status IN ('queued','running') ORDER BY created_ms`);
@@ -142,6 +143,7 @@ function toRow(job: JobRecord): Omit<JobRow, 'created_ms'> {
     output: job.output ? JSON.stringify(job.output) : null,
     error: job.error ?? null,
     retry_of: job.retry_of ?? null,
+    preset_id: job.preset_id ?? null,
   };
 }
 
@@ -163,5 +165,6 @@ function fromRow(row: JobRow): JobRecord {
     error: row.error,
   };
   if (row.retry_of) job.retry_of = row.retry_of;
+  if (row.preset_id) job.preset_id = row.preset_id;
   return job;
 }

@@ -34,6 +34,12 @@ export interface ExecuteResult {
   seeds: Record<string, number>;
 }
 
+/** Where a job came from, recorded on it: a retried job, a preset run. */
+export interface JobOrigin {
+  retryOf?: string;
+  presetId?: string;
+}
+
 export interface RunnerDeps {
   /** Sent as `extra_data.preview_method`: a real engine sends sampler previews only when asked. */
   previewMethod: PreviewMethod;
@@ -77,7 +83,7 @@ export class RunnerService {
   }
 
   /** `POST /api/run/{id}/execute`. */
-  async execute(workflowId: string, params: Record<string, unknown>, image?: UploadedFile, retryOf?: string): Promise<ExecuteResult> {
+  async execute(workflowId: string, params: Record<string, unknown>, image?: UploadedFile, origin: JobOrigin = {}): Promise<ExecuteResult> {
     const definition = await this.deps.workflows.definition(workflowId);
     const objectInfo = await this.deps.workflows.objectInfo().catch(() => undefined);
     const promptId = crypto.randomUUID();
@@ -108,7 +114,8 @@ export class RunnerService {
       seeds: run.seeds,
       output: null,
       error: null,
-      ...(retryOf ? { retry_of: retryOf } : {}),
+      ...(origin.retryOf ? { retry_of: origin.retryOf } : {}),
+      ...(origin.presetId ? { preset_id: origin.presetId } : {}),
     };
     // Events sent before the engine socket is open are lost for good (nothing is replayed), so give
     // a socket that is (re)connecting a moment; past that the `/history` poll still finishes the job.
@@ -166,7 +173,7 @@ export class RunnerService {
     if (original.input_image) params[EXISTING_INPUT_IMAGE_KEY] = original.input_image;
     let result: ExecuteResult;
     try {
-      result = await this.execute(original.workflow_id, params, undefined, promptId);
+      result = await this.execute(original.workflow_id, params, undefined, { retryOf: promptId, presetId: original.preset_id });
     } catch (err) {
       // A 404 here would read as "job not found"; the job exists, its workflow does not (spec: 500).
       if (err instanceof HttpError && err.status === 404) throw new HttpError(500, `Cannot retry ${promptId}: ${err.detail}`);

@@ -1,11 +1,28 @@
 /**
- * The model hub's REST API (`<base>/api/v1`): version and model records for catalog metadata.
- * The base URL comes from config (tests point it at a local fake); the API key is read per call
- * because it can be changed at runtime, and it travels in an `Authorization: Bearer` header,
- * never in the query string where it would end up in logs.
+ * The model hub's REST API (`<base>/api/v1`): version and model records, images (single lookup
+ * and cursor pages) and tag names through its tRPC batch query route. The base URL comes from
+ * config (tests point it at a local fake); the API key is read per call because it can be
+ * changed at runtime, and it travels in an `Authorization: Bearer` header, never in the query
+ * string where it would end up in logs.
+ *
+ * The hub publishes no rate limits and answers bursts with 429, mostly without `Retry-After`
+ * (reference §3.1). A 429 or a 502/503/504 is retried a bounded number of times: after the
+ * `Retry-After` the hub asked for (capped), else after an exponential backoff.
  */
 import { z } from 'zod';
-import { getWithToken, parseJsonAs } from '../http/outbound-json.js';
+import { OutboundUnreachable, getWithToken, parseJsonAs } from '../http/outbound-json.js';
+import {
+  imagePageSchema,
+  modelSchema,
+  tagRecordSchema,
+  trpcBatchSchema,
+  versionSchema,
+  type ModelhubImage,
+  type ModelhubModel,
+  type ModelhubVersion,
+} from './modelhub.schema.js';
+
+export type { ModelhubFile, ModelhubImage, ModelhubModel, ModelhubVersion } from './modelhub.schema.js';
 
 export interface ModelhubClientOptions {
   /** `https://civitai.com` or a fake; the API lives under `/api/v1`. */
@@ -13,57 +30,43 @@ export interface ModelhubClientOptions {
   apiKey: () => string | null;
   fetchImpl?: typeof fetch;
   timeoutMs?: number;
+  /** Retries of a 429/502/503/504 before giving up. Default 3. */
+  retries?: number;
+  /** Longest wait before one retry, whatever `Retry-After` says. Default 30 s. */
+  maxRetryWaitMs?: number;
+  /** First backoff when the hub gave no `Retry-After` (doubles each time). Default 1 s. */
+  backoffMs?: number;
 }
+
+/** Why a model hub call failed (the routes map it to a status). */
+export type ModelhubErrorKind = 'unreachable' | 'rate_limited' | 'not_found' | 'auth' | 'http' | 'bad_answer';
 
 /** A failed model hub call, with a message for the user. */
 export class ModelhubError extends Error {
   constructor(
     message: string,
     readonly status: number | null,
+    readonly kind: ModelhubErrorKind = kindOf(status),
   ) {
     super(message);
     this.name = 'ModelhubError';
   }
 }
 
-const idSchema = z.union([z.number(), z.string()]).transform(String);
+/** One page of `/images`, and the opaque cursor of the next one (null at the end). */
+export interface ImagePage {
+  items: ModelhubImage[];
+  nextCursor: string | null;
+}
 
-const fileSchema = z.looseObject({
-  id: idSchema.optional(),
-  name: z.string(),
-  sizeKB: z.number().optional(),
-  primary: z.boolean().optional(),
-  metadata: z.looseObject({ fp: z.string().nullish(), format: z.string().nullish(), size: z.string().nullish() }).nullish(),
-  hashes: z.record(z.string(), z.string()).optional(),
-});
+/** Query of `/images` by model (gallery pages). */
+export interface ImageQuery {
+  modelId: string;
+  cursor?: string | null;
+  limit?: number;
+}
 
-const versionSchema = z.looseObject({
-  id: idSchema,
-  modelId: idSchema.optional(),
-  name: z.string(),
-  baseModel: z.string().nullish(),
-  trainedWords: z.array(z.string()).nullish(),
-  createdAt: z.string().nullish(),
-  updatedAt: z.string().nullish(),
-  publishedAt: z.string().nullish(),
-  availability: z.string().nullish(),
-  usageControl: z.string().nullish(),
-  model: z.looseObject({ name: z.string(), type: z.string().nullish() }).nullish(),
-  files: z.array(fileSchema).nullish(),
-});
-
-const modelSchema = z.looseObject({
-  id: idSchema,
-  name: z.string(),
-  type: z.string().nullish(),
-  tags: z.array(z.string()).nullish(),
-});
-
-/** A model version record (`GET /api/v1/model-versions/{id}`), the fields Studio uses. */
-export type ModelhubVersion = z.infer<typeof versionSchema>;
-/** A model record (`GET /api/v1/models/{id}`), the fields Studio uses. */
-export type ModelhubModel = z.infer<typeof modelSchema>;
-export type ModelhubFile = z.infer<typeof fileSchema>;
+const TAG_BATCH = 20;
 
 /** HTTP client for the model hub's public REST API. */
 export class ModelhubClient {
@@ -77,32 +80,122 @@ export class ModelhubClient {
 
   /** One model version by id. */
   async getModelVersion(versionId: string, signal?: AbortSignal): Promise<ModelhubVersion> {
-    return this.getJson(`/model-versions/${encodeURIComponent(versionId)}`, versionSchema, `model version ${versionId}`, signal);
+    return this.getJson(`/api/v1/model-versions/${encodeURIComponent(versionId)}`, versionSchema, `model version ${versionId}`, signal);
   }
 
-  /** One model (tags, type) by id. */
+  /** One model (tags, type, versions with their images) by id. */
   async getModel(modelId: string, signal?: AbortSignal): Promise<ModelhubModel> {
-    return this.getJson(`/models/${encodeURIComponent(modelId)}`, modelSchema, `model ${modelId}`, signal);
+    return this.getJson(`/api/v1/models/${encodeURIComponent(modelId)}`, modelSchema, `model ${modelId}`, signal);
+  }
+
+  /** One image with its generation data (`/images?imageId=…&withMeta=true`); 404 when unknown. */
+  async getImage(imageId: number, signal?: AbortSignal): Promise<ModelhubImage> {
+    const page = await this.getJson(`/api/v1/images?imageId=${imageId}&withMeta=true`, imagePageSchema, `image ${imageId}`, signal);
+    const item = page.items.find((image) => image.id === imageId) ?? page.items[0];
+    if (!item) throw new ModelhubError(`The model hub has no image ${imageId}`, 404);
+    return item;
+  }
+
+  /** One page of a model's images, newest first, with their generation data. */
+  async listImages(query: ImageQuery, signal?: AbortSignal): Promise<ImagePage> {
+    const params = new URLSearchParams({ modelId: query.modelId, limit: String(query.limit ?? 100), sort: 'Newest', withMeta: 'true' });
+    if (query.cursor) params.set('cursor', query.cursor);
+    const page = await this.getJson(`/api/v1/images?${params.toString()}`, imagePageSchema, `images of model ${query.modelId}`, signal);
+    const next = page.metadata?.nextCursor;
+    return { items: page.items, nextCursor: next === null || next === undefined || next === '' ? null : String(next) };
+  }
+
+  /**
+   * Names of tag ids, through the hub's tRPC batch query (`tag.getById` for each id, 20 per
+   * call). Ids the hub does not know are left out of the answer.
+   */
+  async tagNames(ids: readonly number[], signal?: AbortSignal): Promise<Map<number, string>> {
+    const names = new Map<number, string>();
+    for (let i = 0; i < ids.length; i += TAG_BATCH) {
+      const chunk = ids.slice(i, i + TAG_BATCH);
+      const input: Record<string, { json: { id: number } }> = {};
+      chunk.forEach((id, n) => (input[String(n)] = { json: { id } }));
+      const procedures = chunk.map(() => 'tag.getById').join(',');
+      const apiPath = `/api/trpc/${procedures}?batch=1&input=${encodeURIComponent(JSON.stringify(input))}`;
+      const answers = await this.getJson(apiPath, trpcBatchSchema, 'tag names', signal);
+      for (const answer of answers) {
+        const tag = tagRecordSchema.safeParse(answer.result?.data.json);
+        if (tag.success) names.set(tag.data.id, tag.data.name);
+      }
+    }
+    return names;
   }
 
   private async getJson<S extends z.ZodType>(apiPath: string, schema: S, what: string, signal?: AbortSignal): Promise<z.infer<S>> {
-    const url = `${this.options.baseUrl.replace(/\/+$/, '')}/api/v1${apiPath}`;
-    const token = this.options.apiKey();
-    let answer: { res: Response; text: string };
-    try {
-      answer = await getWithToken(url, { token, timeoutMs: this.timeoutMs, signal, fetchImpl: this.fetchImpl });
-    } catch (err) {
-      throw new ModelhubError(`Cannot reach the model hub: ${(err as Error).message}`, null);
+    const url = `${this.options.baseUrl.replace(/\/+$/, '')}${apiPath}`;
+    const retries = this.options.retries ?? 3;
+    for (let attempt = 0; ; attempt += 1) {
+      const token = this.options.apiKey();
+      let answer: { res: Response; text: string };
+      try {
+        answer = await getWithToken(url, { token, timeoutMs: this.timeoutMs, signal, fetchImpl: this.fetchImpl });
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        const message = err instanceof OutboundUnreachable ? err.message : String(err);
+        throw new ModelhubError(`Cannot reach the model hub at ${this.options.baseUrl}: ${message}`, null, 'unreachable');
+      }
+      const { res, text } = answer;
+      if (RETRIED.has(res.status) && attempt < retries) {
+        await sleep(this.retryDelay(res.headers.get('retry-after'), attempt), signal);
+        continue;
+      }
+      if (!res.ok) throw new ModelhubError(statusMessage(res.status, what, text, token !== null), res.status);
+      const parsed = parseJsonAs(text, schema);
+      if (parsed.ok) return parsed.data;
+      throw new ModelhubError(
+        parsed.reason === 'not_json' ? `The model hub sent something that is not JSON for ${what}` : `The model hub's answer for ${what} has an unexpected shape`,
+        res.status,
+        'bad_answer',
+      );
     }
-    const { res, text } = answer;
-    if (!res.ok) throw new ModelhubError(statusMessage(res.status, what, text, token !== null), res.status);
-    const parsed = parseJsonAs(text, schema);
-    if (parsed.ok) return parsed.data;
-    throw new ModelhubError(
-      parsed.reason === 'not_json' ? `The model hub sent something that is not JSON for ${what}` : `The model hub's answer for ${what} has an unexpected shape`,
-      res.status,
-    );
   }
+
+  /** Milliseconds before retry `attempt`: the hub's `Retry-After` (seconds or a date), capped. */
+  private retryDelay(header: string | null, attempt: number): number {
+    const cap = this.options.maxRetryWaitMs ?? 30_000;
+    const asked = parseRetryAfter(header);
+    if (asked !== null) return Math.min(cap, asked);
+    return Math.min(cap, (this.options.backoffMs ?? 1000) * 2 ** attempt);
+  }
+}
+
+const RETRIED = new Set([429, 502, 503, 504]);
+
+/** `Retry-After` in milliseconds (delta-seconds or an HTTP date), or null when absent or unreadable. */
+export function parseRetryAfter(header: string | null, now = Date.now()): number | null {
+  if (!header) return null;
+  const trimmed = header.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const when = Date.parse(trimmed);
+  return Number.isNaN(when) ? null : Math.max(0, when - now);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function kindOf(status: number | null): ModelhubErrorKind {
+  if (status === null) return 'unreachable';
+  if (status === 404) return 'not_found';
+  if (status === 429) return 'rate_limited';
+  if (status === 401 || status === 403) return 'auth';
+  return 'http';
 }
 
 function statusMessage(status: number, what: string, body: string, tokenSent: boolean): string {
@@ -119,6 +212,6 @@ function statusMessage(status: number, what: string, body: string, tokenSent: bo
       : `The model hub requires an API key for ${what} (401): set MODELHUB_API_KEY in Settings`;
   }
   if (status === 403) return `The model hub refused access to ${what} (403)${suffix}`;
-  if (status === 429) return `The model hub is rate limiting requests (429); try again in a minute`;
+  if (status === 429) return `The model hub is rate limiting requests (429) and kept refusing after retries; try again in a minute`;
   return `The model hub answered ${status} for ${what}${suffix}`;
 }

@@ -1,7 +1,7 @@
 /**
  * For download tests: the `DownloadError` a download rejects with (anything else fails the test).
  */
-import { DownloadError } from '../../server/catalog/download-errors.js';
+import { DownloadError } from '../../server/downloads/download-errors.js';
 
 /** Await `promise`, expecting it to reject with a `DownloadError`; returns that error. */
 export async function downloadError(promise: Promise<unknown>): Promise<DownloadError> {

@@ -2,7 +2,10 @@
  * A small real HTTP file server for download tests: it serves one file with an ETag and
  * Range/If-Range support, and can misbehave on demand (require a bearer token, redirect to
  * another server, throttle, drop the connection, stall, serve a login page, fail with a status).
- * Every request is recorded so tests can assert on the headers a client sent.
+ * With `signed` it acts like the object storage a model hub redirects to: only URLs made by
+ * `sign()` are served, each for `signatureUses` requests until `expireSignatures()`, and anything
+ * else gets the storage's 403 AccessDenied. Every request is recorded so tests can assert on the
+ * headers a client sent.
  */
 import { once } from 'node:events';
 import http, { type IncomingHttpHeaders, type ServerResponse } from 'node:http';
@@ -41,6 +44,10 @@ export interface FakeFileBehaviour {
   chunked: boolean;
   /** A Content-Encoding header sent with the file (the body itself stays as it is). */
   contentEncoding: string | null;
+  /** Serve only URLs made by `sign()` (a presigned storage URL); others get 403 AccessDenied. */
+  signed: boolean;
+  /** Requests one signature serves before it counts as expired. */
+  signatureUses: number;
 }
 
 export interface RecordedRequest {
@@ -57,6 +64,10 @@ export interface FakeFileServer {
   behaviour: FakeFileBehaviour;
   /** Change the behaviour (e.g. new content and ETag) between requests. */
   set(patch: Partial<FakeFileBehaviour>): void;
+  /** A fresh presigned URL for `pathname` on this server (see `signed`). */
+  sign(pathname: string): string;
+  /** Every signature issued so far expires (the 24 h of a real presigned URL went by). */
+  expireSignatures(): void;
   close(): Promise<void>;
 }
 
@@ -81,30 +92,59 @@ const DEFAULTS: FakeFileBehaviour = {
   ignoreRange: false,
   chunked: false,
   contentEncoding: null,
+  signed: false,
+  signatureUses: Number.POSITIVE_INFINITY,
 };
+
+const SIGNATURE_PARAM = 'X-Amz-Signature';
 
 /** Start a fake file server on a random loopback port. */
 export async function startFakeFileServer(patch: Partial<FakeFileBehaviour> = {}): Promise<FakeFileServer> {
   const behaviour: FakeFileBehaviour = { ...DEFAULTS, ...patch };
   const requests: RecordedRequest[] = [];
+  /** Uses left per issued signature. */
+  const signatures = new Map<string, number>();
+  let issued = 0;
   const server = http.createServer((req, res) => {
     requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: { ...req.headers } });
+    if (behaviour.signed && !spendSignature(signatures, req.url ?? '/')) {
+      res.writeHead(403, { 'Content-Type': 'application/xml' });
+      res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
+      return;
+    }
     handle(behaviour, req.url ?? '/', req.headers, res).catch(() => res.destroy());
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     port,
     requests,
     behaviour,
     set: (next) => Object.assign(behaviour, next),
+    sign: (pathname) => {
+      issued += 1;
+      const signature = `sig${issued}`;
+      signatures.set(signature, behaviour.signatureUses);
+      return `${url}${pathname}?X-Amz-Expires=86400&${SIGNATURE_PARAM}=${signature}`;
+    },
+    expireSignatures: () => signatures.clear(),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Whether `url` carries a live signature; spends one use of it. */
+function spendSignature(signatures: Map<string, number>, url: string): boolean {
+  const signature = new URL(url, 'http://fake').searchParams.get(SIGNATURE_PARAM);
+  const left = signature === null ? undefined : signatures.get(signature);
+  if (signature === null || left === undefined || left <= 0) return false;
+  signatures.set(signature, left - 1);
+  return true;
 }
 
 async function handle(b: FakeFileBehaviour, url: string, headers: IncomingHttpHeaders, res: ServerResponse): Promise<void> {

@@ -1,7 +1,11 @@
 /**
  * A small real HTTP server answering like the model hub's REST API (`/api/v1/model-versions/:id`,
- * `/api/v1/models/:id`) and the repository host's model API (`/api/models/:owner/:name`), with
- * their JSON shapes and error forms. Requests are recorded for header assertions.
+ * `/api/v1/models/:id`, `/api/v1/images` by `imageId` or by `modelId` with cursor paging, the
+ * tRPC batch `tag.getById`, media files under `/media/`, the download URL
+ * `/api/download/models/:versionId` that answers 307 to a storage host) and the repository
+ * host's model API (`/api/models/:owner/:name`), with their JSON shapes and error forms.
+ * Requests are recorded for header assertions; `rateLimit` answers the next calls with 429 and
+ * `Retry-After`.
  */
 import { once } from 'node:events';
 import http, { type IncomingHttpHeaders } from 'node:http';
@@ -9,7 +13,22 @@ import type { AddressInfo } from 'node:net';
 
 export interface FakeHub {
   url: string;
-  requests: Array<{ url: string; headers: IncomingHttpHeaders }>;
+  requests: Array<{ url: string; search: string; headers: IncomingHttpHeaders }>;
+  /** Image items by id (`/images?imageId=`). */
+  images: Map<number, Record<string, unknown>>;
+  /** Image items of a model, newest first (`/images?modelId=`, paged by an opaque cursor). */
+  modelImages: Map<string, Array<Record<string, unknown>>>;
+  /** Tag names by id (tRPC `tag.getById`). */
+  tags: Map<number, string>;
+  /** Files served at `/media/<name>`. */
+  media: Map<string, { body: Buffer; type: string }>;
+  /**
+   * Where `/api/download/models/:id` redirects (307, like the hub's signed CDN URLs) when
+   * `downloads` has no entry for the version; null: 404.
+   */
+  downloadTo: string | null;
+  /** The next `count` API calls answer 429 with this `Retry-After` (null: none). */
+  rateLimit: { count: number; retryAfter: string | null };
   /** Model hub version records by id (as the API returns them). */
   versions: Map<string, Record<string, unknown>>;
   /** Model hub model records by id. */
@@ -18,17 +37,52 @@ export interface FakeHub {
   repos: Map<string, Record<string, unknown>>;
   /** Repositories that answer 401/403 GatedRepo without/with a token. */
   gated: Set<string>;
+  /**
+   * Where `/api/download/models/{versionId}[?fileId=]` redirects (307), asked on every request so
+   * a presigned URL can be fresh each time; null or a missing version: 404 "Model file not found".
+   */
+  downloads: Map<string, (fileId: string | null) => string | null>;
+  /** The download URL wants `Authorization: Bearer <this>`; without it, the hub's 401. */
+  downloadToken: string | null;
   close(): Promise<void>;
 }
 
 /** Start a fake hub on a random loopback port. */
 export async function startFakeHub(): Promise<FakeHub> {
-  const hub: Omit<FakeHub, 'url' | 'close'> = { requests: [], versions: new Map(), models: new Map(), repos: new Map(), gated: new Set() };
+  const hub: Omit<FakeHub, 'url' | 'close'> = {
+    requests: [],
+    versions: new Map(),
+    models: new Map(),
+    repos: new Map(),
+    gated: new Set(),
+    images: new Map(),
+    modelImages: new Map(),
+    tags: new Map(),
+    media: new Map(),
+    rateLimit: { count: 0, retryAfter: null },
+    downloadTo: null,
+    downloads: new Map(),
+    downloadToken: null,
+  };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
-    hub.requests.push({ url: url.pathname, headers: { ...req.headers } });
+    hub.requests.push({ url: url.pathname, search: url.search, headers: { ...req.headers } });
     const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
       res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(body));
+
+    if (url.pathname.startsWith('/media/')) {
+      const file = hub.media.get(decodeURIComponent(url.pathname.slice('/media/'.length)));
+      if (!file) return res.writeHead(404, { 'Content-Type': 'text/plain' }).end('no such file');
+      return res.writeHead(200, { 'Content-Type': file.type, 'Content-Length': String(file.body.length) }).end(file.body);
+    }
+    if (url.pathname.startsWith('/api/download/models/')) return download(url, req.headers, res, json);
+    if (hub.rateLimit.count > 0) {
+      hub.rateLimit.count -= 1;
+      const headers: Record<string, string> = hub.rateLimit.retryAfter === null ? {} : { 'Retry-After': hub.rateLimit.retryAfter };
+      return json(429, { error: 'Too Many Requests' }, headers);
+    }
+    if (url.pathname === '/api/v1/images') return images(url, json);
+    if (url.pathname.startsWith('/api/trpc/')) return trpc(url, json);
 
     let match = /^\/api\/v1\/model-versions\/(\d+)$/.exec(url.pathname);
     if (match) {
@@ -54,15 +108,63 @@ export async function startFakeHub(): Promise<FakeHub> {
     }
     json(404, { error: 'Not found' });
   });
+
+  type Json = (status: number, body: unknown) => void;
+  function download(url: URL, headers: IncomingHttpHeaders, res: http.ServerResponse, json: Json): void {
+    if (hub.downloadToken !== null && headers.authorization !== `Bearer ${hub.downloadToken}`) {
+      return json(401, { error: 'Unauthorized', message: 'The creator of this asset requires you to be logged in to download it' });
+    }
+    const versionId = url.pathname.slice('/api/download/models/'.length);
+    const pinned = hub.downloads.get(versionId);
+    const fallback = hub.downloadTo === null ? null : `${hub.downloadTo}/files/${versionId}.safetensors?X-Amz-Expires=86400`;
+    const location = pinned ? pinned(url.searchParams.get('fileId')) : fallback;
+    if (location === null) return json(404, { error: 'Model file not found' });
+    res.writeHead(307, { Location: location }).end();
+  }
+
+  function images(url: URL, json: Json): void {
+    const imageId = url.searchParams.get('imageId');
+    const withMeta = url.searchParams.get('withMeta') === 'true';
+    const shaped = (item: Record<string, unknown>) => (withMeta ? item : { ...item, meta: undefined });
+    if (imageId !== null) {
+      const item = hub.images.get(Number(imageId));
+      return json(200, { items: item ? [shaped(item)] : [], metadata: {} });
+    }
+    const modelId = url.searchParams.get('modelId');
+    if (modelId === null) return json(400, { error: 'modelId, imageId or postId required' });
+    const all = hub.modelImages.get(modelId) ?? [];
+    const limit = Number(url.searchParams.get('limit') ?? 50);
+    const cursor = url.searchParams.get('cursor');
+    // Opaque to clients, like the real ones: here the offset with a prefix.
+    const start = cursor ? Number(cursor.replace(/^c/, '')) : 0;
+    const items = all.slice(start, start + limit).map(shaped);
+    const next = start + limit < all.length ? `c${start + limit}` : null;
+    json(200, { items, metadata: next ? { nextCursor: next } : {} });
+  }
+
+  function trpc(url: URL, json: Json): void {
+    const procedures = url.pathname.slice('/api/trpc/'.length).split(',');
+    const input = JSON.parse(url.searchParams.get('input') ?? '{}') as Record<string, { json: { id: number } }>;
+    json(
+      200,
+      procedures.map((procedure, i) => {
+        const id = input[String(i)]?.json.id;
+        const name = id === undefined ? undefined : hub.tags.get(id);
+        if (procedure !== 'tag.getById' || name === undefined) return { error: { json: { message: 'Not found', code: -32004 } } };
+        return { result: { data: { json: { id, name, type: 'UserGenerated' } } } };
+      }),
+    );
+  }
+
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
-  return {
-    ...hub,
+  // The same object the handler reads, so a test may replace `rateLimit` as a whole.
+  return Object.assign(hub, {
     url: `http://127.0.0.1:${port}`,
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
-  };
+  });
 }

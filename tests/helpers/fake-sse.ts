@@ -1,5 +1,5 @@
 /** Reading Studio's download status stream (SSE) in tests. */
-import type { DownloadStatusEntry } from '../../server/catalog/download-manager.service.js';
+import type { DownloadStatusEntry } from '../../server/downloads/index.js';
 import type { TestStudio } from './studio.js';
 
 /** One parsed `data:` event of `GET /api/admin/models/status`. */

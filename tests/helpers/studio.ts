@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../server/config.js';
 import { silentLogger } from '../../server/logging.js';
-import { Studio } from '../../server/studio.js';
+import { Studio, type StudioOptions } from '../../server/studio.js';
 import { freePort } from './ports.js';
 
 export const TEST_API_KEY = 'test-key-0123456789';
@@ -30,6 +30,10 @@ export interface TestStudioOptions {
   /** Reuse a data directory (restart tests). */
   dir?: string;
   heartbeatMs?: number;
+  /** Chat bot options (library loader, backoff and progress timings). */
+  chatbot?: StudioOptions['chatbot'];
+  /** What `POST /api/admin/system/restart` and an applied update call to replace Studio. */
+  relaunch?: () => void | Promise<void>;
 }
 
 /** Start a Studio; call `stop()` in afterAll/afterEach. */
@@ -46,7 +50,7 @@ export async function startTestStudio(options: TestStudioOptions = {}): Promise<
     ...options.env,
   };
   const config = await loadConfig(env, { probeEngine: async () => false });
-  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs });
+  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs, chatbot: options.chatbot, relaunch: options.relaunch });
   await studio.start();
   const url = studio.url;
   return {

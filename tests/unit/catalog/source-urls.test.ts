@@ -22,6 +22,11 @@ describe('resolveSourceUrl', () => {
     });
   });
 
+  it('names the version file with fileId when the entry pins one', () => {
+    const entry: CatalogEntry = { ...base, file: 'fp16.safetensors', source: 'modelhub', modelhub_version_id: '60938', modelhub_file_id: '4521' };
+    expect(resolveSourceUrl(entry, config).url).toBe('https://hub.example/api/download/models/60938?fileId=4521');
+  });
+
   it('builds repository host URLs from repo, repo_path or file, with HUB_TOKEN', () => {
     const atRoot: CatalogEntry = { ...base, file: 'sd_xl_base_1.0.safetensors', source: 'repohost', hosted_repo: 'stabilityai/stable-diffusion-xl-base-1.0' };
     expect(resolveSourceUrl(atRoot, config)).toMatchObject({

@@ -1,0 +1,49 @@
+/**
+ * The catalogs' file routes: queue one file or a batch (models and LoRAs share these), file
+ * deletes, and the LLM catalog's list, download and delete. The status stream is the download
+ * queue's own route (`downloads/downloads.routes.ts`).
+ */
+import express from 'express';
+import { z } from 'zod';
+import { validate } from '../http/errors.js';
+import type { CatalogActions } from './catalog-actions.service.js';
+import type { CatalogQueries } from './catalog-query.service.js';
+
+const batchBody = z.object({ filenames: z.array(z.string().min(1)).max(1000) });
+
+export interface CatalogFileRouteDeps {
+  queries: CatalogQueries;
+  actions: CatalogActions;
+}
+
+/** File (download, delete) and LLM catalog routes. */
+export function catalogFileRoutes({ queries, actions }: CatalogFileRouteDeps): express.Router {
+  const router = express.Router();
+
+  router.post('/api/admin/models/download-batch', (req, res) => {
+    const { filenames } = validate(batchBody, req.body ?? {});
+    res.json(actions.downloadBatch(filenames));
+  });
+
+  router.post('/api/admin/models/download/:filename', (req, res) => {
+    res.json(actions.download(String(req.params.filename)));
+  });
+
+  router.delete('/api/admin/models/:filename', async (req, res) => {
+    res.json(await actions.deleteModel(String(req.params.filename)));
+  });
+
+  router.get('/api/admin/llm/models', async (_req, res) => {
+    res.json(await queries.llmCatalog());
+  });
+
+  router.post('/api/admin/llm/models/download/:filename', (req, res) => {
+    res.json(actions.downloadLlm(String(req.params.filename)));
+  });
+
+  router.delete('/api/admin/llm/models/:filename', async (req, res) => {
+    res.json(await actions.deleteLlm(String(req.params.filename)));
+  });
+
+  return router;
+}

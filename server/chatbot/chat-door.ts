@@ -1,0 +1,79 @@
+/**
+ * Who may use the bot. It spends the box's GPU, so only chats listed in CHATBOT_ALLOWED_CHATS,
+ * or (when that is unset) chats that sent `/key <API_KEY>` once, are served. Everyone else gets
+ * a polite refusal and nothing runs. The message carrying the key is deleted from the chat, and
+ * wrong keys are limited per chat so the key cannot be guessed through the bot.
+ */
+import crypto from 'node:crypto';
+import type { Message } from 'grammy/types';
+import type { EventBus } from '../events/event-bus.js';
+import type { ChatPlatformClient } from './chat-platform.client.js';
+import type { ChatbotStore } from './chatbot.store.js';
+
+/** Wrong keys a chat may send before `/key` is ignored for it (until Studio restarts). */
+const MAX_WRONG_KEYS = 5;
+
+export interface ChatDoorDeps {
+  platform: ChatPlatformClient;
+  store: ChatbotStore;
+  apiKey: () => string;
+  events: EventBus;
+  /** Wrong-key counts per chat; owned by the service so a bot restart does not reset them. */
+  wrongKeys: Map<number, number>;
+}
+
+/** Admits allowed chats and handles `/key`. */
+export class ChatDoor {
+  constructor(private readonly deps: ChatDoorDeps) {}
+
+  /** May this chat use the bot? */
+  allowed(chatId: number): boolean {
+    return this.deps.store.isAllowed(chatId);
+  }
+
+  /** True when the message should go on to the conversation; otherwise the chat has been answered. */
+  async admit(message: Message): Promise<boolean> {
+    const chatId = message.chat.id;
+    const key = /^\/key(?:@\w+)?\s+(\S+)\s*$/i.exec(message.text?.trim() ?? '')?.[1];
+    if (key !== undefined) {
+      await this.deps.platform.deleteMessage(chatId, message.message_id);
+      await this.tryKey(chatId, key);
+      return false;
+    }
+    if (this.allowed(chatId)) return true;
+    await this.deps.platform.sendMessage(
+      chatId,
+      this.deps.store.fixedList
+        ? 'Sorry, this bot is private and this chat is not on its list.'
+        : 'Sorry, this bot is private. If you own it, send /key followed by your Studio API key to allow this chat.',
+    );
+    return false;
+  }
+
+  private async tryKey(chatId: number, key: string): Promise<void> {
+    const { platform, store } = this.deps;
+    if (store.isAllowed(chatId)) {
+      await platform.sendMessage(chatId, 'This chat may already use the bot. Send any message to see the presets.');
+      return;
+    }
+    const wrong = this.deps.wrongKeys.get(chatId) ?? 0;
+    if (store.fixedList || wrong >= MAX_WRONG_KEYS) {
+      await platform.sendMessage(chatId, 'Sorry, this bot is private and this chat is not on its list.');
+      return;
+    }
+    if (!sameSecret(key, this.deps.apiKey())) {
+      this.deps.wrongKeys.set(chatId, wrong + 1);
+      await platform.sendMessage(chatId, 'That is not the right key. Nothing was changed.');
+      return;
+    }
+    store.allow(chatId);
+    this.deps.events.emit('chatbot.chat.allowed', 'warning', `Chat ${chatId} may now use the chat bot (it sent the API key)`, { chat_id: chatId });
+    await platform.sendMessage(chatId, 'Welcome! This chat may now use the bot. Send any message to see the presets.');
+  }
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const ha = crypto.createHash('sha256').update(a).digest();
+  const hb = crypto.createHash('sha256').update(b).digest();
+  return crypto.timingSafeEqual(ha, hb);
+}

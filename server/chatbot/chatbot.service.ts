@@ -1,0 +1,191 @@
+/**
+ * The chat bot's lifecycle (spec "Chat bot" state table): start, stop, restart, status. It owns
+ * the poll loop, the conversation and the reports in flight; every start builds them afresh
+ * with the token and name in force, so a changed token takes effect on `restart()`. Transitions
+ * are serialised: a start racing a stop never leaves two pollers on one token (the platform
+ * would answer 409 to both).
+ */
+import type { EventBus } from '../events/event-bus.js';
+import { HttpError } from '../http/errors.js';
+import type { Logger } from '../logging.js';
+import { romeIso } from '../time.js';
+import { ChatDoor } from './chat-door.js';
+import { ChatPlatformClient } from './chat-platform.client.js';
+import type { ChatbotLibrary, ChatbotLibraryLoader } from './chatbot-library.js';
+import type { ChatbotStore } from './chatbot.store.js';
+import { Conversation } from './conversation.js';
+import { PollLoop, type BackoffOptions } from './poll-loop.js';
+import { RunReporter } from './run-reporter.js';
+import { StudioApiClient } from './studio-api.client.js';
+
+export type StartResult = 'started' | 'already running' | 'no token configured';
+export type StopResult = 'stopped' | 'not running';
+
+/** The spec's status body (and what system status reads). */
+export interface ChatbotStatus {
+  running: boolean;
+  name: string;
+  started_at: string | null;
+}
+
+/** Status plus what the spec leaves open: why polling is failing and when it tries again. */
+export interface ChatbotDetails extends ChatbotStatus {
+  last_error: string | null;
+  retry_in_s: number | null;
+  allowed_chats: number;
+}
+
+export interface ChatbotServiceDeps {
+  /** The token in force (environment or stored settings), read at each start. */
+  token: () => string | null;
+  name: () => string | null;
+  loadLibrary: ChatbotLibraryLoader;
+  apiRoot: string;
+  /** Studio's own local address and key, for the bot's API calls. */
+  studioUrl: () => string;
+  apiKey: () => string;
+  store: ChatbotStore;
+  events: EventBus;
+  logger: Logger;
+  pollTimeoutS: number;
+  backoff?: BackoffOptions;
+  /** Status poll interval and the least time between two edits of the progress message. */
+  progress?: { pollMs: number; minEditMs: number };
+}
+
+interface Running {
+  loop: PollLoop;
+  abort: AbortController;
+  reporter: RunReporter;
+  startedAt: Date;
+}
+
+/** Starts, stops and reports the chat bot. */
+export class ChatbotService {
+  private running: Running | null = null;
+  private transitions: Promise<unknown> = Promise.resolve();
+  private library: Promise<ChatbotLibrary> | null = null;
+  /** Why the bot stopped by itself (a rejected token); cleared by the next start. */
+  private stoppedBecause: string | null = null;
+  private readonly wrongKeys = new Map<number, number>();
+
+  constructor(private readonly deps: ChatbotServiceDeps) {}
+
+  /** `running` means the polling loop is alive (also while it backs off after errors). */
+  status(): ChatbotStatus {
+    const running = this.running !== null && !this.running.loop.ended;
+    return { running, name: this.deps.name() ?? '', started_at: running ? romeIso(this.running!.startedAt) : null };
+  }
+
+  /** Status with the polling error, the time to the next try and the number of allowed chats. */
+  details(): ChatbotDetails {
+    const state = this.running?.loop.state;
+    const retryAt = state?.phase === 'backing_off' ? state.retryAt : null;
+    return {
+      ...this.status(),
+      last_error: state?.lastError ?? this.stoppedBecause,
+      retry_in_s: retryAt === null ? null : Math.max(0, Math.ceil((retryAt - Date.now()) / 1000)),
+      allowed_chats: this.deps.store.allowedCount(),
+    };
+  }
+
+  /** The message status shows when the bot library cannot be loaded, else null. */
+  async libraryError(): Promise<string | null> {
+    try {
+      await this.loadLibrary();
+      return null;
+    } catch (err) {
+      return `The chat bot library (grammy) is not available: ${(err as Error).message}`;
+    }
+  }
+
+  /** `POST start`: 500 when the library is missing. */
+  start(): Promise<StartResult> {
+    return this.serialise(() => this.doStart());
+  }
+
+  /** `POST stop`: ends polling (the poll in flight is aborted) and the reports in flight. */
+  stop(): Promise<StopResult> {
+    return this.serialise(async () => ((await this.teardown()) ? 'stopped' : 'not running'));
+  }
+
+  /** Apply a changed token or name: stop, then start again when a token is set. */
+  restart(): Promise<void> {
+    return this.serialise(async () => {
+      await this.teardown();
+      if (this.deps.token()) await this.doStart();
+    });
+  }
+
+  /** On boot: start when a token is set; a missing library is logged, not thrown. */
+  async autoStart(): Promise<void> {
+    if (!this.deps.token()) return;
+    try {
+      await this.start();
+    } catch (err) {
+      this.deps.logger.error('chat bot did not start', err);
+    }
+  }
+
+  private async doStart(): Promise<StartResult> {
+    const error = await this.libraryError();
+    if (error) throw new HttpError(500, error);
+    if (this.running && !this.running.loop.ended) return 'already running';
+    await this.teardown();
+    const token = this.deps.token();
+    if (!token) return 'no token configured';
+    const lib = await this.loadLibrary();
+    const abort = new AbortController();
+    const platform = new ChatPlatformClient({ lib, token, apiRoot: this.deps.apiRoot, signal: abort.signal });
+    const studio = new StudioApiClient({ baseUrl: this.deps.studioUrl, apiKey: this.deps.apiKey, signal: abort.signal });
+    const progress = this.deps.progress ?? { pollMs: 1000, minEditMs: 3000 };
+    const reporter = new RunReporter({ platform, studio, signal: abort.signal, logger: this.deps.logger, ...progress });
+    const door = new ChatDoor({ platform, store: this.deps.store, apiKey: this.deps.apiKey, events: this.deps.events, wrongKeys: this.wrongKeys });
+    const conversation = new Conversation({ platform, studio, door, reporter, logger: this.deps.logger });
+    const loop = new PollLoop({
+      client: platform,
+      handle: (update) => conversation.handle(update),
+      offset: { get: () => this.deps.store.offset(), set: (value) => this.deps.store.setOffset(value) },
+      pollTimeoutS: this.deps.pollTimeoutS,
+      backoff: this.deps.backoff ?? { initialMs: 1000, maxMs: 60_000 },
+      onFatal: (message) => this.onFatal(message),
+      logger: this.deps.logger,
+    });
+    this.running = { loop, abort, reporter, startedAt: new Date() };
+    this.stoppedBecause = null;
+    loop.start();
+    this.deps.events.emit('chatbot.state', 'info', `Chat bot started${this.deps.name() ? `: ${this.deps.name()}` : ''}`, { running: true });
+    return 'started';
+  }
+
+  /** The platform rejected the token: the loop has ended; tidy up and say so. */
+  private onFatal(message: string): void {
+    this.stoppedBecause = message;
+    this.deps.events.emit('chatbot.state', 'error', `Chat bot stopped: ${message}`, { running: false });
+    void this.serialise(() => this.teardown(false));
+  }
+
+  /** Stop what runs; true when something was running. */
+  private async teardown(announce = true): Promise<boolean> {
+    const current = this.running;
+    if (!current) return false;
+    this.running = null;
+    const wasRunning = !current.loop.ended;
+    current.abort.abort();
+    await current.loop.stop();
+    await current.reporter.drain();
+    if (announce && wasRunning) this.deps.events.emit('chatbot.state', 'info', 'Chat bot stopped', { running: false });
+    return wasRunning;
+  }
+
+  private loadLibrary(): Promise<ChatbotLibrary> {
+    this.library ??= this.deps.loadLibrary();
+    return this.library;
+  }
+
+  private serialise<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.transitions.then(work, work);
+    this.transitions = next.catch(() => undefined);
+    return next;
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Studio's own HTTP API as the bot uses it: only the endpoints the spec lists for the bot, over
+ * local HTTP with `X-API-Key`, exactly like any other client. The bot never reaches into
+ * services directly, so what it can do is what the API allows.
+ */
+import { z } from 'zod';
+
+const presetEntry = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullish(),
+  private: z.boolean().nullish(),
+  workflow_id: z.string().nullish(),
+  workflow_name: z.string().nullish(),
+  detected_type: z.string().nullish(),
+});
+export type PresetEntry = z.infer<typeof presetEntry>;
+
+const presetDetail = z.object({
+  id: z.string(),
+  name: z.string().nullish(),
+  workflow: z.object({ workflow_id: z.string(), workflow_name: z.string().nullish(), params: z.record(z.string(), z.unknown()).nullish() }),
+  /** Not in the spec's preset fields; read when a presets service adds it. */
+  needs_image: z.boolean().nullish(),
+  detected_type: z.string().nullish(),
+  source: z.object({ detected_type: z.string().nullish() }).nullish(),
+});
+export type PresetDetail = z.infer<typeof presetDetail>;
+
+const placeholder = z.object({ index: z.number(), question: z.string(), options: z.array(z.string()) });
+export type Placeholder = z.infer<typeof placeholder>;
+
+const runAnswer = z.object({ prompt_id: z.string() });
+
+const outputFile = z.object({ filename: z.string(), subfolder: z.string().default(''), type: z.string().default('output') });
+export type OutputFile = z.infer<typeof outputFile>;
+
+const runStatus = z.union([
+  z.object({ status: z.literal('completed'), outputs: z.record(z.string(), outputFile) }),
+  z.object({ status: z.literal('error'), error: z.string().nullish() }),
+  z.object({ status: z.literal('pending'), queue_position: z.number().nullish() }),
+  z.object({
+    status: z.literal('running'),
+    percent: z.number().nullish(),
+    step: z.number().nullish(),
+    total_steps: z.number().nullish(),
+    node_title: z.string().nullish(),
+    eta_seconds: z.number().nullish(),
+  }),
+]);
+export type RunStatus = z.infer<typeof runStatus>;
+
+/** Studio answered with an error status; `detail` is its `{"detail"}`. */
+export class StudioApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(`Studio answered ${status}: ${detail}`);
+  }
+}
+
+export interface StudioApiOptions {
+  /** Studio's local address, known once it listens. */
+  baseUrl: () => string;
+  /** The API key in force (it may change through settings). */
+  apiKey: () => string;
+  signal: AbortSignal;
+}
+
+/** The input image of a run. */
+export interface RunImage {
+  bytes: Uint8Array;
+  filename: string;
+}
+
+/** The bot's HTTP client for Studio. */
+export class StudioApiClient {
+  constructor(private readonly options: StudioApiOptions) {}
+
+  /** `GET /api/admin/presets`. */
+  async presets(): Promise<PresetEntry[]> {
+    return z.array(presetEntry).parse(await this.json('/api/admin/presets'));
+  }
+
+  /** `GET /api/admin/presets/{id}`. */
+  async preset(id: string): Promise<PresetDetail> {
+    return presetDetail.parse(await this.json(`/api/admin/presets/${encodeURIComponent(id)}`));
+  }
+
+  /** `GET /api/admin/presets/{id}/placeholders`. */
+  async placeholders(id: string): Promise<Placeholder[]> {
+    return z.array(placeholder).parse(await this.json(`/api/admin/presets/${encodeURIComponent(id)}/placeholders`));
+  }
+
+  /** `POST /api/admin/presets/{id}/run` with the answers (index → option) and an optional image. */
+  async run(id: string, answers: Record<string, string>, image?: RunImage): Promise<string> {
+    const form = new FormData();
+    form.set('seed', '-1');
+    form.set('answers', JSON.stringify(answers));
+    if (image) form.set('input_image', new Blob([image.bytes]), image.filename);
+    const body = await this.json(`/api/admin/presets/${encodeURIComponent(id)}/run`, { method: 'POST', body: form });
+    return runAnswer.parse(body).prompt_id;
+  }
+
+  /** `GET /api/run/status/{prompt_id}`. */
+  async status(promptId: string): Promise<RunStatus> {
+    return runStatus.parse(await this.json(`/api/run/status/${encodeURIComponent(promptId)}`));
+  }
+
+  /** `GET /api/engine/view`: the bytes and type of an output file. */
+  async view(file: OutputFile): Promise<{ bytes: Uint8Array; contentType: string }> {
+    const query = new URLSearchParams({ filename: file.filename, type: file.type, subfolder: file.subfolder });
+    const res = await this.request(`/api/engine/view?${query.toString()}`);
+    return { bytes: new Uint8Array(await res.arrayBuffer()), contentType: res.headers.get('content-type') ?? 'application/octet-stream' };
+  }
+
+  private async json(pathname: string, init: RequestInit = {}): Promise<unknown> {
+    return (await this.request(pathname, init)).json();
+  }
+
+  private async request(pathname: string, init: RequestInit = {}): Promise<Response> {
+    const res = await fetch(this.options.baseUrl() + pathname, {
+      ...init,
+      signal: this.options.signal,
+      headers: { 'X-API-Key': this.options.apiKey(), Accept: 'application/json' },
+    });
+    if (res.ok) return res;
+    const text = await res.text().catch(() => '');
+    let detail = text || res.statusText;
+    try {
+      const parsed = JSON.parse(text) as { detail?: unknown };
+      if (typeof parsed.detail === 'string') detail = parsed.detail;
+    } catch {
+      // Not JSON: the raw text is the best detail there is.
+    }
+    throw new StudioApiError(res.status, detail);
+  }
+}

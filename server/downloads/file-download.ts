@@ -1,0 +1,428 @@
+/**
+ * The single-file download engine the download queue drives. One call fetches one URL into
+ * `<partFile>`, hashing with SHA-256 while the bytes stream, resuming an existing part with
+ * Range + If-Range, retrying transient failures with backoff, and renaming the part to its final
+ * name only after the hash matched. It knows nothing of the database or the catalogs.
+ *
+ * The hot loop does the minimum per chunk: two counters and a queue push, with no promise, timer
+ * or copy of ours per chunk (`node:http` hands plain Buffers, no web streams; the `PartWriter`
+ * batches them into few writes). The SHA-256 runs on a worker thread that follows the part file
+ * as it is written (`PartHasher`), so hashing shares no core with receiving. Backpressure pauses
+ * the response. Progress, speed, stall detection and flushing a slow download's partial batch run
+ * on one interval instead.
+ */
+import fsp from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import path from 'node:path';
+import { judgeAnswer } from './download-answer.js';
+import { discardBody } from './download-body.js';
+import { DownloadError, type ResponseContext } from './download-errors.js';
+import { getFollowingRedirects } from './download-http.js';
+import { classifyFailure, defaultFreeSpace, formatBytes, sleep } from './download-io.js';
+import { PartWriter } from './download-part-writer.js';
+import {
+  fileSize,
+  ifRangeOf,
+  readSidecar,
+  removePart,
+  sidecarPath,
+  validatorOf,
+  writeSidecar,
+  type PartMeta,
+} from './download-resume.js';
+import { SpeedMeter } from './download-speed.js';
+import { fsyncDir, fsyncFile, renameWithRetry } from '../fs-durable.js';
+import { PartHasher } from './part-hasher.js';
+
+export { DownloadError, type DownloadErrorKind } from './download-errors.js';
+
+export interface DownloadRequest {
+  url: string;
+  /** Auth headers for the ORIGIN host only; never sent to a host the origin redirects to. */
+  headers?: Record<string, string>;
+  partFile: string;
+  finalFile: string;
+  expectedSha256?: string | null;
+  /** Size hint (free-space check, progress total before the server says); not enforced. */
+  expectedBytes?: number | null;
+  /** Which kind of source this is, so auth failures name the right setting. */
+  source?: 'modelhub' | 'repohost';
+  /** The setting holding the token (defaults by source: MODELHUB_API_KEY / HUB_TOKEN). */
+  tokenName?: string;
+}
+
+export interface DownloadProgress {
+  /** Bytes in the part file, including a resumed head. */
+  bytesDownloaded: number;
+  bytesTotal: number | null;
+  /** Rolling average bytes/s over ~5 s of this call's network bytes. */
+  speed: number;
+}
+
+export interface DownloadOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: DownloadProgress) => void;
+  /** No byte for this long counts as a (retryable) error. Default 60 000. */
+  stallTimeoutMs?: number;
+  /** Retries after the first attempt, counted since bytes last flowed. Default 5. */
+  maxRetries?: number;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Free bytes on the volume holding `dir` (default: `fs.statfs`). */
+  freeSpace?: (dir: string) => Promise<number>;
+}
+
+export interface DownloadResult {
+  sha256: string;
+  bytes: number;
+}
+
+export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_RETRIES = 5;
+/** Kept free beyond the file itself so a download never fills the disk to the last byte. */
+export const FREE_SPACE_MARGIN_BYTES = 64 * 1024 * 1024;
+const MAX_RESTARTS = 3;
+const PROGRESS_TICK_MS = 250;
+
+/** Download `req.url` into `req.finalFile` via `req.partFile`; see the file comment. */
+export async function downloadFile(req: DownloadRequest, opts: DownloadOptions = {}): Promise<DownloadResult> {
+  return new DownloadRun(req, opts).execute();
+}
+
+/** The state of one `downloadFile` call. */
+class DownloadRun {
+  /** Follows the part file; replaced when the part starts over from zero. */
+  private hasher: PartHasher | null = null;
+  /** Bytes received into the part file (queued or written); its size once the writer closed. */
+  private offset = 0;
+  /** Bytes of the part file known to be on disk: the hasher may read up to here. */
+  private onDisk = 0;
+  /** Network bytes received during this call (the speed counts these). */
+  private received = 0;
+  private total: number | null;
+  private meta: PartMeta | null = null;
+  private readonly meter = new SpeedMeter();
+  private attempt: { controller: AbortController; lastBytes: number; lastActivity: number } | null = null;
+  /** The part file's writer while an attempt streams a body. */
+  private writer: PartWriter | null = null;
+  private stalled = false;
+  private readonly stallTimeoutMs: number;
+
+  constructor(
+    private readonly req: DownloadRequest,
+    private readonly opts: DownloadOptions,
+  ) {
+    this.total = req.expectedBytes ?? null;
+    this.stallTimeoutMs = opts.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+  }
+
+  async execute(): Promise<DownloadResult> {
+    this.throwIfAborted();
+    await fsp.mkdir(path.dirname(this.req.partFile), { recursive: true });
+    try {
+      await this.prepareResume();
+      if (this.req.expectedBytes != null) await this.ensureFreeSpace(this.req.expectedBytes - this.offset);
+      const tickMs = Math.max(10, Math.min(PROGRESS_TICK_MS, this.stallTimeoutMs / 4));
+      const timer = setInterval(() => this.tick(), tickMs);
+      this.emitProgress();
+      try {
+        await this.runAttempts();
+      } finally {
+        clearInterval(timer);
+      }
+      this.meter.sample(this.received);
+      this.emitProgress();
+      return await this.finish();
+    } finally {
+      await this.hasher?.dispose();
+    }
+  }
+
+  /** Follow the part file with a new hasher that starts with its first `bytes` (already on disk). */
+  private async restartHasher(bytes: number): Promise<void> {
+    await this.hasher?.dispose();
+    this.hasher = new PartHasher(this.req.partFile);
+    this.onDisk = bytes;
+    this.hasher.advance(bytes);
+  }
+
+  /** Trust an existing part only if its sidecar says it came from this URL and can be validated. */
+  private async prepareResume(): Promise<void> {
+    const size = await fileSize(this.req.partFile);
+    const meta = await readSidecar(this.req.partFile);
+    const expected = this.req.expectedSha256?.toLowerCase() ?? null;
+    const usable =
+      size > 0 &&
+      meta !== null &&
+      meta.url === this.req.url &&
+      (meta.sha256?.toLowerCase() ?? null) === expected &&
+      // Without a validator only a known hash can catch a changed remote file.
+      (ifRangeOf(meta) !== null || expected !== null);
+    if (usable) {
+      this.meta = meta;
+      // The head is hashed on the worker while the request for the tail goes out.
+      this.offset = size;
+      this.total = meta.total ?? this.total;
+    } else if (size >= 0 || meta) {
+      await removePart(this.req.partFile);
+    }
+    await this.restartHasher(this.offset);
+  }
+
+  private async runAttempts(): Promise<void> {
+    const maxRetries = this.opts.maxRetries ?? DEFAULT_MAX_RETRIES;
+    let failures = 0;
+    let restarts = 0;
+    for (;;) {
+      this.throwIfAborted();
+      const receivedBefore = this.received;
+      try {
+        if ((await this.runAttempt()) === 'complete') return;
+        // The server could not continue our part; start over without counting it as a failure.
+        restarts += 1;
+        if (restarts > MAX_RESTARTS) {
+          throw new DownloadError('http', 'The server keeps answering range requests inconsistently; giving up');
+        }
+      } catch (err) {
+        const error = this.classify(err);
+        if (!error.retryable) throw error;
+        await this.resyncWithDisk().catch((resyncError: unknown) => {
+          throw this.classify(resyncError);
+        });
+        if (this.received > receivedBefore) failures = 0;
+        failures += 1;
+        if (failures > maxRetries) {
+          throw new DownloadError(error.kind, `${error.message} (gave up after ${failures} attempts)`, {
+            status: error.status,
+            cause: error,
+          });
+        }
+        await sleep(this.backoffMs(failures, error), this.opts.signal);
+      }
+    }
+  }
+
+  private async runAttempt(): Promise<'complete' | 'restart'> {
+    const controller = new AbortController();
+    const signal = this.opts.signal;
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    this.stalled = false;
+    this.attempt = { controller, lastBytes: this.received, lastActivity: performance.now() };
+    let out: PartWriter | null = null;
+    let res: IncomingMessage | null = null;
+    try {
+      const resuming = this.offset > 0;
+      const common: Record<string, string> = { 'Accept-Encoding': 'identity' };
+      if (resuming) {
+        common.Range = `bytes=${this.offset}-`;
+        const validator = ifRangeOf(this.meta);
+        if (validator) common['If-Range'] = validator;
+      }
+      const hop = await getFollowingRedirects(this.req.url, {
+        originHeaders: this.req.headers ?? {},
+        commonHeaders: common,
+        signal: controller.signal,
+      });
+      res = hop.response;
+      const ctx: ResponseContext = {
+        source: this.req.source,
+        tokenName: this.req.tokenName,
+        tokenSent: hop.tokenSent,
+        atOrigin: hop.atOrigin,
+      };
+      const verdict = await judgeAnswer(res, this.offset, ctx);
+      if (verdict.kind === 'complete') {
+        this.total = this.offset;
+        return 'complete';
+      }
+      if (verdict.kind === 'restart') {
+        await this.restartFromZero(true);
+        return 'restart';
+      }
+      if (verdict.kind === 'append') {
+        this.total = verdict.total ?? this.total;
+      } else {
+        if (resuming) await this.restartFromZero(false);
+        this.total = verdict.total ?? this.req.expectedBytes ?? null;
+      }
+      if (this.total !== null) await this.ensureFreeSpace(this.total - this.offset);
+      if (!resuming || !this.meta) {
+        this.meta = {
+          url: this.req.url,
+          ...validatorOf(res.headers),
+          total: this.total,
+          sha256: this.req.expectedSha256?.toLowerCase() ?? null,
+        };
+        await writeSidecar(this.req.partFile, this.meta);
+      }
+      out = await PartWriter.open(this.req.partFile, this.offset > 0);
+      out.onWritten = (bytes) => {
+        this.onDisk += bytes;
+        this.hasher?.advance(this.onDisk);
+      };
+      this.writer = out;
+      await this.pump(res, out);
+      const writer = out;
+      out = null;
+      this.writer = null;
+      await writer.close();
+      if (this.total !== null && this.offset !== this.total) {
+        throw new DownloadError('network', `The connection closed early (${this.offset} of ${this.total} bytes)`, {
+          retryable: true,
+        });
+      }
+      return 'complete';
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.attempt = null;
+      this.writer = null;
+      // Frees the socket of an answer we did not read to the end (error bodies, 416, a restart).
+      if (res && !res.readableEnded) discardBody(res);
+      // Whatever arrived was hashed, so it goes to disk too; a failed attempt resyncs with the disk.
+      if (out) await out.close().catch(() => undefined);
+    }
+  }
+
+  /** The hot loop: each chunk goes to the hash and the writer, nothing else; see the file comment. */
+  private pump(res: IncomingMessage, out: PartWriter): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const settle = (error?: Error) => {
+        if (settled) return;
+        settled = true;
+        res.off('data', onData);
+        out.onDrain = null;
+        out.onError = null;
+        if (error) {
+          // Frees the socket when we stop early (write error, abort, stall).
+          res.destroy();
+          reject(error);
+        } else {
+          resolve();
+        }
+      };
+      const onData = (chunk: Buffer) => {
+        this.offset += chunk.length;
+        this.received += chunk.length;
+        if (!out.write(chunk)) res.pause();
+      };
+      out.onDrain = () => res.resume();
+      out.onError = (error) => settle(error);
+      res.on('data', onData);
+      res.on('end', () => settle());
+      res.on('error', (error) => settle(error));
+      res.on('close', () => settle(new Error('The connection closed before the whole file arrived')));
+    });
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    this.meter.sample(this.received);
+    // A slow download does not fill a write batch for a long time; its bytes go to disk anyway.
+    this.writer?.flushPending();
+    const attempt = this.attempt;
+    if (attempt) {
+      if (this.received !== attempt.lastBytes) {
+        attempt.lastBytes = this.received;
+        attempt.lastActivity = now;
+      } else if (now - attempt.lastActivity >= this.stallTimeoutMs && !attempt.controller.signal.aborted) {
+        this.stalled = true;
+        attempt.controller.abort(new Error('stalled'));
+      }
+    }
+    this.emitProgress();
+  }
+
+  private emitProgress(): void {
+    if (!this.opts.onProgress) return;
+    try {
+      this.opts.onProgress({ bytesDownloaded: this.offset, bytesTotal: this.total, speed: this.meter.speed() });
+    } catch {
+      // A broken progress listener must not break the download.
+    }
+  }
+
+  /** Forget the part: a fresh hasher, offset 0, and (for a new request) no part or sidecar on disk. */
+  private async restartFromZero(removeFiles: boolean): Promise<void> {
+    await this.restartHasher(0);
+    this.offset = 0;
+    this.meta = null;
+    if (removeFiles) await removePart(this.req.partFile);
+  }
+
+  /** After a failed attempt the part file is the truth (a write may have failed part-way). */
+  private async resyncWithDisk(): Promise<void> {
+    const size = Math.max(0, await fileSize(this.req.partFile));
+    if (size === this.offset && size === this.onDisk) return;
+    this.offset = size;
+    if (size >= this.onDisk) {
+      this.onDisk = size;
+      this.hasher?.advance(size);
+    } else {
+      // Shorter than what was written: never seen on an append-only file; hash it again.
+      await this.restartHasher(size);
+    }
+  }
+
+  private async ensureFreeSpace(remaining: number): Promise<void> {
+    if (!(remaining > 0)) return;
+    const dir = path.dirname(this.req.partFile);
+    let free: number;
+    try {
+      free = await (this.opts.freeSpace ?? defaultFreeSpace)(dir);
+    } catch {
+      return; // statfs unsupported here: the write itself will report ENOSPC.
+    }
+    if (free < remaining + FREE_SPACE_MARGIN_BYTES) {
+      throw new DownloadError(
+        'disk_full',
+        `Not enough free disk space: ${formatBytes(remaining)} still to download (plus ${formatBytes(FREE_SPACE_MARGIN_BYTES)} kept free) but only ${formatBytes(free)} is free for ${dir}`,
+      );
+    }
+  }
+
+  private async finish(): Promise<DownloadResult> {
+    const hasher = this.hasher;
+    if (!hasher) throw new Error('finish() without a hasher');
+    const digest = await hasher.digest(this.offset).catch((err: unknown) => {
+      throw this.classify(err);
+    });
+    const expected = this.req.expectedSha256?.toLowerCase();
+    if (expected && digest !== expected) {
+      await removePart(this.req.partFile);
+      throw new DownloadError(
+        'hash_mismatch',
+        `The downloaded file does not match the catalog's SHA-256 (expected ${expected}, got ${digest}); the partial file was deleted. Retry once; if it fails again the catalog entry is out of date`,
+      );
+    }
+    await fsyncFile(this.req.partFile);
+    await fsp.mkdir(path.dirname(this.req.finalFile), { recursive: true });
+    await renameWithRetry(this.req.partFile, this.req.finalFile);
+    await fsp.rm(sidecarPath(this.req.partFile), { force: true });
+    await fsyncDir(path.dirname(this.req.finalFile));
+    return { sha256: digest, bytes: this.offset };
+  }
+
+  private classify(err: unknown): DownloadError {
+    return classifyFailure(err, {
+      aborted: this.opts.signal?.aborted ?? false,
+      stalled: this.stalled,
+      stallTimeoutMs: this.stallTimeoutMs,
+    });
+  }
+
+  private backoffMs(failures: number, error: DownloadError): number {
+    const base = this.opts.backoffBaseMs ?? 1000;
+    const max = this.opts.backoffMaxMs ?? 30_000;
+    const exponential = Math.min(max, base * 2 ** (failures - 1));
+    const jittered = exponential * (0.5 + Math.random() * 0.5);
+    return error.retryAfterMs === undefined ? jittered : Math.max(jittered, Math.min(error.retryAfterMs, max));
+  }
+
+  private throwIfAborted(): void {
+    if (this.opts.signal?.aborted) {
+      throw new DownloadError('aborted', 'The download was cancelled; the partial file is kept so it can resume');
+    }
+  }
+}

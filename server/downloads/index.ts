@@ -1,0 +1,19 @@
+/**
+ * What the rest of Studio may import from `downloads/`: the `Downloads` facade and its shapes,
+ * the module factory, and the thread options tests pass through. Everything else in the folder
+ * is the queue's and the transport's own business.
+ */
+export type {
+  ActivitySink,
+  DownloadJob,
+  DownloadKind,
+  DownloadResolver,
+  Downloads,
+  DownloadStatus,
+  DownloadStatusEntry,
+  DownloadTarget,
+  QueueState,
+} from './downloads.types.js';
+export { createDownloadsModule, type DownloadsModule, type DownloadsModuleDeps } from './downloads.module.js';
+export type { ThreadDownloadOptions } from './download-thread.js';
+export type { StatusStreams } from './status-stream.js';

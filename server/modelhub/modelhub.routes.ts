@@ -1,0 +1,32 @@
+/**
+ * Model hub routes (spec "Model hub integration", prefix `/api/admin/modelhub/`): image lookup,
+ * catalog add and promote, tag names.
+ */
+import express from 'express';
+import type { CatalogMoves } from './catalog-moves.service.js';
+import { hubId } from './hub-ids.js';
+import type { ImageLookupService } from './image-lookup.service.js';
+
+export interface ModelhubRouteDeps {
+  lookup: ImageLookupService;
+  moves: CatalogMoves;
+}
+
+/** Model hub routes (see the file comment). */
+export function modelhubRoutes({ lookup, moves }: ModelhubRouteDeps): express.Router {
+  const router = express.Router();
+
+  router.get('/api/admin/modelhub/image/:imageId', async (req, res) => {
+    res.json(await lookup.lookup(hubId(req.params.imageId, 'image_id')));
+  });
+
+  router.post('/api/admin/modelhub/add/:versionId', async (req, res) => {
+    res.json(await moves.add(hubId(req.params.versionId, 'version_id')));
+  });
+
+  router.post('/api/admin/modelhub/promote-to-lora/:versionId', async (req, res) => {
+    res.json(await moves.promote(hubId(req.params.versionId, 'version_id')));
+  });
+
+  return router;
+}

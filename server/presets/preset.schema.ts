@@ -1,0 +1,99 @@
+/**
+ * The preset document (spec "Preset") as zod schemas, and the list entry shape. Unknown fields
+ * are kept, so a preset exported by a newer Studio survives an import and a re-export here.
+ */
+import { z } from 'zod';
+
+/** Preset ids are file names: letters, digits, `-` and `_` only. */
+export const PRESET_ID = /^[A-Za-z0-9_-]+$/;
+
+/** Longest id: a file name on every file system, with room for `.json` and a temp suffix. */
+export const MAX_PRESET_ID_LENGTH = 120;
+
+export const presetIdSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(MAX_PRESET_ID_LENGTH, `must be at most ${MAX_PRESET_ID_LENGTH} characters`)
+  .regex(PRESET_ID, 'only letters, digits, "-" and "_" are allowed');
+
+export const presetSourceSchema = z.looseObject({
+  type: z.string().min(1),
+  modelhub_image_id: z.number().int().optional(),
+  /** Set by the model hub for presets made from its images (`t2i`, `i2i`, `t2v`, `i2v`). */
+  detected_type: z.string().optional(),
+});
+
+export const presetWorkflowSchema = z.looseObject({
+  workflow_id: z.string().min(1, 'must not be empty'),
+  workflow_name: z.string().optional(),
+  params: z.record(z.string(), z.unknown()).default({}),
+});
+
+/** A preset as a client sends it: `id` and `workflow` required, the rest defaulted later. */
+export const presetInputSchema = z.looseObject({
+  id: presetIdSchema,
+  name: z.string().optional(),
+  description: z.string().optional(),
+  private: z.boolean().optional(),
+  workflow: presetWorkflowSchema,
+  source: presetSourceSchema.optional(),
+});
+
+export type PresetInput = z.input<typeof presetInputSchema>;
+export type PresetSource = z.infer<typeof presetSourceSchema>;
+
+/** A stored preset: every spec field present. */
+export interface Preset {
+  id: string;
+  name: string;
+  description: string;
+  private: boolean;
+  workflow: { workflow_id: string; workflow_name: string; params: Record<string, unknown>; [key: string]: unknown };
+  source?: PresetSource;
+  [key: string]: unknown;
+}
+
+/** `PUT /{id}/rename` body. */
+export const renameSchema = z.object({
+  id: presetIdSchema.optional(),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  private: z.boolean().optional(),
+});
+
+export type RenameInput = z.infer<typeof renameSchema>;
+
+/** `POST /from-job/{prompt_id}` body (optional). */
+export const fromJobSchema = z.object({
+  id: presetIdSchema.optional(),
+  name: z.string().optional(),
+});
+
+/** One row of `GET /api/admin/presets`. */
+export interface PresetListEntry {
+  id: string;
+  name: string;
+  description: string;
+  private: boolean;
+  workflow_id: string;
+  workflow_name: string;
+  source_type?: string;
+  modelhub_image_id?: number | null;
+  modelhub_url?: string | null;
+  detected_type?: string | null;
+}
+
+/** Fill the defaults of a validated input (`name` = id, `private` = false, …). */
+export function completePreset(input: z.infer<typeof presetInputSchema>): Preset {
+  const { id, name, description, workflow, source, ...rest } = input;
+  const preset: Preset = {
+    ...rest,
+    id,
+    name: name?.trim() ? name : id,
+    description: description ?? '',
+    private: input.private ?? false,
+    workflow: { ...workflow, workflow_id: workflow.workflow_id, workflow_name: workflow.workflow_name ?? workflow.workflow_id, params: workflow.params },
+  };
+  if (source) preset.source = source;
+  return preset;
+}

@@ -1,0 +1,53 @@
+/**
+ * Wiring of the presets capability behind one factory for the composition root.
+ */
+import type express from 'express';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Uploads } from '../http/uploads.js';
+import type { JobStore } from '../jobs/job.store.js';
+import type { RunnerService } from '../jobs/runner.service.js';
+import type { Logger } from '../logging.js';
+import type { WorkflowService } from '../workflows/workflow.service.js';
+import { PresetRunService } from './preset-run.service.js';
+import { PresetStore } from './preset.store.js';
+import { presetsRoutes } from './presets.routes.js';
+import { PresetsService } from './presets.service.js';
+import { SavedPromptsMirror } from './saved-prompts.store.js';
+
+export interface PresetsModuleDeps {
+  config: Readonly<Config>;
+  db: Db;
+  jobs: JobStore;
+  runner: RunnerService;
+  workflows: WorkflowService;
+  uploads: Uploads;
+  logger: Logger;
+}
+
+export interface PresetsModule {
+  routers: express.Router[];
+  /** CRUD and `createPreset(preset)` (the model hub makes presets from hub images with it). */
+  service: PresetsService;
+  runs: PresetRunService;
+  /** Rebuild the `saved_prompts` mirror from the preset folder. */
+  start(): Promise<void>;
+}
+
+/** Build the presets capability. */
+export function createPresetsModule(deps: PresetsModuleDeps): PresetsModule {
+  const service = new PresetsService({
+    store: new PresetStore(deps.config.paths.presets),
+    mirror: new SavedPromptsMirror(deps.db),
+    jobs: deps.jobs,
+    workflowName: async (id) => {
+      const manifest = await deps.workflows.get(id);
+      return typeof manifest.name === 'string' ? manifest.name : undefined;
+    },
+    imageInput: async (id) => (await deps.workflows.definition(id)).manifest.inputs.find((input) => input.type === 'image')?.id ?? null,
+    modelhubBaseUrl: deps.config.urls.modelhub,
+    logger: deps.logger,
+  });
+  const runs = new PresetRunService({ presets: service, runner: deps.runner, workflows: deps.workflows });
+  return { routers: [presetsRoutes(service, runs, deps.uploads)], service, runs, start: () => service.rebuildMirror() };
+}

@@ -1,0 +1,88 @@
+/**
+ * Preset routes (spec "Presets", plus `POST /from-job/{prompt_id}`): parse and delegate.
+ */
+import express from 'express';
+import { contentDisposition } from '../http/content-disposition.js';
+import { HttpError } from '../http/errors.js';
+import { sendFileResponse } from '../http/file-response.js';
+import { assertImage, readUploadText, type Uploads } from '../http/uploads.js';
+import type { PresetRunService } from './preset-run.service.js';
+import type { PresetsService } from './presets.service.js';
+
+const BASE = '/api/admin/presets';
+
+/** Preset routes. */
+export function presetsRoutes(presets: PresetsService, runs: PresetRunService, uploads: Uploads): express.Router {
+  const router = express.Router();
+
+  router.get(BASE, async (_req, res) => {
+    res.json(await presets.list());
+  });
+
+  router.post(BASE, async (req, res) => {
+    res.json(await presets.createPreset(jsonBody(req.body)));
+  });
+
+  // Before `/:id` routes of the same method so `import` is never read as an id.
+  router.post(`${BASE}/import`, uploads.single('file', 'json'), async (req, res) => {
+    if (!req.file) throw new HttpError(400, 'Upload the preset as a JSON file in the multipart field "file"');
+    res.json(await presets.importPreset(await readUploadText(req.file), req.file.originalname));
+  });
+
+  router.post(`${BASE}/from-job/:promptId`, async (req, res) => {
+    res.json(await presets.fromJob(String(req.params.promptId), req.body ?? {}));
+  });
+
+  router.get(`${BASE}/:id`, async (req, res) => {
+    res.json(await presets.detail(String(req.params.id)));
+  });
+
+  router.put(`${BASE}/:id/rename`, async (req, res) => {
+    res.json(await presets.rename(String(req.params.id), jsonBody(req.body ?? {})));
+  });
+
+  router.delete(`${BASE}/:id`, async (req, res) => {
+    res.json(await presets.delete(String(req.params.id)));
+  });
+
+  router.get(`${BASE}/:id/placeholders`, async (req, res) => {
+    res.json(await runs.placeholders(String(req.params.id)));
+  });
+
+  router.post(`${BASE}/:id/run`, uploads.single('input_image', 'image'), async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (req.file) await assertImage(req.file, 'input_image');
+    res.json(
+      await runs.run(String(req.params.id), {
+        seed: textField(body.seed, 'seed'),
+        answers: textField(body.answers, 'answers'),
+        existing_image: textField(body.existing_image, 'existing_image'),
+        input_image: req.file,
+      }),
+    );
+  });
+
+  router.get(`${BASE}/:id/export`, async (req, res) => {
+    const file = await presets.exportFile(String(req.params.id));
+    await sendFileResponse(req, res, file.path, {
+      contentType: 'application/json; charset=utf-8',
+      disposition: contentDisposition('attachment', file.filename),
+      within: file.within,
+    });
+  });
+
+  return router;
+}
+
+/** A JSON object body, or a 400. */
+function jsonBody(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'Send a JSON object body (Content-Type: application/json)');
+  return body as Record<string, unknown>;
+}
+
+/** A multipart text field (sent once), or undefined. */
+function textField(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new HttpError(400, `${name} must be sent once, as text`);
+  return value;
+}

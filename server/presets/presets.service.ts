@@ -1,0 +1,260 @@
+/**
+ * Presets: list, read, create (or replace), rename, delete, import, and make one from a finished
+ * job. The folder is the truth; the `saved_prompts` mirror follows each change. Changes run one
+ * at a time, so two renames racing for one id cannot both win.
+ */
+import { HttpError, validate, describeZodError } from '../http/errors.js';
+import type { JobStore } from '../jobs/job.store.js';
+import { ACTIVE_STATUSES } from '../jobs/job.schema.js';
+import type { Logger } from '../logging.js';
+import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
+import {
+  completePreset,
+  fromJobSchema,
+  presetIdSchema,
+  presetInputSchema,
+  renameSchema,
+  type Preset,
+  type PresetInput,
+  type PresetListEntry,
+} from './preset.schema.js';
+import { PresetFileError, type PresetStore } from './preset.store.js';
+import type { SavedPromptsMirror } from './saved-prompts.store.js';
+
+export interface PresetsServiceDeps {
+  store: PresetStore;
+  mirror: SavedPromptsMirror;
+  jobs: JobStore;
+  /** The display name of a workflow, when it is installed (default for `workflow_name`). */
+  workflowName: (workflowId: string) => Promise<string | undefined>;
+  /** The id of the workflow's image input; null when it has none or is not installed. */
+  imageInput: (workflowId: string) => Promise<string | null>;
+  /** `MODELHUB_BASE_URL`, for `modelhub_url` in the list. */
+  modelhubBaseUrl: string;
+  logger: Logger;
+}
+
+/** `{id, message}`: the answer of create, import and from-job. */
+export interface PresetSaved {
+  id: string;
+  message: string;
+}
+
+export class PresetsService {
+  /** The tail of the queue of changes; each change waits for the one before. */
+  private changes: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: PresetsServiceDeps) {}
+
+  /** Fill `saved_prompts` from the folder (boot). */
+  async rebuildMirror(): Promise<void> {
+    await this.serial(async () => {
+      const { presets, broken } = await this.deps.store.all();
+      for (const err of broken) this.deps.logger.warn(err.message);
+      this.deps.mirror.rebuild(presets);
+    });
+  }
+
+  /** `GET /api/admin/presets`: list entries sorted by name, then id. Unreadable files are skipped. */
+  async list(): Promise<PresetListEntry[]> {
+    const { presets, broken } = await this.deps.store.all();
+    for (const err of broken) this.deps.logger.warn(`${err.message} (left out of the preset list)`);
+    return presets
+      .map((p) => this.listEntry(p))
+      .sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.id.localeCompare(b.id));
+  }
+
+  /** The stored preset: 400 bad id, 404 unknown, 500 unreadable file. */
+  async get(id: string): Promise<Preset> {
+    checkId(id);
+    let preset: Preset | null;
+    try {
+      preset = await this.deps.store.get(id);
+    } catch (err) {
+      if (err instanceof PresetFileError) throw new HttpError(500, err.message);
+      throw err;
+    }
+    if (!preset) throw new HttpError(404, `Preset not found: ${id}`);
+    return preset;
+  }
+
+  /**
+   * `GET /api/admin/presets/{id}`: the stored preset plus `needs_image` (its workflow takes an
+   * input image and the preset carries none), so a client such as the chat bot knows to ask for one.
+   */
+  async detail(id: string): Promise<Preset & { needs_image: boolean }> {
+    const preset = await this.get(id);
+    const { params } = preset.workflow;
+    const input = await this.deps.imageInput(preset.workflow.workflow_id).catch(() => null);
+    const carried = [input, EXISTING_INPUT_IMAGE_KEY].some((key) => key !== null && typeof params[key] === 'string' && params[key] !== '');
+    return { ...preset, needs_image: input !== null && !carried };
+  }
+
+  /**
+   * Create a preset, or replace the one with the same id (there is no other way to change
+   * parameters). Input is validated here too, so in-process callers (the model hub) get the
+   * same 400s as HTTP clients.
+   */
+  async createPreset(input: PresetInput | Record<string, unknown>): Promise<PresetSaved> {
+    const parsed = validate(presetInputSchema, input, 'body');
+    return this.serial(async () => {
+      const preset = await this.complete(parsed);
+      const existed = await this.deps.store.taken(preset.id);
+      await this.save(preset);
+      return { id: preset.id, message: existed ? `Preset '${preset.id}' updated` : `Preset '${preset.id}' created` };
+    });
+  }
+
+  /** `POST /import`: a preset file's text; same rules as create, with the file's own reasons. */
+  async importPreset(text: string, fileName: string): Promise<PresetSaved> {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      throw new HttpError(400, `The file is not valid JSON: ${(err as Error).message}`);
+    }
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new HttpError(400, 'The file must hold one preset as a JSON object');
+    const doc = { ...(json as Record<string, unknown>) };
+    // An exported file is named `<id>.json`: a document without an id takes its file name.
+    const stem = fileName.replace(/\.json$/i, '');
+    if (doc.id === undefined && presetIdSchema.safeParse(stem).success) doc.id = stem;
+    const parsed = presetInputSchema.safeParse(doc);
+    if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error, 'preset file').replace(/^Invalid request /, 'Invalid '));
+    return this.serial(async () => {
+      const preset = await this.complete(parsed.data);
+      const existed = await this.deps.store.taken(preset.id);
+      await this.save(preset);
+      return { id: preset.id, message: existed ? `Preset '${preset.id}' imported, replacing the one with that id` : `Preset '${preset.id}' imported` };
+    });
+  }
+
+  /** `PUT /{id}/rename`: change fields in place; a new id renames the file (409 when taken). */
+  async rename(id: string, body: unknown): Promise<{ id: string; name: string }> {
+    checkId(id);
+    const patch = validate(renameSchema, body ?? {});
+    return this.serial(async () => {
+      const current = await this.get(id);
+      const newId = patch.id ?? id;
+      if (newId !== id && (await this.deps.store.taken(newId, id))) {
+        throw new HttpError(409, `A preset with id '${newId}' already exists`);
+      }
+      const next: Preset = { ...current, id: newId };
+      if (patch.name !== undefined) next.name = patch.name.trim() ? patch.name : newId;
+      if (patch.description !== undefined) next.description = patch.description;
+      if (patch.private !== undefined) next.private = patch.private;
+      await this.deps.store.write(next);
+      if (newId !== id) {
+        // Same file on a case-insensitive disk (Foo → foo): the write above already renamed it.
+        if (await this.deps.store.taken(id, newId)) await this.deps.store.remove(id);
+        this.deps.mirror.rename(id, next);
+      } else {
+        this.deps.mirror.upsert(next);
+      }
+      return { id: next.id, name: next.name };
+    });
+  }
+
+  /** `DELETE /{id}`: 404 unknown. */
+  async delete(id: string): Promise<{ ok: true }> {
+    checkId(id);
+    return this.serial(async () => {
+      if (!(await this.deps.store.remove(id))) throw new HttpError(404, `Preset not found: ${id}`);
+      this.deps.mirror.remove(id);
+      return { ok: true as const };
+    });
+  }
+
+  /** The file of a preset for export: 404 unknown (and the file is checked to be readable). */
+  async exportFile(id: string): Promise<{ path: string; within: string; filename: string }> {
+    await this.get(id);
+    return { path: this.deps.store.file(id), within: this.deps.store.dir, filename: `${id}.json` };
+  }
+
+  /**
+   * `POST /from-job/{prompt_id}`: a preset with a finished job's workflow and parameters (its
+   * resolved seeds included). Body `{id?, name?}`; without an id one is made from the workflow
+   * and the prompt id. 404 unknown job, 400 unfinished job, 409 when the given id is taken.
+   */
+  async fromJob(promptId: string, body: unknown): Promise<PresetSaved> {
+    const opts = validate(fromJobSchema, body ?? {});
+    const job = this.deps.jobs.get(promptId);
+    if (!job) throw new HttpError(404, `Job not found: ${promptId}`);
+    if (ACTIVE_STATUSES.includes(job.status)) throw new HttpError(400, `Job ${promptId} is still ${job.status}; make a preset once it has finished`);
+    if (!job.workflow_id) throw new HttpError(400, `Job ${promptId} has no workflow_id`);
+    const workflowId = job.workflow_id;
+    return this.serial(async () => {
+      let id = opts.id;
+      if (id !== undefined && (await this.deps.store.taken(id))) throw new HttpError(409, `A preset with id '${id}' already exists`);
+      id ??= await this.freeId(`${workflowId}-${promptId.replace(/[^A-Za-z0-9]/g, '').slice(0, 8)}`);
+      const { [EXISTING_INPUT_IMAGE_KEY]: _image, ...params } = job.params;
+      const workflowName = job.workflow_name ?? workflowId;
+      const preset = await this.complete(
+        validate(presetInputSchema, {
+          id,
+          name: opts.name ?? `${workflowName} (${job.queued_at?.replace('T', ' ') ?? promptId})`,
+          workflow: { workflow_id: workflowId, workflow_name: workflowName, params: { ...params, ...job.seeds } },
+          source: { type: 'job', prompt_id: promptId },
+        }),
+      );
+      await this.save(preset);
+      return { id, message: `Preset '${id}' created from job ${promptId}` };
+    });
+  }
+
+  private listEntry(p: Preset): PresetListEntry {
+    const entry: PresetListEntry = {
+      id: p.id,
+      name: p.name,
+      description: p.description,
+      private: p.private,
+      workflow_id: p.workflow.workflow_id,
+      workflow_name: p.workflow.workflow_name,
+    };
+    if (p.source?.type === 'modelhub') {
+      const imageId = p.source.modelhub_image_id ?? null;
+      entry.source_type = 'modelhub';
+      entry.modelhub_image_id = imageId;
+      entry.modelhub_url = imageId === null ? null : `${this.deps.modelhubBaseUrl}/images/${imageId}`;
+      entry.detected_type = p.source.detected_type ?? (typeof p.detected_type === 'string' ? p.detected_type : null);
+    }
+    return entry;
+  }
+
+  /** Defaults, with `workflow_name` from the installed workflow when the input has none. */
+  private async complete(input: ReturnType<typeof presetInputSchema.parse>): Promise<Preset> {
+    if (input.workflow.workflow_name === undefined) {
+      const name = await this.deps.workflowName(input.workflow.workflow_id).catch(() => undefined);
+      if (name) input = { ...input, workflow: { ...input.workflow, workflow_name: name } };
+    }
+    return completePreset(input);
+  }
+
+  private async save(preset: Preset): Promise<void> {
+    await this.deps.store.write(preset);
+    this.deps.mirror.upsert(preset);
+  }
+
+  /**
+   * A free preset id made from `base`: `base` itself, else `base-2`, `base-3`… (characters not
+   * allowed in an id become `-`). For callers that must not replace an existing preset.
+   */
+  async freeId(base: string): Promise<string> {
+    const stem = base.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 100) || 'preset';
+    for (let n = 1; ; n++) {
+      const id = n === 1 ? stem : `${stem}-${n}`;
+      if (!(await this.deps.store.taken(id))) return id;
+    }
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.changes.then(work, work);
+    this.changes = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/** 400 unless `id` is a valid preset id. */
+export function checkId(id: string): void {
+  const result = presetIdSchema.safeParse(id);
+  if (!result.success) throw new HttpError(400, `Invalid preset id '${id}': ${result.error.issues[0]?.message ?? 'not allowed'}`);
+}

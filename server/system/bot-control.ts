@@ -1,0 +1,24 @@
+/**
+ * What the system capability needs from the chat bot: its state for the status block
+ * (`telegram_bot` on the wire) and a restart when its token or name changes in settings. The
+ * composition root wires the real bot; until one exists a stand-in reports it stopped.
+ */
+
+export interface BotStatus {
+  running: boolean;
+  name: string | null;
+}
+
+export interface BotControl {
+  status(): BotStatus;
+  /** Apply a changed token or name (stop, then start again when a token is set). */
+  restart(): Promise<void>;
+}
+
+/** A bot that is never running: Studio without a chat bot capability. */
+export function absentBot(name: () => string | null): BotControl {
+  return {
+    status: () => ({ running: false, name: name() }),
+    restart: async () => {},
+  };
+}

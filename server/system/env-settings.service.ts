@@ -1,0 +1,130 @@
+/**
+ * `GET/PUT /api/admin/settings/env` and `POST /api/admin/settings/reveal`: the environment as
+ * groups of entries with secrets masked, runtime edits of the five editable variables (applied
+ * to the services at once and stored), and the unmasked secrets behind a second key check.
+ * Events name variables, never values.
+ */
+import { MIN_LAN_KEY_LENGTH } from '../config.js';
+import type { EventBus } from '../events/event-bus.js';
+import { HttpError } from '../http/errors.js';
+import type { BotControl } from './bot-control.js';
+import { AUTH_GROUP, CONFIG_GROUP, PLATFORM_GROUP, READONLY_GROUP, SECRET_NAME, type EnvGroupInfo, type EnvVarInfo } from './env-catalog.js';
+import { EDITABLE_VARS, isEditableVar, type Secrets } from './secrets.store.js';
+
+export interface EnvEntry {
+  key: string;
+  value: string;
+  sensitive: boolean;
+  set: boolean;
+  default: string | null;
+  description: string;
+  editable: boolean;
+}
+
+export interface EnvGroup {
+  id: string;
+  label: string;
+  vars: EnvEntry[];
+}
+
+/** The outcome of checking the key a reveal carries (the login limiter decides `throttled`). */
+export type KeyVerdict = { kind: 'ok' } | { kind: 'bad' } | { kind: 'throttled'; retryAfterS: number };
+
+export interface EnvSettingsDeps {
+  secrets: Secrets;
+  /** The environment at boot (config's snapshot). */
+  reportedEnv: Readonly<Record<string, string>>;
+  /** Facts of this installation shown in the read-only group. */
+  readonlyValues: Readonly<Record<string, string>>;
+  events: EventBus;
+  bot: BotControl;
+  checkKey: (address: string, candidate: string) => KeyVerdict;
+}
+
+const MAX_VALUE_LENGTH = 1024;
+
+/** `abcd***wxyz`; values under 12 characters show nothing, since 8 shown characters would be most of them. */
+export function maskValue(value: string): string {
+  if (!value) return '';
+  return value.length < 12 ? '***' : `${value.slice(0, 4)}***${value.slice(-4)}`;
+}
+
+/** Settings of the environment. */
+export class EnvSettingsService {
+  constructor(private readonly deps: EnvSettingsDeps) {}
+
+  /** Every group with its entries, secrets masked. */
+  groups(): EnvGroup[] {
+    const groups: EnvGroup[] = [AUTH_GROUP, CONFIG_GROUP, READONLY_GROUP].map((group) => this.group(group));
+    const platformVars = Object.keys(this.deps.reportedEnv)
+      .filter((key) => key.startsWith(PLATFORM_GROUP.prefix))
+      .sort();
+    if (platformVars.length > 0) {
+      const vars = platformVars.map((key) => ({ key, default: null, description: 'Set by the hosting platform', sensitive: SECRET_NAME.test(key) }));
+      groups.push(this.group({ id: PLATFORM_GROUP.id, label: PLATFORM_GROUP.label, vars }));
+    }
+    return groups;
+  }
+
+  /** Apply and store an editable variable; returns its (masked) entry. */
+  async update(key: string, rawValue: string): Promise<EnvEntry> {
+    if (!isEditableVar(key)) {
+      throw new HttpError(400, `${key} is not editable at runtime; editable variables: ${EDITABLE_VARS.join(', ')}`);
+    }
+    const value = rawValue.trim();
+    if (value.length > MAX_VALUE_LENGTH || /[\r\n\0]/.test(value)) {
+      throw new HttpError(400, `value: ${key} must be one line of at most ${MAX_VALUE_LENGTH} characters`);
+    }
+    if (key === 'API_KEY' && value.length < MIN_LAN_KEY_LENGTH) {
+      // A shorter key could be guessed over the LAN Studio may be listening on.
+      throw new HttpError(400, `value: API_KEY must be at least ${MIN_LAN_KEY_LENGTH} characters`);
+    }
+    const changed = this.deps.secrets.get(key) !== (value || null);
+    this.deps.secrets.set(key, value);
+    if (changed && (key === 'CHATBOT_BOT_TOKEN' || key === 'CHATBOT_BOT_NAME')) await this.deps.bot.restart();
+    const note = key === 'API_KEY' ? '; every session was signed out' : '';
+    this.deps.events.emit('settings.env.updated', key === 'API_KEY' ? 'warning' : 'info', `${key} was ${value ? 'changed' : 'cleared'}${note}`, { key, set: value !== '' });
+    return this.entry(AUTH_GROUP.vars.find((v) => v.key === key)!);
+  }
+
+  /** Every sensitive variable's full value, when `candidate` is the API key in force. */
+  reveal(address: string, candidate: string): Record<string, string> {
+    const verdict = this.deps.checkKey(address, candidate);
+    if (verdict.kind === 'throttled') {
+      throw new HttpError(429, `Too many wrong API keys; try again in ${verdict.retryAfterS} s`, { retry_after: verdict.retryAfterS });
+    }
+    if (verdict.kind === 'bad') {
+      this.deps.events.emit('settings.reveal.denied', 'warning', `A request from ${address} to reveal secrets gave a wrong API key`, { address });
+      throw new HttpError(403, 'The API key does not match');
+    }
+    const out: Record<string, string> = {};
+    for (const group of this.groups()) {
+      for (const entry of group.vars) if (entry.sensitive) out[entry.key] = this.rawValue(entry.key);
+    }
+    this.deps.events.emit('settings.revealed', 'warning', `Secret settings were revealed to ${address}`, { address, keys: Object.keys(out) });
+    return out;
+  }
+
+  private group(info: EnvGroupInfo): EnvGroup {
+    return { id: info.id, label: info.label, vars: info.vars.map((v) => this.entry(v)) };
+  }
+
+  private entry(info: EnvVarInfo): EnvEntry {
+    const raw = this.rawValue(info.key);
+    const sensitive = info.sensitive ?? false;
+    return {
+      key: info.key,
+      value: sensitive ? maskValue(raw) : raw,
+      sensitive,
+      set: raw !== '',
+      default: info.default,
+      description: info.description,
+      editable: info.editable ?? false,
+    };
+  }
+
+  private rawValue(key: string): string {
+    if (isEditableVar(key)) return this.deps.secrets.get(key) ?? '';
+    return this.deps.readonlyValues[key] ?? this.deps.reportedEnv[key] ?? '';
+  }
+}

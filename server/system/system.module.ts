@@ -1,0 +1,122 @@
+/**
+ * Wiring of the system capability (status, telemetry, settings and secrets, update, restart)
+ * behind one factory, so the composition root constructs it, mounts its routers and starts and
+ * stops it.
+ */
+import type express from 'express';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { WsHub } from '../http/ws-hub.js';
+import type { Logger } from '../logging.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { BotControl } from './bot-control.js';
+import { envSettingsRoutes } from './env-settings.routes.js';
+import { EnvSettingsService, type KeyVerdict } from './env-settings.service.js';
+import type { Secrets } from './secrets.store.js';
+import type { LocalVersionPaths } from './local-versions.js';
+import { GitRepo } from './git-repo.js';
+import { RestartService } from './restart.service.js';
+import { StatusService } from './status.service.js';
+import { updateRoutes } from './update.routes.js';
+import { UpdateService } from './update.service.js';
+import { systemRoutes } from './system.routes.js';
+import { TelemetryService } from './telemetry.service.js';
+
+export interface SystemModuleDeps {
+  config: Readonly<Config>;
+  db: Db;
+  logger: Logger;
+  hub: WsHub;
+  startedAt: number;
+  engineStatus: () => string;
+  nodePackages: () => Promise<number>;
+  modelsPresence: () => { count: number; present: number };
+  bot: BotControl;
+  events: EventBus;
+  secrets: Secrets;
+  /** A second key check through the login limiter (reveal). */
+  checkKey: (address: string, candidate: string) => KeyVerdict;
+  maintenance: { enable(): void; disable(): void };
+  /** Flush the database's WAL (before a restart). */
+  checkpoint: () => void;
+  /** Replace the running Studio (headless re-exec, Electron relaunch); null when it cannot. */
+  relaunch: (() => void | Promise<void>) | null;
+  /** Reload the catalogs kept in memory after an update or sync replaced their files. */
+  reloadData: () => Promise<void>;
+}
+
+export interface SystemModule {
+  routers: express.Router[];
+  telemetry: TelemetryService;
+  status: StatusService;
+  update: UpdateService;
+  restart: RestartService;
+  start(): void;
+  stop(): void;
+}
+
+/** Where the installed versions are read from. */
+export function versionPaths(config: Readonly<Config>): LocalVersionPaths {
+  return {
+    versionFile: path.join(config.system.appDir, 'resources', 'version.json'),
+    catalogsDir: config.paths.catalogs,
+    workflowsDir: config.paths.workflows,
+  };
+}
+
+/** Build the system capability. */
+export function createSystemModule(deps: SystemModuleDeps): SystemModule {
+  const { config } = deps;
+  const telemetry = new TelemetryService({
+    cgroupRoot: config.system.cgroupRoot,
+    nvidiaSmi: config.system.nvidiaSmi,
+    env: config.childEnv,
+    dataDir: config.paths.root,
+    sampleMs: config.system.telemetrySampleMs,
+    logger: deps.logger,
+    onSample: (sample) => deps.hub.broadcast('telemetry.sample', sample),
+  });
+  const status = new StatusService({
+    appVersion: config.version,
+    repoUrl: config.urls.repo,
+    versionPaths: versionPaths(config),
+    db: deps.db,
+    dbFile: config.paths.dbFile,
+    devMode: config.devMode,
+    engineStatus: deps.engineStatus,
+    nodePackages: deps.nodePackages,
+    modelsPresence: deps.modelsPresence,
+    disk: () => telemetry.diskReading(),
+    bot: deps.bot,
+  });
+  const envSettings = new EnvSettingsService({
+    secrets: deps.secrets,
+    reportedEnv: config.reportedEnv,
+    readonlyValues: { STUDIO_DIR: config.paths.root, STUDIO_APP_DIR: config.system.appDir, STUDIO_VERSION: config.version },
+    events: deps.events,
+    bot: deps.bot,
+    checkKey: deps.checkKey,
+  });
+  const restart = new RestartService({ checkpoint: deps.checkpoint, relaunch: deps.relaunch, events: deps.events, logger: deps.logger });
+  const update = new UpdateService({
+    repo: new GitRepo({ dir: config.paths.repo, url: config.urls.repo, env: config.childEnv }),
+    appDir: config.system.appDir,
+    versionPaths: versionPaths(config),
+    appVersion: config.version,
+    maintenance: deps.maintenance,
+    events: deps.events,
+    logger: deps.logger,
+    reloadData: deps.reloadData,
+    scheduleRestart: (delayMs) => restart.schedule(delayMs, 'update applied'),
+  });
+  return {
+    routers: [systemRoutes({ status, telemetry, restart, startedAt: deps.startedAt }), envSettingsRoutes(envSettings), updateRoutes(update)],
+    telemetry,
+    status,
+    update,
+    restart,
+    start: () => telemetry.start(),
+    stop: () => telemetry.stop(),
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * The telemetry object (spec "Telemetry object") and its history: a sample every few seconds
+ * into a ring holding the last 30 minutes, each also handed to a listener (the WebSocket push).
+ * Disk numbers are cached for 60 s (spec Limits); GPU, CPU and memory are read fresh.
+ */
+import type { Logger } from '../logging.js';
+import { romeIso } from '../time.js';
+import { percent, readCpuPercent, readDisk, readGpu, readMemory, type DiskReading, type GpuReading } from './host-metrics.js';
+
+export interface Telemetry {
+  gpu: GpuReading | null;
+  cpu_percent: number;
+  ram_total: number;
+  ram_used: number;
+  ram_percent: number;
+  disk_total: number;
+  disk_used: number;
+  disk_percent: number;
+}
+
+/** One point of the history: the telemetry object and when it was taken. */
+export type TelemetrySample = Telemetry & { timestamp: string };
+
+export interface TelemetryDeps {
+  cgroupRoot: string;
+  nvidiaSmi: string;
+  /** Children's environment: its PATH decides whether `nvidia-smi` is found. */
+  env: NodeJS.ProcessEnv;
+  /** The data directory: its volume is the disk reported. */
+  dataDir: string;
+  sampleMs: number;
+  logger: Logger;
+  onSample?: (sample: TelemetrySample) => void;
+  diskTtlMs?: number;
+}
+
+/** Thirty minutes of samples (spec: the UI draws the last half hour). */
+export const HISTORY_WINDOW_MS = 30 * 60_000;
+
+/** Telemetry readings, the disk cache and the sampled history. */
+export class TelemetryService {
+  private disk: { at: number; value: Promise<DiskReading> } | null = null;
+  private readonly ring: TelemetrySample[] = [];
+  private readonly capacity: number;
+  private timer: NodeJS.Timeout | null = null;
+  private sampling = false;
+
+  constructor(private readonly deps: TelemetryDeps) {
+    this.capacity = Math.max(1, Math.ceil(HISTORY_WINDOW_MS / deps.sampleMs));
+  }
+
+  /** The telemetry object now. */
+  async current(): Promise<Telemetry> {
+    const [gpu, memory, disk] = await Promise.all([readGpu(this.deps.nvidiaSmi, this.deps.env), readMemory(this.deps.cgroupRoot), this.diskReading()]);
+    return {
+      gpu,
+      cpu_percent: readCpuPercent(),
+      ram_total: memory.total,
+      ram_used: memory.used,
+      ram_percent: percent(memory.used, memory.total),
+      disk_total: disk.total,
+      disk_used: disk.used,
+      disk_percent: percent(disk.used, disk.total),
+    };
+  }
+
+  /** The data volume's numbers, measured at most once a minute. */
+  diskReading(): Promise<DiskReading> {
+    const now = Date.now();
+    if (!this.disk || now - this.disk.at >= (this.deps.diskTtlMs ?? 60_000)) {
+      this.disk = { at: now, value: readDisk(this.deps.dataDir) };
+    }
+    return this.disk.value;
+  }
+
+  /** The samples of the last 30 minutes, oldest first. */
+  history(): { interval_ms: number; window_ms: number; samples: TelemetrySample[] } {
+    return { interval_ms: this.deps.sampleMs, window_ms: HISTORY_WINDOW_MS, samples: [...this.ring] };
+  }
+
+  /** Start sampling (a sample at once, then every `sampleMs`). */
+  start(): void {
+    if (this.timer) return;
+    void this.sample();
+    this.timer = setInterval(() => void this.sample(), this.deps.sampleMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private async sample(): Promise<void> {
+    // A slow nvidia-smi must not pile samples up behind it.
+    if (this.sampling) return;
+    this.sampling = true;
+    try {
+      const sample: TelemetrySample = { ...(await this.current()), timestamp: romeIso() };
+      if (!this.timer) return;
+      this.ring.push(sample);
+      if (this.ring.length > this.capacity) this.ring.splice(0, this.ring.length - this.capacity);
+      this.deps.onSample?.(sample);
+    } catch (err) {
+      this.deps.logger.warn(`telemetry sample failed: ${String(err)}`);
+    } finally {
+      this.sampling = false;
+    }
+  }
+}

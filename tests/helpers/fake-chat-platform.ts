@@ -1,0 +1,225 @@
+/**
+ * A small real HTTP server answering like the chat platform's bot API (external-apis §2):
+ * `/bot<token>/<method>` with the `{ok, result}` envelope, `getUpdates` long polling fed by the
+ * test, multipart uploads, `getFile` plus `/file/bot<token>/<path>` downloads, and injected
+ * failures (429 with `retry_after`, a dropped connection, 401). Every call is recorded.
+ */
+import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { multipartBoundary, parseMultipart } from '../../server/standin/multipart.parser.js';
+
+export interface RecordedCall {
+  method: string;
+  token: string;
+  params: Record<string, unknown>;
+  /** Uploaded files by field name. */
+  files: Record<string, { name: string; size: number; bytes: Buffer }>;
+  at: number;
+}
+
+export type Failure = { status: number; description: string; retry_after?: number } | 'drop';
+
+export interface FakeChatPlatform {
+  url: string;
+  token: string;
+  calls: RecordedCall[];
+  /** Long polls waiting right now. */
+  openPolls(): number;
+  /** Queue an update (its update_id is assigned); a waiting long poll returns it at once. */
+  push(update: Record<string, unknown>): number;
+  /** A text message from `chatId`. */
+  sendText(chatId: number, text: string): number;
+  /** A button press on a message sent to `chatId`. */
+  press(chatId: number, data: string): number;
+  /** A photo message; the bytes are served through getFile. */
+  sendPhoto(chatId: number, bytes: Buffer): number;
+  /** Fail the next calls of `method`, in order. */
+  failNext(method: string, ...failures: Failure[]): void;
+  callsOf(method: string): RecordedCall[];
+  /** Resolves when `predicate` holds for the calls (checked on every call), or rejects after `ms`. */
+  waitFor(predicate: (calls: RecordedCall[]) => boolean, ms?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Start a fake chat platform for `token`. */
+export async function startFakeChatPlatform(token = '123456:TEST-token'): Promise<FakeChatPlatform> {
+  const calls: RecordedCall[] = [];
+  const updates: Array<Record<string, unknown> & { update_id: number }> = [];
+  const failures = new Map<string, Failure[]>();
+  const files = new Map<string, Buffer>();
+  const waiters = new Set<() => void>();
+  const checkers = new Set<() => void>();
+  let nextUpdate = 1;
+  let nextMessage = 1000;
+  let open = 0;
+
+  const notify = () => {
+    for (const w of [...waiters]) w();
+  };
+  const record = (call: RecordedCall) => {
+    calls.push(call);
+    for (const c of [...checkers]) c();
+  };
+  const push = (update: Record<string, unknown>) => {
+    const id = nextUpdate++;
+    updates.push({ ...update, update_id: id });
+    notify();
+    return id;
+  };
+  const chat = (chatId: number) => ({ id: chatId, type: 'private', first_name: 'Tester' });
+  const from = (chatId: number) => ({ id: chatId, is_bot: false, first_name: 'Tester' });
+
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://fake');
+      const json = (status: number, body: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+      const fileMatch = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
+      if (fileMatch) {
+        const bytes = fileMatch[1] === token ? files.get(fileMatch[2]!) : undefined;
+        if (!bytes) return json(404, { ok: false, error_code: 404, description: 'Not Found' });
+        return res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': bytes.length }).end(bytes);
+      }
+      const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
+      if (!match) return json(404, { ok: false, error_code: 404, description: 'Not Found' });
+      const [, callToken, method] = match as unknown as [string, string, string];
+      const { params, uploaded } = await readParams(req, url);
+      record({ method, token: callToken, params, files: uploaded, at: Date.now() });
+      const failure = failures.get(method)?.shift();
+      if (failure === 'drop') return req.socket.destroy();
+      if (failure) {
+        return json(failure.status, {
+          ok: false,
+          error_code: failure.status,
+          description: failure.description,
+          ...(failure.retry_after !== undefined ? { parameters: { retry_after: failure.retry_after } } : {}),
+        });
+      }
+      if (callToken !== token) return json(401, { ok: false, error_code: 401, description: 'Unauthorized' });
+      const ok = (result: unknown) => json(200, { ok: true, result });
+      const chatId = Number(params.chat_id);
+      switch (method) {
+        case 'getUpdates': {
+          const offset = Number(params.offset ?? 0);
+          const pending = () => updates.filter((u) => u.update_id >= offset);
+          if (pending().length === 0 && Number(params.timeout ?? 0) > 0) {
+            open++;
+            await new Promise<void>((resolve) => {
+              const done = () => {
+                clearTimeout(timer);
+                waiters.delete(done);
+                resolve();
+              };
+              const timer = setTimeout(done, Number(params.timeout) * 1000);
+              waiters.add(done);
+              req.socket.once('close', done);
+            });
+            open--;
+          }
+          return ok(pending());
+        }
+        case 'sendMessage':
+          return ok({ message_id: nextMessage++, date: 0, chat: chat(chatId), text: params.text });
+        case 'sendPhoto':
+        case 'sendVideo':
+        case 'sendDocument':
+          return ok({ message_id: nextMessage++, date: 0, chat: chat(chatId) });
+        case 'getFile': {
+          const id = String(params.file_id);
+          const bytes = files.get(`photos/${id}.png`);
+          return bytes ? ok({ file_id: id, file_unique_id: id, file_size: bytes.length, file_path: `photos/${id}.png` }) : json(400, { ok: false, error_code: 400, description: 'Bad Request: invalid file_id' });
+        }
+        default:
+          return ok(true);
+      }
+    })().catch((err: unknown) => {
+      res.writeHead(500).end(String(err));
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    token,
+    calls,
+    openPolls: () => open,
+    push,
+    sendText: (chatId, text) => push({ message: { message_id: nextMessage++, date: 0, chat: chat(chatId), from: from(chatId), text } }),
+    press: (chatId, data) =>
+      push({
+        callback_query: { id: `cq${nextUpdate}`, from: from(chatId), chat_instance: 'ci', data, message: { message_id: 1, date: 0, chat: chat(chatId), text: 'menu' } },
+      }),
+    sendPhoto(chatId, bytes) {
+      const fileId = `file${nextUpdate}`;
+      files.set(`photos/${fileId}.png`, bytes);
+      const photo = [{ file_id: fileId, file_unique_id: fileId, width: 64, height: 64, file_size: bytes.length }];
+      return push({ message: { message_id: nextMessage++, date: 0, chat: chat(chatId), from: from(chatId), photo } });
+    },
+    failNext(method, ...list) {
+      failures.set(method, [...(failures.get(method) ?? []), ...list]);
+    },
+    callsOf: (method) => calls.filter((c) => c.method === method),
+    waitFor(predicate, ms = 20_000) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (!predicate(calls)) return;
+          clearTimeout(timer);
+          clearInterval(ticker);
+          checkers.delete(check);
+          resolve();
+        };
+        // Also on a tick: some conditions (open polls) change without a new call.
+        const ticker = setInterval(check, 25);
+        const timer = setTimeout(() => {
+          clearInterval(ticker);
+          checkers.delete(check);
+          reject(new Error(`fake chat platform: condition not met after ${ms} ms; calls: ${calls.map((c) => c.method).join(', ')}`));
+        }, ms);
+        checkers.add(check);
+        check();
+      });
+    },
+    async close() {
+      notify();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * Parameters from the query, a JSON body, a urlencoded body or a multipart body. grammY writes
+ * multipart headers without spaces and with bare file names, which strict parsers refuse and the
+ * real platform accepts, so the stand-in engine's lenient parser reads them.
+ */
+async function readParams(req: http.IncomingMessage, url: URL): Promise<{ params: Record<string, unknown>; uploaded: RecordedCall['files'] }> {
+  const params: Record<string, unknown> = Object.fromEntries(url.searchParams);
+  const uploaded: RecordedCall['files'] = {};
+  if (req.method !== 'POST') return { params, uploaded };
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const body = Buffer.concat(chunks);
+  const type = req.headers['content-type'] ?? '';
+  const boundary = multipartBoundary(type);
+  if (boundary) {
+    const form = parseMultipart(body, boundary);
+    for (const [key, value] of Object.entries(form.fields)) params[key] = parseMaybeJson(value);
+    for (const [key, file] of Object.entries(form.files)) uploaded[key] = { name: file.filename, size: file.data.length, bytes: file.data };
+  } else if (type.startsWith('application/x-www-form-urlencoded')) {
+    for (const [key, value] of new URLSearchParams(body.toString('utf8'))) params[key] = parseMaybeJson(value);
+  } else if (body.length) {
+    Object.assign(params, JSON.parse(body.toString('utf8')) as Record<string, unknown>);
+  }
+  return { params, uploaded };
+}
+
+function parseMaybeJson(value: string): unknown {
+  if (!/^[[{]/.test(value)) return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}

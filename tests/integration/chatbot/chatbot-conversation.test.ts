@@ -1,0 +1,130 @@
+/**
+ * A whole conversation through a fake chat platform against a real Studio and the stand-in
+ * engine: the key unlocks the chat, presets come as buttons (private ones hidden), a placeholder
+ * question is answered with a button, the image-taking workflow asks for a photo, the job runs
+ * with one progress message edited at most every 3 s, and the result arrives as a photo.
+ */
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SAMPLE_PNG } from '../../helpers/runner.js';
+import { startFakeChatPlatform, type FakeChatPlatform, type RecordedCall } from '../../helpers/fake-chat-platform.js';
+import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
+
+const OWNER = 4242;
+const STRANGER = 777;
+let platform: FakeChatPlatform;
+let t: TestStudio;
+
+beforeAll(async () => {
+  platform = await startFakeChatPlatform();
+  // 400 ms per step: a run lasts a few seconds, long enough for throttled progress edits.
+  t = await startTestStudio({
+    startEngine: true,
+    env: { STANDIN_STEP_MS: '400', CHATBOT_BOT_TOKEN: platform.token, CHATBOT_API_BASE_URL: platform.url, CHATBOT_BOT_NAME: 'Test bot' },
+    chatbot: { progress: { pollMs: 200, minEditMs: 3000 } },
+  });
+  await t.studio.engineReady();
+  const create = async (preset: Record<string, unknown>) => expect((await t.api('/api/admin/presets', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(preset) })).status).toBe(200);
+  await create({ id: 'noisy', name: 'Noisy photo', workflow: { workflow_id: 'image-filter', params: { strength: '[[How much noise?:0.1|0.5]]', blur_radius: 3 } } });
+  await create({ id: 'broken', name: 'Broken one', workflow: { workflow_id: 'no-such-workflow', params: {} } });
+  await create({ id: 'secret', name: 'Secret one', private: true, workflow: { workflow_id: 'image-filter', params: {} } });
+}, 60_000);
+
+afterAll(async () => {
+  await t?.stop();
+  await platform?.close();
+});
+
+const to = (chatId: number) => (c: RecordedCall) => Number(c.params.chat_id) === chatId;
+const messagesTo = (chatId: number) => platform.callsOf('sendMessage').filter(to(chatId));
+const lastMessageTo = (chatId: number) => messagesTo(chatId).at(-1);
+const buttons = (call: RecordedCall | undefined) =>
+  ((call?.params.reply_markup as { inline_keyboard?: Array<Array<{ text: string; callback_data: string }>> } | undefined)?.inline_keyboard ?? []).flat();
+const waitForMessage = (chatId: number, pattern: RegExp) => platform.waitFor(() => messagesTo(chatId).some((c) => pattern.test(String(c.params.text))));
+
+describe('chat bot conversation', () => {
+  it('refuses a chat that is not allowed, and runs nothing for it', async () => {
+    platform.sendText(STRANGER, 'hello');
+    await waitForMessage(STRANGER, /this bot is private/);
+    platform.sendText(STRANGER, '/key not-the-key');
+    await waitForMessage(STRANGER, /not the right key/);
+    expect(messagesTo(STRANGER).flatMap((c) => buttons(c))).toEqual([]);
+    const history = (await (await t.api('/api/admin/history')).json()) as unknown[];
+    expect(history).toEqual([]);
+  });
+
+  it('the API key unlocks the chat once; the key message is deleted and the chat remembered', async () => {
+    const keyUpdate = platform.sendText(OWNER, `/key ${t.apiKey}`);
+    await waitForMessage(OWNER, /may now use the bot/);
+    const deleted = platform.callsOf('deleteMessage').filter(to(OWNER));
+    expect(deleted).toHaveLength(1);
+    expect(keyUpdate).toBeGreaterThan(0);
+    const status = (await (await t.api('/api/admin/chatbot/status')).json()) as { allowed_chats: number };
+    expect(status.allowed_chats).toBe(1);
+    const row = t.studio.db.prepare('SELECT value FROM settings WHERE key = ?').get('chatbot.allowed_chats') as { value: string };
+    expect(JSON.parse(row.value)).toEqual([OWNER]);
+  });
+
+  it('presets → question → photo → run → progress → result photo', async () => {
+    platform.sendText(OWNER, 'hi');
+    await waitForMessage(OWNER, /Which preset/);
+    const menu = buttons(lastMessageTo(OWNER));
+    expect(menu.map((b) => b.text)).toEqual(['Broken one', 'Noisy photo']);
+
+    platform.press(OWNER, menu[1]!.callback_data);
+    await waitForMessage(OWNER, /^How much noise\?$/);
+    const options = buttons(lastMessageTo(OWNER));
+    expect(options.map((b) => b.text)).toEqual(['0.1', '0.5']);
+    expect(platform.callsOf('answerCallbackQuery').length).toBeGreaterThanOrEqual(1);
+
+    platform.press(OWNER, options[1]!.callback_data);
+    await waitForMessage(OWNER, /please send me a photo/);
+
+    const photo = fs.readFileSync(SAMPLE_PNG);
+    platform.sendPhoto(OWNER, photo);
+    await platform.waitFor(() => platform.callsOf('sendPhoto').some(to(OWNER)), 60_000);
+    await platform.waitFor(() => platform.callsOf('editMessageText').some((c) => /^✅ Noisy photo: done in \d+ s$/.test(String(c.params.text))), 20_000);
+
+    // The photo was fetched through getFile and the platform's file URL.
+    expect(platform.callsOf('getFile')).toHaveLength(1);
+
+    // The result: a PNG uploaded as a photo, captioned with the preset's name.
+    const sent = platform.callsOf('sendPhoto').find(to(OWNER))!;
+    const upload = Object.values(sent.files)[0]!;
+    expect(upload.bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(sent.params.caption).toBe('Noisy photo');
+
+    // One progress message, edited in place: never to the same text, never twice within 3 s.
+    const progress = messagesTo(OWNER).filter((c) => /^⏳ Noisy photo: queued$/.test(String(c.params.text)));
+    expect(progress).toHaveLength(1);
+    const edits = platform.callsOf('editMessageText').filter(to(OWNER));
+    expect(edits.length).toBeGreaterThanOrEqual(2);
+    const progressId = edits[0]!.params.message_id;
+    expect(edits.every((e) => e.params.message_id === progressId)).toBe(true);
+    const texts = [String(progress[0]!.params.text), ...edits.map((e) => String(e.params.text))];
+    for (let i = 1; i < texts.length; i++) expect(texts[i]).not.toBe(texts[i - 1]);
+    expect(edits.some((e) => /▓.*%/.test(String(e.params.text)))).toBe(true);
+    const times = [progress[0]!.at, ...edits.map((e) => e.at)];
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(3000);
+
+    // Studio ran the preset with the chosen answer and the photo.
+    const history = (await (await t.api('/api/admin/history')).json()) as Array<{ status: string; params: Record<string, unknown>; input_image: string | null }>;
+    expect(history).toHaveLength(1);
+    expect(history[0]).toMatchObject({ status: 'completed', params: expect.objectContaining({ strength: '0.5' }) as unknown });
+    expect(history[0]!.input_image).toMatch(/photo/);
+  }, 90_000);
+
+  it('explains a run Studio refuses in plain words', async () => {
+    platform.sendText(OWNER, 'again');
+    await platform.waitFor(() => messagesTo(OWNER).filter((c) => /Which preset/.test(String(c.params.text))).length === 2);
+    platform.press(OWNER, buttons(lastMessageTo(OWNER))[0]!.callback_data);
+    await waitForMessage(OWNER, /^I could not start "Broken one": Studio does not know it \(.*no-such-workflow.*\)\. Send any message to try again\.$/);
+  });
+
+  it('explains a button from an old menu and /cancel in plain words', async () => {
+    platform.press(OWNER, 'p:1:0');
+    await waitForMessage(OWNER, /out of date/);
+    platform.sendText(OWNER, '/cancel');
+    await waitForMessage(OWNER, /^Cancelled\./);
+  });
+});
