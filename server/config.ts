@@ -74,6 +74,8 @@ export interface Config {
     dir: string | null;
     python: string;
     standinStepMs: number;
+    /** How long the stand-in takes for a node that reports no steps. */
+    standinNodeMs: number;
     /** `--object-info` for the stand-in: serve a real node dump instead of the built-in set. */
     standinObjectInfo: string | null;
     /** Sent with every prompt as `extra_data.preview_method` and given to a managed engine. */
@@ -103,6 +105,8 @@ export interface Config {
     /** How long a starting server may answer 503 (loading the model) before start fails. */
     readyTimeoutMs: number;
   };
+  /** Model hub gallery fetches: community images kept per model, pause between hub pages. */
+  gallery: { communityLimit: number; pageDelayMs: number };
   /** Node package installs: per-step deadlines (spec Limits: clone 120 s, pip 300 s, install.py 300 s). */
   nodeInstall: { cloneTimeoutMs: number; pipTimeoutMs: number; scriptTimeoutMs: number };
   chatbot: {
@@ -199,6 +203,7 @@ export async function loadConfig(
       dir: engineDir ? path.resolve(engineDir) : null,
       python: nonEmpty(env.ENGINE_PYTHON) ?? 'python3',
       standinStepMs: intVar(env, 'STANDIN_STEP_MS', 300),
+      standinNodeMs: intVar(env, 'STANDIN_NODE_MS', 50),
       standinObjectInfo: nonEmpty(env.STANDIN_OBJECT_INFO) ?? null,
       previewMethod: previewMethod(env.ENGINE_PREVIEW_METHOD),
       extraArgs: engineArgs(env.ENGINE_ARGS),
@@ -221,6 +226,10 @@ export async function loadConfig(
       idleMinutes: intVar(env, 'LLM_IDLE_MINUTES', 0),
       gpuPolicy: nonEmpty(env.LLM_GPU_POLICY) === 'yield' ? 'yield' : 'share',
       readyTimeoutMs: intVar(env, 'LLM_READY_TIMEOUT_S', 300) * 1000,
+    },
+    gallery: {
+      communityLimit: intVar(env, 'GALLERY_COMMUNITY_LIMIT', 200),
+      pageDelayMs: intVar(env, 'GALLERY_PAGE_DELAY_MS', 1000),
     },
     nodeInstall: {
       cloneTimeoutMs: intVar(env, 'NODES_CLONE_TIMEOUT_S', 120) * 1000,

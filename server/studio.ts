@@ -236,6 +236,7 @@ export class Studio {
       loadLibrary: options.chatbot?.loadLibrary ?? loadGrammy,
       apiRoot: config.urls.chatbotApi,
       studioUrl: () => this.url,
+      studioCertFile: config.tls?.cert ?? null,
       apiKey: () => this.secrets.apiKey(),
       store: new ChatbotStore(new SettingsStore(this.db), config.chatbot.allowedChats),
       events: this.events,
@@ -244,9 +245,21 @@ export class Studio {
       backoff: options.chatbot?.backoff,
       progress: options.chatbot?.progress,
     });
-    // The wire block is `{running, name}` (spec); the bot's own status adds started_at.
-    this.bot = { status: () => ({ running: this.chatbot.status().running, name: this.chatbot.status().name }), restart: () => this.chatbot.restart() };
-    this.modelhub = createModelhubModule({ config, logger: this.logger, catalogs: this.catalogs, apiKey: () => this.secrets.get('MODELHUB_API_KEY') });
+    // The system status block is `{running: bool (token configured), name}` in the spec's words:
+    // whether polling is alive is `GET /api/admin/chatbot/status`'s `running`.
+    this.bot = {
+      status: () => ({ running: Boolean(this.secrets.get('CHATBOT_BOT_TOKEN')), name: this.chatbot.status().name }),
+      restart: () => this.chatbot.restart(),
+    };
+    this.modelhub = createModelhubModule({
+      config,
+      logger: this.logger,
+      db: this.db,
+      events: this.events,
+      catalogs: this.catalogs,
+      apiKey: () => this.secrets.get('MODELHUB_API_KEY'),
+      toInput: (file) => this.runner.uploadImage(file),
+    });
     this.presets = createPresetsModule({ config, db: this.db, jobs: this.jobs, runner: this.runner, workflows: this.workflows, uploads, logger: this.logger });
 
     const engineStatus = () => this.engine.state.status;

@@ -5,16 +5,15 @@
  * source. Concurrent requests for one file share one generation, and at most a couple run at a
  * time (a folder of 200 videos must not start 200 ffmpegs).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { HttpError } from '../http/errors.js';
-import { looksLikeVideo, readHead } from '../http/file-sniff.js';
-import { childEnvironment } from '../process/child-env.js';
 import type { Logger } from '../logging.js';
 import { mediaTypeOf, type AssetType } from './asset-types.js';
+import { FfmpegMissingError, firstVideoFrame } from './video-frame.js';
 
 export interface ThumbnailOptions {
   cacheDir: string;
@@ -30,7 +29,6 @@ export interface ThumbnailOptions {
   concurrency?: number;
 }
 
-const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 const MAX_REMEMBERED_FAILURES = 1000;
 
 /** Generates and caches thumbnails. */
@@ -122,52 +120,21 @@ export class Thumbnails {
     return target;
   }
 
-  /**
-   * The first frame of a video as PNG bytes, through ffmpeg. Only files that start like a video
-   * container get there, and ffmpeg may open local files only: a crafted playlist (HLS, concat)
-   * cannot make it read other files or reach the network.
-   */
+  /** The first frame of a video (see video-frame.ts); remembers a missing ffmpeg. */
   private async firstFrame(source: string): Promise<Buffer> {
-    if (!looksLikeVideo(await readHead(source))) throw new Error('not a video file (its first bytes match no known container)');
-    const ffmpeg = this.opts.ffmpegPath ?? 'ffmpeg';
-    const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-protocol_whitelist', 'file', '-i', `file:${source}`, '-frames:v', '1', '-f', 'image2pipe', '-c:v', 'png', '-'];
-    return new Promise((resolve, reject) => {
-      const child = spawn(ffmpeg, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnvironment(this.opts.env ?? process.env) });
-      this.children.add(child);
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      let stderr = '';
-      const timer = setTimeout(() => {
-        child.kill('SIGKILL');
-        reject(new Error(`ffmpeg took longer than ${Math.round((this.opts.timeoutMs ?? 20_000) / 1000)} s`));
-      }, this.opts.timeoutMs ?? 20_000);
-      child.stdout.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (bytes > MAX_FRAME_BYTES) child.kill('SIGKILL');
-        else chunks.push(chunk);
+    try {
+      return await firstVideoFrame(source, {
+        ffmpegPath: this.opts.ffmpegPath,
+        env: this.opts.env,
+        timeoutMs: this.opts.timeoutMs,
+        track: (child, running) => (running ? this.children.add(child) : this.children.delete(child)),
       });
-      child.stderr.on('data', (chunk: Buffer) => {
-        if (stderr.length < 2000) stderr += chunk.toString('utf8');
-      });
-      child.on('error', (err: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        this.children.delete(child);
-        if (err.code === 'ENOENT') {
-          this.ffmpegMissing = true;
-          this.opts.logger.warn(`ffmpeg was not found ("${ffmpeg}"): video thumbnails are off until it is installed and Studio restarts`);
-          reject(new HttpError(404, 'Video thumbnails need ffmpeg, which is not installed'));
-        } else {
-          reject(err);
-        }
-      });
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        this.children.delete(child);
-        const frame = Buffer.concat(chunks);
-        if (code === 0 && frame.length > 0) resolve(frame);
-        else reject(new Error(`ffmpeg could not read a frame${stderr ? `: ${stderr.trim().split('\n').pop() ?? ''}` : ` (exit ${code})`}`));
-      });
-    });
+    } catch (err) {
+      if (!(err instanceof FfmpegMissingError)) throw err;
+      this.ffmpegMissing = true;
+      this.opts.logger.warn(`${err.message}: video thumbnails are off until it is installed and Studio restarts`);
+      throw new HttpError(404, 'Video thumbnails need ffmpeg, which is not installed');
+    }
   }
 
   private async withSlot<T>(task: () => Promise<T>): Promise<T> {

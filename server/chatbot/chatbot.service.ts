@@ -14,6 +14,7 @@ import { ChatPlatformClient } from './chat-platform.client.js';
 import type { ChatbotLibrary, ChatbotLibraryLoader } from './chatbot-library.js';
 import type { ChatbotStore } from './chatbot.store.js';
 import { Conversation } from './conversation.js';
+import { LocalHttp } from './local-http.js';
 import { PollLoop, type BackoffOptions } from './poll-loop.js';
 import { RunReporter } from './run-reporter.js';
 import { StudioApiClient } from './studio-api.client.js';
@@ -43,6 +44,8 @@ export interface ChatbotServiceDeps {
   apiRoot: string;
   /** Studio's own local address and key, for the bot's API calls. */
   studioUrl: () => string;
+  /** Studio's TLS certificate file when it serves HTTPS (the bot trusts it on loopback). */
+  studioCertFile: string | null;
   apiKey: () => string;
   store: ChatbotStore;
   events: EventBus;
@@ -68,8 +71,11 @@ export class ChatbotService {
   /** Why the bot stopped by itself (a rejected token); cleared by the next start. */
   private stoppedBecause: string | null = null;
   private readonly wrongKeys = new Map<number, number>();
+  private readonly localHttp: LocalHttp;
 
-  constructor(private readonly deps: ChatbotServiceDeps) {}
+  constructor(private readonly deps: ChatbotServiceDeps) {
+    this.localHttp = new LocalHttp(deps.studioCertFile);
+  }
 
   /** `running` means the polling loop is alive (also while it backs off after errors). */
   status(): ChatbotStatus {
@@ -137,7 +143,7 @@ export class ChatbotService {
     const lib = await this.loadLibrary();
     const abort = new AbortController();
     const platform = new ChatPlatformClient({ lib, token, apiRoot: this.deps.apiRoot, signal: abort.signal });
-    const studio = new StudioApiClient({ baseUrl: this.deps.studioUrl, apiKey: this.deps.apiKey, signal: abort.signal });
+    const studio = new StudioApiClient({ http: this.localHttp, baseUrl: this.deps.studioUrl, apiKey: this.deps.apiKey, signal: abort.signal });
     const progress = this.deps.progress ?? { pollMs: 1000, minEditMs: 3000 };
     const reporter = new RunReporter({ platform, studio, signal: abort.signal, logger: this.deps.logger, ...progress });
     const door = new ChatDoor({ platform, store: this.deps.store, apiKey: this.deps.apiKey, events: this.deps.events, wrongKeys: this.wrongKeys });

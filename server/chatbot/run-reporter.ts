@@ -99,9 +99,9 @@ export class RunReporter {
     // Video first (the spec's result rule), then an image, then whatever else the job made.
     const file = outputs.video ?? outputs.image ?? Object.values(outputs)[0];
     if (!file) return 'The job finished without an output file.';
-    const { bytes, contentType } = await this.deps.studio.view(file);
-    const kind = mediaKind(contentType, bytes.byteLength);
-    if (!kind) return `The result (${megabytes(bytes.byteLength)} MB) is larger than the ${megabytes(FILE_LIMIT_BYTES)} MB the chat allows; find ${file.filename} in Studio's outputs.`;
+    const { bytes, size, contentType } = await this.deps.studio.view(file, FILE_LIMIT_BYTES);
+    const kind = bytes ? mediaKind(contentType, size) : null;
+    if (!bytes || !kind) return `The result (${megabytes(size)} MB) is larger than the ${megabytes(FILE_LIMIT_BYTES)} MB the chat allows; find ${file.filename} in Studio's outputs.`;
     await this.deps.platform.sendFile(chatId, kind, bytes, file.filename, title);
     return null;
   }

@@ -4,6 +4,7 @@
  * services directly, so what it can do is what the API allows.
  */
 import { z } from 'zod';
+import type { LocalHttp, LocalResponse } from './local-http.js';
 
 const presetEntry = z.object({
   id: z.string(),
@@ -61,6 +62,7 @@ export class StudioApiError extends Error {
 }
 
 export interface StudioApiOptions {
+  http: LocalHttp;
   /** Studio's local address, known once it listens. */
   baseUrl: () => string;
   /** The API key in force (it may change through settings). */
@@ -99,8 +101,12 @@ export class StudioApiClient {
     form.set('seed', '-1');
     form.set('answers', JSON.stringify(answers));
     if (image) form.set('input_image', new Blob([image.bytes]), image.filename);
-    const body = await this.json(`/api/admin/presets/${encodeURIComponent(id)}/run`, { method: 'POST', body: form });
-    return runAnswer.parse(body).prompt_id;
+    // Response encodes the form as multipart bytes with its boundary in the content type.
+    const encoded = new Response(form);
+    const body = Buffer.from(await encoded.arrayBuffer());
+    const type = encoded.headers.get('content-type') ?? 'multipart/form-data';
+    const answer = await this.json(`/api/admin/presets/${encodeURIComponent(id)}/run`, { method: 'POST', body, type });
+    return runAnswer.parse(answer).prompt_id;
   }
 
   /** `GET /api/run/status/{prompt_id}`. */
@@ -108,26 +114,29 @@ export class StudioApiClient {
     return runStatus.parse(await this.json(`/api/run/status/${encodeURIComponent(promptId)}`));
   }
 
-  /** `GET /api/engine/view`: the bytes and type of an output file. */
-  async view(file: OutputFile): Promise<{ bytes: Uint8Array; contentType: string }> {
+  /** `GET /api/engine/view`: the bytes (null above `maxBytes`), size and type of an output file. */
+  async view(file: OutputFile, maxBytes: number): Promise<{ bytes: Uint8Array | null; size: number; contentType: string }> {
     const query = new URLSearchParams({ filename: file.filename, type: file.type, subfolder: file.subfolder });
-    const res = await this.request(`/api/engine/view?${query.toString()}`);
-    return { bytes: new Uint8Array(await res.arrayBuffer()), contentType: res.headers.get('content-type') ?? 'application/octet-stream' };
+    const res = await this.request(`/api/engine/view?${query.toString()}`, { maxBytes });
+    return { bytes: res.body, size: res.size, contentType: String(res.headers['content-type'] ?? 'application/octet-stream') };
   }
 
-  private async json(pathname: string, init: RequestInit = {}): Promise<unknown> {
-    return (await this.request(pathname, init)).json();
+  private async json(pathname: string, init: { method?: string; body?: Buffer; type?: string } = {}): Promise<unknown> {
+    const res = await this.request(pathname, init);
+    return JSON.parse((res.body ?? Buffer.alloc(0)).toString('utf8')) as unknown;
   }
 
-  private async request(pathname: string, init: RequestInit = {}): Promise<Response> {
-    const res = await fetch(this.options.baseUrl() + pathname, {
-      ...init,
+  private async request(pathname: string, init: { method?: string; body?: Buffer; type?: string; maxBytes?: number } = {}): Promise<LocalResponse> {
+    const res = await this.options.http.request(this.options.baseUrl() + pathname, {
+      method: init.method,
+      body: init.body,
+      maxBytes: init.maxBytes,
       signal: this.options.signal,
-      headers: { 'X-API-Key': this.options.apiKey(), Accept: 'application/json' },
+      headers: { 'X-API-Key': this.options.apiKey(), Accept: 'application/json', ...(init.type ? { 'Content-Type': init.type } : {}) },
     });
-    if (res.ok) return res;
-    const text = await res.text().catch(() => '');
-    let detail = text || res.statusText;
+    if (res.status >= 200 && res.status < 300) return res;
+    const text = res.body?.toString('utf8') ?? '';
+    let detail = text || `HTTP ${res.status}`;
     try {
       const parsed = JSON.parse(text) as { detail?: unknown };
       if (typeof parsed.detail === 'string') detail = parsed.detail;

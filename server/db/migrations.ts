@@ -101,6 +101,61 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 4,
+    name: 'model hub gallery: items, fetch jobs, tag names',
+    sql: `
+      -- One row per hub image in a model's gallery (the same image may sit in two models'
+      -- galleries). Paths are relative to STUDIO_DIR/gallery; item is the hub's JSON (with meta).
+      CREATE TABLE gallery_items (
+        model_id     TEXT NOT NULL,
+        id           INTEGER NOT NULL,
+        source       TEXT NOT NULL CHECK (source IN ('original','community')),
+        media_type   TEXT NOT NULL CHECK (media_type IN ('image','video')),
+        content_type TEXT NOT NULL,
+        file         TEXT NOT NULL,
+        thumb        TEXT,
+        bytes        INTEGER NOT NULL,
+        width        INTEGER,
+        height       INTEGER,
+        version_id   TEXT,
+        username     TEXT,
+        created_at   TEXT,
+        created_ms   INTEGER NOT NULL,
+        starred      INTEGER NOT NULL DEFAULT 0,
+        item         TEXT NOT NULL,
+        fetched_at   TEXT NOT NULL,
+        PRIMARY KEY (model_id, id)
+      );
+      CREATE INDEX gallery_items_listing ON gallery_items (model_id, created_ms DESC, id DESC);
+      CREATE INDEX gallery_items_id ON gallery_items (id);
+
+      -- The background fetch of a model's gallery; a row left 'queued'/'running' by a stop or a
+      -- crash resumes on boot from its phase and cursor.
+      CREATE TABLE gallery_fetches (
+        model_id    TEXT PRIMARY KEY,
+        status      TEXT NOT NULL CHECK (status IN ('queued','running','done','error')),
+        phase       TEXT NOT NULL CHECK (phase IN ('original','community')),
+        cursor      TEXT,
+        pages       INTEGER NOT NULL DEFAULT 0,
+        seen        INTEGER NOT NULL DEFAULT 0,
+        downloaded  INTEGER NOT NULL DEFAULT 0,
+        skipped     INTEGER NOT NULL DEFAULT 0,
+        failed      INTEGER NOT NULL DEFAULT 0,
+        error       TEXT,
+        started_at  TEXT NOT NULL,
+        updated_at  TEXT NOT NULL,
+        finished_at TEXT
+      );
+
+      -- Hub tag ids seen in gallery metadata, with the names the hub resolved them to.
+      CREATE TABLE modelhub_tags (
+        id          INTEGER PRIMARY KEY,
+        name        TEXT NOT NULL,
+        resolved_at TEXT NOT NULL
+      );
+    `,
+  },
+  {
     version: 6,
     name: 'jobs remember the preset they came from',
     sql: `

@@ -58,7 +58,10 @@ export function standinLaunch(config: Config, context: LaunchContext = {}): Engi
     // The engine puts its temporary files in `<--temp-directory>/temp`.
     '--temp-directory', path.dirname(dirs.temp),
     '--step-ms', String(engine.standinStepMs),
+    '--node-ms', String(engine.standinNodeMs),
     '--preview-method', engine.previewMethod,
+    // The same model folders a managed engine gets: a workflow is accepted when its files are there.
+    '--extra-model-paths-config', extraModelPathsFile(config),
     ...(engine.standinObjectInfo ? ['--object-info', engine.standinObjectInfo] : []),
     '--parent-pid', String(process.pid),
   ];

@@ -144,7 +144,7 @@ export class EngineProcess {
     for (const dir of [paths.assetsInput, paths.assetsOutput, paths.engine, paths.logs]) {
       fs.mkdirSync(dir, { recursive: true });
     }
-    if (engine.mode === 'managed') writeExtraModelPaths(extraModelPathsFile(this.#config), paths.models);
+    if (engine.mode !== 'external') writeExtraModelPaths(extraModelPathsFile(this.#config), paths.models);
   }
 
   #fromChild(s: ChildState): EngineState {

@@ -121,9 +121,12 @@ export function parseCookies(header: string | undefined): Map<string, string> {
   return out;
 }
 
-/** The `Set-Cookie` value for a session. `secure` follows the request (see README). */
+/**
+ * The `Set-Cookie` value for a session. `secure` follows the request (see README). Rounded, not
+ * floored: a renewal computes its expiry a few ms before this, and 86 399.99 s is the spec's 86 400.
+ */
 export function sessionCookie(value: string, secure: boolean, maxAgeS = SESSION_MAX_AGE_S): string {
-  return `${SESSION_COOKIE}=${value}; HttpOnly;${secure ? ' Secure;' : ''} SameSite=Strict; Path=/; Max-Age=${Math.max(0, Math.floor(maxAgeS))}`;
+  return `${SESSION_COOKIE}=${value}; HttpOnly;${secure ? ' Secure;' : ''} SameSite=Strict; Path=/; Max-Age=${Math.max(0, Math.round(maxAgeS))}`;
 }
 
 /** The `Set-Cookie` value that deletes the session. */

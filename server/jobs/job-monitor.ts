@@ -80,9 +80,11 @@ export class JobMonitor {
    * Follow a prompt. The runner tracks before submitting, so no early message is missed, with
    * `held` so nothing is announced until `release()`; reconciliation tracks a prompt already queued.
    */
-  track(promptId: string, graph: ApiGraph, options: { held?: boolean } = {}): void {
+  track(promptId: string, graph: ApiGraph, options: { held?: boolean; running?: boolean } = {}): void {
+    const tracker = new ProgressTracker({ promptId, graph });
+    if (options.running) tracker.handle({ type: 'execution_start', data: { prompt_id: promptId } });
     this.tracked.set(promptId, {
-      tracker: new ProgressTracker({ promptId, graph }),
+      tracker,
       lastMessageAt: Date.now(),
       finishing: false,
       started: false,

@@ -41,12 +41,15 @@ export async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResul
   }
   const inQueue = new Map<string, ApiGraph>();
   for (const item of [...queue.raw.queue_running, ...queue.raw.queue_pending]) inQueue.set(item[1], (item[2] ?? {}) as ApiGraph);
+  const running = new Set(queue.raw.queue_running.map((item) => item[1]));
 
   const result: ReconcileResult = { followed: [], finished: [], stalled: [] };
   for (const job of active) {
     const graph = inQueue.get(job.prompt_id);
     if (graph) {
-      if (!deps.monitor.isTracked(job.prompt_id)) deps.monitor.track(job.prompt_id, graph);
+      // A prompt the engine is running shows as running at once, not only from its next message
+      // (a node without steps may keep the engine quiet for a long time).
+      if (!deps.monitor.isTracked(job.prompt_id)) deps.monitor.track(job.prompt_id, graph, { running: running.has(job.prompt_id) });
       result.followed.push(job.prompt_id);
       continue;
     }

@@ -5,7 +5,18 @@
 import type express from 'express';
 import type { CatalogStore } from '../catalog/catalog.store.js';
 import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { UploadedFile } from '../http/uploads.js';
 import type { Logger } from '../logging.js';
+import { GalleryFetcher } from './gallery-fetch.service.js';
+import { GalleryItems } from './gallery-items.js';
+import { galleryRoutes } from './gallery.routes.js';
+import { GalleryService } from './gallery.service.js';
+import { GalleryStore } from './gallery.store.js';
+import { GalleryThumbs } from './gallery-thumbs.js';
+import { TagService } from './tags.service.js';
+import { TagStore } from './tags.store.js';
 import { CatalogMoves } from './catalog-moves.service.js';
 import { ImageLookupService } from './image-lookup.service.js';
 import { ModelhubClient } from './modelhub.client.js';
@@ -14,6 +25,12 @@ import { modelhubRoutes } from './modelhub.routes.js';
 export interface ModelhubModuleDeps {
   config: Readonly<Config>;
   logger: Logger;
+  db: Db;
+  events: EventBus;
+  /** Store an image in the engine's input folder (the runner's upload); returns its name there. */
+  toInput: (file: UploadedFile) => Promise<string>;
+  /** The ffmpeg executable for video thumbnails (default `ffmpeg` on PATH). */
+  ffmpegPath?: string;
   catalogs: { models: CatalogStore; loras: CatalogStore };
   /** The hub token in force (editable at runtime); defaults to the config's. */
   apiKey?: () => string | null;
@@ -23,6 +40,8 @@ export interface ModelhubModuleDeps {
 export interface ModelhubModule {
   routers: express.Router[];
   client: ModelhubClient;
+  gallery: GalleryService;
+  fetcher: GalleryFetcher;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -32,10 +51,34 @@ export function createModelhubModule(deps: ModelhubModuleDeps): ModelhubModule {
   const { config } = deps;
   const client = new ModelhubClient({ baseUrl: config.urls.modelhub, apiKey: deps.apiKey ?? (() => config.tokens.modelhubApiKey) });
   const lookup = new ImageLookupService({ client, catalogs: deps.catalogs });
-  return {
-    routers: [modelhubRoutes({ lookup, moves: new CatalogMoves({ client, catalogs: deps.catalogs }) })],
+  const root = config.paths.gallery;
+  const store = new GalleryStore(deps.db);
+  const thumbs = new GalleryThumbs({ logger: deps.logger, ffmpegPath: deps.ffmpegPath, env: config.childEnv });
+  const items = new GalleryItems({ store, thumbs, root });
+  const fetcher = new GalleryFetcher({
     client,
-    async start() {},
-    async stop() {},
+    store,
+    items,
+    events: deps.events,
+    logger: deps.logger,
+    communityLimit: config.gallery.communityLimit,
+    pageDelayMs: config.gallery.pageDelayMs,
+  });
+  const gallery = new GalleryService({ store, fetcher, items, thumbs, client, root, toInput: deps.toInput });
+  return {
+    routers: [
+      modelhubRoutes({ lookup, moves: new CatalogMoves({ client, catalogs: deps.catalogs }), tags: new TagService({ client, gallery: store, tags: new TagStore(deps.db) }) }),
+      galleryRoutes(gallery),
+    ],
+    client,
+    gallery,
+    fetcher,
+    async start() {
+      fetcher.start();
+    },
+    async stop() {
+      await fetcher.stop();
+      thumbs.stop();
+    },
   };
 }

@@ -6,14 +6,16 @@ import express from 'express';
 import type { CatalogMoves } from './catalog-moves.service.js';
 import { hubId } from './hub-ids.js';
 import type { ImageLookupService } from './image-lookup.service.js';
+import type { TagService } from './tags.service.js';
 
 export interface ModelhubRouteDeps {
   lookup: ImageLookupService;
   moves: CatalogMoves;
+  tags: TagService;
 }
 
 /** Model hub routes (see the file comment). */
-export function modelhubRoutes({ lookup, moves }: ModelhubRouteDeps): express.Router {
+export function modelhubRoutes({ lookup, moves, tags }: ModelhubRouteDeps): express.Router {
   const router = express.Router();
 
   router.get('/api/admin/modelhub/image/:imageId', async (req, res) => {
@@ -26,6 +28,14 @@ export function modelhubRoutes({ lookup, moves }: ModelhubRouteDeps): express.Ro
 
   router.post('/api/admin/modelhub/promote-to-lora/:versionId', async (req, res) => {
     res.json(await moves.promote(hubId(req.params.versionId, 'version_id')));
+  });
+
+  router.post('/api/admin/modelhub/tags/sync', async (_req, res) => {
+    res.json(await tags.sync());
+  });
+
+  router.get('/api/admin/modelhub/tags', (_req, res) => {
+    res.json(tags.list());
   });
 
   return router;

@@ -13,6 +13,10 @@ export interface CliFlags {
   tempDir?: string;
   stepMs?: number;
   objectInfo?: string;
+  /** `--extra-model-paths-config`: the engine's model folders, as a managed engine gets them. */
+  extraModelPaths?: string[];
+  /** Stand-in only: how long a node without progress steps takes. */
+  nodeMs?: number;
   previewMethod?: string;
   /** Exit when this process is gone (Studio killed with SIGKILL must not leave an orphan on the port). */
   parentPid?: number;
@@ -54,6 +58,12 @@ export function parseFlags(args: readonly string[], warn: (message: string) => v
         break;
       case '--object-info':
         flags.objectInfo = value();
+        break;
+      case '--extra-model-paths-config':
+        flags.extraModelPaths = [...(flags.extraModelPaths ?? []), value()];
+        break;
+      case '--node-ms':
+        flags.nodeMs = nonNegativeInt(name, value());
         break;
       case '--preview-method':
         flags.previewMethod = value();

@@ -11,17 +11,25 @@ import type { StandinService } from './standin.service.js';
 export interface EngineRouteDeps {
   service: StandinService;
   catalog: NodeCatalog;
-  inputDir: string;
+  /** The model files of an engine model folder, or null when the engine has no such folder. */
+  files(folder: string): string[] | null;
   /** What the engine reports as its command line (the stand-in's effective flags). */
   argv(): string[];
 }
 
 /** The version the stand-in claims; clients branch on it like on a real engine's. */
-export const STANDIN_VERSION = '0.3.64-standin';
+export const STANDIN_VERSION = '0.29.0-standin';
 
 /** The server feature flags (`GET /features` and the WS handshake reply). */
 export function serverFeatures(): Record<string, unknown> {
-  return { supports_preview_metadata: true, max_upload_size: MAX_UPLOAD_BYTES, extension: { manager: { supports_v4: true } } };
+  return {
+    supports_preview_metadata: true,
+    supports_model_type_tags: true,
+    max_upload_size: MAX_UPLOAD_BYTES,
+    extension: { manager: { supports_v4: true } },
+    node_replacements: true,
+    assets: false,
+  };
 }
 
 const MODEL_FOLDERS = [
@@ -36,11 +44,11 @@ export function engineRoutes(deps: EngineRouteDeps): Route[] {
     { method: 'GET', path: /^\/$/, handler: ({ res }) => sendText(res, 200, 'Stand-in engine (ComfyUI protocol, no GPU)\n') },
     { method: 'GET', path: /^\/system_stats$/, handler: ({ res }) => sendJson(res, 200, systemStats(deps.argv())) },
     { method: 'GET', path: /^\/features$/, handler: ({ res }) => sendJson(res, 200, serverFeatures()) },
-    { method: 'GET', path: /^\/object_info$/, handler: ({ res }) => sendJson(res, 200, catalog.listing(deps.inputDir), true) },
+    { method: 'GET', path: /^\/object_info$/, handler: ({ res }) => sendJson(res, 200, catalog.listing(), true) },
     {
       method: 'GET',
       path: /^\/object_info\/(.+)$/,
-      handler: ({ res, params }) => sendJson(res, 200, catalog.single(params[0] ?? '', deps.inputDir), true),
+      handler: ({ res, params }) => sendJson(res, 200, catalog.single(params[0] ?? ''), true),
     },
     { method: 'GET', path: /^\/prompt$/, handler: ({ res }) => sendJson(res, 200, { exec_info: { queue_remaining: service.queue.remaining() } }) },
     {
@@ -109,7 +117,11 @@ export function engineRoutes(deps: EngineRouteDeps): Route[] {
     {
       method: 'GET',
       path: /^\/models\/([^/]+)$/,
-      handler: ({ res, params }) => (MODEL_FOLDERS.includes(params[0] ?? '') ? sendJson(res, 200, []) : sendEmpty(res, 404)),
+      handler: ({ res, params }) => {
+        const folder = params[0] ?? '';
+        if (!MODEL_FOLDERS.includes(folder)) return sendEmpty(res, 404);
+        sendJson(res, 200, deps.files(folder) ?? []);
+      },
     },
   ];
 }
@@ -119,17 +131,22 @@ function systemStats(argv: string[]): Record<string, unknown> {
   const vramTotal = 25_757_220_864;
   return {
     system: {
-      // 0.3.x reported os.name ("posix" / "nt"); later versions report sys.platform.
-      os: process.platform === 'win32' ? 'nt' : 'posix',
+      // Like 0.29.0: sys.platform ("linux", "win32", "darwin").
+      os: process.platform,
       ram_total: os.totalmem(),
       ram_free: os.freemem(),
       comfyui_version: STANDIN_VERSION,
-      required_frontend_version: '1.27.10',
-      installed_templates_version: '0.1.94',
-      required_templates_version: '0.1.94',
+      required_frontend_version: '1.47.10',
+      installed_templates_version: null,
+      required_templates_version: '0.11.19',
+      comfy_package_versions: [
+        { name: 'comfyui-frontend-package', installed: null, required: '1.47.10' },
+        { name: 'comfyui-workflow-templates', installed: null, required: '0.11.19' },
+      ],
       python_version: '3.12.11 (main, Jun  4 2025, 08:56:18) [GCC 14.2.0]',
       pytorch_version: '2.8.0+cu128',
       embedded_python: false,
+      deploy_environment: 'local-git',
       argv,
     },
     devices: [

@@ -1,8 +1,10 @@
 /**
  * Runs one queued prompt the way the engine's executor does, with the engine's event order
- * (engine-protocol.md §2 "Event order for one prompt"): cached nodes are skipped, step nodes
- * report 10 progress steps with a JPEG preview each, output nodes write files, and the run ends
- * in `execution_success`, `execution_error` or `execution_interrupted`.
+ * (engine-protocol.md §2 "Event order for one prompt", checked against recorded transcripts):
+ * cached nodes are skipped; only nodes that report progress in the engine do (samplers and model
+ * upscalers 10 steps with a JPEG preview each when a preview method is set, SaveImageWebsocket
+ * one step per image with the PNG); output nodes write files; the run ends in
+ * `execution_success`, `execution_error` or `execution_interrupted`.
  *
  * Failure switch: any string input literal containing `STANDIN_FAIL` makes that node fail with
  * `RuntimeError: Stand-in failure requested by input <name>` (so clients can test error paths).
@@ -13,7 +15,7 @@ import type { EngineDirs } from '../engine/engine-paths.js';
 import type { StandinMedia } from './media.store.js';
 import { NodeFailure, type NodeRunContext, type ResolvedInput } from './node-context.util.js';
 import { runNode } from './node-sim.service.js';
-import { inputDefs, type NodeCatalog } from './object-info.store.js';
+import type { NodeCatalog } from './object-info.store.js';
 import { OutputCache, cacheKeys } from './output-cache.store.js';
 import { fakeTraceback, pyStr } from './py-format.util.js';
 import { RunEvents } from './run-events.emitter.js';
@@ -27,6 +29,8 @@ export interface ExecutorDeps {
   dirs: EngineDirs;
   /** Delay before each of the 10 progress steps of a step node. */
   stepMs: number;
+  /** How long every other node takes. */
+  nodeMs: number;
   logger: Logger;
   /** Aborted on shutdown: a running prompt stops without a history entry. */
   signal: AbortSignal;
@@ -36,8 +40,6 @@ export interface ExecutorDeps {
 
 export const FAIL_MARKER = 'STANDIN_FAIL';
 const STEPS = 10;
-/** Nodes without steps still take a moment, like quick real nodes do. */
-const QUICK_NODE_MS = 5;
 
 class Interrupted extends Error {
   constructor(
@@ -79,13 +81,16 @@ export class PromptExecutor {
     const values = new Map<string, NodeValue[]>();
     const done: string[] = [];
     let currentNode: { id: string; type: string } | null = null;
+    let keysOf = new Map<string, string>();
     try {
       events.lifecycle('execution_start', { prompt_id: promptId });
       const keys = cacheKeys(graph, this.deps.catalog, this.deps.dirs);
+      keysOf = keys;
+      this.cache.retainOnly(keys.values());
       const cachedAtStart = new Set(Object.keys(graph).filter((id) => this.cache.get(keys.get(id))));
       events.lifecycle('execution_cached', { nodes: [...cachedAtStart], prompt_id: promptId });
       const order = executionOrder(graph, outputIds, cachedAtStart);
-      const stepNodes = pickStepNodes(order.filter((id) => !cachedAtStart.has(id)), graph, this.deps.catalog);
+      const wantsPreviews = previewMethodOf(extraData, this.deps.previewMethod) !== 'none';
 
       for (const id of order) {
         const node = graph[id] as ApiGraph[string];
@@ -110,17 +115,23 @@ export class PromptExecutor {
         this.throwIfInterrupted(id, node.class_type);
         const failing = failRequest(node.inputs);
         if (failing) throw new NodeFailure('RuntimeError', `Stand-in failure requested by input ${failing}`);
-        if (stepNodes.has(id)) {
+        const reporting = progressKind(node.class_type, info);
+        let max = 1;
+        if (reporting === 'steps') {
+          max = STEPS;
           for (let step = 1; step <= STEPS; step += 1) {
             await sleep(this.deps.stepMs, undefined, { signal: this.deps.signal });
             this.throwIfInterrupted(id, node.class_type);
-            events.progress(id, step, STEPS);
-            events.nodeState(id, step, STEPS, 'running');
             // Like the engine: sampler previews only when the prompt (or --preview-method) asks.
-            if (previewMethodOf(extraData, this.deps.previewMethod) !== 'none') events.preview(id, this.deps.media.jpeg);
+            events.step(id, step, STEPS, wantsPreviews ? { bytes: this.deps.media.jpeg, png: false } : null);
           }
         } else {
-          await sleep(Math.min(QUICK_NODE_MS, this.deps.stepMs), undefined, { signal: this.deps.signal });
+          await sleep(this.deps.nodeMs, undefined, { signal: this.deps.signal });
+          if (reporting === 'per-image') {
+            // SaveImageWebsocket: `update_absolute(i, n, ("PNG", image))` per image, whatever the preview method.
+            max = imagesOf(node.inputs, values);
+            for (let i = 0; i < max; i += 1) events.step(id, i, max, { bytes: this.deps.media.png, png: true });
+          }
         }
         const result = runNode(this.context(id, node, info, values, keys, extraData));
         this.cache.set(key, result);
@@ -129,7 +140,6 @@ export class PromptExecutor {
           outputs[id] = result.ui;
           events.toClient('executed', { node: id, display_node: id, output: result.ui, prompt_id: promptId });
         }
-        const max = stepNodes.has(id) ? STEPS : 1;
         events.nodeState(id, max, max, 'finished');
         done.push(id);
       }
@@ -151,7 +161,12 @@ export class PromptExecutor {
           exception_message: failure.message,
           exception_type: failure.exceptionType,
           traceback: fakeTraceback('execute', `${node.type}.execute(**inputs)`),
-          current_inputs: currentInputs(graph[node.id]?.inputs ?? {}, values),
+          current_inputs: currentInputs(graph[node.id]?.inputs ?? {}, this.deps.catalog.get(node.type), {
+            value: (source) => (values.get(source) ?? this.cache.get(keysOf.get(source))?.outputs),
+            graph,
+            extraData,
+            nodeId: node.id,
+          }),
           current_outputs: [...values.keys()],
         });
       }
@@ -209,27 +224,21 @@ export function executionOrder(graph: ApiGraph, outputIds: readonly string[], ca
 }
 
 /**
- * Nodes that report 10 progress steps: samplers, image-to-video, upscalers, and anything with a
- * seed. A prompt without one still gets one (its first non-output, non-loader node), so every
- * uncached prompt takes about 10 × stepMs like a real generation would take a while.
+ * Whether a node reports progress in the engine: samplers (classes named `*Sampler*` that return a
+ * LATENT) and model upscalers report steps; SaveImageWebsocket reports one step per image; every
+ * other node reports none, so a graph without them sends no `progress` at all.
  */
-export function pickStepNodes(toRun: readonly string[], graph: ApiGraph, catalog: NodeCatalog): Set<string> {
-  const isLoader = (cls: string) => cls.includes('Loader') || cls.startsWith('Load');
-  const isOutput = (id: string) => catalog.get(graph[id]?.class_type ?? '')?.output_node === true;
-  const steps = new Set(
-    toRun.filter((id) => {
-      const node = graph[id];
-      if (!node || isLoader(node.class_type)) return false;
-      if (/Sampler|ImageToVideo|Upscale/.test(node.class_type)) return true;
-      const info = catalog.get(node.class_type);
-      const names = new Set([...Object.keys(node.inputs), ...(info ? inputDefs(info).map((d) => d.name) : [])]);
-      return names.has('seed') || names.has('noise_seed');
-    }),
-  );
-  if (steps.size > 0 || toRun.length === 0) return steps;
-  const fallback =
-    toRun.find((id) => !isOutput(id) && !isLoader(graph[id]?.class_type ?? '')) ?? toRun.find((id) => !isOutput(id)) ?? toRun[0];
-  return new Set(fallback === undefined ? [] : [fallback]);
+export function progressKind(classType: string, info: NodeInfo | undefined): 'steps' | 'per-image' | null {
+  if (classType === 'SaveImageWebsocket') return 'per-image';
+  if (classType === 'ImageUpscaleWithModel') return 'steps';
+  if (classType.includes('Sampler') && (info?.output ?? []).includes('LATENT')) return 'steps';
+  return null;
+}
+
+/** Images in the batch on a node's `images` link (1 when unknown). */
+function imagesOf(inputs: Record<string, unknown>, values: Map<string, NodeValue[]>): number {
+  const link = inputs.images;
+  return isLink(link) ? Math.max(1, values.get(link[0])?.[link[1]]?.batch ?? 1) : 1;
 }
 
 function failRequest(inputs: Record<string, unknown>): string | null {
@@ -243,16 +252,36 @@ function isLink(value: unknown): value is [string, number] {
   return Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'number';
 }
 
-/** `current_inputs` of an execution_error: `{name: [value]}`, tensors shown as text like the engine. */
-function currentInputs(inputs: Record<string, unknown>, values: Map<string, NodeValue[]>): Record<string, unknown[]> {
+/** What `current_inputs` needs besides the node's own inputs. */
+interface InputsContext {
+  /** The outputs of an upstream node (ran in this prompt or cached). */
+  value(source: string): NodeValue[] | undefined;
+  graph: ApiGraph;
+  extraData: Record<string, unknown>;
+  nodeId: string;
+}
+
+/**
+ * `current_inputs` of an execution_error like the engine's `format_value`: `{name: [value]}` with
+ * plain values as they are and everything else as text, hidden inputs (`prompt`, `extra_pnginfo`,
+ * `unique_id`) included.
+ */
+function currentInputs(inputs: Record<string, unknown>, info: NodeInfo | undefined, ctx: InputsContext): Record<string, unknown[]> {
   const out: Record<string, unknown[]> = {};
+  const shown = (value: unknown): unknown => (value === null || value === undefined ? null : ['string', 'number', 'boolean'].includes(typeof value) ? value : pyStr(value));
   for (const [name, value] of Object.entries(inputs)) {
     if (isLink(value)) {
-      const v = values.get(value[0])?.[value[1]];
+      const v = ctx.value(value[0])?.[value[1]];
       out[name] = [v?.value ?? (v ? `${v.type}${v.width !== undefined ? ` ${v.width}x${v.height}` : ''} (stand-in)` : null)];
     } else {
-      out[name] = [value === null || ['string', 'number', 'boolean'].includes(typeof value) ? value : pyStr(value)];
+      out[name] = [shown(value)];
     }
+  }
+  for (const [name, kind] of Object.entries(info?.input?.hidden ?? {})) {
+    const type = Array.isArray(kind) ? kind[0] : kind;
+    if (type === 'PROMPT') out[name] = [pyStr(ctx.graph)];
+    else if (type === 'EXTRA_PNGINFO') out[name] = [shown(ctx.extraData.extra_pnginfo)];
+    else if (type === 'UNIQUE_ID') out[name] = [ctx.nodeId];
   }
   return out;
 }

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream';
+import sharp from 'sharp';
 import type { Logger } from '../logging.js';
 import { dirByType, isInside, pyNormpath, type EngineDirs } from '../engine/engine-paths.js';
 import { resolveViewFile, viewContentType } from '../engine/view-file.js';
@@ -63,7 +64,7 @@ async function upload(deps: FileRouteDeps, req: IncomingMessage, res: ServerResp
   sendJson(res, 200, { name: filename, subfolder, type });
 }
 
-function view(deps: FileRouteDeps, url: URL, req: IncomingMessage, res: ServerResponse): void {
+async function view(deps: FileRouteDeps, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const query = url.searchParams;
   const filename = query.get('filename');
   if (filename === null) return sendEmpty(res, 404);
@@ -71,8 +72,13 @@ function view(deps: FileRouteDeps, url: URL, req: IncomingMessage, res: ServerRe
   if ('status' in target) return sendEmpty(res, target.status);
   const stat = fs.statSync(target.file, { throwIfNoEntry: false, bigint: true });
   if (!stat?.isFile()) return sendEmpty(res, 404);
-  // `preview=` / `channel=` re-encoding is not simulated: the file is sent as stored.
   const name = path.basename(target.file);
+  const converted = await convertedImage(target.file, query.get('preview'), query.get('channel'));
+  if (converted) {
+    res.writeHead(200, { 'Content-Type': converted.type, 'Content-Disposition': contentDisposition(name), 'Content-Length': converted.bytes.length });
+    res.end(converted.bytes);
+    return;
+  }
   const size = Number(stat.size);
   // Like aiohttp's FileResponse: an ETag of mtime (ns) and size, Last-Modified, one byte range.
   const etag = `"${stat.mtimeNs.toString(16)}-${size.toString(16)}"`;
@@ -103,6 +109,32 @@ function view(deps: FileRouteDeps, url: URL, req: IncomingMessage, res: ServerRe
   pipeline(fs.createReadStream(target.file, { start, end }), res, (err) => {
     if (err) deps.logger.debug(`stand-in: /view ${name}: ${err.message}`);
   });
+}
+
+/**
+ * The engine's `/view` image conversions (PIL there, sharp here): `preview=<webp|jpeg>;<quality>`
+ * (webp whenever the channel asks for alpha), `channel=rgb` (alpha dropped, PNG) and `channel=a`
+ * (the alpha as the alpha of a black RGBA PNG; opaque when the image has none). Null: send as stored.
+ * A file that is not an image throws, which the engine answers with a 500 too.
+ */
+async function convertedImage(file: string, preview: string | null, channel: string | null): Promise<{ type: string; bytes: Buffer } | null> {
+  if (preview !== null) {
+    const parts = preview.split(';');
+    const format = ['webp', 'jpeg'].includes(parts[0] ?? '') && !(channel ?? '').includes('a') ? (parts[0] as 'webp' | 'jpeg') : 'webp';
+    const quality = /^\d+$/.test(parts.at(-1) ?? '') ? Math.min(100, Math.max(1, Number(parts.at(-1)))) : 90;
+    let image = sharp(file);
+    if (format === 'jpeg' || channel === 'rgb') image = image.removeAlpha();
+    const bytes = format === 'webp' ? await image.webp({ quality }).toBuffer() : await image.jpeg({ quality }).toBuffer();
+    return { type: `image/${format}`, bytes };
+  }
+  if (channel === 'rgb') return { type: 'image/png', bytes: await sharp(file).removeAlpha().png().toBuffer() };
+  if (channel === 'a') {
+    const { data, info } = await sharp(file).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    for (let i = 0; i < data.length; i += 4) data.fill(0, i, i + 3);
+    const bytes = await sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } }).png().toBuffer();
+    return { type: 'image/png', bytes };
+  }
+  return null;
 }
 
 /** One `bytes=a-b` / `a-` / `-n` range of a `size`-byte file; null = none (or several: the whole file). */

@@ -7,8 +7,8 @@ import type { PromptError } from './prompt.validator.js';
 import { pyRepr, pyStr, pyTruthy, pyTypeName } from './py-format.util.js';
 
 /**
- * Combos listing model files are not checked: the stand-in has no model folders, so any model name
- * a workflow asks for is accepted (the recorded lists are only for display).
+ * With a recorded `--object-info` dump the model lists are the recording engine's, not this disk's:
+ * model-file combos are then not checked. The built-in set lists real folders and checks them all.
  */
 const MODEL_LIST_INPUTS = new Set(['ckpt_name', 'lora_name', 'vae_name', 'unet_name', 'clip_name', 'model_name']);
 const FILE_LIKE = /\.[A-Za-z0-9]{1,12}$/;
@@ -72,8 +72,8 @@ function toFloat(value: unknown): Coerced {
   return { ok: false, shown: value, error: `float() argument must be a string or a real number, not '${pyTypeName(value)}'` };
 }
 
-/** min / max for numbers, membership for combos (model-file lists and empty lists are skipped). */
-export function checkValue(def: InputDef, value: unknown, config: unknown[]): PromptError | null {
+/** min / max for numbers, membership for combos (recorded model-file lists and empty lists are skipped). */
+export function checkValue(def: InputDef, value: unknown, config: unknown[], liveLists: boolean): PromptError | null {
   const { min, max } = def.options;
   if (typeof value === 'number' && typeof min === 'number' && value < min) {
     return {
@@ -92,7 +92,8 @@ export function checkValue(def: InputDef, value: unknown, config: unknown[]): Pr
     };
   }
   const choices = comboChoices(def);
-  if (!choices || choices.length === 0 || isModelList(def.name, choices)) return null;
+  if (!choices) return null;
+  if (!liveLists && (choices.length === 0 || isModelList(def.name, choices))) return null;
   if (choices.some((c) => c === value)) return null;
   const long = choices.length > 20;
   return {

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { ConfigError, loadConfig } from '../config.js';
 import type { Logger } from '../logging.js';
 import { parseFlags } from './cli-flags.util.js';
+import { ENGINE_MODEL_FOLDERS } from '../engine/extra-model-paths.js';
+import { modelFoldersFromYaml, modelFoldersUnder } from './file-lists.store.js';
 import { startStandinEngine, type StandinEngine } from './standin.server.js';
 
 /** Exit with an error after this long if closing hangs (a stuck socket must not block shutdown). */
@@ -28,6 +30,11 @@ async function main(): Promise<void> {
   const outputDir = path.resolve(flags.outputDir ?? config.paths.assetsOutput);
   fs.mkdirSync(inputDir, { recursive: true });
   fs.mkdirSync(outputDir, { recursive: true });
+  // Like the engine: its own models folder (here Studio's), then every extra_model_paths file.
+  const modelFolders = modelFoldersUnder(config.paths.models, ENGINE_MODEL_FOLDERS);
+  for (const file of flags.extraModelPaths ?? []) {
+    for (const [name, dirs] of modelFoldersFromYaml(file)) modelFolders.set(name, [...new Set([...(modelFolders.get(name) ?? []), ...dirs])]);
+  }
   const engine: StandinEngine = await startStandinEngine({
     host: flags.host,
     port: flags.port ?? config.engine.port,
@@ -36,6 +43,8 @@ async function main(): Promise<void> {
     tempDir: flags.tempDir,
     stepMs: flags.stepMs ?? config.engine.standinStepMs,
     objectInfoFile: flags.objectInfo ?? config.engine.standinObjectInfo,
+    modelFolders,
+    nodeMs: flags.nodeMs ?? config.engine.standinNodeMs,
     allowedHosts: config.allowedHosts,
     previewMethod: flags.previewMethod,
     logger: consoleLogger,

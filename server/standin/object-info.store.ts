@@ -1,11 +1,13 @@
 /**
- * The node set the stand-in knows: the built-in subset shipped in `resources/standin/object_info.json`,
- * or a full dump given with `--object-info FILE`. It answers `/object_info` and tells the validator
- * and executor what each class takes and returns.
+ * The node set the stand-in knows: by default the real engine 0.29.0 `/object_info` (all 818
+ * built-in node types, shipped in `resources/standin/`) plus the custom-pack nodes the shipped
+ * workflows use, with file combos filled from disk on every call like the engine does; or a
+ * recorded dump given with `--object-info FILE`, served verbatim.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { NodeInfo } from './standin.types.js';
+import { listSourceOf, type FileLists } from './file-lists.store.js';
 
 /** One declared input of a node, in the engine's authoritative order. */
 export interface InputDef {
@@ -16,39 +18,49 @@ export interface InputDef {
   options: Record<string, unknown>;
 }
 
-const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.webp', '.gif', '.bmp', '.tif', '.tiff']);
-const VIDEO_EXTENSIONS = new Set(['.mp4', '.webm', '.mkv', '.mov', '.avi', '.m4v', '.gif']);
-
-/** Combo inputs the real engine fills from `input/` on every call; `kind` picks the file filter. */
-const LIVE_FILE_LISTS: Record<string, { input: string; kind: 'image' | 'video' }> = {
-  LoadImage: { input: 'image', kind: 'image' },
-  LoadImageMask: { input: 'image', kind: 'image' },
-  VHS_LoadVideo: { input: 'video', kind: 'video' },
-  LoadVideo: { input: 'file', kind: 'video' },
-};
+/** The engine's own node set, recorded from a real ComfyUI 0.29.0. */
+export const ENGINE_DUMP = 'object_info.comfyui-0.29.0.json';
+/** Nodes of custom packs the shipped workflows need (VideoHelperSuite), as if installed. */
+export const CUSTOM_PACKS_DUMP = 'object_info.custom-packs.json';
 
 export class NodeCatalog {
   private constructor(
     private readonly nodes: Readonly<Record<string, NodeInfo>>,
     /** The dump's own text, served as-is for `--object-info` (keeps 64-bit ints exact). */
     private readonly rawText: string | null,
+    /** Live file lists (built-in set only); a recorded dump keeps the lists it was recorded with. */
+    private readonly files: FileLists | null,
   ) {}
 
-  /** The shipped subset; its file lists follow the input directory like the engine's do. */
-  static builtIn(resourcesDir: string): NodeCatalog {
-    const text = fs.readFileSync(path.join(resourcesDir, 'object_info.json'), 'utf8');
-    return new NodeCatalog(parseDump(text, 'built-in object_info.json'), null);
+  /** The shipped node set; its file combos follow the input and model folders like the engine's do. */
+  static builtIn(resourcesDir: string, files: FileLists): NodeCatalog {
+    const nodes: Record<string, NodeInfo> = {};
+    for (const file of [ENGINE_DUMP, CUSTOM_PACKS_DUMP]) {
+      Object.assign(nodes, parseDump(fs.readFileSync(path.join(resourcesDir, file), 'utf8'), file));
+    }
+    return new NodeCatalog(nodes, null, files);
   }
 
   /** A recorded `/object_info` dump, served verbatim. */
   static fromFile(file: string): NodeCatalog {
     const text = fs.readFileSync(file, 'utf8');
-    return new NodeCatalog(parseDump(text, file), text);
+    return new NodeCatalog(parseDump(text, file), text, null);
   }
 
-  /** The definition of a class, or undefined when the engine would not know it. */
+  /** Whether model-file combos are checked (only when the lists come from real folders). */
+  get checksFileLists(): boolean {
+    return this.files !== null;
+  }
+
+  /** The definition of a class as recorded, or undefined when the engine would not know it. */
   get(classType: string): NodeInfo | undefined {
     return Object.hasOwn(this.nodes, classType) ? this.nodes[classType] : undefined;
+  }
+
+  /** The definition with today's file lists, as the engine's `INPUT_TYPES()` would return it. */
+  live(classType: string): NodeInfo | undefined {
+    const info = this.get(classType);
+    return info && this.files ? withLiveLists(classType, info, this.files) : info;
   }
 
   get size(): number {
@@ -56,19 +68,17 @@ export class NodeCatalog {
   }
 
   /** The `GET /object_info` body. */
-  listing(inputDir: string): string {
+  listing(): string {
     if (this.rawText !== null) return this.rawText;
     const out: Record<string, NodeInfo> = {};
-    for (const [name, info] of Object.entries(this.nodes)) out[name] = withLiveFileList(name, info, inputDir);
+    for (const name of Object.keys(this.nodes)) out[name] = this.live(name) as NodeInfo;
     return JSON.stringify(out);
   }
 
   /** The `GET /object_info/{class}` body: `{}` for an unknown class, like the engine. */
-  single(classType: string, inputDir: string): string {
-    const info = this.get(classType);
-    if (!info) return '{}';
-    const shown = this.rawText === null ? withLiveFileList(classType, info, inputDir) : info;
-    return JSON.stringify({ [classType]: shown });
+  single(classType: string): string {
+    const info = this.live(classType);
+    return info ? JSON.stringify({ [classType]: info }) : '{}';
   }
 }
 
@@ -101,30 +111,26 @@ export function comboChoices(def: InputDef): unknown[] | null {
   return null;
 }
 
-/** Top-level files of the input directory that the engine would list for an image or video combo. */
-export function listInputFiles(inputDir: string, kind: 'image' | 'video'): string[] {
-  const wanted = kind === 'image' ? IMAGE_EXTENSIONS : VIDEO_EXTENSIONS;
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(inputDir, { withFileTypes: true });
-  } catch {
-    return [];
+/** A copy of `info` whose file combos list what is on disk now (static extras such as `pixel_space` kept after the files). */
+function withLiveLists(classType: string, info: NodeInfo, files: FileLists): NodeInfo {
+  let input = info.input;
+  for (const category of ['required', 'optional'] as const) {
+    const specs = info.input?.[category];
+    if (!specs) continue;
+    for (const [name, spec] of Object.entries(specs)) {
+      const source = listSourceOf(classType, name);
+      if (!source || !Array.isArray(spec)) continue;
+      const [type, rawOptions] = spec as [unknown, unknown];
+      const options = isRecord(rawOptions) ? rawOptions : {};
+      // V1 combos carry the list as the type; V3 ("COMBO") keep it in options.options.
+      const recorded = type === 'COMBO' ? options.options : type;
+      if (!Array.isArray(recorded)) continue;
+      const listed = [...files.list(source), ...recorded.filter((c) => typeof c === 'string' && !/\.[A-Za-z0-9]{1,12}$/.test(c))];
+      const newSpec = type === 'COMBO' ? ['COMBO', { ...options, options: listed }] : [listed, ...spec.slice(1)];
+      input = { ...input, [category]: { ...input?.[category], [name]: newSpec } };
+    }
   }
-  return entries
-    .filter((e) => e.isFile() && wanted.has(path.extname(e.name).toLowerCase()))
-    .map((e) => e.name)
-    .sort();
-}
-
-function withLiveFileList(classType: string, info: NodeInfo, inputDir: string): NodeInfo {
-  const live = LIVE_FILE_LISTS[classType];
-  const spec = live ? info.input?.required?.[live.input] : undefined;
-  if (!live || !Array.isArray(spec)) return info;
-  const files = listInputFiles(inputDir, live.kind);
-  const options = isRecord(spec[1]) ? spec[1] : {};
-  // V1 combos carry the list as the type; V3 ("COMBO") keep it in options.options.
-  const newSpec = spec[0] === 'COMBO' ? ['COMBO', { ...options, options: files }] : [files, ...spec.slice(1)];
-  return { ...info, input: { ...info.input, required: { ...info.input?.required, [live.input]: newSpec } } };
+  return input === info.input ? info : { ...info, input };
 }
 
 function parseDump(text: string, where: string): Record<string, NodeInfo> {

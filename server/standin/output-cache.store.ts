@@ -2,9 +2,10 @@
  * The engine's output cache. A node's key is its class, its inputs and, recursively, the keys of
  * the nodes it links to (plus the node id for classes taking a hidden UNIQUE_ID, and a content hash
  * of the file for loaders, like their IS_CHANGED). Equal keys in a later prompt mean "cached": the
- * node does not run again and output nodes replay their UI.
+ * node does not run again and output nodes replay their UI. Like the engine's default ("classic")
+ * cache, each prompt keeps only the entries it uses itself: a node from two prompts ago runs again.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { annotatedPath, isInside, type EngineDirs } from '../engine/engine-paths.js';
@@ -16,8 +17,8 @@ export interface CachedOutput {
   ui: NodeUi | null;
 }
 
-/** Kept entries at most; the oldest go first (the engine's RAM-pressure cache also drops old ones). */
-const MAX_ENTRIES = 5_000;
+/** Classes whose IS_CHANGED changes every time (the engine never serves them from its cache). */
+const NEVER_CACHED = new Set(['SaveImageWebsocket']);
 
 /** Inputs whose file content decides whether the node changed (the loaders' IS_CHANGED). */
 const FILE_INPUTS: Record<string, string> = { LoadImage: 'image', LoadImageMask: 'image', VHS_LoadVideo: 'video', LoadVideo: 'file' };
@@ -30,12 +31,13 @@ export class OutputCache {
   }
 
   set(key: string, value: CachedOutput): void {
-    this.entries.delete(key);
     this.entries.set(key, value);
-    if (this.entries.size > MAX_ENTRIES) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
+  }
+
+  /** The engine's `clean_unused()` at the start of a prompt: drop what this prompt does not use. */
+  retainOnly(keys: Iterable<string>): void {
+    const wanted = new Set(keys);
+    for (const key of this.entries.keys()) if (!wanted.has(key)) this.entries.delete(key);
   }
 }
 
@@ -53,7 +55,7 @@ export function cacheKeys(graph: ApiGraph, catalog: NodeCatalog, dirs: EngineDir
     const classType = node?.class_type ?? '';
     const info = catalog.get(classType);
     const inputs = node && typeof node.inputs === 'object' && node.inputs !== null ? node.inputs : {};
-    const parts: unknown[] = [classType, changeToken(classType, inputs, dirs)];
+    const parts: unknown[] = [classType, NEVER_CACHED.has(classType) ? randomUUID() : changeToken(classType, inputs, dirs)];
     if (info && takesUniqueId(info)) parts.push(id);
     for (const name of Object.keys(inputs).sort()) {
       const value = inputs[name];

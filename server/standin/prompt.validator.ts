@@ -146,13 +146,15 @@ function missingNodeType(id: string, node: unknown, catalog: NodeCatalog): Promp
   const record = typeof node === 'object' && node !== null ? (node as Record<string, unknown>) : {};
   const meta = record._meta as { title?: unknown } | undefined;
   const classType = typeof record.class_type === 'string' ? record.class_type : null;
-  const title = typeof meta?.title === 'string' ? meta.title : (classType ?? id);
+  const metaTitle = typeof meta?.title === 'string' ? meta.title : null;
+  const title = metaTitle ?? classType ?? `ID #${id}`;
   if (classType === null) {
+    // Recorded from 0.29.0: the message names `ID #n`, and node_title is the _meta title or null.
     return {
       type: 'missing_node_type',
       message: `Node '${title}' has no class_type. The workflow may be corrupted or a custom node is missing.`,
       details: `Node ID '#${id}'`,
-      extra_info: { node_id: id, class_type: null, node_title: title },
+      extra_info: { node_id: id, class_type: null, node_title: metaTitle },
     };
   }
   if (!catalog.get(classType)) {
@@ -200,7 +202,8 @@ class GraphValidator {
     if (typeof inputs !== 'object' || inputs === null || Array.isArray(inputs)) throw new PyException('KeyError', "'inputs'");
     const values = inputs as Record<string, unknown>;
     const classType = node.class_type as string;
-    const info = this.deps.catalog.get(classType) as NodeInfo;
+    // Combos are checked against the lists as they are now (the engine calls INPUT_TYPES() again).
+    const info = this.deps.catalog.live(classType) as NodeInfo;
     const fileCheck = FILE_CHECKS[classType];
     const errors: PromptError[] = [];
     let valid = true;
@@ -231,7 +234,7 @@ class GraphValidator {
       }
       values[def.name] = coerced.value;
       if (fileCheck?.input === def.name) continue;
-      const rangeError = checkValue(def, coerced.value, config);
+      const rangeError = checkValue(def, coerced.value, config, this.deps.catalog.checksFileLists);
       if (rangeError) errors.push(rangeError);
     }
 

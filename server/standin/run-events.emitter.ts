@@ -45,23 +45,36 @@ export class RunEvents {
     this.hub.send('progress_state', { prompt_id: this.promptId, nodes }, this.clientId);
   }
 
-  /** One JPEG preview: binary type 4 to a client that asked for metadata, else type 1. */
-  preview(nodeId: string, jpeg: Buffer): void {
-    if (this.clientId !== null && this.hub.supportsPreviewMetadata(this.clientId)) {
-      const meta = { node_id: nodeId, prompt_id: this.promptId, display_node_id: nodeId, parent_node_id: null, real_node_id: nodeId, image_type: 'image/jpeg' };
-      this.hub.sendBinary(previewWithMetadataFrame(meta, jpeg), this.clientId);
-      return;
+  /**
+   * One progress step, in the engine's order: `progress_state`, then a preview with metadata
+   * (type 4, to a client that asked for it), then the legacy `progress`, then a plain preview
+   * (type 1) for every other client.
+   */
+  step(nodeId: string, value: number, max: number, image: { bytes: Buffer; png: boolean } | null): void {
+    this.nodeState(nodeId, value, max, 'running');
+    const withMetadata = this.clientId !== null && this.hub.supportsPreviewMetadata(this.clientId);
+    if (image && withMetadata) {
+      const meta = {
+        node_id: nodeId,
+        prompt_id: this.promptId,
+        display_node_id: nodeId,
+        parent_node_id: null,
+        real_node_id: nodeId,
+        image_type: image.png ? 'image/png' : 'image/jpeg',
+      };
+      this.hub.sendBinary(previewWithMetadataFrame(meta, image.bytes), this.clientId);
     }
-    this.hub.sendBinary(previewFrame(jpeg), this.clientId);
+    this.progress(nodeId, value, max);
+    if (image && !withMetadata) this.hub.sendBinary(previewFrame(image.bytes, image.png), this.clientId);
   }
 }
 
-/** `[u32 1 PREVIEW_IMAGE][u32 1 JPEG][bytes]`, big-endian. */
-export function previewFrame(jpeg: Buffer): Buffer {
+/** `[u32 1 PREVIEW_IMAGE][u32 format: 1 JPEG, 2 PNG][bytes]`, big-endian. */
+export function previewFrame(image: Buffer, png = false): Buffer {
   const header = Buffer.alloc(8);
   header.writeUInt32BE(1, 0);
-  header.writeUInt32BE(1, 4);
-  return Buffer.concat([header, jpeg]);
+  header.writeUInt32BE(png ? 2 : 1, 4);
+  return Buffer.concat([header, image]);
 }
 
 /** `[u32 4 PREVIEW_IMAGE_WITH_METADATA][u32 m][m bytes JSON][bytes]`, big-endian. */

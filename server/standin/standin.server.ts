@@ -16,6 +16,7 @@ import { fileRoutes } from './files.routes.js';
 import { BodyTooLargeError, sendText, type Route } from './http.util.js';
 import { loadMedia, standinResourcesDir } from './media.store.js';
 import { NodeCatalog } from './object-info.store.js';
+import { FileLists, listModelFiles, type ModelFolders } from './file-lists.store.js';
 import { StandinService } from './standin.service.js';
 import { WsHub } from './ws.hub.js';
 
@@ -34,6 +35,10 @@ export interface StandinOptions {
   stepMs?: number;
   /** Serve this object_info dump instead of the built-in node set. */
   objectInfoFile?: string | null;
+  /** The engine's model folders (folder name → directories); default none, so every model list is empty. */
+  modelFolders?: ModelFolders;
+  /** How long a node without progress steps takes; default 5 ms (real quick nodes take a moment too). */
+  nodeMs?: number;
   /** `--preview-method` (default none, like the engine): previews for prompts that do not choose. */
   previewMethod?: string;
   /** Extra Host names accepted besides this machine's own (STUDIO_ALLOWED_HOSTS). */
@@ -48,14 +53,13 @@ export interface StandinEngine {
 }
 
 const DEFAULT_STEP_MS = 300;
+const DEFAULT_NODE_MS = 5;
 
 /** Start the stand-in engine and resolve once it listens. */
 export async function startStandinEngine(options: StandinOptions): Promise<StandinEngine> {
   const logger = options.logger ?? silentLogger;
   const host = options.host ?? '127.0.0.1';
   const resources = standinResourcesDir();
-  const catalog = options.objectInfoFile ? NodeCatalog.fromFile(options.objectInfoFile) : NodeCatalog.builtIn(resources);
-  const media = loadMedia(resources);
   const ownsTemp = !options.tempDir;
   const dirs: EngineDirs = {
     input: path.resolve(options.inputDir),
@@ -67,6 +71,10 @@ export async function startStandinEngine(options: StandinOptions): Promise<Stand
   // The engine deletes temp/ at every start; previews never survive a restart.
   if (!ownsTemp) fs.rmSync(dirs.temp, { recursive: true, force: true });
   fs.mkdirSync(dirs.temp, { recursive: true });
+  const modelFolders = options.modelFolders ?? new Map<string, string[]>();
+  const files = new FileLists(dirs.input, modelFolders);
+  const catalog = options.objectInfoFile ? NodeCatalog.fromFile(options.objectInfoFile) : NodeCatalog.builtIn(resources, files);
+  const media = loadMedia(resources);
 
   let port = options.port;
   const late: { service?: StandinService } = {};
@@ -76,10 +84,10 @@ export async function startStandinEngine(options: StandinOptions): Promise<Stand
     serverFeatures,
     onConnect: (sid) => late.service?.onConnect(sid),
   });
-  const service = new StandinService({ catalog, hub, media, dirs, stepMs: options.stepMs ?? DEFAULT_STEP_MS, logger, previewMethod: options.previewMethod });
+  const service = new StandinService({ catalog, hub, media, dirs, stepMs: options.stepMs ?? DEFAULT_STEP_MS, nodeMs: options.nodeMs ?? DEFAULT_NODE_MS, logger, previewMethod: options.previewMethod });
   late.service = service;
   const routes: Route[] = [
-    ...engineRoutes({ service, catalog, inputDir: dirs.input, argv: () => engineArgv(host, port, dirs) }),
+    ...engineRoutes({ service, catalog, files: (folder) => (modelFolders.has(folder) ? listModelFiles(modelFolders.get(folder) ?? []) : null), argv: () => engineArgv(host, port, dirs) }),
     ...fileRoutes({ dirs, logger }),
   ];
 

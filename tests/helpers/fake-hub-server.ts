@@ -22,6 +22,8 @@ export interface FakeHub {
   tags: Map<number, string>;
   /** Files served at `/media/<name>`. */
   media: Map<string, { body: Buffer; type: string }>;
+  /** Most items one `/images` page holds, whatever `limit` asked (the real hub caps at 200). */
+  maxPageSize: number;
   /**
    * Where `/api/download/models/:id` redirects (307, like the hub's signed CDN URLs) when
    * `downloads` has no entry for the version; null: 404.
@@ -61,6 +63,7 @@ export async function startFakeHub(): Promise<FakeHub> {
     media: new Map(),
     rateLimit: { count: 0, retryAfter: null },
     downloadTo: null,
+    maxPageSize: 200,
     downloads: new Map(),
     downloadToken: null,
   };
@@ -133,7 +136,7 @@ export async function startFakeHub(): Promise<FakeHub> {
     const modelId = url.searchParams.get('modelId');
     if (modelId === null) return json(400, { error: 'modelId, imageId or postId required' });
     const all = hub.modelImages.get(modelId) ?? [];
-    const limit = Number(url.searchParams.get('limit') ?? 50);
+    const limit = Math.min(hub.maxPageSize, Number(url.searchParams.get('limit') ?? 50));
     const cursor = url.searchParams.get('cursor');
     // Opaque to clients, like the real ones: here the offset with a prefix.
     const start = cursor ? Number(cursor.replace(/^c/, '')) : 0;

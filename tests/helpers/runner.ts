@@ -93,3 +93,27 @@ export function jobRecord(over: Partial<JobRecord> & Pick<JobRecord, 'prompt_id'
     ...over,
   };
 }
+
+/**
+ * Put (empty) model files where Studio points the engine, `STUDIO_DIR/models/<folder>/<file>`:
+ * the stand-in, like the engine, refuses a loader choice its model folders do not hold.
+ */
+export function plantModels(studioDir: string, files: Record<string, readonly string[]>): void {
+  for (const [folder, names] of Object.entries(files)) {
+    for (const name of names) {
+      const file = path.join(studioDir, 'models', folder, name);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, 'stand-in weights');
+    }
+  }
+}
+
+/** The model files of the shipped workflows, by engine model folder. */
+export const SHIPPED_MODELS = {
+  checkpoints: ['sd_xl_base_1.0.safetensors'],
+  upscale_models: ['RealESRGAN_x4plus.pth'],
+  text_encoders: ['umt5_xxl_fp8_e4m3fn_scaled.safetensors'],
+  diffusion_models: ['wan2.1_i2v_480p_14B_fp8_e4m3fn.safetensors'],
+  vae: ['wan_2.1_vae.safetensors'],
+  clip_vision: ['clip_vision_h.safetensors'],
+} as const;

@@ -45,7 +45,11 @@ async function startEngine(stepMs: number): Promise<Engine> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-'));
   const inputDir = path.join(dir, 'input');
   const outputDir = path.join(dir, 'output');
-  const engine = await startStandinEngine({ port: 0, inputDir, outputDir, stepMs });
+  // The checkpoint samplerGraph loads, where the engine looks for checkpoints.
+  const checkpoints = path.join(dir, 'models', 'checkpoints');
+  fs.mkdirSync(checkpoints, { recursive: true });
+  fs.writeFileSync(path.join(checkpoints, CHECKPOINT), 'weights');
+  const engine = await startStandinEngine({ port: 0, inputDir, outputDir, stepMs, modelFolders: new Map([['checkpoints', [checkpoints]]]) });
   const client = new EngineClient({ baseUrl: engine.url });
   const socket = new EngineSocket({ baseUrl: engine.url, clientId: CLIENT_ID, logger: silentLogger });
   socket.start();
@@ -90,6 +94,24 @@ function track(socket: EngineSocket, promptId: string, graph: ApiGraph): { track
   return { tracker, snaps, previews, done };
 }
 
+const CHECKPOINT = 'model.safetensors';
+
+/** Text to image: the KSampler (node 2, titled "Sampler") is the one node that reports steps. */
+function samplerGraph(prefix: string, seed = 1): ApiGraph {
+  return {
+    '1': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: CHECKPOINT } },
+    '2': {
+      class_type: 'KSampler',
+      inputs: { model: ['1', 0], seed, steps: 4, cfg: 7, sampler_name: 'euler', scheduler: 'normal', positive: ['5', 0], negative: ['5', 0], latent_image: ['6', 0], denoise: 1 },
+      _meta: { title: 'Sampler' },
+    },
+    '3': { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: prefix } },
+    '4': { class_type: 'VAEDecode', inputs: { samples: ['2', 0], vae: ['1', 2] } },
+    '5': { class_type: 'CLIPTextEncode', inputs: { text: 'a fox', clip: ['1', 1] } },
+    '6': { class_type: 'EmptyLatentImage', inputs: { width: 64, height: 64, batch_size: 1 } },
+  };
+}
+
 function noiseGraph(prefix: string, seed = 1): ApiGraph {
   return {
     '1': { class_type: 'EmptyImage', inputs: { width: 64, height: 48, batch_size: 1, color: 0 } },
@@ -117,7 +139,7 @@ describe('EngineClient and EngineSocket against the stand-in engine', () => {
 
   it('runs a prompt: full message sequence → tracker at 100 → history outputs → primary output', async () => {
     const promptId = crypto.randomUUID();
-    const graph = noiseGraph('jobs/job-1/final/out');
+    const graph = samplerGraph('jobs/job-1/final/out');
     const run = track(e.socket, promptId, graph);
     const submitted = await e.client.submitPrompt({ prompt: graph, client_id: CLIENT_ID, prompt_id: promptId, extra_data: { preview_method: 'auto' } });
     expect(submitted.prompt_id).toBe(promptId);
@@ -125,7 +147,7 @@ describe('EngineClient and EngineSocket against the stand-in engine', () => {
     await run.done;
 
     const final = run.tracker.snapshot();
-    expect(final).toMatchObject({ status: 'completed', percent: 100, total_nodes: 3, cached_count: 0 });
+    expect(final).toMatchObject({ status: 'completed', percent: 100, total_nodes: 6, cached_count: 0 });
     let last = 0;
     for (const snap of run.snaps) {
       expect(snap.percent).toBeGreaterThanOrEqual(last);
@@ -133,7 +155,7 @@ describe('EngineClient and EngineSocket against the stand-in engine', () => {
       last = snap.percent;
     }
     const running = run.snaps.filter((s) => s.status === 'running');
-    expect(running.some((s) => s.node_title === 'Noise' && s.total_steps === 10)).toBe(true);
+    expect(running.some((s) => s.node_title === 'Sampler' && s.total_steps === 10)).toBe(true);
     expect(running.some((s) => s.step_rate !== null && s.step_rate > 0)).toBe(true);
     expect(Object.keys(final.node_outputs)).toEqual(['3']);
     // The handshake asked for metadata, so previews came as type 4 with their ids.
@@ -294,7 +316,7 @@ describe('queue, delete and interrupt', () => {
 
   it('lists running and pending prompts, deletes a pending one and interrupts the running one', async () => {
     const ids = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
-    const graphs = ids.map((_, i) => noiseGraph(`jobs/q${i}/final/out`, 100 + i));
+    const graphs = ids.map((_, i) => samplerGraph(`jobs/q${i}/final/out`, 100 + i));
     const runA = track(e.socket, ids[0]!, graphs[0]!);
     const started = new Promise<void>((resolve) => {
       const off = e.socket.onMessage((m) => {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../server/jobs/job.schema.js';
-import { execute, jobRecord, uploadSample, waitForJob } from '../helpers/runner.js';
+import { execute, jobRecord, plantModels, SHIPPED_MODELS, uploadSample, waitForJob } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { connectStudioWs, until, type StudioWsClient } from '../helpers/studio-ws.js';
 
@@ -18,8 +18,10 @@ let ws: StudioWsClient;
 let image: string;
 
 beforeAll(async () => {
-  t = await startTestStudio({ startEngine: true, env: { STANDIN_STEP_MS: '30' } });
+  // image-filter's four nodes take 200 ms each: a second job waits behind the first.
+  t = await startTestStudio({ startEngine: true, env: { STANDIN_STEP_MS: '30', STANDIN_NODE_MS: '200' } });
   await t.studio.engineReady();
+  plantModels(t.dir, SHIPPED_MODELS);
   ws = await connectStudioWs(t.url, t.apiKey);
   image = await uploadSample(t.api, 'jobs-source.png');
 });

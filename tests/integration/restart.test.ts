@@ -39,6 +39,8 @@ async function startEngine(dir: string, port: number, stepMs: number): Promise<S
     outputDir: path.join(dir, 'assets', 'output'),
     tempDir: path.join(dir, 'engine', 'temp'),
     stepMs,
+    // image-filter's nodes report no steps (as on the real engine); each takes 5 steps' time.
+    nodeMs: stepMs * 5,
   });
   cleanups.push(() => engine.close());
   return engine;
@@ -54,15 +56,15 @@ async function runningJob(proc: StudioProcess): Promise<string> {
   const image = await uploadSample(proc.api, 'restart.png');
   const { prompt_id } = await execute(proc.api, 'image-filter', { params: { _existing_input_image: image } });
   await until(async () => {
-    const status = (await (await proc.api(`/api/run/status/${prompt_id}`)).json()) as { status: string; step?: number };
-    return status.status === 'running' && (status.step ?? 0) > 0;
+    const status = (await (await proc.api(`/api/run/status/${prompt_id}`)).json()) as { status: string; nodes_done?: number };
+    return status.status === 'running' && (status.nodes_done ?? 0) > 0;
   }, 'the job running');
   return prompt_id;
 }
 
 describe('Studio killed mid-job and restarted', () => {
   it('follows the job again and records it completed with its output', async () => {
-    // 10 steps × 400 ms: the job outlives Studio's restart.
+    // 4 nodes × 2 s: the job outlives Studio's restart.
     const { dir, env } = await setup(400);
     const first = await studio(env);
     const promptId = await runningJob(first);
@@ -78,7 +80,7 @@ describe('Studio killed mid-job and restarted', () => {
     expect(queued?.progress?.status).toBe('running');
     // Live progress resumes: the engine still sends the prompt's events to Studio's (kept) client id.
     const live = await until(
-      () => ws.ofType('job.progress').find((f) => f.data.prompt_id === promptId && (f.data.progress as { step: number }).step > 0),
+      () => ws.ofType('job.progress').find((f) => f.data.prompt_id === promptId && (f.data.progress as { nodes_done: number }).nodes_done > 1),
       'live progress after the restart',
     );
     expect((live.data.progress as { status: string }).status).toBe('running');
@@ -138,7 +140,7 @@ describe('Studio killed mid-job and restarted', () => {
 
 describe('the engine restarting under a running Studio', () => {
   it('marks the lost job stalled and tells WebSocket clients', async () => {
-    const t = await startTestStudio({ startEngine: true, env: { STANDIN_STEP_MS: '300' } });
+    const t = await startTestStudio({ startEngine: true, env: { STANDIN_STEP_MS: '300', STANDIN_NODE_MS: '1500' } });
     cleanups.push(() => t.stop());
     await t.studio.engineReady();
     const ws = await connectStudioWs(t.url, t.apiKey);

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
 import WebSocket from 'ws';
 import { startStandinEngine, type StandinEngine } from '../../server/standin/standin.server.js';
 
@@ -111,6 +112,30 @@ const invertGraph = (prefix: string) => ({
   '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: prefix } },
 });
 
+/** The checkpoint every sampler graph loads; the stand-in lists it from its model folder. */
+const MODEL = 'sdxl/model.safetensors';
+
+/** A text-to-image graph: its KSampler (node 2) is the one node that reports steps. */
+const samplerGraph = (seed: number, prefix = 'gen/out') => ({
+  '1': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: MODEL } },
+  '2': {
+    class_type: 'KSampler',
+    inputs: { model: ['1', 0], seed, steps: 4, cfg: 7, sampler_name: 'euler', scheduler: 'normal', positive: ['5', 0], negative: ['5', 0], latent_image: ['6', 0], denoise: 1 },
+  },
+  '3': { class_type: 'SaveImage', inputs: { images: ['4', 0], filename_prefix: prefix } },
+  '4': { class_type: 'VAEDecode', inputs: { samples: ['2', 0], vae: ['1', 2] } },
+  '5': { class_type: 'CLIPTextEncode', inputs: { text: 'a fox', clip: ['1', 1] } },
+  '6': { class_type: 'EmptyLatentImage', inputs: { width: 64, height: 64, batch_size: 1 } },
+});
+
+/** Model folders holding MODEL, as the engine would find them through extra_model_paths.yaml. */
+function modelFolders(root: string): Map<string, string[]> {
+  const checkpoints = path.join(root, 'models', 'checkpoints');
+  fs.mkdirSync(path.join(checkpoints, 'sdxl'), { recursive: true });
+  fs.writeFileSync(path.join(checkpoints, MODEL), 'weights');
+  return new Map([['checkpoints', [checkpoints]]]);
+}
+
 const noiseGraph = (seed: number, prefix = 'slow/out') => ({
   '1': { class_type: 'EmptyImage', inputs: { width: 32, height: 32, batch_size: 1, color: 0 } },
   '2': { class_type: 'ImageAddNoise', inputs: { image: ['1', 0], seed, strength: 0.5 } },
@@ -123,7 +148,7 @@ describe('stand-in engine (fast steps)', () => {
   let ws: WsRecorder;
 
   beforeAll(async () => {
-    engine = await startStandinEngine({ port: 0, inputDir: dirs.input, outputDir: dirs.output, tempDir: dirs.temp, stepMs: 10 });
+    engine = await startStandinEngine({ port: 0, inputDir: dirs.input, outputDir: dirs.output, tempDir: dirs.temp, stepMs: 10, modelFolders: modelFolders(dirs.root) });
     ws = await WsRecorder.open(engine, 'client-a');
   });
   afterAll(async () => {
@@ -134,11 +159,15 @@ describe('stand-in engine (fast steps)', () => {
 
   it('answers system_stats and object_info, bare and under /api', async () => {
     const stats = (await (await fetch(`${engine.url}/api/system_stats`)).json()) as { system: Record<string, unknown>; devices: Array<Record<string, unknown>> };
-    expect(stats.system.comfyui_version).toBe('0.3.64-standin');
+    expect(stats.system.comfyui_version).toBe('0.29.0-standin');
     expect(stats.devices[0]?.type).toBe('cuda');
     expect(String(stats.devices[0]?.name)).toContain('NVIDIA GeForce RTX 4090 (stand-in)');
     const info = (await (await fetch(`${engine.url}/object_info`)).json()) as Record<string, { python_module: string }>;
-    expect(Object.keys(info).length).toBeGreaterThanOrEqual(40);
+    // The real 0.29.0 node set, plus the custom-pack nodes the shipped workflows use.
+    expect(Object.keys(info).length).toBe(820);
+    const loader = info.CheckpointLoaderSimple as unknown as { input: { required: { ckpt_name: [string[]] } } };
+    expect(loader.input.required.ckpt_name[0]).toEqual([MODEL]);
+    expect(await (await fetch(`${engine.url}/models/checkpoints`)).json()).toEqual([MODEL]);
     expect(info.VHS_VideoCombine?.python_module).toBe('custom_nodes.ComfyUI-VideoHelperSuite');
     expect(info.KSampler?.python_module).toBe('nodes');
     expect(await (await fetch(`${engine.url}/api/object_info/NoSuchNode`)).json()).toEqual({});
@@ -153,21 +182,24 @@ describe('stand-in engine (fast steps)', () => {
     expect(listed.LoadImage.input.required.image[0]).toContain('source.png');
 
     const from = ws.mark();
-    const posted = await postJson(engine, '/prompt', { prompt: invertGraph('job1/final/out'), client_id: 'client-a', extra_data: { preview_method: 'auto' } });
+    const posted = await postJson(engine, '/prompt', { prompt: samplerGraph(1, 'job1/final/out'), client_id: 'client-a', extra_data: { preview_method: 'auto' } });
     expect(posted.status).toBe(200);
     expect(posted.json).toMatchObject({ number: 0, node_errors: {} });
     const promptId = posted.json.prompt_id as string;
     const frames = await ws.untilDone(promptId, from);
 
-    const step = ['progress', 'progress_state', 'binary'];
+    // As recorded from the engine: a step is progress_state, progress, then the (type 1) preview.
+    const quick = ['progress_state', 'executing', 'progress_state'];
+    const step = ['progress_state', 'progress', 'binary'];
     expect(ws.types(from)).toEqual([
       'status', 'status', 'execution_start', 'execution_cached',
-      'progress_state', 'executing', 'progress_state',
+      ...quick, ...quick, ...quick,
       'progress_state', 'executing', ...Array.from({ length: 10 }, () => step).flat(), 'progress_state',
+      ...quick,
       'progress_state', 'executing', 'executed', 'progress_state',
       'execution_success', 'status', 'executing',
     ]);
-    expect(texts(frames, 'executing').map((f) => f.data.node)).toEqual(['1', '2', '3', null]);
+    expect(texts(frames, 'executing').map((f) => f.data.node)).toEqual(['1', '5', '6', '2', '4', '3', null]);
     expect(texts(frames, 'progress').map((f) => f.data.value)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(texts(frames, 'progress')[0]?.data).toEqual({ value: 1, max: 10, prompt_id: promptId, node: '2' });
     const binaries = frames.filter((f): f is Extract<Frame, { kind: 'binary' }> => f.kind === 'binary');
@@ -176,7 +208,7 @@ describe('stand-in engine (fast steps)', () => {
 
     const ui = { images: [{ filename: 'out_00001_.png', subfolder: 'job1/final', type: 'output' }] };
     expect(texts(frames, 'executed')[0]?.data).toEqual({ node: '3', display_node: '3', output: ui, prompt_id: promptId });
-    expect(fs.readFileSync(path.join(dirs.output, 'job1/final/out_00001_.png')).equals(PNG)).toBe(true);
+    expect(fs.existsSync(path.join(dirs.output, 'job1/final/out_00001_.png'))).toBe(true);
 
     const history = (await (await fetch(`${engine.url}/history/${promptId}`)).json()) as Record<string, Record<string, unknown>>;
     const entry = history[promptId] as { prompt: unknown[]; outputs: unknown; status: { status_str: string; completed: boolean; messages: unknown[][] } };
@@ -190,12 +222,45 @@ describe('stand-in engine (fast steps)', () => {
     const view = await fetch(`${engine.url}/view?filename=out_00001_.png&subfolder=job1/final&type=output`);
     expect(view.status).toBe(200);
     expect(view.headers.get('content-type')).toBe('image/png');
-    expect(Buffer.from(await view.arrayBuffer()).equals(PNG)).toBe(true);
+    expect(Buffer.from(await view.arrayBuffer()).equals(fs.readFileSync(path.join(dirs.output, 'job1/final/out_00001_.png')))).toBe(true);
+  });
+
+  it('sends no progress at all for a graph without step-reporting nodes, like the engine', async () => {
+    const from = ws.mark();
+    const posted = await postJson(engine, '/prompt', { prompt: invertGraph('job0/final/inv'), client_id: 'client-a', extra_data: { preview_method: 'auto' } });
+    const frames = await ws.untilDone(posted.json.prompt_id as string, from);
+    expect(texts(frames, 'progress')).toHaveLength(0);
+    expect(frames.filter((f) => f.kind === 'binary')).toHaveLength(0);
+    expect(texts(frames, 'execution_success')).toHaveLength(1);
+  });
+
+  it('refuses a model the model folders do not hold (value_not_in_list), like the engine', async () => {
+    const graph = { ...samplerGraph(9), '1': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'missing.safetensors' } } };
+    const res = await postJson(engine, '/prompt', { prompt: graph });
+    expect(res.status).toBe(400);
+    const nodeErrors = res.json.node_errors as Record<string, { errors: Array<Record<string, unknown>> }>;
+    expect(nodeErrors['1']?.errors[0]).toMatchObject({ type: 'value_not_in_list', details: `ckpt_name: 'missing.safetensors' not in ['${MODEL}']` });
+  });
+
+  it('converts images for /view preview= and channel= like the engine', async () => {
+    const base = `${engine.url}/view?filename=source.png&type=input`;
+    const webp = await fetch(`${base}&preview=webp;50`);
+    expect(webp.headers.get('content-type')).toBe('image/webp');
+    expect(Buffer.from(await webp.arrayBuffer()).subarray(8, 12).toString()).toBe('WEBP');
+    const jpeg = await fetch(`${base}&preview=jpeg;80`);
+    expect(jpeg.headers.get('content-type')).toBe('image/jpeg');
+    // Asking for alpha turns a JPEG preview into WebP (JPEG has no alpha).
+    expect((await fetch(`${base}&preview=jpeg;80&channel=a`)).headers.get('content-type')).toBe('image/webp');
+    const alpha = await sharp(Buffer.from(await (await fetch(`${base}&channel=a`)).arrayBuffer())).raw().toBuffer({ resolveWithObject: true });
+    expect(alpha.info.channels).toBe(4);
+    expect([alpha.data[0], alpha.data[1], alpha.data[2]]).toEqual([0, 0, 0]);
+    const rgb = await sharp(Buffer.from(await (await fetch(`${base}&channel=rgb`)).arrayBuffer())).metadata();
+    expect(rgb.channels).toBe(3);
   });
 
   it('sends no sampler previews when the prompt does not ask (the engine default is none)', async () => {
     const from = ws.mark();
-    const posted = await postJson(engine, '/prompt', { prompt: invertGraph('job2/final/nopreview'), client_id: 'client-a' });
+    const posted = await postJson(engine, '/prompt', { prompt: samplerGraph(2, 'job2/final/nopreview'), client_id: 'client-a' });
     const frames = await ws.untilDone(posted.json.prompt_id as string, from);
     expect(texts(frames, 'progress').length).toBeGreaterThan(0);
     expect(frames.filter((f) => f.kind === 'binary')).toHaveLength(0);
@@ -224,13 +289,16 @@ describe('stand-in engine (fast steps)', () => {
 
   it('serves an identical re-run from the cache without writing a new file', async () => {
     const from = ws.mark();
-    const posted = await postJson(engine, '/prompt', { prompt: invertGraph('job1/final/out'), client_id: 'client-a', extra_data: { preview_method: 'auto' } });
-    const frames = await ws.untilDone(posted.json.prompt_id as string, from);
+    const posted = await postJson(engine, '/prompt', { prompt: invertGraph('job4/final/again'), client_id: 'client-a', extra_data: { preview_method: 'auto' } });
+    await ws.untilDone(posted.json.prompt_id as string, from);
+    const again = ws.mark();
+    const rerun = await postJson(engine, '/prompt', { prompt: invertGraph('job4/final/again'), client_id: 'client-a', extra_data: { preview_method: 'auto' } });
+    const frames = await ws.untilDone(rerun.json.prompt_id as string, again);
     expect(texts(frames, 'execution_cached')[0]?.data.nodes).toEqual(['1', '2', '3']);
     expect(texts(frames, 'executing').map((f) => f.data.node)).toEqual([null]);
     expect(texts(frames, 'progress')).toHaveLength(0);
-    expect(texts(frames, 'executed')[0]?.data.output).toEqual({ images: [{ filename: 'out_00001_.png', subfolder: 'job1/final', type: 'output' }] });
-    expect(fs.readdirSync(path.join(dirs.output, 'job1/final'))).toEqual(['out_00001_.png']);
+    expect(texts(frames, 'executed')[0]?.data.output).toEqual({ images: [{ filename: 'again_00001_.png', subfolder: 'job4/final', type: 'output' }] });
+    expect(fs.readdirSync(path.join(dirs.output, 'job4/final'))).toEqual(['again_00001_.png']);
   });
 
   it('sends binary type 4 previews after the feature_flags handshake', async () => {
@@ -238,19 +306,22 @@ describe('stand-in engine (fast steps)', () => {
     try {
       const reply = flagged.frames.find((f) => isText(f, 'feature_flags')) as TextFrame;
       expect(reply.data.supports_preview_metadata).toBe(true);
+      const before = flagged.mark();
+      const warmup = await postJson(engine, '/prompt', { prompt: samplerGraph(7, 'job1/final/first'), client_id: 'client-b' });
+      await flagged.untilDone(warmup.json.prompt_id as string, before);
       const from = flagged.mark();
-      const posted = await postJson(engine, '/prompt', { prompt: invertGraph('job1/final/second'), client_id: 'client-b', extra_data: { preview_method: 'auto' } });
+      const posted = await postJson(engine, '/prompt', { prompt: samplerGraph(8, 'job1/final/second'), client_id: 'client-b', extra_data: { preview_method: 'auto' } });
       const promptId = posted.json.prompt_id as string;
       const frames = await flagged.untilDone(promptId, from);
-      // Upstream nodes are cached; only the save node runs, and it gets the steps.
-      expect(texts(frames, 'execution_cached')[0]?.data.nodes).toEqual(['1', '2']);
+      // The previous prompt had the same loader, text and latent: only sampler, decode and save run.
+      expect(texts(frames, 'execution_cached')[0]?.data.nodes).toEqual(['1', '5', '6']);
       const binaries = frames.filter((f): f is Extract<Frame, { kind: 'binary' }> => f.kind === 'binary');
       expect(binaries).toHaveLength(10);
       const first = binaries[0]?.bytes as Buffer;
       expect(first.readUInt32BE(0)).toBe(4);
       const metaLength = first.readUInt32BE(4);
       expect(JSON.parse(first.subarray(8, 8 + metaLength).toString())).toEqual({
-        node_id: '3', prompt_id: promptId, display_node_id: '3', parent_node_id: null, real_node_id: '3', image_type: 'image/jpeg',
+        node_id: '2', prompt_id: promptId, display_node_id: '2', parent_node_id: null, real_node_id: '2', image_type: 'image/jpeg',
       });
       expect(first.subarray(8 + metaLength).equals(JPEG)).toBe(true);
       expect(fs.existsSync(path.join(dirs.output, 'job1/final/second_00001_.png'))).toBe(true);
@@ -414,7 +485,7 @@ describe('stand-in engine (slow steps: queue, interrupt, in-flight history)', ()
   let ws: WsRecorder;
 
   beforeAll(async () => {
-    engine = await startStandinEngine({ port: 0, inputDir: dirs.input, outputDir: dirs.output, stepMs: 150 });
+    engine = await startStandinEngine({ port: 0, inputDir: dirs.input, outputDir: dirs.output, stepMs: 150, modelFolders: modelFolders(dirs.root) });
     ws = await WsRecorder.open(engine, 'client-s');
   });
   afterAll(async () => {
@@ -425,8 +496,8 @@ describe('stand-in engine (slow steps: queue, interrupt, in-flight history)', ()
 
   it('shows the queue, deletes pending prompts and interrupts only the named running prompt', async () => {
     const from = ws.mark();
-    const a = await postJson(engine, '/prompt', { prompt: noiseGraph(1), client_id: 'client-s', prompt_id: JOB_A });
-    const b = await postJson(engine, '/prompt', { prompt: noiseGraph(2), client_id: 'client-s', prompt_id: JOB_B });
+    const a = await postJson(engine, '/prompt', { prompt: samplerGraph(1), client_id: 'client-s', prompt_id: JOB_A });
+    const b = await postJson(engine, '/prompt', { prompt: samplerGraph(2), client_id: 'client-s', prompt_id: JOB_B });
     expect([a.json.prompt_id, b.json.prompt_id]).toEqual([JOB_A, JOB_B]);
     await ws.waitFor((f) => isText(f, 'progress') && f.data.prompt_id === JOB_A, from);
 
@@ -450,7 +521,7 @@ describe('stand-in engine (slow steps: queue, interrupt, in-flight history)', ()
 
     await postJson(engine, '/interrupt', { prompt_id: JOB_A });
     const frames = await ws.untilDone(JOB_A, from);
-    expect(texts(frames, 'execution_interrupted')[0]?.data).toMatchObject({ prompt_id: JOB_A, node_id: '2', node_type: 'ImageAddNoise', executed: ['1'] });
+    expect(texts(frames, 'execution_interrupted')[0]?.data).toMatchObject({ prompt_id: JOB_A, node_id: '2', node_type: 'KSampler', executed: ['1', '5', '6'] });
     const history = (await (await fetch(`${engine.url}/history`)).json()) as Record<string, { status: { status_str: string; completed: boolean } }>;
     expect(Object.keys(history)).toEqual([JOB_A]);
     expect(history[JOB_A]?.status).toMatchObject({ status_str: 'error', completed: false });
@@ -463,7 +534,7 @@ describe('stand-in engine (reconnect)', () => {
   let engine: StandinEngine;
 
   beforeAll(async () => {
-    engine = await startStandinEngine({ port: 0, inputDir: dirs.input, outputDir: dirs.output, stepMs: 100 });
+    engine = await startStandinEngine({ port: 0, inputDir: dirs.input, outputDir: dirs.output, stepMs: 100, modelFolders: modelFolders(dirs.root) });
   });
   afterAll(async () => {
     await engine.close();
@@ -472,7 +543,7 @@ describe('stand-in engine (reconnect)', () => {
 
   it('re-sends the running node to a reconnecting client and keeps routing to the new socket', async () => {
     const old = await WsRecorder.open(engine, 'client-r');
-    const posted = await postJson(engine, '/prompt', { prompt: noiseGraph(4), client_id: 'client-r' });
+    const posted = await postJson(engine, '/prompt', { prompt: samplerGraph(4), client_id: 'client-r' });
     const promptId = posted.json.prompt_id as string;
     await old.waitFor((f) => isText(f, 'progress'));
     const fresh = await WsRecorder.open(engine, 'client-r');

@@ -21,7 +21,9 @@ describe('engine launch', () => {
       '--output-directory', path.join(root, 'assets', 'output'),
       '--temp-directory', path.join(root, 'engine', 'temp'),
       '--step-ms', '20',
+      '--node-ms', '50',
       '--preview-method', 'auto',
+      '--extra-model-paths-config', path.join(root, 'engine', 'extra_model_paths.yaml'),
       '--parent-pid', String(process.pid),
     ]);
     expect(launch.cwd).toBe(APP_ROOT);

@@ -5,16 +5,24 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FileLists } from '../../server/standin/file-lists.store.js';
 import { NodeCatalog } from '../../server/standin/object-info.store.js';
 import { validatePrompt, type NodeError, type ValidationResult } from '../../server/standin/prompt.validator.js';
 
-const catalog = NodeCatalog.builtIn(path.resolve(import.meta.dirname, '../../resources/standin'));
 const inputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-'));
+const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-models-'));
+fs.mkdirSync(path.join(modelsDir, 'checkpoints', 'sdxl'), { recursive: true });
+fs.writeFileSync(path.join(modelsDir, 'checkpoints', 'sdxl', 'base.safetensors'), 'x');
+const files = new FileLists(inputDir, new Map([['checkpoints', [path.join(modelsDir, 'checkpoints')]]]));
+const catalog = NodeCatalog.builtIn(path.resolve(import.meta.dirname, '../../resources/standin'), files);
 fs.mkdirSync(path.join(inputDir, 'sub'));
 fs.writeFileSync(path.join(inputDir, 'sub', 'here.png'), 'x');
 const deps = { catalog, fileExists: (name: string) => fs.existsSync(path.join(inputDir, name)) };
 
-afterAll(() => fs.rmSync(inputDir, { recursive: true, force: true }));
+afterAll(() => {
+  fs.rmSync(inputDir, { recursive: true, force: true });
+  fs.rmSync(modelsDir, { recursive: true, force: true });
+});
 
 const empty = { class_type: 'EmptyImage', inputs: { width: 8, height: 8, batch_size: 1, color: 0 } };
 const save = (from: string, prefix = 'out') => ({ class_type: 'SaveImage', inputs: { images: [from, 0], filename_prefix: prefix } });
@@ -48,24 +56,31 @@ describe('stand-in prompt validation', () => {
     });
   });
 
-  it('checks short combos, abbreviates long ones, and accepts any model file name', () => {
+  it('checks short combos, abbreviates long ones, and checks model files against the model folders', () => {
     const { nodeErrors } = failed(
       validatePrompt(
         {
           '1': empty,
           '2': { class_type: 'ImageScale', inputs: { image: ['1', 0], upscale_method: 'bogus', width: 8, height: 8, crop: 'disabled' } },
           '3': save('2'),
-          '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'not-recorded.safetensors' } },
+          '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'sdxl/base.safetensors' } },
           '5': { class_type: 'EmptyLatentImage', inputs: { width: 512, height: 512, batch_size: 1 } },
           '6': { class_type: 'KSampler', inputs: { model: ['4', 0], seed: 1, steps: 20, cfg: 7, sampler_name: 'nope', scheduler: 'normal', positive: ['7', 0], negative: ['7', 0], latent_image: ['5', 0], denoise: 1 } },
           '7': { class_type: 'CLIPTextEncode', inputs: { text: 'a cat', clip: ['4', 1] } },
           '8': { class_type: 'VAEDecode', inputs: { samples: ['6', 0], vae: ['4', 2] } },
           '9': save('8', 'kitten'),
+          '10': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'missing.safetensors' } },
+          '11': { class_type: 'VAEDecode', inputs: { samples: ['5', 0], vae: ['10', 2] } },
+          '12': save('11', 'missing'),
         },
         deps,
       ),
     );
-    expect(Object.keys(nodeErrors).sort()).toEqual(['2', '6']);
+    expect(Object.keys(nodeErrors).sort()).toEqual(['10', '2', '6']);
+    expect(nodeErrors['10']?.errors[0]).toMatchObject({
+      type: 'value_not_in_list',
+      details: "ckpt_name: 'missing.safetensors' not in ['sdxl/base.safetensors']",
+    });
     expect(nodeErrors['2']?.errors[0]).toMatchObject({
       type: 'value_not_in_list',
       details: "upscale_method: 'bogus' not in ['nearest-exact', 'bilinear', 'area', 'bicubic', 'lanczos']",

@@ -17,10 +17,11 @@ let t: TestStudio;
 
 beforeAll(async () => {
   platform = await startFakeChatPlatform();
-  // 400 ms per step: a run lasts a few seconds, long enough for throttled progress edits.
+  // 1.5 s per node (the image workflow's nodes report no steps): a run lasts several seconds,
+  // long enough for a throttled progress edit before the final one.
   t = await startTestStudio({
     startEngine: true,
-    env: { STANDIN_STEP_MS: '400', CHATBOT_BOT_TOKEN: platform.token, CHATBOT_API_BASE_URL: platform.url, CHATBOT_BOT_NAME: 'Test bot' },
+    env: { STANDIN_STEP_MS: '400', STANDIN_NODE_MS: '1500', CHATBOT_BOT_TOKEN: platform.token, CHATBOT_API_BASE_URL: platform.url, CHATBOT_BOT_NAME: 'Test bot' },
     chatbot: { progress: { pollMs: 200, minEditMs: 3000 } },
   });
   await t.studio.engineReady();

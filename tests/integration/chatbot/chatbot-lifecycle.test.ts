@@ -42,6 +42,8 @@ describe('chat bot lifecycle', () => {
     expect(booted.started_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0[12]:00$/);
     await platform.waitFor(() => platform!.openPolls() === 1);
     expect(platform.callsOf('getUpdates')[0]!.token).toBe(platform.token);
+    const system = (await (await studio.api('/api/admin/system/status')).json()) as { telegram_bot: unknown };
+    expect(system.telegram_bot).toEqual({ running: true, name: 'Studio Bot' });
 
     expect(await post(studio, '/api/admin/chatbot/start')).toEqual({ status: 200, body: { result: 'already running' } });
     // The long poll in flight (30 s) is cut by stop: it returns well before the poll would end.

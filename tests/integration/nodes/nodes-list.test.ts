@@ -19,7 +19,8 @@ interface NodesBody {
 let t: TestStudio;
 beforeAll(async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-object-info-'));
-  const info = JSON.parse(fs.readFileSync(path.join(APP_ROOT, 'resources', 'standin', 'object_info.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+  const read = (file: string) => JSON.parse(fs.readFileSync(path.join(APP_ROOT, 'resources', 'standin', file), 'utf8')) as Record<string, Record<string, unknown>>;
+  const info = { ...read('object_info.comfyui-0.29.0.json'), ...read('object_info.custom-packs.json') };
   // Versioned and sub-module packages as newer engines and multi-file packs report them.
   info.ImageInvert = { ...info.ImageInvert!, python_module: 'custom_nodes.zeta-pack@1.2.3' };
   info.ImageFlip = { ...info.ImageFlip!, python_module: 'custom_nodes.zeta-pack.nodes.flip' };
@@ -37,13 +38,14 @@ describe('node packages', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as NodesBody;
     const names = body.packages.map((p) => p.name);
-    expect(names).toEqual(['ComfyUI-VideoHelperSuite', 'Engine Core', 'zeta-pack']);
+    // The real engine ships SaveImageWebsocket as the example custom node `websocket_image_save`.
+    expect(names).toEqual(['ComfyUI-VideoHelperSuite', 'Engine Core', 'websocket_image_save', 'zeta-pack']);
     const zeta = body.packages.find((p) => p.name === 'zeta-pack')!;
     expect(zeta).toEqual({ name: 'zeta-pack', nodes: ['ImageFlip', 'ImageInvert'], node_count: 2 });
     const core = body.packages.find((p) => p.name === 'Engine Core')!;
     expect(core.nodes).toContain('ImageCrop');
     expect(core.nodes).toEqual([...core.nodes].sort());
-    expect(body.total_packages).toBe(3);
+    expect(body.total_packages).toBe(4);
     expect(body.total_nodes).toBe(body.packages.reduce((n, p) => n + p.node_count, 0));
   });
 

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SAMPLE_PNG, uploadSample, waitForJob } from '../../helpers/runner.js';
+import { plantModels, SAMPLE_PNG, SHIPPED_MODELS, uploadSample, waitForJob } from '../../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 
 let t: TestStudio;
@@ -15,6 +15,8 @@ type Graph = Record<string, { class_type: string; inputs: Record<string, unknown
 beforeAll(async () => {
   t = await startTestStudio({ startEngine: true });
   await t.studio.engineReady();
+  // The engine (and the stand-in) refuse a checkpoint their model folders do not hold.
+  plantModels(t.dir, SHIPPED_MODELS);
   await create({
     id: 'story',
     workflow: {

@@ -21,7 +21,17 @@ let t: TestStudio;
 
 beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-ext-ready-'));
-  engine = await startStandinEngine({ port: 0, inputDir: path.join(root, 'in'), outputDir: path.join(root, 'out'), stepMs: 10 });
+  // The engine's own model folder holds the SDXL checkpoint; Studio's does not.
+  const checkpoints = path.join(root, 'models', 'checkpoints');
+  fs.mkdirSync(checkpoints, { recursive: true });
+  fs.writeFileSync(path.join(checkpoints, 'sd_xl_base_1.0.safetensors'), 'x');
+  engine = await startStandinEngine({
+    port: 0,
+    inputDir: path.join(root, 'in'),
+    outputDir: path.join(root, 'out'),
+    stepMs: 10,
+    modelFolders: new Map([['checkpoints', [checkpoints]]]),
+  });
   t = await startTestStudio({ startEngine: true, env: { ENGINE_MODE: 'external', ENGINE_PORT: String(engine.port) } });
   await t.studio.engineReady();
   // A model only Studio has: the external engine cannot load it.

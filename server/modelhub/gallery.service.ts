@@ -1,0 +1,187 @@
+/**
+ * The gallery's read and write side for the routes (spec "Gallery", prefix `/api/admin/loras/`):
+ * listing with filters and the fetch progress, deleting a model's gallery, media and thumbnail
+ * files, metadata, stars, copying an image into the engine's inputs and fetching one image.
+ */
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { HttpError } from '../http/errors.js';
+import type { UploadedFile } from '../http/uploads.js';
+import type { GalleryFetcher } from './gallery-fetch.service.js';
+import type { GalleryItems } from './gallery-items.js';
+import type { GalleryThumbs } from './gallery-thumbs.js';
+import type { FetchRow, GalleryFilter, GalleryListRow, GalleryStore } from './gallery.store.js';
+import type { ModelhubClient } from './modelhub.client.js';
+import { viaHub } from './modelhub-errors.js';
+
+/** A listed gallery item. */
+export interface GalleryItemView {
+  id: number;
+  model_id: string;
+  source: string;
+  type: 'image' | 'video';
+  content_type: string;
+  width: number | null;
+  height: number | null;
+  bytes: number;
+  created_at: string | null;
+  starred: boolean;
+  username: string | null;
+  version_id: string | null;
+  media_url: string;
+  thumb_url: string;
+}
+
+/** A file to send, with its type and the folder it must stay inside. */
+export interface GalleryFile {
+  path: string;
+  contentType: string;
+  within: string;
+}
+
+export interface GalleryServiceDeps {
+  store: GalleryStore;
+  fetcher: GalleryFetcher;
+  items: GalleryItems;
+  thumbs: GalleryThumbs;
+  client: ModelhubClient;
+  /** `STUDIO_DIR/gallery`. */
+  root: string;
+  /** Store an image in the engine's input folder (the runner's upload); returns its name there. */
+  toInput: (file: UploadedFile) => Promise<string>;
+}
+
+const PREFIX = '/api/admin/loras/gallery';
+
+/** Gallery operations. */
+export class GalleryService {
+  constructor(private readonly deps: GalleryServiceDeps) {}
+
+  /** `POST {model_id}/gallery`: checks the model exists on the hub, then fetches in the background. */
+  async start(modelId: string): Promise<{ status: 'started' | 'already_running'; model_id: string; fetch: FetchRow }> {
+    await viaHub(() => this.deps.client.getModel(modelId));
+    const { status, fetch } = this.deps.fetcher.request(modelId);
+    return { status, model_id: modelId, fetch };
+  }
+
+  /** `GET {model_id}/gallery`: items newest first, their count, and the fetch's progress (null when never fetched). */
+  list(modelId: string, filter: GalleryFilter): { model_id: string; total: number; items: GalleryItemView[]; fetch: FetchRow | null } {
+    const { rows, total } = this.deps.store.list(modelId, filter);
+    return { model_id: modelId, total, items: rows.map(view), fetch: this.deps.store.fetch(modelId) };
+  }
+
+  /** `DELETE {model_id}/gallery`: stops its fetch, removes records and files. */
+  async remove(modelId: string): Promise<{ status: 'deleted'; model_id: string; deleted: number }> {
+    await this.deps.fetcher.cancel(modelId);
+    const deleted = this.deps.store.deleteModel(modelId);
+    await fsp.rm(path.join(this.deps.root, modelId), { recursive: true, force: true });
+    return { status: 'deleted', model_id: modelId, deleted };
+  }
+
+  /** `gallery/media/{id}`. */
+  media(id: number): GalleryFile {
+    const row = this.row(id);
+    return { path: path.join(this.deps.root, row.file), contentType: row.content_type, within: this.deps.root };
+  }
+
+  /** `gallery/thumb/{id}`: the thumbnail; else an image's own file, a video's placeholder. */
+  async thumb(id: number): Promise<GalleryFile> {
+    const row = this.row(id);
+    if (row.thumb) return { path: path.join(this.deps.root, row.thumb), contentType: 'image/jpeg', within: this.deps.root };
+    if (row.media_type === 'image') return this.media(id);
+    return { path: await this.deps.thumbs.placeholder(this.deps.root), contentType: 'image/jpeg', within: this.deps.root };
+  }
+
+  /** `gallery/{id}/meta`: the hub's item as stored (with its generation `meta`). */
+  meta(id: number): unknown {
+    return JSON.parse(this.row(id).item) as unknown;
+  }
+
+  /** `gallery/{id}/star`: toggle; the new state. */
+  star(id: number): { id: number; starred: boolean } {
+    const starred = this.deps.store.toggleStar(id);
+    if (starred === null) throw new HttpError(404, `Gallery item ${id} not found`);
+    return { id, starred };
+  }
+
+  /** `gallery/to-input/{id}`: the image copied into the engine's inputs. */
+  async toInput(id: number): Promise<{ filename: string }> {
+    const row = this.row(id);
+    if (row.media_type !== 'image') throw new HttpError(400, `Gallery item ${id} is a video; only images can be used as an input image`);
+    const file = path.join(this.deps.root, row.file);
+    const stat = await fsp.stat(file).catch(() => null);
+    if (!stat) throw new HttpError(404, `The media file of gallery item ${id} is missing`);
+    const filename = await this.deps.toInput({ path: file, originalname: `gallery_${id}${path.extname(row.file)}`, size: stat.size });
+    return { filename };
+  }
+
+  /**
+   * `gallery/download-single/{id}`: one hub image into a gallery. The model is `modelId` when
+   * given, else the model of the image's first version (asked of the hub).
+   */
+  async downloadSingle(id: number, modelId: string | null): Promise<{ status: 'downloaded'; civitai_id: string; model_id: string; new: boolean }> {
+    const image = await viaHub(() => this.deps.client.getImage(id));
+    let model = modelId;
+    if (model === null) {
+      const versionId = image.modelVersionIds?.[0];
+      if (versionId === undefined) throw new HttpError(400, `Image ${id} names no model version; say which gallery with model_id`);
+      const version = await viaHub(() => this.deps.client.getModelVersion(String(versionId)));
+      if (version.modelId === undefined) throw new HttpError(502, `The model hub did not say which model version ${versionId} belongs to`);
+      model = version.modelId;
+    }
+    let outcome: 'downloaded' | 'skipped';
+    try {
+      outcome = await this.deps.items.save(model, 'community', image, null);
+    } catch (err) {
+      throw new HttpError(502, `Image ${id} could not be downloaded: ${(err as Error).message}`);
+    }
+    return { status: 'downloaded', civitai_id: String(id), model_id: model, new: outcome === 'downloaded' };
+  }
+
+  /** `images/{model_id}/previews/{filename}`: a file of the model's previews folder. */
+  preview(modelId: string, filename: string): GalleryFile {
+    if (!/^[A-Za-z0-9_.-]+$/.test(filename) || filename.startsWith('.')) throw new HttpError(400, 'filename must be a plain file name');
+    const ext = path.extname(filename).toLowerCase();
+    const contentType = PREVIEW_TYPES[ext];
+    if (!contentType) throw new HttpError(404, `No preview ${filename}`);
+    const within = path.join(this.deps.root, modelId, 'previews');
+    return { path: path.join(within, filename), contentType, within };
+  }
+
+  private row(id: number): NonNullable<ReturnType<GalleryStore['byId']>> {
+    const row = this.deps.store.byId(id);
+    if (!row) throw new HttpError(404, `Gallery item ${id} not found`);
+    return row;
+  }
+}
+
+const PREVIEW_TYPES: Readonly<Record<string, string>> = {
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+  '.avif': 'image/avif',
+  '.mp4': 'video/mp4',
+  '.webm': 'video/webm',
+  '.mov': 'video/quicktime',
+};
+
+function view(row: GalleryListRow): GalleryItemView {
+  return {
+    id: row.id,
+    model_id: row.model_id,
+    source: row.source,
+    type: row.media_type,
+    content_type: row.content_type,
+    width: row.width,
+    height: row.height,
+    bytes: row.bytes,
+    created_at: row.created_at,
+    starred: row.starred === 1,
+    username: row.username,
+    version_id: row.version_id,
+    media_url: `${PREFIX}/media/${row.id}`,
+    thumb_url: `${PREFIX}/thumb/${row.id}`,
+  };
+}

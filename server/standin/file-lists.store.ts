@@ -1,0 +1,155 @@
+/**
+ * The file lists the engine puts into its combo inputs on every `/object_info` call and checks
+ * prompts against: model files from its model folders (`folder_paths.get_filename_list`) and
+ * input files for the Load* nodes. The stand-in reads the same `extra_model_paths.yaml` a managed
+ * engine gets, so a workflow is accepted exactly when its model files are where the engine looks.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+
+/** Engine folder name → the directories searched for it, in order. */
+export type ModelFolders = ReadonlyMap<string, readonly string[]>;
+
+/** `folder_paths.supported_pt_extensions`: what counts as a model file. */
+const MODEL_EXTENSIONS = new Set(['.ckpt', '.pt', '.pt2', '.bin', '.pth', '.safetensors', '.pkl', '.sft']);
+/** The engine folds its legacy folder names into the current ones (`map_legacy`). */
+const LEGACY_FOLDERS: Record<string, string> = { unet: 'diffusion_models', clip: 'text_encoders' };
+
+const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.webp', '.gif', '.bmp', '.tif', '.tiff']);
+const VIDEO_EXTENSIONS = new Set(['.mp4', '.webm', '.mkv', '.mov', '.avi', '.m4v', '.gif']);
+
+/** Where a combo's choices come from. */
+export type ListSource = { models: string } | { input: 'image' | 'video' };
+
+/** Combos named by input alone (every class that has them lists that folder). */
+const BY_INPUT: Record<string, string> = {
+  ckpt_name: 'checkpoints',
+  lora_name: 'loras',
+  vae_name: 'vae',
+  unet_name: 'diffusion_models',
+  control_net_name: 'controlnet',
+  style_model_name: 'style_models',
+  gligen_name: 'gligen',
+  hypernetwork_name: 'hypernetworks',
+  photomaker_model_name: 'photomaker',
+  audio_encoder_name: 'audio_encoders',
+  clip_name1: 'text_encoders',
+  clip_name2: 'text_encoders',
+  clip_name3: 'text_encoders',
+  clip_name4: 'text_encoders',
+};
+
+/** Combos whose folder depends on the class (`clip_name` and `model_name` mean different folders). */
+const BY_CLASS: Record<string, Record<string, ListSource>> = {
+  CLIPLoader: { clip_name: { models: 'text_encoders' } },
+  CLIPVisionLoader: { clip_name: { models: 'clip_vision' } },
+  UpscaleModelLoader: { model_name: { models: 'upscale_models' } },
+  LatentUpscaleModelLoader: { model_name: { models: 'latent_upscale_models' } },
+  ModelPatchLoader: { name: { models: 'model_patches' } },
+  LTXAVTextEncoderLoader: { text_encoder: { models: 'text_encoders' } },
+  LoadImage: { image: { input: 'image' } },
+  LoadImageMask: { image: { input: 'image' } },
+  LoadVideo: { file: { input: 'video' } },
+  VHS_LoadVideo: { video: { input: 'video' } },
+};
+
+/** Which live list (if any) fills `classType.input`. */
+export function listSourceOf(classType: string, input: string): ListSource | null {
+  const byClass = BY_CLASS[classType]?.[input];
+  if (byClass) return byClass;
+  const folder = BY_INPUT[input];
+  return folder ? { models: folder } : null;
+}
+
+/** Reads the lists from disk on each call, like the engine re-scanning its folders. */
+export class FileLists {
+  constructor(
+    private readonly inputDir: string,
+    private readonly modelFolders: ModelFolders,
+  ) {}
+
+  /** The current choices for a source. */
+  list(source: ListSource): string[] {
+    if ('input' in source) return listInputFiles(this.inputDir, source.input);
+    return listModelFiles(this.modelFolders.get(source.models) ?? []);
+  }
+}
+
+/** Top-level files of the input directory that the engine would list for an image or video combo. */
+export function listInputFiles(inputDir: string, kind: 'image' | 'video'): string[] {
+  const wanted = kind === 'image' ? IMAGE_EXTENSIONS : VIDEO_EXTENSIONS;
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(inputDir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((e) => e.isFile() && wanted.has(path.extname(e.name).toLowerCase()))
+    .map((e) => e.name)
+    .sort();
+}
+
+/** Model files under the folders (recursive, `/`-separated relative names, sorted, no duplicates). */
+export function listModelFiles(dirs: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' });
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const rel = name.split(path.sep).join('/');
+      if (rel.split('/').includes('.git') || !MODEL_EXTENSIONS.has(path.extname(rel).toLowerCase())) continue;
+      if (fs.statSync(path.join(dir, name), { throwIfNoEntry: false })?.isFile()) found.add(rel);
+    }
+  }
+  return [...found].sort();
+}
+
+/** Every model folder under one root, each named like the engine's folder (`<root>/<name>`). */
+export function modelFoldersUnder(root: string, names: readonly string[]): Map<string, string[]> {
+  const folders = new Map<string, string[]>();
+  for (const name of names) addFolder(folders, name, path.join(root, name));
+  return folders;
+}
+
+/**
+ * The engine's `load_extra_path_config`: every section's keys are folder names whose values are
+ * one path per line, relative to the section's `base_path` (or to the YAML file's folder).
+ */
+export function modelFoldersFromYaml(file: string): Map<string, string[]> {
+  const parsed: unknown = YAML.parse(fs.readFileSync(file, 'utf8'));
+  const folders = new Map<string, string[]>();
+  if (!isRecord(parsed)) return folders;
+  const yamlDir = path.dirname(path.resolve(file));
+  for (const section of Object.values(parsed)) {
+    if (!isRecord(section)) continue;
+    const base = typeof section.base_path === 'string' ? path.resolve(yamlDir, expandHome(section.base_path)) : null;
+    for (const [name, value] of Object.entries(section)) {
+      if (name === 'base_path' || name === 'is_default' || typeof value !== 'string') continue;
+      for (const line of value.split('\n').map((l) => l.trim()).filter(Boolean)) {
+        addFolder(folders, name, path.resolve(base ?? yamlDir, expandHome(line)));
+      }
+    }
+  }
+  return folders;
+}
+
+function addFolder(folders: Map<string, string[]>, name: string, dir: string): void {
+  const key = LEGACY_FOLDERS[name] ?? name;
+  const list = folders.get(key) ?? [];
+  if (!list.includes(dir)) list.push(dir);
+  folders.set(key, list);
+}
+
+function expandHome(p: string): string {
+  return p.startsWith('~') ? path.join(process.env.HOME ?? '', p.slice(1)) : p;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
