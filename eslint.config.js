@@ -33,4 +33,9 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: { globals: { ...globals.node } },
   },
+  {
+    // The browser extension runs in Chromium (pages, a service worker), not in Node.
+    files: ['resources/browser-extension/**/*.js'],
+    languageOptions: { globals: { ...globals.browser, ...globals.serviceworker, ...globals.webextensions } },
+  },
 );

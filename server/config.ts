@@ -244,7 +244,8 @@ export async function loadConfig(
       cgroupRoot: nonEmpty(env.STUDIO_CGROUP_ROOT) ?? '/sys/fs/cgroup',
       nvidiaSmi: nonEmpty(env.STUDIO_NVIDIA_SMI) ?? 'nvidia-smi',
       telemetrySampleMs: Math.max(100, intVar(env, 'STUDIO_TELEMETRY_SAMPLE_MS', 5000)),
-      appDir: path.resolve(nonEmpty(env.STUDIO_APP_DIR) ?? APP_ROOT),
+      // The shipped root: the checkout itself, or a packaged app's resources folder (version.json, the extension).
+      appDir: path.resolve(nonEmpty(env.STUDIO_APP_DIR) ?? SHIPPED_ROOT),
     },
     reportedEnv: reportedEnv(env),
     devMode: nonEmpty(env.DEV_MODE) !== undefined,

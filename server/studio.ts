@@ -27,6 +27,7 @@ import { EngineSocket } from './engine/engine-socket.js';
 import { EventBus } from './events/event-bus.js';
 import { eventsRoutes } from './events/events.routes.js';
 import { createHttpServer } from './http/app.js';
+import { HttpError } from './http/errors.js';
 import { authRoutes } from './http/auth.routes.js';
 import { Authenticator } from './http/authenticator.js';
 import { homeRoutes } from './http/home.routes.js';
@@ -259,6 +260,16 @@ export class Studio {
       catalogs: this.catalogs,
       apiKey: () => this.secrets.get('MODELHUB_API_KEY'),
       toInput: (file) => this.runner.uploadImage(file),
+      // The presets capability is built just below; these run only once requests arrive.
+      presets: {
+        createPreset: (input) => this.presets.service.createPreset(input),
+        exists: (id) =>
+          this.presets.service.get(id).then(
+            () => true,
+            (err: unknown) => !(err instanceof HttpError && err.status === 404),
+          ),
+      },
+      workflows: async () => (await this.workflows.list()).workflows,
     });
     this.presets = createPresetsModule({ config, db: this.db, jobs: this.jobs, runner: this.runner, workflows: this.workflows, uploads, logger: this.logger });
 

@@ -17,4 +17,5 @@ export const NAV_LINKS: readonly NavLink[] = [
   { to: '/assets', label: 'Assets', icon: '▣' },
   { to: '/models', label: 'Models & LoRAs', icon: '⬇' },
   { to: '/events', label: 'Events', icon: '◷' },
+  { to: '/presets', label: 'Presets', icon: '★' },
 ];

@@ -66,6 +66,15 @@ export class WsHub {
     }
   }
 
+  /** Close every client's socket but keep serving (the API key changed: they must sign in again). */
+  disconnectAll(code: number, reason: string): void {
+    for (const { socket } of this.clients) {
+      try {
+        socket.close(code, reason);
+      } catch {}
+    }
+  }
+
   /** Close every client (shutdown) and stop the heartbeat. */
   close(code = 1001, reason = 'Studio is shutting down'): void {
     clearInterval(this.heartbeat);

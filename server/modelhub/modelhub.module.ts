@@ -19,6 +19,7 @@ import { TagService } from './tags.service.js';
 import { TagStore } from './tags.store.js';
 import { CatalogMoves } from './catalog-moves.service.js';
 import { ImageLookupService } from './image-lookup.service.js';
+import { ImagePresetService, type PresetSink } from './image-preset.service.js';
 import { ModelhubClient } from './modelhub.client.js';
 import { modelhubRoutes } from './modelhub.routes.js';
 
@@ -29,6 +30,10 @@ export interface ModelhubModuleDeps {
   events: EventBus;
   /** Store an image in the engine's input folder (the runner's upload); returns its name there. */
   toInput: (file: UploadedFile) => Promise<string>;
+  /** Where presets made from hub images go (the presets capability). */
+  presets: PresetSink;
+  /** The installed workflows' manifests (presets from hub images pick one). */
+  workflows: () => Promise<Array<Record<string, unknown>>>;
   /** The ffmpeg executable for video thumbnails (default `ffmpeg` on PATH). */
   ffmpegPath?: string;
   catalogs: { models: CatalogStore; loras: CatalogStore };
@@ -67,7 +72,12 @@ export function createModelhubModule(deps: ModelhubModuleDeps): ModelhubModule {
   const gallery = new GalleryService({ store, fetcher, items, thumbs, client, root, toInput: deps.toInput });
   return {
     routers: [
-      modelhubRoutes({ lookup, moves: new CatalogMoves({ client, catalogs: deps.catalogs }), tags: new TagService({ client, gallery: store, tags: new TagStore(deps.db) }) }),
+      modelhubRoutes({
+        lookup,
+        moves: new CatalogMoves({ client, catalogs: deps.catalogs }),
+        tags: new TagService({ client, gallery: store, tags: new TagStore(deps.db) }),
+        imagePresets: new ImagePresetService({ lookup, presets: deps.presets, workflows: deps.workflows, hubBaseUrl: config.urls.modelhub }),
+      }),
       galleryRoutes(gallery),
     ],
     client,

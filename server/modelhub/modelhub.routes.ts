@@ -6,20 +6,26 @@ import express from 'express';
 import type { CatalogMoves } from './catalog-moves.service.js';
 import { hubId } from './hub-ids.js';
 import type { ImageLookupService } from './image-lookup.service.js';
+import type { ImagePresetService } from './image-preset.service.js';
 import type { TagService } from './tags.service.js';
 
 export interface ModelhubRouteDeps {
   lookup: ImageLookupService;
   moves: CatalogMoves;
   tags: TagService;
+  imagePresets: ImagePresetService;
 }
 
 /** Model hub routes (see the file comment). */
-export function modelhubRoutes({ lookup, moves, tags }: ModelhubRouteDeps): express.Router {
+export function modelhubRoutes({ lookup, moves, tags, imagePresets }: ModelhubRouteDeps): express.Router {
   const router = express.Router();
 
   router.get('/api/admin/modelhub/image/:imageId', async (req, res) => {
     res.json(await lookup.lookup(hubId(req.params.imageId, 'image_id')));
+  });
+
+  router.post('/api/admin/modelhub/image/:imageId/preset', async (req, res) => {
+    res.json(await imagePresets.create(hubId(req.params.imageId, 'image_id'), req.body));
   });
 
   router.post('/api/admin/modelhub/add/:versionId', async (req, res) => {

@@ -39,6 +39,8 @@ export interface EnvSettingsDeps {
   events: EventBus;
   bot: BotControl;
   checkKey: (address: string, candidate: string) => KeyVerdict;
+  /** Cut live connections signed in under the old API key (cookies stop verifying by themselves). */
+  signOutEverywhere: () => void;
 }
 
 const MAX_VALUE_LENGTH = 1024;
@@ -81,6 +83,7 @@ export class EnvSettingsService {
     }
     const changed = this.deps.secrets.get(key) !== (value || null);
     this.deps.secrets.set(key, value);
+    if (changed && key === 'API_KEY') this.deps.signOutEverywhere();
     if (changed && (key === 'CHATBOT_BOT_TOKEN' || key === 'CHATBOT_BOT_NAME')) await this.deps.bot.restart();
     const note = key === 'API_KEY' ? '; every session was signed out' : '';
     this.deps.events.emit('settings.env.updated', key === 'API_KEY' ? 'warning' : 'info', `${key} was ${value ? 'changed' : 'cleared'}${note}`, { key, set: value !== '' });

@@ -11,6 +11,7 @@ import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { BotControl } from './bot-control.js';
+import { extensionRoutes } from './extension.routes.js';
 import { envSettingsRoutes } from './env-settings.routes.js';
 import { EnvSettingsService, type KeyVerdict } from './env-settings.service.js';
 import type { Secrets } from './secrets.store.js';
@@ -97,6 +98,7 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     events: deps.events,
     bot: deps.bot,
     checkKey: deps.checkKey,
+    signOutEverywhere: () => deps.hub.disconnectAll(4001, 'The API key changed: sign in again'),
   });
   const restart = new RestartService({ checkpoint: deps.checkpoint, relaunch: deps.relaunch, events: deps.events, logger: deps.logger });
   const update = new UpdateService({
@@ -111,7 +113,12 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     scheduleRestart: (delayMs) => restart.schedule(delayMs, 'update applied'),
   });
   return {
-    routers: [systemRoutes({ status, telemetry, restart, startedAt: deps.startedAt }), envSettingsRoutes(envSettings), updateRoutes(update)],
+    routers: [
+      systemRoutes({ status, telemetry, restart, startedAt: deps.startedAt }),
+      envSettingsRoutes(envSettings),
+      updateRoutes(update),
+      extensionRoutes(path.join(config.system.appDir, 'resources', 'browser-extension')),
+    ],
     telemetry,
     status,
     update,

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { EnvGroup } from '../../../server/system/env-settings.service.js';
 import { startFakeHub } from '../../helpers/fake-hub-server.js';
 import { startTestStudio, TEST_API_KEY, type TestStudio } from '../../helpers/studio.js';
-import { until } from '../../helpers/studio-ws.js';
+import { connectStudioWs, until } from '../../helpers/studio-ws.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -132,7 +132,12 @@ describe('PUT /api/admin/settings/env', () => {
     let t = await studio({}, dir);
     const cookie = await t.login();
     expect((await fetch(`${t.url}/api/admin/settings`, { headers: { Cookie: cookie } })).status).toBe(200);
+    const ws = await connectStudioWs(t.url, t.apiKey);
+    cleanups.push(() => ws.close());
+    const closed = new Promise<number>((resolve) => ws.ws.once('close', (code) => resolve(code)));
     expect((await t.api('/api/admin/settings/env', jsonInit('PUT', { key: 'API_KEY', value: NEW_KEY }))).status).toBe(200);
+    // Open sockets signed in under the old key are cut too.
+    expect(await closed).toBe(4001);
     expect((await fetch(`${t.url}/api/admin/settings`, { headers: { Cookie: cookie } })).status).toBe(401);
     expect((await t.api('/api/admin/settings')).status).toBe(401);
     expect((await fetch(`${t.url}/api/admin/settings`, { headers: { 'X-API-Key': NEW_KEY } })).status).toBe(200);

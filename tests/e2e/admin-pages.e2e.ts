@@ -1,0 +1,161 @@
+/**
+ * The admin pages (presets, system, LLM, node packages) in headless Chromium against a real
+ * Studio with the stand-in engine and the local fakes the backend tests use: each page's main
+ * path, no sideways scrolling at phone width, screenshots at 1440×900 and 390×844.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_ROOT } from '../../server/config.js';
+import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { ensureRendererBuilt } from '../helpers/renderer-build.js';
+import { plantModels, SHIPPED_MODELS } from '../helpers/runner.js';
+import { startTestStudio, type TestStudio } from '../helpers/studio.js';
+
+const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
+const IMAGE = path.join(APP_ROOT, 'resources', 'standin', 'image.png');
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+let studio: TestStudio;
+let browser: TestBrowser;
+let context: BrowserContext;
+let page: Page;
+let dir: string;
+
+async function json<T>(pathname: string, init?: RequestInit): Promise<T> {
+  const res = await studio.api(pathname, init);
+  if (!res.ok) throw new Error(`${pathname}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+async function post(pathname: string, body: unknown): Promise<Response> {
+  return studio.api(pathname, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+async function signIn(p: Page): Promise<void> {
+  await p.goto(`${studio.url}/login`);
+  await p.getByLabel('API key').fill(studio.apiKey);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.waitForURL((url) => url.pathname !== '/login');
+}
+
+/** Screenshots of one page at desktop and phone width; at phone width nothing scrolls sideways. */
+async function shootBoth(route: string, name: string, ready: (p: Page) => Promise<void>): Promise<void> {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+    const ctx = await browser.context(viewport);
+    const p = await ctx.newPage();
+    await signIn(p);
+    await p.goto(`${studio.url}${route}`);
+    await ready(p);
+    if (label === 'phone') {
+      const overflow = await p.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+      expect(overflow, `${route} scrolls sideways at phone width`).toBeLessThanOrEqual(0);
+    }
+    await p.screenshot({ path: path.join(SHOTS, `${name}-${label}.png`), fullPage: true });
+    await ctx.close();
+  }
+}
+
+beforeAll(async () => {
+  ensureRendererBuilt();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-admin-e2e-'));
+  studio = await startTestStudio({ dir, startEngine: true, env: { STANDIN_STEP_MS: '20' } });
+  await studio.studio.engineReady(60_000);
+  // The stand-in, like the engine, refuses a checkpoint its model folders do not hold.
+  plantModels(dir, SHIPPED_MODELS);
+  browser = await launchBrowser();
+  context = await browser.context(DESKTOP);
+  page = await context.newPage();
+  await signIn(page);
+});
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await studio?.stop();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('Presets page', () => {
+  beforeAll(async () => {
+    const story = { id: 'story', name: 'Story', workflow: { workflow_id: 'txt2img-sdxl', params: { positive: 'a [[Animal:fox|snow hare]] at [[Time:dawn|dusk]]', steps: 2 } } };
+    const hub = { id: 'hub_42', name: 'Hub fox', workflow: { workflow_id: 'txt2img-sdxl', params: { positive: 'a fox', steps: 2 } }, source: { type: 'modelhub', modelhub_image_id: 42, detected_type: 't2i' } };
+    const blur = { id: 'blur', name: 'Soft blur', workflow: { workflow_id: 'image-filter', params: { strength: 0.2, blur_radius: 2 } } };
+    for (const preset of [story, hub, blur]) expect((await post('/api/admin/presets', preset)).status).toBe(200);
+  });
+
+  it('lists presets with their source badges and a link to the hub image', async () => {
+    await page.goto(`${studio.url}/presets`);
+    const hub = page.getByRole('article', { name: 'Hub fox' });
+    await hub.getByText('From the model hub').waitFor();
+    expect(await hub.getByRole('link', { name: 'Hub image #42' }).getAttribute('href')).toMatch(/\/images\/42$/);
+    await page.getByRole('article', { name: 'Story' }).getByText('Made by hand').waitFor();
+  });
+
+  it('runs a preset with its placeholder questions as choices, and the answer reaches the job', async () => {
+    await page.getByRole('article', { name: 'Story' }).getByRole('button', { name: 'Run' }).click();
+    const panel = page.getByRole('region', { name: 'Run Story' });
+    await panel.getByRole('group', { name: 'Animal' }).getByLabel('snow hare').check();
+    await panel.getByRole('group', { name: 'Time' }).getByLabel('dusk').check();
+    await panel.getByRole('button', { name: 'Run preset' }).click();
+    const bar = panel.getByRole('progressbar', { name: 'Preset job progress' });
+    await expect.poll(() => bar.getAttribute('aria-valuenow'), { timeout: 30_000 }).toBe('100');
+    const history = await json<Array<{ params: Record<string, unknown>; status: string }>>('/api/admin/history?limit=10');
+    expect(history[0]?.params.positive).toBe('a snow hare at dusk');
+    await panel.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('asks for the input image of a workflow that takes one, and runs with it', async () => {
+    await page.getByRole('article', { name: 'Soft blur' }).getByRole('button', { name: 'Run' }).click();
+    const panel = page.getByRole('region', { name: 'Run Soft blur' });
+    const runButton = panel.getByRole('button', { name: 'Run preset' });
+    await panel.getByText('This workflow needs an input image.').waitFor();
+    expect(await runButton.isDisabled()).toBe(true);
+    await panel.getByLabel('Input image').setInputFiles(IMAGE);
+    await runButton.click();
+    await expect.poll(() => panel.getByRole('progressbar', { name: 'Preset job progress' }).getAttribute('aria-valuenow'), { timeout: 30_000 }).toBe('100');
+    await panel.getByRole('img', { name: 'Result image' }).waitFor();
+    await shootBoth('/presets', 'presets', async (p) => void (await p.getByRole('article', { name: 'Story' }).waitFor()));
+    await panel.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('renames a preset (name and id) and the file follows', async () => {
+    const card = page.getByRole('article', { name: 'Soft blur' });
+    await card.getByRole('button', { name: 'Rename' }).click();
+    await card.getByLabel('Name', { exact: true }).fill('Gentle blur');
+    await card.getByLabel('Id (file name)').fill('gentle');
+    await card.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('article', { name: 'Gentle blur' }).waitFor();
+    expect(fs.existsSync(path.join(dir, 'presets', 'gentle.json'))).toBe(true);
+    expect(fs.existsSync(path.join(dir, 'presets', 'blur.json'))).toBe(false);
+  });
+
+  it('exports a preset as a file and imports it back under its id', async () => {
+    const card = page.getByRole('article', { name: 'Story' });
+    const [download] = await Promise.all([page.waitForEvent('download'), card.getByRole('link', { name: 'Export' }).click()]);
+    const saved = path.join(dir, 'export.json');
+    await download.saveAs(saved);
+    const exported = JSON.parse(fs.readFileSync(saved, 'utf8')) as { id: string; workflow: { workflow_id: string } };
+    expect(exported.workflow.workflow_id).toBe('txt2img-sdxl');
+    const copy = path.join(dir, 'story-copy.json');
+    fs.writeFileSync(copy, JSON.stringify({ ...exported, id: 'story-copy', name: 'Story copy' }));
+    await page.getByLabel('Import a preset file').setInputFiles(copy);
+    await page.getByRole('article', { name: 'Story copy' }).waitFor();
+  });
+
+  it('deletes a preset only after confirming', async () => {
+    const card = page.getByRole('article', { name: 'Story copy' });
+    await card.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete preset' });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(fs.existsSync(path.join(dir, 'presets', 'story-copy.json'))).toBe(true);
+    await card.getByRole('button', { name: 'Delete' }).click();
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await card.waitFor({ state: 'detached' });
+    expect(fs.existsSync(path.join(dir, 'presets', 'story-copy.json'))).toBe(false);
+  });
+});
