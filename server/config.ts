@@ -238,7 +238,8 @@ export async function loadConfig(
     },
     chatbot: {
       allowedChats: chatIds(env.CHATBOT_ALLOWED_CHATS),
-      pollTimeoutS: Math.min(50, intVar(env, 'CHATBOT_POLL_TIMEOUT_S', 30)),
+      // 0 would be short polling: a tight loop against the platform while nothing happens.
+      pollTimeoutS: Math.max(1, Math.min(50, intVar(env, 'CHATBOT_POLL_TIMEOUT_S', 30))),
     },
     system: {
       cgroupRoot: nonEmpty(env.STUDIO_CGROUP_ROOT) ?? '/sys/fs/cgroup',

@@ -18,4 +18,5 @@ export const NAV_LINKS: readonly NavLink[] = [
   { to: '/models', label: 'Models & LoRAs', icon: '⬇' },
   { to: '/events', label: 'Events', icon: '◷' },
   { to: '/presets', label: 'Presets', icon: '★' },
+  { to: '/system', label: 'System', icon: '⚙' },
 ];

@@ -18,6 +18,7 @@ export function createStudioRouter(): Router {
       { path: '/models', name: 'models', component: () => import('./views/ModelsView.vue'), meta: { title: 'Models & LoRAs' } },
       { path: '/events', name: 'events', component: () => import('./views/EventsView.vue'), meta: { title: 'Events' } },
       { path: '/presets', name: 'presets', component: () => import('./views/PresetsView.vue'), meta: { title: 'Presets' } },
+      { path: '/system', name: 'system', component: () => import('./views/SystemView.vue'), meta: { title: 'System' } },
       { path: '/:rest(.*)*', name: 'not-found', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
     ],
   });

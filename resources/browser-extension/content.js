@@ -114,7 +114,7 @@
       button('Look up generation data', async () => showLookup(await ask({ action: 'lookup', imageId: t.imageId })));
       button('Make a preset', async () => {
         const body = await ask({ action: 'preset', imageId: t.imageId });
-        show(`Preset “${body.name ?? body.id ?? 'new preset'}” saved in Studio.`);
+        show(`Preset “${body.id}” saved in Studio${body.workflow_id ? ` (workflow ${body.workflow_id})` : ''}.`);
       });
     } else {
       button("Add to Studio's catalog", async () => show(addResult(await ask({ action: 'add', modelId: t.modelId, versionId: t.versionId }))));

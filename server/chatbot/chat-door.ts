@@ -12,6 +12,12 @@ import type { ChatbotStore } from './chatbot.store.js';
 
 /** Wrong keys a chat may send before `/key` is ignored for it (until Studio restarts). */
 const MAX_WRONG_KEYS = 5;
+/**
+ * Wrong keys from all chats together before `/key` is ignored everywhere (until Studio restarts):
+ * many throwaway accounts must not get many guesses. Kept apart from the HTTP key limiter so a
+ * stranger on the chat platform cannot pause key checks for Studio's own users.
+ */
+const MAX_WRONG_KEYS_TOTAL = 20;
 
 export interface ChatDoorDeps {
   platform: ChatPlatformClient;
@@ -57,12 +63,16 @@ export class ChatDoor {
       return;
     }
     const wrong = this.deps.wrongKeys.get(chatId) ?? 0;
-    if (store.fixedList || wrong >= MAX_WRONG_KEYS) {
+    const total = [...this.deps.wrongKeys.values()].reduce((a, b) => a + b, 0);
+    if (store.fixedList || wrong >= MAX_WRONG_KEYS || total >= MAX_WRONG_KEYS_TOTAL) {
       await platform.sendMessage(chatId, 'Sorry, this bot is private and this chat is not on its list.');
       return;
     }
     if (!sameSecret(key, this.deps.apiKey())) {
       this.deps.wrongKeys.set(chatId, wrong + 1);
+      if (total + 1 === MAX_WRONG_KEYS_TOTAL) {
+        this.deps.events.emit('chatbot.key.locked', 'warning', `${MAX_WRONG_KEYS_TOTAL} wrong keys were sent to the chat bot; /key is ignored until Studio restarts`, {});
+      }
       await platform.sendMessage(chatId, 'That is not the right key. Nothing was changed.');
       return;
     }

@@ -51,6 +51,7 @@ export const EVENT_TYPES = [
   'llm.resumed',
   'chatbot.state',
   'chatbot.chat.allowed',
+  'chatbot.key.locked',
 ] as const;
 
 export type KnownEventType = (typeof EVENT_TYPES)[number];

@@ -12,6 +12,8 @@ import { APP_ROOT } from '../../server/config.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { plantModels, SHIPPED_MODELS } from '../helpers/runner.js';
+import { startStudioProcess } from '../helpers/studio-process.js';
+import { createUpdateRepo, versionJson } from '../integration/system/update-fixture.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 
 const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
@@ -24,6 +26,7 @@ let browser: TestBrowser;
 let context: BrowserContext;
 let page: Page;
 let dir: string;
+const repoDirs: string[] = [];
 
 async function json<T>(pathname: string, init?: RequestInit): Promise<T> {
   const res = await studio.api(pathname, init);
@@ -35,8 +38,8 @@ async function post(pathname: string, body: unknown): Promise<Response> {
   return studio.api(pathname, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 }
 
-async function signIn(p: Page): Promise<void> {
-  await p.goto(`${studio.url}/login`);
+async function signIn(p: Page, base = studio.url): Promise<void> {
+  await p.goto(`${base}/login`);
   await p.getByLabel('API key').fill(studio.apiKey);
   await p.getByRole('button', { name: 'Sign in' }).click();
   await p.waitForURL((url) => url.pathname !== '/login');
@@ -63,7 +66,12 @@ async function shootBoth(route: string, name: string, ready: (p: Page) => Promis
 beforeAll(async () => {
   ensureRendererBuilt();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-admin-e2e-'));
-  studio = await startTestStudio({ dir, startEngine: true, env: { STANDIN_STEP_MS: '20' } });
+  // The repository Studio updates from, one backend version ahead (only checked here, never applied).
+  const repoRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-admin-repo-'));
+  repoDirs.push(repoRoot);
+  const repo = createUpdateRepo(repoRoot);
+  repo.push({ 'resources/version.json': versionJson({ app: '9.9.0', backend: '9.9.0' }) }, 'v9.9');
+  studio = await startTestStudio({ dir, startEngine: true, env: { REPO_URL: repo.url, STANDIN_STEP_MS: '20', STUDIO_TELEMETRY_SAMPLE_MS: '500', CHATBOT_BOT_NAME: 'studio_test_bot' } });
   await studio.studio.engineReady(60_000);
   // The stand-in, like the engine, refuses a checkpoint its model folders do not hold.
   plantModels(dir, SHIPPED_MODELS);
@@ -78,6 +86,7 @@ afterAll(async () => {
   await browser?.close();
   await studio?.stop();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  for (const d of repoDirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
 describe('Presets page', () => {
@@ -157,5 +166,87 @@ describe('Presets page', () => {
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await card.waitFor({ state: 'detached' });
     expect(fs.existsSync(path.join(dir, 'presets', 'story-copy.json'))).toBe(false);
+  });
+});
+
+describe('System page', () => {
+  it('shows versions, uptime, engine, database counts and live telemetry', async () => {
+    await page.goto(`${studio.url}/system`);
+    const components = page.getByRole('region', { name: 'Components' });
+    await components.getByRole('cell', { name: 'Workflows' }).waitFor();
+    await components.getByRole('cell', { name: 'Backend' }).waitFor();
+    await page.getByText('running', { exact: true }).waitFor();
+    const db = page.getByRole('region', { name: 'Database' });
+    const jobs = await json<unknown[]>('/api/admin/history?limit=100');
+    await db.getByRole('row', { name: `jobs ${jobs.length} rows` }).waitFor();
+    // Samples arrive every 500 ms: the CPU chart gets a value, then keeps moving live.
+    const cpu = page.getByRole('img', { name: /^CPU over the last 30 minutes, now \d+ percent$/ });
+    await cpu.waitFor();
+    const points = () => cpu.locator('polyline').getAttribute('points').then((p) => (p ?? '').split(' ').filter(Boolean).length);
+    const before = await points();
+    await expect.poll(points, { timeout: 10_000 }).toBeGreaterThan(before);
+  });
+
+  it('checks the repository for a newer version and offers the update', async () => {
+    const components = page.getByRole('region', { name: 'Components' });
+    await components.getByRole('button', { name: 'Check for updates' }).click();
+    await components.getByRole('row', { name: /^Backend .* 9\.9\.0$/ }).waitFor();
+    expect(await components.getByRole('button', { name: 'Update', exact: true }).isEnabled()).toBe(true);
+  });
+
+  it('masks secrets, edits a setting, and reveals only with the right API key', async () => {
+    const env = page.getByRole('region', { name: 'Environment settings' });
+    const apiKey = env.getByLabel('Value of API_KEY');
+    expect(await apiKey.textContent()).not.toContain(studio.apiKey);
+    await env.getByRole('button', { name: 'Edit CHATBOT_BOT_NAME' }).click();
+    await env.getByLabel('New value of CHATBOT_BOT_NAME').fill('renamed_bot');
+    await env.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => env.getByLabel('Value of CHATBOT_BOT_NAME').textContent()).toContain('renamed_bot');
+    await env.getByRole('button', { name: 'Reveal secrets…' }).click();
+    await env.getByLabel(/^API key/).fill('not-the-key');
+    await env.getByRole('button', { name: 'Reveal', exact: true }).click();
+    await expect.poll(() => env.getByRole('alert').textContent()).toContain('does not match');
+    await env.getByLabel(/^API key/).fill(studio.apiKey);
+    await env.getByRole('button', { name: 'Reveal', exact: true }).click();
+    await expect.poll(() => apiKey.textContent()).toBe(studio.apiKey);
+    await shootBoth('/system', 'system', async (p) => void (await p.getByRole('img', { name: /^CPU over/ }).waitFor()));
+    await env.getByRole('button', { name: 'Hide secrets' }).click();
+    expect(await apiKey.textContent()).not.toContain(studio.apiKey);
+  });
+
+  it('downloads the browser extension as a ZIP', async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the extension (ZIP)' }).click()]);
+    const saved = path.join(dir, 'extension.zip');
+    await download.saveAs(saved);
+    // A ZIP starts with the local file header signature.
+    expect(fs.readFileSync(saved).subarray(0, 4).toString('hex')).toBe('504b0304');
+  });
+
+  it('restarts Studio and reconnects to the new process', async () => {
+    const procDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-restart-e2e-'));
+    const proc = await startStudioProcess({ STUDIO_DIR: procDir, ENGINE_MODE: 'external', ENGINE_PORT: '9' });
+    const group = proc.child.pid!;
+    const ctx = await browser.context(DESKTOP);
+    try {
+      const p = await ctx.newPage();
+      await signIn(p, proc.url);
+      await p.goto(`${proc.url}/system`);
+      const before = await (await proc.api('/api/admin/system/uptime')).json() as { started_at: string };
+      await p.getByRole('button', { name: 'Restart Studio' }).click();
+      await p.getByRole('dialog', { name: 'Restart Studio' }).getByRole('button', { name: 'Restart' }).click();
+      await p.getByRole('status').filter({ hasText: 'Studio restarted and this page reconnected.' }).waitFor({ timeout: 60_000 });
+      const after = await (await proc.api('/api/admin/system/uptime')).json() as { started_at: string };
+      expect(after.started_at).not.toBe(before.started_at);
+      // The page shows the new process: its uptime starts again from seconds.
+      expect(await p.getByLabel('Uptime').textContent()).toMatch(/^\d+ s$/);
+    } finally {
+      await ctx.close();
+      // The replacement runs in the first process's group: end them all.
+      try {
+        process.kill(-group, 'SIGKILL');
+      } catch {}
+      await proc.kill();
+      fs.rmSync(procDir, { recursive: true, force: true });
+    }
   });
 });

@@ -88,12 +88,15 @@ describe('the browser extension', () => {
     await page.close();
   });
 
-  it('looks up the generation data of an image page', async () => {
+  it('looks up the generation data of an image page and makes a preset of it', async () => {
     const page = await context.newPage();
     await page.goto('https://civitai.com/images/5001');
     const panel = page.getByRole('region', { name: 'Studio' });
     await panel.getByRole('button', { name: 'Look up generation data' }).click();
     await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 15_000 }).toMatch(/^Prompt: /);
+    await panel.getByRole('button', { name: 'Make a preset' }).click();
+    await expect.poll(() => panel.getByRole('status').textContent(), { timeout: 15_000 }).toMatch(/Preset “modelhub-5001” saved in Studio \(workflow txt2img-sdxl-lora\)/);
+    expect((await studio.api('/api/admin/presets/modelhub-5001')).status).toBe(200);
     await page.close();
   });
 });

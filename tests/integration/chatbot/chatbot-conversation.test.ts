@@ -44,11 +44,16 @@ const buttons = (call: RecordedCall | undefined) =>
 const waitForMessage = (chatId: number, pattern: RegExp) => platform.waitFor(() => messagesTo(chatId).some((c) => pattern.test(String(c.params.text))));
 
 describe('chat bot conversation', () => {
-  it('refuses a chat that is not allowed, and runs nothing for it', async () => {
+  it('refuses a chat that is not allowed, and runs nothing for it; wrong keys lock /key for that chat', async () => {
     platform.sendText(STRANGER, 'hello');
     await waitForMessage(STRANGER, /this bot is private/);
     platform.sendText(STRANGER, '/key not-the-key');
     await waitForMessage(STRANGER, /not the right key/);
+    // Five wrong keys and even the right one is refused in that chat.
+    for (let i = 0; i < 4; i++) platform.sendText(STRANGER, `/key wrong-${i}`);
+    platform.sendText(STRANGER, `/key ${t.apiKey}`);
+    await platform.waitFor(() => messagesTo(STRANGER).length === 7);
+    expect(lastMessageTo(STRANGER)!.params.text).toBe('Sorry, this bot is private and this chat is not on its list.');
     expect(messagesTo(STRANGER).flatMap((c) => buttons(c))).toEqual([]);
     const history = (await (await t.api('/api/admin/history')).json()) as unknown[];
     expect(history).toEqual([]);

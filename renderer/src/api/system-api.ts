@@ -1,0 +1,65 @@
+/**
+ * The system endpoints (spec "System and settings"): status, versions and update, restart,
+ * uptime, telemetry, environment settings and the secret reveal.
+ */
+import type { EnvEntry, EnvGroup } from '../../../server/system/env-settings.service.js';
+import type { ComponentStatus, SystemStatus } from '../../../server/system/status.service.js';
+import type { Telemetry, TelemetrySample } from '../../../server/system/telemetry.service.js';
+import type { UpdateResult } from '../../../server/system/update.service.js';
+import type { VersionSummary } from '../../../server/system/version-file.js';
+import type { Http } from './http.js';
+
+export type { ComponentStatus, EnvEntry, EnvGroup, SystemStatus, Telemetry, TelemetrySample, UpdateResult, VersionSummary };
+
+export interface Uptime {
+  started_at: string;
+  uptime_seconds: number;
+}
+
+export interface TelemetryHistory {
+  interval_ms: number;
+  window_ms: number;
+  samples: TelemetrySample[];
+}
+
+export class SystemApi {
+  constructor(private readonly http: Http) {}
+
+  status(): Promise<SystemStatus> {
+    return this.http.get('/api/admin/system/status');
+  }
+  uptime(): Promise<Uptime> {
+    return this.http.get('/api/admin/system/uptime');
+  }
+  remoteVersion(): Promise<{ remote: VersionSummary; local: VersionSummary }> {
+    return this.http.get('/api/admin/system/remote-version');
+  }
+  update(skip: string[] = []): Promise<UpdateResult> {
+    return this.http.post('/api/admin/system/update', { skip_components: skip });
+  }
+  restart(): Promise<{ status: string; message: string }> {
+    return this.http.post('/api/admin/system/restart');
+  }
+  telemetryHistory(): Promise<TelemetryHistory> {
+    return this.http.get('/api/admin/telemetry/history');
+  }
+  envSettings(): Promise<{ groups: EnvGroup[] }> {
+    return this.http.get('/api/admin/settings/env');
+  }
+  setEnv(key: string, value: string): Promise<{ status: string; entry: EnvEntry }> {
+    return this.http.put('/api/admin/settings/env', { key, value });
+  }
+  /** Every sensitive value in full; the API key is asked again (403 when it does not match). */
+  reveal(apiKey: string): Promise<Record<string, string>> {
+    return this.http.post('/api/admin/settings/reveal', { api_key: apiKey });
+  }
+  extensionUrl(): string {
+    return this.http.url('/api/admin/system/browser-extension');
+  }
+  settings(): Promise<{ max_concurrent: number }> {
+    return this.http.get('/api/admin/settings');
+  }
+  setMaxConcurrent(value: number): Promise<{ max_concurrent: number }> {
+    return this.http.put('/api/admin/settings', { max_concurrent: value });
+  }
+}
