@@ -141,6 +141,8 @@ export class ChatbotService {
     const token = this.deps.token();
     if (!token) return 'no token configured';
     const lib = await this.loadLibrary();
+    // A token is `<bot id>:<secret>`; the id keys what is kept per bot.
+    const botId = token.split(':')[0] ?? token;
     const abort = new AbortController();
     const platform = new ChatPlatformClient({ lib, token, apiRoot: this.deps.apiRoot, signal: abort.signal });
     const studio = new StudioApiClient({ http: this.localHttp, baseUrl: this.deps.studioUrl, apiKey: this.deps.apiKey, signal: abort.signal });
@@ -151,7 +153,7 @@ export class ChatbotService {
     const loop = new PollLoop({
       client: platform,
       handle: (update) => conversation.handle(update),
-      offset: { get: () => this.deps.store.offset(), set: (value) => this.deps.store.setOffset(value) },
+      offset: { get: () => this.deps.store.offset(botId), set: (value) => this.deps.store.setOffset(botId, value) },
       pollTimeoutS: this.deps.pollTimeoutS,
       backoff: this.deps.backoff ?? { initialMs: 1000, maxMs: 60_000 },
       onFatal: (message) => this.onFatal(message),
