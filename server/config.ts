@@ -265,7 +265,7 @@ function reportedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (typeof value !== 'string' || value.trim() === '') continue;
-    const studio = /^(API_KEY|STUDIO_|ENGINE_|STANDIN_|MODELHUB_|HUB_TOKEN$|CHATBOT_|REPOHOST_|LLM_|NODES_|REPO_URL$|DEV_MODE$)/.test(name);
+    const studio = /^(API_KEY|STUDIO_|ENGINE_|STANDIN_|MODELHUB_|HUB_TOKEN$|CHATBOT_|REPOHOST_|LLM_|NODES_|GALLERY_|REPO_URL$|DEV_MODE$)/.test(name);
     if (studio || PLATFORM_ENV_PREFIXES.some((prefix) => name.startsWith(prefix))) out[name] = value.trim();
   }
   return out;

@@ -67,6 +67,7 @@ import { diskPresence, presenceSummary } from './catalog/model-status.js';
 import { seedWorkflows } from './workflows/workflow-seed.store.js';
 import { WorkflowService } from './workflows/workflow.service.js';
 import { workflowsRoutes } from './workflows/workflows.routes.js';
+import { STUDIO_TIME_ZONE } from './time.js';
 
 export interface StudioOptions {
   /** Defaults to `STUDIO_DIR/logs/server.log`, echoed to the console. */
@@ -307,7 +308,7 @@ export class Studio {
       hub: this.hub,
       hosts: { bindHost: config.host, allowed: config.allowedHosts },
       tls: config.tls,
-      greeting: () => ({ version: config.version, engine: engineMessage(this.engine.state), maintenance: this.maintenance.active }),
+      greeting: () => ({ version: config.version, engine: engineMessage(this.engine.state), maintenance: this.maintenance.active, time_zone: STUDIO_TIME_ZONE }),
       routers: [
         healthRoutes({ version: config.version, startedAt: this.startedAt, engineStatus }),
         authRoutes({ auth }),
@@ -387,10 +388,11 @@ export class Studio {
             stderr_tail: state.stderrTail.slice(-10),
           });
         } else {
-          this.events.emit('engine.state', state.status === 'unreachable' ? 'warning' : 'info', `Engine ${state.status}`, {
-            mode: state.mode,
-            status: state.status,
-          });
+          // A restart after the engine died is a crash the user should see, not routine news.
+          const died = state.status === 'restarting' && state.lastError !== null;
+          const severity = state.status === 'unreachable' || died ? 'warning' : 'info';
+          const message = died ? `The engine crashed (${state.lastError}); restarting it` : `Engine ${state.status}`;
+          this.events.emit('engine.state', severity, message, { mode: state.mode, status: state.status });
         }
       }),
     );

@@ -17,24 +17,8 @@ import { Conversation } from './conversation.js';
 import { LocalHttp } from './local-http.js';
 import { PollLoop, type BackoffOptions } from './poll-loop.js';
 import { RunReporter } from './run-reporter.js';
+import type { ChatbotDetails, ChatbotStatus, StartResult, StopResult } from './chatbot.schema.js';
 import { StudioApiClient } from './studio-api.client.js';
-
-export type StartResult = 'started' | 'already running' | 'no token configured';
-export type StopResult = 'stopped' | 'not running';
-
-/** The spec's status body (and what system status reads). */
-export interface ChatbotStatus {
-  running: boolean;
-  name: string;
-  started_at: string | null;
-}
-
-/** Status plus what the spec leaves open: why polling is failing and when it tries again. */
-export interface ChatbotDetails extends ChatbotStatus {
-  last_error: string | null;
-  retry_in_s: number | null;
-  allowed_chats: number;
-}
 
 export interface ChatbotServiceDeps {
   /** The token in force (environment or stored settings), read at each start. */
@@ -141,6 +125,8 @@ export class ChatbotService {
     const token = this.deps.token();
     if (!token) return 'no token configured';
     const lib = await this.loadLibrary();
+    // A token is `<bot id>:<secret>`; the id keys what is kept per bot.
+    const botId = token.split(':')[0] ?? token;
     const abort = new AbortController();
     const platform = new ChatPlatformClient({ lib, token, apiRoot: this.deps.apiRoot, signal: abort.signal });
     const studio = new StudioApiClient({ http: this.localHttp, baseUrl: this.deps.studioUrl, apiKey: this.deps.apiKey, signal: abort.signal });
@@ -151,7 +137,7 @@ export class ChatbotService {
     const loop = new PollLoop({
       client: platform,
       handle: (update) => conversation.handle(update),
-      offset: { get: () => this.deps.store.offset(), set: (value) => this.deps.store.setOffset(value) },
+      offset: { get: () => this.deps.store.offset(botId), set: (value) => this.deps.store.setOffset(botId, value) },
       pollTimeoutS: this.deps.pollTimeoutS,
       backoff: this.deps.backoff ?? { initialMs: 1000, maxMs: 60_000 },
       onFatal: (message) => this.onFatal(message),

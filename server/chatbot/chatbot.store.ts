@@ -1,8 +1,9 @@
 /**
  * What the bot keeps in the `settings` table: the chats allowed through `/key`
  * (`chatbot.allowed_chats`, a JSON array of chat ids) and the next update id to poll for
- * (`chatbot.update_offset`), so a restart neither forgets who may use the bot nor handles an
- * update twice.
+ * (`chatbot.update_offset.<bot id>`), so a restart neither forgets who may use the bot nor handles
+ * an update twice. Update ids are counted per bot, so the offset is kept per bot: another token's
+ * offset would make the platform drop the new bot's updates.
  */
 import type { SettingsStore } from '../system/settings.store.js';
 
@@ -40,13 +41,14 @@ export class ChatbotStore {
     return this.fixedList ? this.configured.length : this.storedChats().length;
   }
 
-  /** The next update id to ask the platform for (0: whatever is pending). */
-  offset(): number {
-    return this.settings.getInt(UPDATE_OFFSET_KEY, 0);
+  /** The next update id to ask the platform for (0: whatever is pending) for the bot `botId`. */
+  offset(botId: string): number {
+    return this.settings.getInt(`${UPDATE_OFFSET_KEY}.${botId}`, 0);
   }
 
-  setOffset(value: number): void {
-    this.settings.set(UPDATE_OFFSET_KEY, String(value));
+  /** Remember the next update id of the bot `botId`. */
+  setOffset(botId: string, value: number): void {
+    this.settings.set(`${UPDATE_OFFSET_KEY}.${botId}`, String(value));
   }
 
   private storedChats(): number[] {

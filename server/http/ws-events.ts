@@ -20,8 +20,8 @@ export interface EngineStateMessage {
 }
 
 export interface WsEventMap {
-  /** First frame after the handshake. */
-  hello: { version: string; engine: EngineStateMessage; maintenance: boolean };
+  /** First frame after the handshake; `time_zone` is the IANA zone job records' wall-clock times are in. */
+  hello: { version: string; engine: EngineStateMessage; maintenance: boolean; time_zone: string };
   /** Every event of the event bus, as it happens. */
   event: StudioEvent;
   /** The engine's supervisor changed state. */

@@ -107,6 +107,14 @@ export class JobQueries {
     });
   }
 
+  /** `GET /api/admin/history/{prompt_id}`: one job (queued, running or finished), with progress while active. */
+  job(promptId: string): JobRecord {
+    const job = this.deps.jobs.get(promptId);
+    if (!job) throw new HttpError(404, `Job not found: ${promptId}`);
+    if (job.status !== 'queued' && job.status !== 'running') return job;
+    return this.queue().find((j) => j.prompt_id === promptId) ?? job;
+  }
+
   /** `GET /api/admin/history`. */
   history(query: HistoryQuery): JobRecord[] {
     return this.deps.jobs.history(query);

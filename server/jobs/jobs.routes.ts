@@ -1,6 +1,6 @@
 /**
- * Queue and history routes: `GET /api/admin/queue`, `GET /api/admin/history`, delete, retry and
- * the per-job ZIP package.
+ * Queue and history routes: `GET /api/admin/queue`, `GET /api/admin/history`, one job
+ * (`GET /api/admin/history/{prompt_id}`, for the job page), delete, retry and the per-job ZIP package.
  */
 import express from 'express';
 import { z } from 'zod';
@@ -47,6 +47,10 @@ export function jobsRoutes({ queries, runner, jobs, dirs }: JobsRouteDeps): expr
     const body = (req.body ?? {}) as { prompt_id?: unknown };
     if (typeof body.prompt_id !== 'string' || !body.prompt_id) throw new HttpError(400, 'Missing prompt_id');
     res.json(await runner.retry(body.prompt_id));
+  });
+
+  router.get('/api/admin/history/:promptId', (req, res) => {
+    res.json(queries.job(String(req.params.promptId)));
   });
 
   router.get('/api/admin/history/:promptId/package', async (req, res) => {

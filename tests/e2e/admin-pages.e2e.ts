@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
+import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { freePort } from '../helpers/ports.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { plantModels, SHIPPED_MODELS } from '../helpers/runner.js';
@@ -65,7 +66,7 @@ async function signIn(p: Page, base = studio.url): Promise<void> {
   await p.waitForURL((url) => url.pathname !== '/login');
 }
 
-/** Screenshots of one page at desktop and phone width; at phone width nothing scrolls sideways. */
+/** Screenshots of one page at desktop and phone width; nothing wider than a phone, no serious axe-core issue at either width. */
 async function shootBoth(route: string, name: string, ready: (p: Page) => Promise<void>): Promise<void> {
   fs.mkdirSync(SHOTS, { recursive: true });
   for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
@@ -74,10 +75,8 @@ async function shootBoth(route: string, name: string, ready: (p: Page) => Promis
     await signIn(p);
     await p.goto(`${studio.url}${route}`);
     await ready(p);
-    if (label === 'phone') {
-      const overflow = await p.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-      expect(overflow, `${route} scrolls sideways at phone width`).toBeLessThanOrEqual(0);
-    }
+    const problems = [...(label === 'phone' ? await overflowing(p) : []), ...(await axeViolations(p))];
+    expect(problems, `${route} at ${label} width`).toEqual([]);
     await p.screenshot({ path: path.join(SHOTS, `${name}-${label}.png`), fullPage: true });
     await ctx.close();
   }

@@ -86,7 +86,7 @@ describe('Studio web UI', () => {
     studio = await startTestStudio({ dir, startEngine: true, env: { STANDIN_STEP_MS: '100', REPOHOST_BASE_URL: fake.url, MODELHUB_BASE_URL: fake.url } });
     await studio.studio.engineReady(60_000);
     browser = await launchBrowser();
-    context = await browser.context({ width: 1366, height: 900 });
+    context = await browser.context({ width: 1440, height: 900 });
     page = await context.newPage();
   });
 
@@ -130,7 +130,7 @@ describe('Studio web UI', () => {
     const wan = page.getByRole('article', { name: 'WAN 2.1 image to video (480p)' });
     await expect.poll(() => wan.textContent()).toContain('Not ready');
     expect(await wan.textContent()).toContain('wan2.1_i2v_480p_14B_fp8_e4m3fn.safetensors');
-    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Engine running');
+    await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Stand-in engine (no real generation)');
   });
 
   it('runs the no-weights workflow with an uploaded image to 100 % and shows the result', async () => {
@@ -148,8 +148,8 @@ describe('Studio web UI', () => {
 
   it('keeps following a job across a page reload mid-run', async () => {
     const image = await uploadedInput();
-    // A job ahead in the engine's one-at-a-time queue keeps the next one unfinished for a while.
-    await executeViaApi(image, 11);
+    // Jobs ahead in the engine's one-at-a-time queue keep the next one unfinished for a while.
+    for (const seed of [6, 7, 8, 9, 10, 11]) await executeViaApi(image, seed);
     const second = await executeViaApi(image, 12);
     await page.goto(`${studio.url}/run/image-filter?job=${second}`);
     // The form shows that job's parameters, not the defaults.
@@ -162,18 +162,18 @@ describe('Studio web UI', () => {
     expect((await history()).find((j) => j.prompt_id === second)?.status).toBe('completed');
   });
 
-  it('retries a job from the history', async () => {
+  it('retries a job from the history and opens the page of the new job', async () => {
     const before = await history();
     await page.goto(`${studio.url}/jobs`);
     const table = page.getByRole('table', { name: 'Job history' });
     await table.getByRole('row').nth(1).waitFor();
     await shoot('jobs-desktop');
     await table.getByRole('button', { name: /^Retry / }).first().click();
-    await page.waitForURL(/\/run\/image-filter\?job=/);
-    const newId = new URL(page.url()).searchParams.get('job');
-    // Same parameters and the same resolved seed as the job retried, shown in the form.
-    await expect.poll(() => page.getByLabel('Noise seed').inputValue()).toBe(String(before[0]!.seeds.seed));
-    await waitForJobDone();
+    await page.waitForURL(/\/jobs\/[0-9a-f-]{36}$/);
+    const newId = new URL(page.url()).pathname.split('/').pop();
+    // Same parameters and the same resolved seed as the job retried, shown on the job page.
+    await expect.poll(() => page.getByRole('region', { name: 'Parameters' }).textContent(), { timeout: 15_000 }).toContain(String(before[0]!.seeds.seed));
+    await page.getByRole('img', { name: 'Result image' }).waitFor({ timeout: 30_000 });
     const after = await history();
     expect(after.length).toBe(before.length + 1);
     expect(after.find((j) => j.prompt_id === newId)?.retry_of).toBe(before[0]!.prompt_id);
@@ -210,8 +210,8 @@ describe('Studio web UI', () => {
       )
       .toBeGreaterThanOrEqual(2);
     await shoot('models-downloading-desktop');
-    const row = page.getByRole('row', { name: /Tiny test model/ });
-    await expect.poll(() => row.textContent(), { timeout: 30_000 }).toContain('present');
+    const item = page.getByRole('article', { name: 'Tiny test model' });
+    await expect.poll(() => item.textContent(), { timeout: 30_000 }).toContain('on disk');
     expect(fs.statSync(path.join(dir, 'models', 'checkpoints', MODEL_FILE)).size).toBe(MODEL_BYTES);
   });
 
@@ -235,7 +235,7 @@ describe('Studio web UI', () => {
 
   it('renders every page at desktop and phone width', async () => {
     const pages = ['home', 'run/image-filter', 'jobs', 'assets', 'assets?tab=outputs', 'models', 'events'];
-    for (const [label, viewport] of [['desktop', { width: 1366, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
+    for (const [label, viewport] of [['desktop', { width: 1440, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
       await page.setViewportSize(viewport);
       for (const route of pages) {
         await page.goto(`${studio.url}/${route}`);
@@ -249,6 +249,6 @@ describe('Studio web UI', () => {
     await page.getByRole('button', { name: 'Menu' }).click();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Events' }).click();
     await page.waitForURL(`${studio.url}/events`);
-    await page.setViewportSize({ width: 1366, height: 900 });
+    await page.setViewportSize({ width: 1440, height: 900 });
   });
 });

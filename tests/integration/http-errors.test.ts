@@ -39,7 +39,7 @@ beforeAll(async () => {
     hosts: {},
     maintenance: new Maintenance(),
     hub,
-    greeting: () => ({ version: 't', engine: { mode: 'standin', status: 'stopped', restarts: 0, lastError: null, errorLines: [] }, maintenance: false }),
+    greeting: () => ({ version: 't', engine: { mode: 'standin', status: 'stopped', restarts: 0, lastError: null, errorLines: [] }, maintenance: false, time_zone: 'Europe/Rome' }),
     routers: [router],
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

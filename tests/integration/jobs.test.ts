@@ -96,6 +96,17 @@ describe('GET /api/admin/history', () => {
     expect(sdxl.map((j) => j.prompt_id)).toContain(made[3]!.prompt_id);
   });
 
+  it('answers one job by prompt id for its page, and 404 for an unknown one', async () => {
+    const res = await t.api(`/api/admin/history/${made[0]!.prompt_id}`);
+    expect(res.status).toBe(200);
+    const job = (await res.json()) as JobRecord;
+    expect(job).toMatchObject({ prompt_id: made[0]!.prompt_id, workflow_id: 'image-filter', status: 'completed' });
+    expect(job.seeds).toEqual(made[0]!.seeds);
+    const missing = await t.api('/api/admin/history/no-such-job');
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { detail: string }).detail).toContain('no-such-job');
+  });
+
   it('answers 400 for a bad limit, offset or status', async () => {
     for (const q of ['limit=0', 'limit=abc', 'offset=-1', 'status=queued']) {
       expect((await t.api(`/api/admin/history?${q}`)).status, q).toBe(400);

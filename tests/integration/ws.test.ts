@@ -37,7 +37,7 @@ describe('the Studio WebSocket', () => {
   it('greets with hello, then pushes every event as {type: "event", data}', async () => {
     const { ws, frames } = await connect();
     await until(() => frames.length >= 1);
-    expect(frames[0]).toMatchObject({ type: 'hello', data: { engine: { mode: 'standin' }, maintenance: false } });
+    expect(frames[0]).toMatchObject({ type: 'hello', data: { engine: { mode: 'standin' }, maintenance: false, time_zone: 'Europe/Rome' } });
     const event = t.studio.events.emit('job.queued', 'info', 'queued for the test', { prompt_id: 'p-ws' });
     await until(() => frames.length >= 2);
     expect(frames[1]).toEqual({ type: 'event', data: event });

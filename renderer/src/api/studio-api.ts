@@ -17,6 +17,7 @@ import type {
   ImportResult,
   InstallModelsResult,
   JobRecord,
+  LoraPair,
   RunStatus,
   StudioEvent,
   WorkflowEntry,
@@ -75,11 +76,19 @@ export class StudioApi {
   deleteJobs(promptIds: string[]): Promise<{ deleted: string[]; errors: string[] }> {
     return this.http.post('/api/admin/history/delete', { prompt_ids: promptIds });
   }
+  job(promptId: string): Promise<JobRecord> {
+    return this.http.get(`/api/admin/history/${encodeURIComponent(promptId)}`);
+  }
   retryJob(promptId: string): Promise<{ prompt_id: string; retry_of: string }> {
     return this.http.post('/api/admin/history/retry', { prompt_id: promptId });
   }
   jobPackageUrl(promptId: string): string {
     return this.http.url(`/api/admin/history/${encodeURIComponent(promptId)}/package`);
+  }
+
+  // Presets
+  createPreset(preset: { id: string; name: string; description?: string; workflow: { workflow_id: string; workflow_name: string | null; params: Record<string, unknown> } }): Promise<{ id: string; message: string }> {
+    return this.http.post('/api/admin/presets', preset);
   }
 
   // Events
@@ -121,6 +130,17 @@ export class StudioApi {
   /** The once-a-second download status stream; returns its closer. */
   downloadStream(onData: (data: DownloadStream) => void, onState?: (connected: boolean) => void): () => void {
     return openEventStream<DownloadStream>({ url: this.http.url('/api/admin/models/status'), onData, onState });
+  }
+
+  settings(): Promise<{ max_concurrent: number }> {
+    return this.http.get('/api/admin/settings');
+  }
+  saveSettings(patch: { max_concurrent?: number }): Promise<unknown> {
+    return this.http.put('/api/admin/settings', patch);
+  }
+  /** LoRAs whose base model matches (`GET /api/admin/loras/compatible/{base_model}`). */
+  compatibleLoras(baseModel: string): Promise<LoraPair[]> {
+    return this.http.get(`/api/admin/loras/compatible/${encodeURIComponent(baseModel)}`);
   }
 
   // Assets

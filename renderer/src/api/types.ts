@@ -50,6 +50,11 @@ import type { CatalogStats } from '../../../server/catalog/catalog-query.service
 
 export type { CatalogStats };
 
+import type { LoraPair } from '../../../server/catalog/lora-pairs.js';
+
+/** `GET /api/admin/loras/compatible/{base_model}`: LoRAs grouped by pair. */
+export type { LoraPair };
+
 export interface CatalogResponse {
   version: number;
   date: string;
@@ -67,6 +72,8 @@ export interface DownloadStatus {
   speed: number;
   percent: number;
   error?: string;
+  /** While the server retries a failed attempt (sent by servers that report it). */
+  retry?: { attempt: number; of: number };
 }
 
 export interface DownloadStream {

@@ -1,6 +1,8 @@
 /**
- * Numbers as people read them: sizes, speeds, durations, times.
+ * Numbers as people read them: sizes (one unit for every size on screen: powers of 1024), speeds,
+ * durations, times (always in the browser's zone).
  */
+import { parseServerTime } from './time.js';
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
 
@@ -39,24 +41,36 @@ export function etaSeconds(done: number, total: number, speed: number): number |
   return (total - done) / speed;
 }
 
-/** Gigabytes from the catalog's `size_gb` as a size label. */
-export function formatGb(sizeGb: number | undefined): string {
-  if (sizeGb === undefined) return '—';
-  return sizeGb >= 1 ? `${sizeGb.toFixed(2)} GB` : `${Math.round(sizeGb * 1024)} MB`;
+/** The catalog's `size_gb` (decimal gigabytes, as the hubs list them) in bytes; null when unknown. */
+export function catalogBytes(sizeGb: number | null | undefined): number | null {
+  return sizeGb === undefined || sizeGb === null || !Number.isFinite(sizeGb) || sizeGb < 0 ? null : Math.round(sizeGb * 1e9);
 }
 
-/** A local `YYYY-MM-DDTHH:MM:SS` stamp (or ISO) as `22 Nov, 14:03`. */
-export function formatStamp(stamp: string | null | undefined): string {
+/** A catalog size in the same unit as every other size on screen (`formatBytes`). */
+export function formatGb(sizeGb: number | null | undefined): string {
+  return formatBytes(catalogBytes(sizeGb));
+}
+
+/**
+ * A server time (a job's wall-clock stamp in the server's `zone`, or ISO with an offset) in the
+ * browser's zone, as `22 Nov, 14:03`.
+ */
+export function formatStamp(stamp: string | null | undefined, zone: string | null = null): string {
   if (!stamp) return '—';
-  const date = new Date(stamp);
-  if (Number.isNaN(date.getTime())) return stamp;
+  const date = parseServerTime(stamp, zone);
+  if (!date) return stamp;
   return date.toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+}
+
+/** `3 images`, `1 video`: a count with its noun, plural when it should be. */
+export function plural(count: number, noun: string, many = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : many}`;
 }
 
 /** An event's ISO timestamp as the time of day with seconds. */
 export function formatClock(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
+  const date = parseServerTime(iso, null);
+  if (!date) return iso;
   return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 

@@ -12,8 +12,13 @@ export interface ProgressFacts {
   rate: string | null;
 }
 
-/** The words beside the bar: stage, step x/y, nodes, time left and step rate. */
-export function progressFacts(p: ProgressObject | null): ProgressFacts {
+/** The words beside the bar: stage, step x/y, nodes, time left and step rate; a stale one drops the clock. */
+export function progressFacts(p: ProgressObject | null, stale = false): ProgressFacts {
+  const facts = liveFacts(p);
+  return stale ? { ...facts, eta: null, rate: null, stage: `${facts.stage} (last known; Studio is unreachable)` } : facts;
+}
+
+function liveFacts(p: ProgressObject | null): ProgressFacts {
   if (!p || p.status === 'pending') return { stage: 'Waiting in the queue…', steps: null, nodes: null, eta: null, rate: null };
   const running = p.status === 'running';
   const stage =
@@ -21,7 +26,8 @@ export function progressFacts(p: ProgressObject | null): ProgressFacts {
   return {
     stage,
     steps: running && p.total_steps > 0 ? `Step ${p.step}/${p.total_steps}` : null,
-    nodes: p.total_nodes > 0 ? `Nodes ${p.nodes_done}/${p.total_nodes}` : null,
+    // A finished job's node count is noise (cached nodes never report), so only a running one shows it.
+    nodes: running && p.total_nodes > 0 ? `Nodes ${p.nodes_done}/${p.total_nodes}` : null,
     eta: running && p.eta_seconds !== null ? `About ${formatDuration(p.eta_seconds)} left` : null,
     rate: running && p.step_rate !== null ? `${p.step_rate.toFixed(2)} steps/s` : null,
   };

@@ -70,6 +70,16 @@ export function initialForm(inputs: readonly ManifestInput[]): FormState {
   return { values, seeds };
 }
 
+/** Why a typed number was changed to fit (null when it was kept as typed). */
+export function clampNote(input: ManifestInput, raw: number): string | null {
+  if (!Number.isFinite(raw)) return null;
+  const { min, max } = numberBounds(input);
+  if (raw < min) return `${raw} is below the minimum; using ${min}.`;
+  if (raw > max) return `${raw} is above the maximum; using ${max}.`;
+  if (input.type === 'int' && !Number.isInteger(raw)) return `Whole numbers only; using ${Math.round(raw)}.`;
+  return null;
+}
+
 /** Keep a number inside an input's bounds, rounded for `int`. */
 export function clampNumber(input: ManifestInput, raw: number): number {
   const { min, max } = numberBounds(input);
@@ -112,18 +122,25 @@ export function applyResolvedSeeds(state: FormState, seeds: Record<string, numbe
 }
 
 /** Refill a form from an earlier job's parameters (a retry or "run again"). */
-export function formFromParams(inputs: readonly ManifestInput[], params: Record<string, unknown>, seeds: Record<string, number> = {}): FormState {
+export function formFromParams(
+  inputs: readonly ManifestInput[],
+  params: Record<string, unknown>,
+  seeds: Record<string, number> = {},
+  /** Seed inputs the job asked to randomize (the record keeps only the seed it got). */
+  randomIds: readonly string[] = [],
+): FormState {
   const state = initialForm(inputs);
   for (const input of inputs) {
     const raw = params[input.id];
     if (input.type === 'seed') {
       const seed = seeds[input.id] ?? (typeof raw === 'number' ? raw : undefined);
       const entry = state.seeds[input.id];
-      if (entry && seed !== undefined && seed >= 0) {
-        entry.randomize = false;
-        entry.value = seed;
-        entry.resolved = seed;
-      }
+      if (!entry || seed === undefined || seed < 0) continue;
+      entry.resolved = seed;
+      entry.value = seed;
+      // A job that asked for a random seed keeps "random each run": reloading or retrying it
+      // must not quietly pin the seed it happened to get.
+      entry.randomize = raw === -1 || randomIds.includes(input.id);
       continue;
     }
     if (raw === undefined) continue;
@@ -136,4 +153,32 @@ export function formFromParams(inputs: readonly ManifestInput[], params: Record<
     }
   }
   return state;
+}
+
+const RANDOM_KEY = 'studio.random-seeds';
+const RANDOM_KEEP = 100;
+
+/** The seed inputs a job started from this browser asked to randomize (empty when unknown). */
+export function randomSeedsOf(promptId: string, storage: Pick<Storage, 'getItem'> | null = globalThis.localStorage ?? null): string[] {
+  try {
+    const all = JSON.parse(storage?.getItem(RANDOM_KEY) ?? '{}') as Record<string, string[]>;
+    return Array.isArray(all[promptId]) ? all[promptId] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Remember which seeds a job asked to randomize, so a reload keeps "random each run" (last 100 jobs). */
+export function rememberRandomSeeds(promptId: string, state: FormState, storage: Pick<Storage, 'getItem' | 'setItem'> | null = globalThis.localStorage ?? null): void {
+  const ids = Object.entries(state.seeds).filter(([, s]) => s.randomize).map(([id]) => id);
+  if (!ids.length || !storage) return;
+  try {
+    const all = JSON.parse(storage.getItem(RANDOM_KEY) ?? '{}') as Record<string, string[]>;
+    all[promptId] = ids;
+    const keys = Object.keys(all);
+    for (const key of keys.slice(0, Math.max(0, keys.length - RANDOM_KEEP))) delete all[key];
+    storage.setItem(RANDOM_KEY, JSON.stringify(all));
+  } catch {
+    // Storage full or blocked: the form falls back to the seed the job used.
+  }
 }

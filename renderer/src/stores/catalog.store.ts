@@ -37,6 +37,8 @@ export const useCatalogStore = defineStore('catalog', () => {
   const streamConnected = ref(false);
   const activity = ref<ActivityLine[]>([]);
   const busy = ref<Record<string, boolean>>({});
+  /** How many downloads run at once (the server's setting, 1–10). */
+  const maxConcurrent = ref<number | null>(null);
   let streamUsers = 0;
   let closeStream: (() => void) | null = null;
   let settleTimer: ReturnType<typeof setTimeout> | null = null;
@@ -139,6 +141,17 @@ export const useCatalogStore = defineStore('catalog', () => {
     return answer;
   }
 
+  async function loadSettings(): Promise<void> {
+    maxConcurrent.value = (await api.settings()).max_concurrent;
+  }
+
+  /** Change how many downloads run at once; returns the value the server kept. */
+  async function setMaxConcurrent(value: number): Promise<number> {
+    await api.saveSettings({ max_concurrent: value });
+    await loadSettings();
+    return maxConcurrent.value ?? value;
+  }
+
   async function loadActivity(): Promise<void> {
     activity.value = await api.activityLog();
   }
@@ -185,5 +198,8 @@ export const useCatalogStore = defineStore('catalog', () => {
     importFile,
     loadActivity,
     clearActivity,
+    maxConcurrent,
+    loadSettings,
+    setMaxConcurrent,
   };
 });

@@ -216,6 +216,11 @@ export const useJobsStore = defineStore('jobs', () => {
     await loadHistory(0);
   }
 
+  /** The newest finished jobs, unfiltered (the assets page links folders to their jobs). */
+  function recent(limit: number): Promise<JobRecord[]> {
+    return api.history({ limit, offset: 0 });
+  }
+
   /** Retry a failed job; returns the new prompt id. */
   async function retry(id: string): Promise<string> {
     const answer = await api.retryJob(id);
@@ -249,5 +254,6 @@ export const useJobsStore = defineStore('jobs', () => {
     setFilter,
     retry,
     remove,
+    recent,
   };
 });

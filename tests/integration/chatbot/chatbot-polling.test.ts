@@ -102,4 +102,20 @@ describe('chat bot polling', () => {
     expect(await status(studio)).toMatchObject({ allowed_chats: 1 });
     expect(studio.studio.db.prepare('SELECT value FROM settings WHERE key = ?').get('chatbot.allowed_chats')).toBeUndefined();
   });
+
+  it('keeps the poll offset per bot: a restart does not handle an update twice', async () => {
+    platform = await startFakeChatPlatform();
+    studio = await boot(platform);
+    const id = platform.sendText(CHAT, 'hello');
+    await platform.waitFor(() => repliedTo(platform!, CHAT).length === 1);
+    expect(await (await studio.api('/api/admin/chatbot/stop', { method: 'POST' })).json()).toEqual({ result: 'stopped' });
+    const polls = platform.callsOf('getUpdates').length;
+    expect(await (await studio.api('/api/admin/chatbot/start', { method: 'POST' })).json()).toEqual({ result: 'started' });
+    await platform.waitFor(() => platform!.callsOf('getUpdates').length > polls);
+    expect(platform.callsOf('getUpdates')[polls]!.params.offset).toBe(id + 1);
+    expect(repliedTo(platform, CHAT)).toHaveLength(1);
+    const botId = platform.token.split(':')[0]!;
+    const row = studio.studio.db.prepare('SELECT value FROM settings WHERE key = ?').get(`chatbot.update_offset.${botId}`) as { value: string };
+    expect(Number(row.value)).toBe(id + 1);
+  });
 });

@@ -113,7 +113,9 @@ describe('PUT /api/admin/settings/env', () => {
     // The repository host client reads the token per request: the next metadata fetch carries it.
     expect((await t.api('/api/admin/models/fetch-metadata', { method: 'POST' })).status).toBe(200);
     await until(() => hub.requests.find((r) => r.url.startsWith('/api/models/') && r.headers.authorization === 'Bearer hf_new_token_abcdef'), 'a request with the new token');
-    expect(fs.statSync(path.join(dir, 'db', 'studio.db')).mode & 0o777).toBe(0o600);
+    // The stored token lives in the database (and its WAL until a checkpoint): owner-only files in an owner-only folder.
+    for (const file of ['studio.db', 'studio.db-wal']) expect(fs.statSync(path.join(dir, 'db', file)).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.join(dir, 'db')).mode & 0o777).toBe(0o700);
     const events = (await (await t.api('/api/admin/events?types=settings.env.updated')).json()) as Array<{ data: Record<string, unknown>; message: string }>;
     expect(events.at(-1)?.data).toEqual({ key: 'HUB_TOKEN', set: true });
     expect(JSON.stringify(events)).not.toContain('hf_new_token_abcdef');

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { friendlyJobError } from '../../../renderer/src/lib/errors.js';
-import { etaSeconds, formatBytes, formatDuration, formatPercent, formatSpeed } from '../../../renderer/src/lib/format.js';
+import { downloadProblem, retryWords } from '../../../renderer/src/lib/download-errors.js';
+import { etaSeconds, formatBytes, formatDuration, formatGb, formatPercent, formatSpeed, formatStamp, plural } from '../../../renderer/src/lib/format.js';
+import { parseJobFolder } from '../../../renderer/src/lib/job-folder.js';
+import { parseServerTime } from '../../../renderer/src/lib/time.js';
 import { progressFacts } from '../../../renderer/src/lib/progress.js';
 import type { ProgressObject } from '../../../renderer/src/api/types.js';
 
@@ -54,6 +57,12 @@ describe('progress display', () => {
       rate: '1.50 steps/s',
     });
   });
+  it('drops the node count once finished and the clock when Studio is unreachable', () => {
+    expect(progressFacts({ ...running, status: 'completed', percent: 100, nodes_done: 8, total_nodes: 10 }).nodes).toBeNull();
+    const stale = progressFacts(running, true);
+    expect(stale).toMatchObject({ eta: null, rate: null });
+    expect(stale.stage).toContain('Studio is unreachable');
+  });
   it('says when a job waits, finished or failed, without stale step figures', () => {
     expect(progressFacts(null).stage).toBe('Waiting in the queue…');
     expect(progressFacts({ ...running, status: 'completed', percent: 100 })).toMatchObject({ stage: 'Finished', steps: null, eta: null, rate: null });
@@ -68,5 +77,46 @@ describe('job errors in words', () => {
     expect(friendlyJobError('[CheckpointLoaderSimple] File not found: sd.safetensors')).toMatch(/Check that the required models are downloaded/);
     expect(friendlyJobError(null)).toMatch(/without a message/);
     expect(friendlyJobError('plain text')).toBe('plain text');
+  });
+});
+
+describe('one size unit', () => {
+  it('shows catalog sizes (decimal GB) in the same unit as byte counts', () => {
+    expect(formatGb(6.94)).toBe(formatBytes(6.94e9));
+    expect(formatGb(6.94)).toBe('6.46 GB');
+    // An embedding of 30 KB is not "0 MB".
+    expect(formatGb(0.00003)).toBe('29.3 KB');
+    expect(formatGb(undefined)).toBe('—');
+    expect(plural(1, 'image')).toBe('1 image');
+    expect(plural(0, 'video')).toBe('0 videos');
+  });
+});
+
+describe('times in the browser zone', () => {
+  it('reads job wall-clock stamps in the server zone and ISO stamps by their offset', () => {
+    // 12:16 in Rome in November (UTC+1) is 11:16 UTC; in July (UTC+2) it is 10:16 UTC.
+    expect(parseServerTime('2026-11-22T12:16:00', 'Europe/Rome')?.toISOString()).toBe('2026-11-22T11:16:00.000Z');
+    expect(parseServerTime('2026-07-01T12:16:00', 'Europe/Rome')?.toISOString()).toBe('2026-07-01T10:16:00.000Z');
+    expect(parseServerTime('2026-11-22T12:16:00.000+01:00', 'Asia/Tokyo')?.toISOString()).toBe('2026-11-22T11:16:00.000Z');
+    expect(parseServerTime('not a time', 'Europe/Rome')).toBeNull();
+    expect(formatStamp(null)).toBe('—');
+  });
+  it('reads a job folder name as workflow and time', () => {
+    expect(parseJobFolder('image-filter_20261122-121600_a1b2c3')).toEqual({ workflowId: 'image-filter', stamp: '2026-11-22T12:16:00' });
+    expect(parseJobFolder('loose-folder')).toBeNull();
+  });
+});
+
+describe('download failures in words', () => {
+  it('says what happened and what to do instead of the network library text', () => {
+    const dns = downloadProblem('Network error: getaddrinfo ENOTFOUND huggingface.co');
+    expect(dns.what).toMatch(/could not reach the download server/);
+    expect(dns.todo).toMatch(/proxy/);
+    expect(downloadProblem('Access to this gated model has not been granted (403): accept the model\'s license').what).toMatch(/licence/);
+    expect(downloadProblem('HTTP 401 Unauthorized').todo).toMatch(/token/);
+    expect(downloadProblem('File not found (404)').what).toMatch(/no longer at its address/);
+    expect(downloadProblem('ENOSPC: no space left on device').what).toBe('The disk is full.');
+    expect(retryWords({ attempt: 2, of: 6 })).toBe('retrying 2 of 6');
+    expect(retryWords(undefined)).toBeNull();
   });
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { ManifestInput } from '../../../renderer/src/api/types.js';
-import { applyResolvedSeeds, clampNumber, formFromParams, initialForm, missingInputs, numberBounds, toParams } from '../../../renderer/src/lib/run-form.js';
+import { applyResolvedSeeds, clampNote, clampNumber, formFromParams, initialForm, missingInputs, numberBounds, randomSeedsOf, rememberRandomSeeds, toParams } from '../../../renderer/src/lib/run-form.js';
 import { APP_ROOT } from '../../../server/config.js';
 import { parseManifest } from '../../../server/workflows/manifest.schema.js';
 
@@ -53,10 +53,29 @@ describe('run form from a manifest', () => {
     expect(form.seeds.seed).toMatchObject({ value: 777, resolved: 777 });
   });
 
-  it('refills from an earlier job, fixing its seed', () => {
-    const form = formFromParams(inputs, { image: 'a.png', strength: 0.5, blur_radius: 7, seed: -1 }, { seed: 99 });
+  it('refills from an earlier job with a fixed seed, fixing it', () => {
+    const form = formFromParams(inputs, { image: 'a.png', strength: 0.5, blur_radius: 7, seed: 99 }, { seed: 99 });
     expect(form.values).toMatchObject({ image: 'a.png', strength: 0.5, blur_radius: 7 });
     expect(form.seeds.seed).toEqual({ randomize: false, value: 99, resolved: 99 });
+  });
+
+  it('keeps "random each run" when the job asked for a random seed (a reload must not pin it)', () => {
+    expect(formFromParams(inputs, { seed: -1 }, { seed: 99 }).seeds.seed).toEqual({ randomize: true, value: 99, resolved: 99 });
+    // The server stores the seed it picked; this browser remembers that the job asked for a random one.
+    const store = new Map<string, string>();
+    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v) };
+    rememberRandomSeeds('job-1', initialForm(inputs), storage);
+    expect(randomSeedsOf('job-1', storage)).toEqual(['seed']);
+    expect(randomSeedsOf('job-2', storage)).toEqual([]);
+    expect(formFromParams(inputs, { seed: 99 }, { seed: 99 }, randomSeedsOf('job-1', storage)).seeds.seed?.randomize).toBe(true);
+  });
+
+  it('says at the field when a typed number was changed to fit', () => {
+    const strength = inputs.find((i) => i.id === 'strength')!;
+    const { max } = numberBounds(strength);
+    expect(clampNote(strength, max + 5)).toBe(`${max + 5} is above the maximum; using ${max}.`);
+    expect(clampNote(strength, -1)).toMatch(/below the minimum/);
+    expect(clampNote(strength, max)).toBeNull();
   });
 
   it('covers text, float, bool and loras inputs of the other shipped workflows', () => {

@@ -1,0 +1,60 @@
+/**
+ * What the job page lists about a job, as plain data: parameters in the manifest's order with
+ * their labels, and the status history from the record's times.
+ */
+import type { JobRecord, ManifestInput } from '../api/types.js';
+
+export interface ParamRow {
+  label: string;
+  value: string;
+}
+
+function show(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '—';
+  if (Array.isArray(value)) return value.map((v) => (v && typeof v === 'object' && 'name' in v ? `${String((v as { name: unknown }).name)} × ${String((v as { strength?: unknown }).strength ?? 1)}` : String(v))).join(', ') || '—';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** Every parameter and seed, labelled from the manifest when it is known; seeds show the value used. */
+export function paramRows(job: JobRecord, inputs: readonly ManifestInput[] = []): ParamRow[] {
+  const rows: ParamRow[] = [];
+  const seen = new Set<string>();
+  for (const input of inputs) {
+    seen.add(input.id);
+    const label = input.label ?? input.id;
+    if (input.type === 'seed') {
+      const used = job.seeds[input.id];
+      const asked = job.params[input.id];
+      rows.push({ label, value: used === undefined ? show(asked) : `${used}${asked === -1 ? ' (random)' : ''}` });
+    } else if (input.id in job.params) rows.push({ label, value: show(job.params[input.id]) });
+  }
+  for (const [key, value] of Object.entries(job.params)) if (!seen.has(key) && !key.startsWith('_')) rows.push({ label: key, value: show(value) });
+  for (const [key, value] of Object.entries(job.seeds)) if (!seen.has(key) && !(key in job.params)) rows.push({ label: key, value: String(value) });
+  return rows;
+}
+
+export interface StatusStep {
+  label: string;
+  at: string | null;
+}
+
+/** Queued → started → finished (or failed), from the record's stamps. */
+export function statusHistory(job: JobRecord): StatusStep[] {
+  const steps: StatusStep[] = [{ label: 'Queued', at: job.queued_at }];
+  if (job.started_at) steps.push({ label: 'Started', at: job.started_at });
+  if (job.finished_at) steps.push({ label: job.status === 'completed' ? 'Completed' : job.status === 'stalled' ? 'Lost by the engine' : 'Failed', at: job.finished_at });
+  return steps;
+}
+
+/** The params for "run again with a new seed": every seed input asks for a fresh random one. */
+export function withNewSeeds(job: JobRecord, inputs: readonly ManifestInput[]): Record<string, unknown> {
+  const params = { ...job.params };
+  const seedIds = inputs.filter((i) => i.type === 'seed').map((i) => i.id);
+  for (const id of seedIds.length ? seedIds : Object.keys(job.seeds)) params[id] = -1;
+  if (job.input_image) {
+    const image = inputs.find((i) => i.type === 'image');
+    if (image && !params[image.id]) params[image.id] = job.input_image;
+  }
+  return params;
+}

@@ -1,0 +1,44 @@
+/**
+ * Times in the browser's zone. Job records carry the server's wall-clock time without an offset
+ * (`YYYY-MM-DDTHH:MM:SS` in the zone the `hello` frame names); events carry ISO 8601 with an
+ * offset. Both become real instants here, so every page shows the same job at the same time.
+ */
+
+const WALL_CLOCK = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/;
+
+/** Minutes `zone` is ahead of UTC at the instant `utcMs`. */
+export function zoneOffsetMinutes(zone: string, utcMs: number): number {
+  const parts: Record<string, number> = {};
+  const format = new Intl.DateTimeFormat('en-CA', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
+  for (const part of format.formatToParts(new Date(utcMs))) if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  return Math.round((wall - Math.floor(utcMs / 1000) * 1000) / 60_000);
+}
+
+/**
+ * A server stamp as a Date: wall-clock stamps are read in `zone` (the server's), stamps with an
+ * offset or `Z` as they are. Null for anything unreadable.
+ */
+export function parseServerTime(stamp: string | null | undefined, zone: string | null): Date | null {
+  if (!stamp) return null;
+  const wall = WALL_CLOCK.exec(stamp.trim());
+  if (wall && zone) {
+    const [, y, mo, d, h, mi, s] = wall;
+    const asUtc = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +(s ?? 0));
+    // Two passes: the offset at the guessed instant can differ across a DST change.
+    let instant = asUtc - zoneOffsetMinutes(zone, asUtc) * 60_000;
+    instant = asUtc - zoneOffsetMinutes(zone, instant) * 60_000;
+    return new Date(instant);
+  }
+  const date = new Date(stamp);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
