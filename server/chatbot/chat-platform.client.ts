@@ -93,6 +93,12 @@ export class ChatPlatformClient {
     return this.call((signal) => this.api.deleteMessage(chatId, messageId, grammySignal(signal))).catch(() => false);
   }
 
+  /** Show "sending a photo…" (or video, file) while an upload runs. Best effort. */
+  async uploading(chatId: number, kind: MediaKind): Promise<void> {
+    const action = kind === 'photo' ? 'upload_photo' : kind === 'video' ? 'upload_video' : 'upload_document';
+    await this.api.sendChatAction(chatId, action, {}, grammySignal(this.options.signal)).catch(() => undefined);
+  }
+
   /** Upload a file as a photo, a video or a document (multipart). */
   async sendFile(chatId: number, kind: MediaKind, data: Uint8Array, filename: string, caption: string): Promise<void> {
     const { InputFile } = this.options.lib;

@@ -3,6 +3,7 @@
  * `{result: "<text>"}` (the spec leaves the field name open; see the README).
  */
 import express from 'express';
+import type { ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from './chatbot.schema.js';
 import type { ChatbotService } from './chatbot.service.js';
 
 /** Chat bot routes. */
@@ -12,15 +13,18 @@ export function chatbotRoutes(bot: ChatbotService): express.Router {
   router.get('/api/admin/chatbot/status', async (_req, res) => {
     const error = await bot.libraryError();
     // Spec: "when the bot library is missing, an error message is returned instead" (still a 200).
-    res.json(error ? { ...bot.status(), error } : bot.details());
+    const body: ChatbotStatusBody = error ? { ...bot.status(), error } : bot.details();
+    res.json(body);
   });
 
   router.post('/api/admin/chatbot/start', async (_req, res) => {
-    res.json({ result: await bot.start() });
+    const body: ChatbotResultBody<StartResult> = { result: await bot.start() };
+    res.json(body);
   });
 
   router.post('/api/admin/chatbot/stop', async (_req, res) => {
-    res.json({ result: await bot.stop() });
+    const body: ChatbotResultBody<StopResult> = { result: await bot.stop() };
+    res.json(body);
   });
 
   return router;

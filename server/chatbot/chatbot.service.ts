@@ -17,24 +17,8 @@ import { Conversation } from './conversation.js';
 import { LocalHttp } from './local-http.js';
 import { PollLoop, type BackoffOptions } from './poll-loop.js';
 import { RunReporter } from './run-reporter.js';
+import type { ChatbotDetails, ChatbotStatus, StartResult, StopResult } from './chatbot.schema.js';
 import { StudioApiClient } from './studio-api.client.js';
-
-export type StartResult = 'started' | 'already running' | 'no token configured';
-export type StopResult = 'stopped' | 'not running';
-
-/** The spec's status body (and what system status reads). */
-export interface ChatbotStatus {
-  running: boolean;
-  name: string;
-  started_at: string | null;
-}
-
-/** Status plus what the spec leaves open: why polling is failing and when it tries again. */
-export interface ChatbotDetails extends ChatbotStatus {
-  last_error: string | null;
-  retry_in_s: number | null;
-  allowed_chats: number;
-}
 
 export interface ChatbotServiceDeps {
   /** The token in force (environment or stored settings), read at each start. */

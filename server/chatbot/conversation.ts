@@ -12,6 +12,9 @@ import { explain } from './explain.js';
 import type { RunReporter } from './run-reporter.js';
 import { StudioApiError, type Placeholder, type PresetEntry, type RunImage, type StudioApiClient } from './studio-api.client.js';
 
+/** A longer keyboard is hard to use in a chat (and the platform caps a message's markup). */
+const MAX_BUTTONS = 50;
+
 interface Chosen {
   id: string;
   name: string;
@@ -107,8 +110,9 @@ export class Conversation {
     }
     const session: ChatSession = { menu: ++this.menus, presets, chosen: null, answers: {}, step: 'choose' };
     this.sessions.set(chatId, session);
-    const keyboard: Keyboard = presets.slice(0, 50).map((p, i) => [{ text: p.name, data: `p:${session.menu}:${i}` }]);
-    await this.deps.platform.sendMessage(chatId, 'Which preset shall I run?', keyboard);
+    const keyboard: Keyboard = presets.slice(0, MAX_BUTTONS).map((p, i) => [{ text: p.name, data: `p:${session.menu}:${i}` }]);
+    const more = presets.length > MAX_BUTTONS ? ` (the first ${MAX_BUTTONS} of ${presets.length}; the rest are in Studio)` : '';
+    await this.deps.platform.sendMessage(chatId, `Which preset shall I run?${more}`, keyboard);
   }
 
   private async choose(chatId: number, session: ChatSession, index: number): Promise<void> {

@@ -102,6 +102,7 @@ export class RunReporter {
     const { bytes, size, contentType } = await this.deps.studio.view(file, FILE_LIMIT_BYTES);
     const kind = bytes ? mediaKind(contentType, size) : null;
     if (!bytes || !kind) return `The result (${megabytes(size)} MB) is larger than the ${megabytes(FILE_LIMIT_BYTES)} MB the chat allows; find ${file.filename} in Studio's outputs.`;
+    await this.deps.platform.uploading(chatId, kind);
     await this.deps.platform.sendFile(chatId, kind, bytes, file.filename, title);
     return null;
   }

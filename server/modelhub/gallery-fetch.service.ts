@@ -31,7 +31,7 @@ export interface GalleryFetcherDeps {
 /** Runs gallery fetches one model at a time. */
 export class GalleryFetcher {
   private readonly queue: string[] = [];
-  private current: { modelId: string; controller: AbortController } | null = null;
+  private current: { modelId: string; controller: AbortController; done: Promise<void> } | null = null;
   private loop: Promise<void> | null = null;
   private stopped = false;
 
@@ -61,7 +61,8 @@ export class GalleryFetcher {
     if (at >= 0) this.queue.splice(at, 1);
     if (this.current?.modelId === modelId) {
       this.current.controller.abort(new Error('cancelled'));
-      await this.loop;
+      // Only this model's run: the loop goes on with the next model in the queue.
+      await this.current.done;
     }
   }
 
@@ -82,14 +83,12 @@ export class GalleryFetcher {
   private async drain(): Promise<void> {
     for (let modelId = this.queue.shift(); modelId !== undefined && !this.stopped; modelId = this.queue.shift()) {
       const controller = new AbortController();
-      this.current = { modelId, controller };
-      try {
-        await this.run(modelId, controller.signal);
-      } catch (err) {
+      const done = this.run(modelId, controller.signal).catch((err: unknown) => {
         if (!controller.signal.aborted) this.fail(modelId, err);
-      } finally {
-        this.current = null;
-      }
+      });
+      this.current = { modelId, controller, done };
+      await done;
+      this.current = null;
     }
   }
 

@@ -63,7 +63,7 @@ export function galleryRoutes(gallery: GalleryService): express.Router {
 
   router.get('/api/admin/loras/:modelId/gallery', (req, res) => {
     const query = validate(listQuery, req.query, 'query');
-    res.json(gallery.list(String(hubId(req.params.modelId, 'model_id')), query));
+    res.type('application/json').send(gallery.listJson(String(hubId(req.params.modelId, 'model_id')), query));
   });
 
   router.delete('/api/admin/loras/:modelId/gallery', async (req, res) => {

@@ -10,11 +10,11 @@ import type { UploadedFile } from '../http/uploads.js';
 import type { GalleryFetcher } from './gallery-fetch.service.js';
 import type { GalleryItems } from './gallery-items.js';
 import type { GalleryThumbs } from './gallery-thumbs.js';
-import type { FetchRow, GalleryFilter, GalleryListRow, GalleryStore } from './gallery.store.js';
+import type { FetchRow, GalleryFilter, GalleryStore } from './gallery.store.js';
 import type { ModelhubClient } from './modelhub.client.js';
 import { viaHub } from './modelhub-errors.js';
 
-/** A listed gallery item. */
+/** A listed gallery item (built in SQL by `GalleryStore.listJson`). */
 export interface GalleryItemView {
   id: number;
   model_id: string;
@@ -51,8 +51,6 @@ export interface GalleryServiceDeps {
   toInput: (file: UploadedFile) => Promise<string>;
 }
 
-const PREFIX = '/api/admin/loras/gallery';
-
 /** Gallery operations. */
 export class GalleryService {
   constructor(private readonly deps: GalleryServiceDeps) {}
@@ -64,10 +62,14 @@ export class GalleryService {
     return { status, model_id: modelId, fetch };
   }
 
-  /** `GET {model_id}/gallery`: items newest first, their count, and the fetch's progress (null when never fetched). */
-  list(modelId: string, filter: GalleryFilter): { model_id: string; total: number; items: GalleryItemView[]; fetch: FetchRow | null } {
-    const { rows, total } = this.deps.store.list(modelId, filter);
-    return { model_id: modelId, total, items: rows.map(view), fetch: this.deps.store.fetch(modelId) };
+  /**
+   * `GET {model_id}/gallery`: `{model_id, total, items, fetch}` as JSON text, items newest first
+   * (shaped like `GalleryItemView`), `fetch` the progress (null when never fetched).
+   */
+  listJson(modelId: string, filter: GalleryFilter): string {
+    const { json, total } = this.deps.store.listJson(modelId, filter);
+    const fetch = JSON.stringify(this.deps.store.fetch(modelId));
+    return `{"model_id":${JSON.stringify(modelId)},"total":${total},"items":${json},"fetch":${fetch}}`;
   }
 
   /** `DELETE {model_id}/gallery`: stops its fetch, removes records and files. */
@@ -166,22 +168,3 @@ const PREVIEW_TYPES: Readonly<Record<string, string>> = {
   '.webm': 'video/webm',
   '.mov': 'video/quicktime',
 };
-
-function view(row: GalleryListRow): GalleryItemView {
-  return {
-    id: row.id,
-    model_id: row.model_id,
-    source: row.source,
-    type: row.media_type,
-    content_type: row.content_type,
-    width: row.width,
-    height: row.height,
-    bytes: row.bytes,
-    created_at: row.created_at,
-    starred: row.starred === 1,
-    username: row.username,
-    version_id: row.version_id,
-    media_url: `${PREFIX}/media/${row.id}`,
-    thumb_url: `${PREFIX}/thumb/${row.id}`,
-  };
-}

@@ -10,6 +10,9 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
+import { axeViolations, overflowing } from '../helpers/page-checks.js';
+import { freePort } from '../helpers/ports.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { plantModels, SHIPPED_MODELS } from '../helpers/runner.js';
 import { startStudioProcess } from '../helpers/studio-process.js';
@@ -26,6 +29,11 @@ let browser: TestBrowser;
 let context: BrowserContext;
 let page: Page;
 let dir: string;
+let fakeHost: FakeFileServer;
+const FAKE_LLAMA = path.join(APP_ROOT, 'tests', 'fixtures', 'children', 'fake-llama-server.mjs');
+const LLM_FILE = 'tiny-chat.gguf';
+// The fake llama-server reads its behaviour from the model file: a slow token stream.
+const LLM_BYTES = Buffer.concat([Buffer.from('{"tokenMs":120}'), Buffer.alloc(2 * 1024 * 1024 - 15, 0x20)]);
 const repoDirs: string[] = [];
 
 async function json<T>(pathname: string, init?: RequestInit): Promise<T> {
@@ -38,6 +46,19 @@ async function post(pathname: string, body: unknown): Promise<Response> {
   return studio.api(pathname, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 }
 
+/** An LLM catalog with one small model served by the fake repository host. */
+function writeLlmCatalog(catalogDir: string): void {
+  fs.mkdirSync(catalogDir, { recursive: true });
+  const entry = { name: 'Tiny chat model', file: LLM_FILE, dest: '.', size_gb: LLM_BYTES.length / 1024 ** 3, base_model: 'Tiny', tags: ['gguf'], source: 'repohost', hosted_repo: 'studio-test/tiny-chat' };
+  fs.writeFileSync(path.join(catalogDir, 'llm_models.json'), JSON.stringify({ version: 1, date: '2026-11-25 10:00', categories: [{ id: 'small', name: 'Small', models: [entry] }] }));
+}
+
+/** What the fake llama-server recorded: its argv, then every chat request. */
+function llamaRecords(): Array<Record<string, unknown>> {
+  const file = path.join(studio.studio.config.paths.llmModels, `${LLM_FILE}.record.jsonl`);
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+}
+
 async function signIn(p: Page, base = studio.url): Promise<void> {
   await p.goto(`${base}/login`);
   await p.getByLabel('API key').fill(studio.apiKey);
@@ -45,7 +66,7 @@ async function signIn(p: Page, base = studio.url): Promise<void> {
   await p.waitForURL((url) => url.pathname !== '/login');
 }
 
-/** Screenshots of one page at desktop and phone width; at phone width nothing scrolls sideways. */
+/** Screenshots of one page at desktop and phone width; nothing wider than a phone, no serious axe-core issue at either width. */
 async function shootBoth(route: string, name: string, ready: (p: Page) => Promise<void>): Promise<void> {
   fs.mkdirSync(SHOTS, { recursive: true });
   for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
@@ -54,10 +75,8 @@ async function shootBoth(route: string, name: string, ready: (p: Page) => Promis
     await signIn(p);
     await p.goto(`${studio.url}${route}`);
     await ready(p);
-    if (label === 'phone') {
-      const overflow = await p.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-      expect(overflow, `${route} scrolls sideways at phone width`).toBeLessThanOrEqual(0);
-    }
+    const problems = [...(label === 'phone' ? await overflowing(p) : []), ...(await axeViolations(p))];
+    expect(problems, `${route} at ${label} width`).toEqual([]);
     await p.screenshot({ path: path.join(SHOTS, `${name}-${label}.png`), fullPage: true });
     await ctx.close();
   }
@@ -71,7 +90,11 @@ beforeAll(async () => {
   repoDirs.push(repoRoot);
   const repo = createUpdateRepo(repoRoot);
   repo.push({ 'resources/version.json': versionJson({ app: '9.9.0', backend: '9.9.0' }) }, 'v9.9');
-  studio = await startTestStudio({ dir, startEngine: true, env: { REPO_URL: repo.url, STANDIN_STEP_MS: '20', STUDIO_TELEMETRY_SAMPLE_MS: '500', CHATBOT_BOT_NAME: 'studio_test_bot' } });
+  fakeHost = await startFakeFileServer({ content: LLM_BYTES, throttleBytesPerSec: 1024 * 1024 });
+  writeLlmCatalog(path.join(dir, 'catalogs'));
+  const llamaServer = path.join(repoRoot, 'llama-server');
+  fs.writeFileSync(llamaServer, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_LLAMA}" "$@"\n`, { mode: 0o755 });
+  studio = await startTestStudio({ dir, startEngine: true, env: { LLM_BINARY: llamaServer, LLM_PORT: String(await freePort()), REPOHOST_BASE_URL: fakeHost.url, REPO_URL: repo.url, STANDIN_STEP_MS: '20', STUDIO_TELEMETRY_SAMPLE_MS: '500', CHATBOT_BOT_NAME: 'studio_test_bot' } });
   await studio.studio.engineReady(60_000);
   // The stand-in, like the engine, refuses a checkpoint its model folders do not hold.
   plantModels(dir, SHIPPED_MODELS);
@@ -85,6 +108,7 @@ afterAll(async () => {
   await context?.close();
   await browser?.close();
   await studio?.stop();
+  await fakeHost?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
   for (const d of repoDirs) fs.rmSync(d, { recursive: true, force: true });
 });
@@ -209,7 +233,11 @@ describe('System page', () => {
     await env.getByLabel(/^API key/).fill(studio.apiKey);
     await env.getByRole('button', { name: 'Reveal', exact: true }).click();
     await expect.poll(() => apiKey.textContent()).toBe(studio.apiKey);
-    await shootBoth('/system', 'system', async (p) => void (await p.getByRole('img', { name: /^CPU over/ }).waitFor()));
+    await shootBoth('/system', 'system', async (p) => {
+      await p.getByRole('region', { name: 'Components' }).waitFor();
+      await p.getByText('Authentication & API Tokens').waitFor();
+      await p.waitForTimeout(1200); // a few live telemetry samples, so the charts have lines
+    });
     await env.getByRole('button', { name: 'Hide secrets' }).click();
     expect(await apiKey.textContent()).not.toContain(studio.apiKey);
   });
@@ -248,5 +276,75 @@ describe('System page', () => {
       await proc.kill();
       fs.rmSync(procDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('LLM page', () => {
+  it('downloads a model from the catalog with live progress', async () => {
+    await page.goto(`${studio.url}/llm`);
+    const item = page.getByRole('listitem', { name: 'Tiny chat model' });
+    await item.getByText('not downloaded').waitFor();
+    await item.getByRole('button', { name: 'Download' }).click();
+    await item.getByRole('progressbar').waitFor();
+    await item.getByText('on disk').waitFor({ timeout: 30_000 });
+    expect(fs.statSync(path.join(studio.studio.config.paths.llmModels, LLM_FILE)).size).toBe(LLM_BYTES.length);
+  });
+
+  it('starts the server with the model and the configuration from the form', async () => {
+    const server = page.getByRole('region', { name: 'Server' });
+    await server.getByRole('combobox', { name: 'Model', exact: true }).selectOption(LLM_FILE);
+    await server.getByLabel('Context size').fill('2048');
+    await server.getByRole('button', { name: 'Start' }).click();
+    await expect.poll(() => server.getByRole('status', { name: 'LLM server state' }).textContent(), { timeout: 30_000 }).toContain('running');
+    await server.getByText('ok', { exact: true }).waitFor();
+    const argv = (llamaRecords()[0]?.argv as string[]).join(' ');
+    expect(argv).toMatch(/-c 2048/);
+  });
+
+  it('streams an answer token by token and stops it on request', async () => {
+    const chat = page.getByRole('region', { name: 'Chat' });
+    await chat.getByLabel('Message').fill('Tell me a story');
+    await chat.getByRole('button', { name: 'Send' }).click();
+    const answer = chat.getByRole('article', { name: 'Assistant' });
+    await expect.poll(() => answer.textContent()).toContain('tok1');
+    // Still arriving: more tokens than before, while the stop button shows.
+    const partial = (await answer.textContent()) ?? '';
+    await expect.poll(async () => ((await answer.textContent()) ?? '').length).toBeGreaterThan(partial.length);
+    await chat.getByRole('button', { name: 'Stop' }).click();
+    await chat.getByRole('button', { name: 'Send' }).waitFor();
+    const stopped = (await answer.textContent()) ?? '';
+    expect(stopped).not.toContain('tok20');
+    await expect.poll(() => llamaRecords().some((r) => r.aborted === true)).toBe(true);
+  });
+
+  it('sends the chat\'s own sampling settings and copies an answer', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: studio.url });
+    const chat = page.getByRole('region', { name: 'Chat' });
+    await chat.getByRole('button', { name: 'New chat' }).click();
+    await chat.getByRole('button', { name: 'Settings' }).click();
+    await chat.getByLabel('Max tokens').fill('3');
+    await chat.getByLabel('Temperature').fill('0.25');
+    await chat.getByLabel('Message').fill('Short please');
+    await chat.getByLabel('Message').press('Enter');
+    const answer = chat.getByRole('article', { name: 'Assistant' });
+    await expect.poll(() => answer.textContent()).toContain('tok2');
+    await chat.getByText(/7 prompt \+ 3 answer tokens/).waitFor();
+    const request = llamaRecords().filter((r) => r.request).at(-1)!.request as Record<string, unknown>;
+    expect(request).toMatchObject({ max_tokens: 3, temperature: 0.25, stream: true });
+    await answer.getByRole('button', { name: 'Copy answer' }).click();
+    await expect.poll(() => page.evaluate<string>('navigator.clipboard.readText()')).toBe('tok0 tok1 tok2 ');
+    await page.screenshot({ path: path.join(SHOTS, 'llm-chat-desktop.png'), fullPage: true });
+    await shootBoth('/llm', 'llm', async (p) => void (await p.getByRole('status', { name: 'LLM server state' }).waitFor()));
+  });
+
+  it('stops the server and deletes the model after confirming', async () => {
+    const server = page.getByRole('region', { name: 'Server' });
+    await server.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => server.getByRole('status', { name: 'LLM server state' }).textContent()).toContain('stopped');
+    const item = page.getByRole('listitem', { name: 'Tiny chat model' });
+    await item.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog', { name: 'Delete LLM model' }).getByRole('button', { name: 'Delete' }).click();
+    await item.getByText('not downloaded').waitFor();
+    expect(fs.existsSync(path.join(studio.studio.config.paths.llmModels, LLM_FILE))).toBe(false);
   });
 });

@@ -9,7 +9,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import type { BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,11 +17,11 @@ import type { JobRecord } from '../../server/jobs/job.schema.js';
 import { parseServerTime } from '../../renderer/src/lib/time.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
+import { axeViolations as pageAxeViolations, overflowing as pageOverflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 
 const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const GOOD_MODEL = 'tiny-good.safetensors';
@@ -59,26 +58,13 @@ async function shoot(name: string): Promise<void> {
 }
 
 /** axe-core's serious and critical violations on the page as it is now. */
-async function axeViolations(): Promise<string[]> {
-  // Evaluated rather than added as a script tag: the page's CSP (rightly) refuses inline scripts.
-  if (!(await page.evaluate<boolean>("'axe' in window"))) await page.evaluate(AXE_SOURCE);
-  // Browser code as text: this project's TypeScript has no DOM types outside the renderer.
-  const result = await page.evaluate<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }>("axe.run(document, { resultTypes: ['violations'] })");
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}) at ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`);
+function axeViolations(): Promise<string[]> {
+  return pageAxeViolations(page);
 }
 
 /** Elements wider than the viewport, named so a failure says which. */
-async function overflowing(): Promise<string[]> {
-  return page.evaluate<string[]>(`(() => {
-    const width = document.documentElement.clientWidth;
-    const out = [];
-    if (document.documentElement.scrollWidth > width) out.push('page is ' + document.documentElement.scrollWidth + 'px wide on ' + width + 'px');
-    for (const el of Array.from(document.querySelectorAll('main *'))) {
-      const box = el.getBoundingClientRect();
-      if (box.width > 0 && box.right > width + 1 && !el.closest('.table-wrap, .frame, dialog')) out.push(el.tagName.toLowerCase() + '.' + String(el.className) + ' right edge ' + Math.round(box.right));
-    }
-    return out.slice(0, 5);
-  })()`);
+function overflowing(): Promise<string[]> {
+  return pageOverflowing(page);
 }
 
 async function finishedJobs(): Promise<JobRecord[]> {

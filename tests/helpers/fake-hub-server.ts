@@ -22,6 +22,8 @@ export interface FakeHub {
   tags: Map<number, string>;
   /** Files served at `/media/<name>`. */
   media: Map<string, { body: Buffer; type: string }>;
+  /** When set, `/images?modelId=` answers this status with an error body. */
+  imagesStatus: number | null;
   /** Most items one `/images` page holds, whatever `limit` asked (the real hub caps at 200). */
   maxPageSize: number;
   /**
@@ -64,6 +66,7 @@ export async function startFakeHub(): Promise<FakeHub> {
     rateLimit: { count: 0, retryAfter: null },
     downloadTo: null,
     maxPageSize: 200,
+    imagesStatus: null,
     downloads: new Map(),
     downloadToken: null,
   };
@@ -135,6 +138,7 @@ export async function startFakeHub(): Promise<FakeHub> {
     }
     const modelId = url.searchParams.get('modelId');
     if (modelId === null) return json(400, { error: 'modelId, imageId or postId required' });
+    if (hub.imagesStatus !== null) return json(hub.imagesStatus, { error: 'Internal server error' });
     const all = hub.modelImages.get(modelId) ?? [];
     const limit = Math.min(hub.maxPageSize, Number(url.searchParams.get('limit') ?? 50));
     const cursor = url.searchParams.get('cursor');

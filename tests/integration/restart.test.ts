@@ -39,8 +39,9 @@ async function startEngine(dir: string, port: number, stepMs: number): Promise<S
     outputDir: path.join(dir, 'assets', 'output'),
     tempDir: path.join(dir, 'engine', 'temp'),
     stepMs,
-    // image-filter's nodes report no steps (as on the real engine); each takes 5 steps' time.
-    nodeMs: stepMs * 5,
+    // image-filter's nodes report no steps (as on the real engine); each takes 10 steps' time, so
+    // a job outlives a Studio restart even on a busy machine.
+    nodeMs: stepMs * 10,
   });
   cleanups.push(() => engine.close());
   return engine;
@@ -64,7 +65,7 @@ async function runningJob(proc: StudioProcess): Promise<string> {
 
 describe('Studio killed mid-job and restarted', () => {
   it('follows the job again and records it completed with its output', async () => {
-    // 4 nodes × 2 s: the job outlives Studio's restart.
+    // 4 nodes × 4 s: the job outlives Studio's restart.
     const { dir, env } = await setup(400);
     const first = await studio(env);
     const promptId = await runningJob(first);
@@ -84,7 +85,7 @@ describe('Studio killed mid-job and restarted', () => {
       'live progress after the restart',
     );
     expect((live.data.progress as { status: string }).status).toBe('running');
-    const job = (await waitForJob(second.api, promptId, ['completed', 'error', 'stalled'], 30_000)) as unknown as JobRecord;
+    const job = (await waitForJob(second.api, promptId, ['completed', 'error', 'stalled'], 45_000)) as unknown as JobRecord;
     expect(job.status).toBe('completed');
     expect(job.output?.filename).toBe('filtered_00001_.png');
     const folder = path.join(dir, 'assets', 'output', job.output_dir!);
@@ -96,7 +97,7 @@ describe('Studio killed mid-job and restarted', () => {
     const startup = events.find((e) => e.type === 'system.startup');
     expect(startup?.data).toMatchObject({ followed: [promptId], finished: [], stalled: [] });
     expect(events.some((e) => e.type === 'job.completed' && e.data.prompt_id === promptId)).toBe(true);
-  });
+  }, 90_000);
 
   it('records a job the engine finished while Studio was down as completed', async () => {
     const { env, dir } = await setup(100);

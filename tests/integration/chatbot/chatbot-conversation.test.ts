@@ -99,6 +99,9 @@ describe('chat bot conversation', () => {
     const upload = Object.values(sent.files)[0]!;
     expect(upload.bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
     expect(sent.params.caption).toBe('Noisy photo');
+    const action = platform.callsOf('sendChatAction').find(to(OWNER))!;
+    expect(action.params.action).toBe('upload_photo');
+    expect(action.at).toBeLessThanOrEqual(sent.at);
 
     // One progress message, edited in place: never to the same text, never twice within 3 s.
     const progress = messagesTo(OWNER).filter((c) => /^⏳ Noisy photo: queued$/.test(String(c.params.text)));

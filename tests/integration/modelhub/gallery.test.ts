@@ -166,6 +166,18 @@ describe('gallery of a model', () => {
     expect(listing.items.filter((i) => i.source === 'community').map((i) => i.id)).toEqual([8001, 8002, 8003]);
   });
 
+  it('marks the fetch as failed when the hub fails a page, keeping what it saved, with an event', async () => {
+    const s = await boot();
+    hub.imagesStatus = 500;
+    await post(s, `/api/admin/loras/${GALLERY_MODEL}/gallery`);
+    const listing = await fetched(s);
+    expect(listing.fetch).toMatchObject({ status: 'error', phase: 'community', downloaded: 2 });
+    expect((listing.fetch as unknown as { error: string }).error).toContain('answered 500');
+    expect(listing.items.map((i) => i.id)).toEqual([7002, 7001]);
+    const events = (await (await s.api('/api/admin/events?types=gallery.*')).json()) as Array<{ type: string; data: { model_id: string } }>;
+    expect(events.at(-1)).toMatchObject({ type: 'gallery.failed', data: { model_id: '12' } });
+  });
+
   it('resumes an interrupted fetch after a restart from the stored cursor', async () => {
     const first = await boot({ GALLERY_PAGE_DELAY_MS: '600000' });
     await post(first, `/api/admin/loras/${GALLERY_MODEL}/gallery`);

@@ -1,0 +1,35 @@
+/**
+ * The chat bot's HTTP shapes (`/api/admin/chatbot/`), for the renderer to import type-only.
+ */
+
+/** `POST start` results (spec state table). */
+export type StartResult = 'started' | 'already running' | 'no token configured';
+/** `POST stop` results. */
+export type StopResult = 'stopped' | 'not running';
+
+/** The spec's status body (and what system status reads). */
+export interface ChatbotStatus {
+  running: boolean;
+  name: string;
+  started_at: string | null;
+}
+
+/** Status plus what the spec leaves open: why polling is failing and when it tries again. */
+export interface ChatbotDetails extends ChatbotStatus {
+  last_error: string | null;
+  retry_in_s: number | null;
+  allowed_chats: number;
+}
+
+/** `GET status` when the bot library cannot be loaded. */
+export interface ChatbotLibraryMissing extends ChatbotStatus {
+  error: string;
+}
+
+/** `GET status`. */
+export type ChatbotStatusBody = ChatbotDetails | ChatbotLibraryMissing;
+
+/** `POST start` / `POST stop`. */
+export interface ChatbotResultBody<R extends StartResult | StopResult> {
+  result: R;
+}
