@@ -236,7 +236,7 @@ export class Studio {
       name: () => this.secrets.get('CHATBOT_BOT_NAME'),
       loadLibrary: options.chatbot?.loadLibrary ?? loadGrammy,
       apiRoot: config.urls.chatbotApi,
-      studioUrl: () => this.url,
+      studioUrl: () => this.selfUrl,
       studioCertFile: config.tls?.cert ?? null,
       apiKey: () => this.secrets.apiKey(),
       store: new ChatbotStore(new SettingsStore(this.db), config.chatbot.allowedChats),
@@ -348,6 +348,13 @@ export class Studio {
   /** The local URL of the UI. */
   get url(): string {
     return `${this.config.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`;
+  }
+
+  /** Where Studio's own clients (the chat bot) reach it: loopback, unless it listens on one address only. */
+  private get selfUrl(): string {
+    const bound = this.config.host;
+    const host = bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound.includes(':') ? `[${bound}]` : bound;
+    return `${this.config.tls ? 'https' : 'http'}://${host}:${this.port}`;
   }
 
   /**

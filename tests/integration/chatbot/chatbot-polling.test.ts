@@ -118,4 +118,12 @@ describe('chat bot polling', () => {
     const row = studio.studio.db.prepare('SELECT value FROM settings WHERE key = ?').get(`chatbot.update_offset.${botId}`) as { value: string };
     expect(Number(row.value)).toBe(id + 1);
   });
+
+  it('reaches Studio when it listens on one address only (not loopback 127.0.0.1)', async () => {
+    platform = await startFakeChatPlatform();
+    studio = await boot(platform, { STUDIO_HOST: '127.0.0.2' });
+    platform.sendText(CHAT, 'hello');
+    await platform.waitFor(() => repliedTo(platform!, CHAT).length === 1);
+    expect(String(repliedTo(platform, CHAT)[0]!.params.text)).toMatch(/no presets yet/);
+  });
 });
