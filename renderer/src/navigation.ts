@@ -18,6 +18,7 @@ export const NAV_LINKS: readonly NavLink[] = [
   { to: '/models', label: 'Models & LoRAs', icon: '⬇' },
   { to: '/events', label: 'Events', icon: '◷' },
   { to: '/presets', label: 'Presets', icon: '★' },
+  { to: '/nodes', label: 'Node packages', icon: '▤' },
   { to: '/llm', label: 'LLM', icon: '✎' },
   { to: '/system', label: 'System', icon: '⚙' },
 ];

@@ -51,7 +51,8 @@ export function assetsRoutes(assets: AssetsService, uploads: Uploads): express.R
   router.get('/api/admin/assets/thumbnail', async (req, res) => {
     const query = validate(fileQuery, req.query, 'query');
     const { file, within } = await assets.thumbnail(query.type, query.path);
-    await sendFileResponse(req, res, file, { contentType: 'image/jpeg', cacheControl: 'private, max-age=3600', within });
+    // Revalidated on every view (a cheap 304): a thumbnail kept for an hour outlived its deleted job folder.
+    await sendFileResponse(req, res, file, { contentType: 'image/jpeg', cacheControl: 'private, no-cache', within });
   });
 
   router.get('/api/admin/assets/file', async (req, res) => {

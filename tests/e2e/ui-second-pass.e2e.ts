@@ -258,8 +258,8 @@ describe('Studio web UI, second pass', () => {
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect(await list.getByRole('article', { name: 'Small embedding' }).count()).toBe(1);
     await page.getByLabel('Downloads at once').fill('3');
-    await page.getByLabel('Downloads at once').dispatchEvent('change');
-    await expect.poll(async () => ((await (await studio.api('/api/admin/settings')).json()) as { max_concurrent: number }).max_concurrent).toBe(3);
+    await page.getByLabel('Downloads at once').press('Tab');
+    await expect.poll(async () => ((await (await studio.api('/api/admin/settings')).json()) as { max_concurrent: number }).max_concurrent, { timeout: 10_000 }).toBe(3);
     await page.setViewportSize(PHONE);
     await shoot('models-phone');
     expect(await overflowing()).toEqual([]);
@@ -309,6 +309,15 @@ describe('Studio web UI, second pass', () => {
     expect((await studio.api('/api/run/image-filter/execute', { method: 'POST', body: form })).status).toBe(200);
     await expect.poll(() => notes.evaluate<string[]>('window.shownNotes'), { timeout: 30_000 }).toContain('Image noise and blur finished');
     await notes.close();
+  });
+
+  it('says why a history row has no thumbnail once its job folder was deleted', async () => {
+    const oldest = (await finishedJobs()).at(-1)!;
+    const res = await studio.api('/api/admin/assets/delete', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ type: 'outputs', files: [oldest.output_dir] }) });
+    expect(res.status).toBe(200);
+    await page.goto(`${studio.url}/jobs?view=grid`);
+    const grid = page.getByRole('list', { name: 'Results' });
+    await expect.poll(() => grid.getByRole('img', { name: 'The files of this job were deleted.' }).count(), { timeout: 15_000 }).toBe(1);
   });
 
   it('fits every page on a phone and passes axe-core (no serious or critical issues) at both widths', async () => {

@@ -162,6 +162,10 @@ export class StudioApi {
   thumbnailUrl(type: AssetType, path: string): string {
     return this.http.url('/api/admin/assets/thumbnail', { type, path });
   }
+  /** Ask for a thumbnail only to learn why it fails (the `<img>` cannot read the answer's detail). */
+  async thumbnailCheck(type: AssetType, path: string): Promise<void> {
+    await this.http.get<unknown>('/api/admin/assets/thumbnail', { type, path });
+  }
   /** An asset file itself (Range-capable, so videos seek). */
   assetFileUrl(type: AssetType, path: string): string {
     return this.http.url('/api/admin/assets/file', { type, path });

@@ -4,6 +4,7 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import { useClient } from '../api/context.js';
+import { ApiError } from '../api/http.js';
 import type { AssetListing, AssetsChange, AssetType } from '../api/types.js';
 
 export const useAssetsStore = defineStore('assets', () => {
@@ -51,5 +52,18 @@ export const useAssetsStore = defineStore('assets', () => {
     return filename;
   }
 
-  return { listings, loading, errors, uploading, refresh, upload, remove, uploadForRun, zipUrl: () => api.outputsZipUrl() };
+  /** Why a thumbnail did not load, in words (a deleted file, a video without ffmpeg…). */
+  async function thumbnailProblem(type: AssetType, path: string): Promise<string> {
+    try {
+      await api.thumbnailCheck(type, path);
+      return 'The preview could not be shown.';
+    } catch (err) {
+      const detail = err instanceof ApiError ? err.detail : String(err);
+      if (/ffmpeg/i.test(detail)) return 'No preview: video thumbnails need ffmpeg on the Studio machine.';
+      if (err instanceof ApiError && err.status === 404) return 'The files of this job were deleted.';
+      return `No preview: ${detail}`;
+    }
+  }
+
+  return { thumbnailProblem, listings, loading, errors, uploading, refresh, upload, remove, uploadForRun, zipUrl: () => api.outputsZipUrl() };
 });
