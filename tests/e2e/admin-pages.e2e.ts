@@ -410,3 +410,30 @@ describe('Node packages page', () => {
     await expect.poll(() => panel.getByRole('alert').textContent(), { timeout: 30_000 }).toMatch(/clone/i);
   });
 });
+
+describe('Navigation on a phone', () => {
+  it('groups the pages and shows one group at a time, the current page\'s first', async () => {
+    const ctx = await browser.context(PHONE);
+    try {
+      const p = await ctx.newPage();
+      await signIn(p);
+      await p.goto(`${studio.url}/presets`);
+      await p.getByRole('button', { name: 'Menu' }).click();
+      const nav = p.getByRole('navigation', { name: 'Main' });
+      expect(await nav.getByRole('button', { name: 'Create' }).getAttribute('aria-expanded')).toBe('true');
+      expect(await nav.getByRole('link', { name: 'Presets' }).isVisible()).toBe(true);
+      expect(await nav.getByRole('link', { name: 'LLM' }).isVisible()).toBe(false);
+      // A short drawer: the three group buttons and the open group's four links.
+      expect(await nav.getByRole('link').filter({ visible: true }).count()).toBe(4);
+      await nav.getByRole('button', { name: 'Models' }).click();
+      expect(await nav.getByRole('link', { name: 'Presets' }).isVisible()).toBe(false);
+      await p.screenshot({ path: path.join(SHOTS, 'nav-groups-phone.png') });
+      await nav.getByRole('link', { name: 'LLM' }).click();
+      await p.waitForURL(`${studio.url}/llm`);
+      await p.getByRole('heading', { name: 'LLM', level: 1 }).waitFor();
+      expect(await p.getByRole('navigation', { name: 'Main' }).isVisible()).toBe(false);
+    } finally {
+      await ctx.close();
+    }
+  });
+});
