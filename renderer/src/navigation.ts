@@ -33,6 +33,7 @@ export const NAV_GROUPS: readonly NavGroup[] = [
     label: 'Models',
     links: [
       { to: '/models', label: 'Models & LoRAs', icon: '⬇' },
+      { to: '/modelhub', label: 'Model hub lookup', icon: '⌕' },
       { to: '/nodes', label: 'Node packages', icon: '▤' },
       { to: '/llm', label: 'LLM', icon: '✎' },
     ],

@@ -12,6 +12,9 @@ import { APP_ROOT } from '../../server/config.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
+import { RICH_IMAGE, seedHub } from '../helpers/fake-hub-data.js';
+import { startFakeHub, type FakeHub } from '../helpers/fake-hub-server.js';
+import { testImage } from '../helpers/fake-gallery.js';
 import { startFakeChatPlatform, type FakeChatPlatform } from '../helpers/fake-chat-platform.js';
 import { FAKE_GIT_HOST, installEnv, makeRepo } from '../helpers/fake-node-packages.js';
 import { freePort } from '../helpers/ports.js';
@@ -409,6 +412,80 @@ describe('Node packages page', () => {
     await panel.getByLabel(/Git repository URL/).fill(`${FAKE_GIT_HOST}no-such-pack.git`);
     await panel.getByRole('button', { name: 'Install' }).click();
     await expect.poll(() => panel.getByRole('alert').textContent(), { timeout: 30_000 }).toMatch(/clone/i);
+  });
+});
+
+describe('Model hub lookup page', () => {
+  let hubStudio: TestStudio;
+  let hub: FakeHub;
+  let ctx: BrowserContext;
+  let p: Page;
+
+  beforeAll(async () => {
+    hub = await startFakeHub();
+    seedHub(hub);
+    hub.media.set('5001.jpeg', { body: await testImage('jpeg', '#c63', 96, 64), type: 'image/jpeg' });
+    const meta = RICH_IMAGE.meta as Record<string, unknown>;
+    // One more resource: a LoRA whose creator allows generation only (restricted).
+    const resources = [...(meta.civitaiResources as unknown[]), { type: 'lora', modelVersionId: 108, weight: 0.4 }];
+    hub.images.set(5001, { ...RICH_IMAGE, url: `${hub.url}/media/5001.jpeg`, meta: { ...meta, civitaiResources: resources } });
+    // The engine takes the input copy (as with any upload), so it runs here.
+    hubStudio = await startTestStudio({ startEngine: true, env: { MODELHUB_BASE_URL: hub.url, MODELHUB_API_KEY: 'hub-secret', GALLERY_PAGE_DELAY_MS: '0' } });
+    await hubStudio.studio.engineReady(60_000);
+    ctx = await browser.context(DESKTOP);
+    p = await ctx.newPage();
+    await signIn(p, hubStudio.url);
+  });
+
+  afterAll(async () => {
+    await ctx?.close();
+    await hubStudio?.stop();
+    await hub?.close();
+  });
+
+  it('looks up an image from its hub link: generation data, clean prompt, resources and LoRAs with catalog status', async () => {
+    await p.goto(`${hubStudio.url}/modelhub`);
+    await p.getByLabel('Image id or model hub image link').fill('https://civitai.com/images/5001?postId=1');
+    await p.getByRole('button', { name: 'Look up' }).click();
+    const image = p.getByRole('region', { name: 'Image 5001' });
+    await image.getByText('a red fox in snow', { exact: false }).first().waitFor();
+    expect(await image.locator('.prompt').first().textContent()).not.toContain('<lora:');
+    await image.getByText('DPM++ 2M Karras').waitFor();
+    const resources = p.getByRole('region', { name: 'Resources' });
+    await resources.getByText('add_detail').waitFor();
+    expect(await resources.getByText('not in the catalog').count()).toBeGreaterThan(0);
+  });
+
+  it('adds a resource to the catalog and explains a restricted one', async () => {
+    const resources = p.getByRole('region', { name: 'Resources' });
+    const jugg = resources.getByRole('listitem', { name: 'Juggernaut XL' });
+    await jugg.getByRole('button', { name: 'Add to catalog' }).click();
+    await jugg.getByText(/Added to the catalog as juggernautXL_v9\.safetensors/).waitFor();
+    const models = (await (await hubStudio.api('/api/admin/models')).json()) as { categories: Array<{ models: Array<{ file: string }> }> };
+    expect(models.categories.flatMap((c) => c.models).some((m) => m.file === 'juggernautXL_v9.safetensors')).toBe(true);
+    const genOnly = resources.getByRole('listitem', { name: 'Gen Only' });
+    await genOnly.getByRole('button', { name: 'Add to catalog' }).click();
+    await genOnly.getByText(/does not allow downloads/).waitFor();
+  });
+
+  it('shows the picture, makes a preset from the image and copies it into the inputs', async () => {
+    const image = p.getByRole('region', { name: 'Image 5001' });
+    await image.getByRole('button', { name: 'Show the picture' }).click();
+    await expect.poll(() => image.getByRole('img', { name: 'Model hub image 5001' }).evaluate((img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth)).toBe(96);
+    await image.getByRole('button', { name: 'Make a preset' }).click();
+    await image.getByText(/Preset “.+” saved/).waitFor();
+    const presets = (await (await hubStudio.api('/api/admin/presets')).json()) as Array<{ source_type?: string; modelhub_image_id?: number }>;
+    expect(presets.some((x) => x.source_type === 'modelhub' && x.modelhub_image_id === 5001)).toBe(true);
+    await image.getByRole('button', { name: 'Use as input' }).click();
+    const note = image.getByText(/Copied to the inputs as/);
+    await note.waitFor();
+    const name = /as (\S+);/.exec((await note.textContent()) ?? '')![1]!;
+    expect(fs.existsSync(path.join(hubStudio.dir, 'assets', 'input', name))).toBe(true);
+    await shootBoth('/modelhub', 'modelhub', async (q) => {
+      await q.getByLabel('Image id or model hub image link').fill('5001');
+      await q.getByRole('button', { name: 'Look up' }).click();
+      await q.getByRole('region', { name: 'Resources' }).waitFor();
+    }, hubStudio.url);
   });
 });
 
