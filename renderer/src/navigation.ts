@@ -1,6 +1,6 @@
 /**
- * The main navigation's entries, in order. Pages added later (presets, model hub, gallery, nodes,
- * LLM, chat bot, system) add a line here and a route in `router.ts`.
+ * The main navigation's entries in groups, so a phone's drawer stays short (one group open at a
+ * time). A new page adds a line to its group here and a route in `router.ts`.
  */
 export interface NavLink {
   to: string;
@@ -11,13 +11,48 @@ export interface NavLink {
   badge?: 'activeJobs';
 }
 
-export const NAV_LINKS: readonly NavLink[] = [
-  { to: '/home', label: 'Workflows', icon: '▦' },
-  { to: '/jobs', label: 'Queue & history', icon: '☰', badge: 'activeJobs' },
-  { to: '/assets', label: 'Assets', icon: '▣' },
-  { to: '/models', label: 'Models & LoRAs', icon: '⬇' },
-  { to: '/events', label: 'Events', icon: '◷' },
-  { to: '/presets', label: 'Presets', icon: '★' },
-  { to: '/llm', label: 'LLM', icon: '✎' },
-  { to: '/system', label: 'System', icon: '⚙' },
+export interface NavGroup {
+  id: string;
+  label: string;
+  links: readonly NavLink[];
+}
+
+export const NAV_GROUPS: readonly NavGroup[] = [
+  {
+    id: 'create',
+    label: 'Create',
+    links: [
+      { to: '/home', label: 'Workflows', icon: '▦' },
+      { to: '/presets', label: 'Presets', icon: '★' },
+      { to: '/jobs', label: 'Queue & history', icon: '☰', badge: 'activeJobs' },
+      { to: '/assets', label: 'Assets', icon: '▣' },
+    ],
+  },
+  {
+    id: 'models',
+    label: 'Models',
+    links: [
+      { to: '/models', label: 'Models & LoRAs', icon: '⬇' },
+      { to: '/nodes', label: 'Node packages', icon: '▤' },
+      { to: '/llm', label: 'LLM', icon: '✎' },
+    ],
+  },
+  {
+    id: 'admin',
+    label: 'Admin',
+    links: [
+      { to: '/events', label: 'Events', icon: '◷' },
+      { to: '/system', label: 'System', icon: '⚙' },
+    ],
+  },
 ];
+
+/** Every entry, in order. */
+export const NAV_LINKS: readonly NavLink[] = NAV_GROUPS.flatMap((g) => g.links);
+
+/** The group holding the page at `path` (by its first segment), or the first group. */
+export function groupOf(path: string): string {
+  const first = `/${path.split('/')[1] ?? ''}`;
+  const match = NAV_GROUPS.find((g) => g.links.some((l) => l.to === first || (first === '/run' && l.to === '/home')));
+  return (match ?? NAV_GROUPS[0]!).id;
+}

@@ -9,11 +9,11 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
 import { HttpError } from '../http/errors.js';
 import type { Logger } from '../logging.js';
 import { mediaTypeOf, type AssetType } from './asset-types.js';
 import { FfmpegMissingError, firstVideoFrame } from './video-frame.js';
+import { writeJpegThumb } from './jpeg-thumb.js';
 
 export interface ThumbnailOptions {
   cacheDir: string;
@@ -104,19 +104,7 @@ export class Thumbnails {
   private async generate(media: 'image' | 'video', source: string, target: string): Promise<string> {
     await fsp.mkdir(path.dirname(target), { recursive: true });
     const input = media === 'image' ? source : await this.firstFrame(source);
-    const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
-    try {
-      await sharp(input, { failOn: 'error', limitInputPixels: 20_000 * 20_000 })
-        .rotate()
-        .resize({ width: this.size, height: this.size, fit: 'inside', withoutEnlargement: true })
-        .flatten({ background: '#ffffff' })
-        .jpeg({ quality: 78 })
-        .toFile(tmp);
-      await fsp.rename(tmp, target);
-    } catch (err) {
-      await fsp.rm(tmp, { force: true });
-      throw err;
-    }
+    await writeJpegThumb(input, target, this.size);
     return target;
   }
 

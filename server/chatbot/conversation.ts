@@ -74,9 +74,10 @@ export class Conversation {
   }
 
   private async onButton(query: CallbackQuery): Promise<void> {
-    const chatId = query.message?.chat.id;
+    // An old message may be inaccessible; in a private chat the sender's id is the chat's.
+    const chatId = query.message?.chat.id ?? query.from.id;
     await this.deps.platform.answerCallbackQuery(query.id).catch(() => undefined);
-    if (chatId === undefined || !this.deps.door.allowed(chatId)) return;
+    if (!this.deps.door.allowed(chatId)) return;
     const session = this.sessions.get(chatId);
     const [kind, menu, first, second] = (query.data ?? '').split(':');
     if (!session || Number(menu) !== session.menu) {

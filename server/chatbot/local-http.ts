@@ -24,6 +24,8 @@ export interface LocalRequest {
   body?: Buffer;
   signal: AbortSignal;
   maxBytes?: number;
+  /** Give up after this long (a hung Studio must not hang a chat forever); 30 s by default. */
+  timeoutMs?: number;
 }
 
 /** Requests to Studio's own listener. */
@@ -42,7 +44,7 @@ export class LocalHttp {
     const options: https.RequestOptions = {
       method: init.method ?? 'GET',
       headers: { ...init.headers, ...(init.body ? { 'Content-Length': String(init.body.length) } : {}) },
-      signal: init.signal,
+      signal: AbortSignal.any([init.signal, AbortSignal.timeout(init.timeoutMs ?? 30_000)]),
       ...(secure ? { ca: this.ca, checkServerIdentity: () => undefined } : {}),
     };
     const limit = init.maxBytes ?? Number.POSITIVE_INFINITY;

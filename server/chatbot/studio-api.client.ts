@@ -70,6 +70,14 @@ export interface StudioApiOptions {
   signal: AbortSignal;
 }
 
+interface RequestOptions {
+  method?: string;
+  body?: Buffer;
+  type?: string;
+  maxBytes?: number;
+  timeoutMs?: number;
+}
+
 /** The input image of a run. */
 export interface RunImage {
   bytes: Uint8Array;
@@ -105,7 +113,8 @@ export class StudioApiClient {
     const encoded = new Response(form);
     const body = Buffer.from(await encoded.arrayBuffer());
     const type = encoded.headers.get('content-type') ?? 'multipart/form-data';
-    const answer = await this.json(`/api/admin/presets/${encodeURIComponent(id)}/run`, { method: 'POST', body, type });
+    // The image goes on to the engine before the answer: allow for a slow engine.
+    const answer = await this.json(`/api/admin/presets/${encodeURIComponent(id)}/run`, { method: 'POST', body, type, timeoutMs: 120_000 });
     return runAnswer.parse(answer).prompt_id;
   }
 
@@ -117,20 +126,21 @@ export class StudioApiClient {
   /** `GET /api/engine/view`: the bytes (null above `maxBytes`), size and type of an output file. */
   async view(file: OutputFile, maxBytes: number): Promise<{ bytes: Uint8Array | null; size: number; contentType: string }> {
     const query = new URLSearchParams({ filename: file.filename, type: file.type, subfolder: file.subfolder });
-    const res = await this.request(`/api/engine/view?${query.toString()}`, { maxBytes });
+    const res = await this.request(`/api/engine/view?${query.toString()}`, { maxBytes, timeoutMs: 120_000 });
     return { bytes: res.body, size: res.size, contentType: String(res.headers['content-type'] ?? 'application/octet-stream') };
   }
 
-  private async json(pathname: string, init: { method?: string; body?: Buffer; type?: string } = {}): Promise<unknown> {
+  private async json(pathname: string, init: RequestOptions = {}): Promise<unknown> {
     const res = await this.request(pathname, init);
     return JSON.parse((res.body ?? Buffer.alloc(0)).toString('utf8')) as unknown;
   }
 
-  private async request(pathname: string, init: { method?: string; body?: Buffer; type?: string; maxBytes?: number } = {}): Promise<LocalResponse> {
+  private async request(pathname: string, init: RequestOptions = {}): Promise<LocalResponse> {
     const res = await this.options.http.request(this.options.baseUrl() + pathname, {
       method: init.method,
       body: init.body,
       maxBytes: init.maxBytes,
+      timeoutMs: init.timeoutMs,
       signal: this.options.signal,
       headers: { 'X-API-Key': this.options.apiKey(), Accept: 'application/json', ...(init.type ? { 'Content-Type': init.type } : {}) },
     });

@@ -60,6 +60,9 @@ export class CatalogMoves {
       tags: ['modelhub'],
       source: 'modelhub',
       modelhub_version_id: id,
+      // The hub's download URL without `fileId` serves the version's primary file, which may not
+      // be the file chosen here (and whose hash the entry holds).
+      ...(file.id !== undefined && !file.primary ? { modelhub_file_id: String(file.id) } : {}),
       ...(version.modelId !== undefined ? { modelhub_model_id: version.modelId } : {}),
       ...(sha && /^[0-9a-fA-F]{64}$/.test(sha) ? { sha256: sha.toLowerCase() } : {}),
       trained_words: version.trainedWords ?? [],

@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
+import { writeJpegThumb } from '../assets/jpeg-thumb.js';
 import { FfmpegMissingError, firstVideoFrame } from '../assets/video-frame.js';
 import type { Logger } from '../logging.js';
 
@@ -42,7 +42,7 @@ export class GalleryThumbs {
     try {
       const input = mediaType === 'image' ? source : await this.frame(source);
       if (input === null) return false;
-      await writeThumb(input, target, this.opts.size ?? 320);
+      await writeJpegThumb(input, target, this.opts.size ?? 320);
       return true;
     } catch (err) {
       this.opts.logger.warn(`no gallery thumbnail for ${path.basename(source)}: ${(err as Error).message}`);
@@ -55,7 +55,7 @@ export class GalleryThumbs {
     this.placeholderFile ??= (async () => {
       const file = path.join(dir, '.video-placeholder.jpg');
       await fsp.mkdir(dir, { recursive: true });
-      await writeThumb(Buffer.from(PLACEHOLDER_SVG), file, 320);
+      await writeJpegThumb(Buffer.from(PLACEHOLDER_SVG), file, 320);
       return file;
     })().catch((err: unknown) => {
       this.placeholderFile = null;
@@ -84,22 +84,5 @@ export class GalleryThumbs {
       this.opts.logger.warn(`${err.message}: gallery videos get a placeholder instead of a thumbnail`);
       return null;
     }
-  }
-}
-
-/** A JPEG of `input` at most `size` px on its longest side, written via a temp name. */
-export async function writeThumb(input: string | Buffer, target: string, size: number): Promise<void> {
-  const tmp = `${target}.${process.pid}.tmp`;
-  try {
-    await sharp(input, { failOn: 'error', limitInputPixels: 20_000 * 20_000 })
-      .rotate()
-      .resize({ width: size, height: size, fit: 'inside', withoutEnlargement: true })
-      .flatten({ background: '#ffffff' })
-      .jpeg({ quality: 78 })
-      .toFile(tmp);
-    await fsp.rename(tmp, target);
-  } catch (err) {
-    await fsp.rm(tmp, { force: true });
-    throw err;
   }
 }

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { writeThumb } from '../../server/modelhub/gallery-thumbs.js';
+import { writeJpegThumb as writeThumb } from '../../server/assets/jpeg-thumb.js';
 import { GalleryStore } from '../../server/modelhub/gallery.store.js';
 import { startTestStudio, TEST_API_KEY as API_KEY } from '../helpers/studio.js';
 

@@ -12,6 +12,7 @@ import { APP_ROOT } from '../../server/config.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
+import { FAKE_GIT_HOST, installEnv, makeRepo } from '../helpers/fake-node-packages.js';
 import { freePort } from '../helpers/ports.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { plantModels, SHIPPED_MODELS } from '../helpers/runner.js';
@@ -334,6 +335,7 @@ describe('LLM page', () => {
     await answer.getByRole('button', { name: 'Copy answer' }).click();
     await expect.poll(() => page.evaluate<string>('navigator.clipboard.readText()')).toBe('tok0 tok1 tok2 ');
     await page.screenshot({ path: path.join(SHOTS, 'llm-chat-desktop.png'), fullPage: true });
+    await shootBoth('/nodes', 'nodes', async (q) => void (await q.getByText('Engine Core').waitFor()));
     await shootBoth('/llm', 'llm', async (p) => void (await p.getByRole('status', { name: 'LLM server state' }).waitFor()));
   });
 
@@ -346,5 +348,92 @@ describe('LLM page', () => {
     await page.getByRole('dialog', { name: 'Delete LLM model' }).getByRole('button', { name: 'Delete' }).click();
     await item.getByText('not downloaded').waitFor();
     expect(fs.existsSync(path.join(studio.studio.config.paths.llmModels, LLM_FILE))).toBe(false);
+  });
+});
+
+describe('Node packages page', () => {
+  let nodesStudio: TestStudio;
+  let root: string;
+  let ctx: BrowserContext;
+  let p: Page;
+
+  beforeAll(async () => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-nodes-e2e-'));
+    const git = path.join(root, 'git');
+    const wheels = path.join(root, 'wheels');
+    fs.mkdirSync(git);
+    fs.mkdirSync(wheels);
+    // An install script that talks slowly, so its lines can be seen arriving before it ends.
+    makeRepo(git, 'e2e-pack', { 'install.py': 'import time\nfor i in range(6):\n    print(f"setting up step {i}", flush=True)\n    time.sleep(0.5)\n' });
+    nodesStudio = await startTestStudio({ startEngine: true, env: { ...installEnv(git, wheels), ENGINE_PYTHON: 'python3', PATH: process.env.PATH ?? '/usr/bin', HOME: root } });
+    await nodesStudio.studio.engineReady(60_000);
+    ctx = await browser.context(DESKTOP);
+    p = await ctx.newPage();
+    await signIn(p, nodesStudio.url);
+  });
+
+  afterAll(async () => {
+    await ctx?.close();
+    await nodesStudio?.stop();
+    if (root) fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('lists packages with node counts and finds nodes by name', async () => {
+    await p.goto(`${nodesStudio.url}/nodes`);
+    const list = p.getByRole('region', { name: /^Installed/ });
+    await list.getByText('Engine Core').waitFor();
+    await list.getByLabel('Search packages and nodes').fill('KSampler');
+    await list.getByText('KSampler', { exact: true }).waitFor();
+    expect(await list.getByText('CheckpointLoaderSimple', { exact: true }).count()).toBe(0);
+  });
+
+  it('installs a package from a URL with its log streaming live, then offers the engine restart', async () => {
+    const panel = p.getByRole('region', { name: 'Install a package' });
+    await panel.getByLabel(/Git repository URL/).fill(`${FAKE_GIT_HOST}e2e-pack.git`);
+    await panel.getByRole('button', { name: 'Install' }).click();
+    const log = panel.getByRole('log', { name: 'Install log' });
+    // A line of the script shows while the install is still running.
+    await log.getByText(/setting up step \d/).first().waitFor();
+    expect(await panel.getByRole('button', { name: 'Installing…' }).count()).toBe(1);
+    await panel.getByRole('button', { name: 'Restart the engine now' }).waitFor({ timeout: 30_000 });
+    expect(await log.getByText(/setting up step/).count()).toBe(6);
+    expect(fs.existsSync(path.join(nodesStudio.dir, 'engine', 'custom_nodes', 'e2e-pack', 'install.py'))).toBe(true);
+    await p.screenshot({ path: path.join(SHOTS, 'nodes-install-desktop.png'), fullPage: true });
+    await panel.getByRole('button', { name: 'Restart the engine now' }).click();
+    await p.getByText('Engine restarted; the new nodes are loaded').waitFor({ timeout: 60_000 });
+  });
+
+  it('says plainly when an install fails', async () => {
+    const panel = p.getByRole('region', { name: 'Install a package' });
+    await panel.getByLabel(/Git repository URL/).fill(`${FAKE_GIT_HOST}no-such-pack.git`);
+    await panel.getByRole('button', { name: 'Install' }).click();
+    await expect.poll(() => panel.getByRole('alert').textContent(), { timeout: 30_000 }).toMatch(/clone/i);
+  });
+});
+
+describe('Navigation on a phone', () => {
+  it('groups the pages and shows one group at a time, the current page\'s first', async () => {
+    const ctx = await browser.context(PHONE);
+    try {
+      const p = await ctx.newPage();
+      await signIn(p);
+      await p.goto(`${studio.url}/presets`);
+      await p.getByRole('button', { name: 'Menu' }).click();
+      const nav = p.getByRole('navigation', { name: 'Main' });
+      expect(await nav.getByRole('button', { name: 'Create' }).getAttribute('aria-expanded')).toBe('true');
+      expect(await nav.getByRole('link', { name: 'Presets' }).isVisible()).toBe(true);
+      expect(await nav.getByRole('link', { name: 'LLM' }).isVisible()).toBe(false);
+      // A short drawer: the three group buttons and the open group's four links.
+      expect(await nav.getByRole('link').filter({ visible: true }).count()).toBe(4);
+      await nav.getByRole('button', { name: 'Models' }).click();
+      expect(await nav.getByRole('link', { name: 'Presets' }).isVisible()).toBe(false);
+      await p.screenshot({ path: path.join(SHOTS, 'nav-groups-phone.png') });
+      await nav.getByRole('link', { name: 'LLM' }).click();
+      await p.waitForURL(`${studio.url}/llm`);
+      await p.getByRole('heading', { name: 'LLM', level: 1 }).waitFor();
+      expect(await p.getByRole('navigation', { name: 'Main' }).isVisible()).toBe(false);
+    } finally {
+      await ctx.close();
+    }
   });
 });

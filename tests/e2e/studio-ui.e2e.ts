@@ -247,6 +247,8 @@ describe('Studio web UI', () => {
     // On a phone the navigation is a drawer behind the menu button.
     expect(await page.getByRole('navigation', { name: 'Main' }).isVisible()).toBe(false);
     await page.getByRole('button', { name: 'Menu' }).click();
+    // The drawer shows one group at a time; Events is under Admin.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Admin' }).click();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Events' }).click();
     await page.waitForURL(`${studio.url}/events`);
     await page.setViewportSize({ width: 1440, height: 900 });

@@ -83,6 +83,21 @@ describe('POST /api/admin/modelhub/add/{version_id}', () => {
     expect(hub.requests.some((r) => r.url.startsWith('/api/download/'))).toBe(false);
   });
 
+  it('names the file to download when the version\'s primary file is not the model file', async () => {
+    await boot();
+    const record = versionRecord({ id: 150, modelId: 15, model: 'Ink Style', version: 'v2', type: 'LORA', baseModel: 'SDXL 1.0', file: 'ink_style.safetensors' });
+    const [modelFile] = record.files as Array<Record<string, unknown>>;
+    // The hub's plain download URL serves the primary file: here a training-data archive.
+    record.files = [{ id: 1499, name: 'ink_training.zip', type: 'Training Data', sizeKB: 10, primary: true }, { ...modelFile, primary: false }];
+    hub.versions.set('150', record);
+    expect((await post('/api/admin/modelhub/add/150')).body).toMatchObject({ status: 'added', file: 'ink_style.safetensors' });
+    const entry = entriesOf(readCatalog('models')).find((e) => e.file === 'ink_style.safetensors');
+    expect(entry).toMatchObject({ modelhub_version_id: '150', modelhub_file_id: '1500' });
+    // A primary model file needs no file id.
+    await post('/api/admin/modelhub/add/101');
+    expect(entriesOf(readCatalog('models')).find((e) => e.file === 'juggernautXL_v9.safetensors')).not.toHaveProperty('modelhub_file_id');
+  });
+
   it('adds nothing for a version already catalogued, in either catalog', async () => {
     await boot(catalogOf([hubEntry('jugg.safetensors', '101', { dest: 'checkpoints' })]), catalogOf([hubEntry('detail.safetensors', '102')], 'sd15_loras'));
     const before = readCatalog('models');
