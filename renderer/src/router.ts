@@ -20,6 +20,7 @@ export function createStudioRouter(): Router {
       { path: '/presets', name: 'presets', component: () => import('./views/PresetsView.vue'), meta: { title: 'Presets' } },
       { path: '/system', name: 'system', component: () => import('./views/SystemView.vue'), meta: { title: 'System' } },
       { path: '/nodes', name: 'nodes', component: () => import('./views/NodesView.vue'), meta: { title: 'Node packages' } },
+      { path: '/chatbot', name: 'chatbot', component: () => import('./views/ChatbotView.vue'), meta: { title: 'Chat bot' } },
       { path: '/llm', name: 'llm', component: () => import('./views/LlmView.vue'), meta: { title: 'LLM' } },
       { path: '/:rest(.*)*', name: 'not-found', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
     ],

@@ -5,7 +5,7 @@
  * document, or the failure in plain words. Runs in the background so the chat stays responsive.
  */
 import type { Logger } from '../logging.js';
-import type { ChatPlatformClient, MediaKind } from './chat-platform.client.js';
+import { ChatPlatformError, type ChatPlatformClient, type MediaKind } from './chat-platform.client.js';
 import { explain } from './explain.js';
 import { abortableSleep } from './sleep.js';
 import type { OutputFile, RunStatus, StudioApiClient } from './studio-api.client.js';
@@ -99,12 +99,24 @@ export class RunReporter {
     // Video first (the spec's result rule), then an image, then whatever else the job made.
     const file = outputs.video ?? outputs.image ?? Object.values(outputs)[0];
     if (!file) return 'The job finished without an output file.';
-    const { bytes, size, contentType } = await this.deps.studio.view(file, FILE_LIMIT_BYTES);
-    const kind = bytes ? mediaKind(contentType, size) : null;
-    if (!bytes || !kind) return `The result (${megabytes(size)} MB) is larger than the ${megabytes(FILE_LIMIT_BYTES)} MB the chat allows; find ${file.filename} in Studio's outputs.`;
-    await this.deps.platform.uploading(chatId, kind);
-    await this.deps.platform.sendFile(chatId, kind, bytes, file.filename, title);
-    return null;
+    const { platform } = this.deps;
+    try {
+      const { bytes, size, contentType } = await this.deps.studio.view(file, FILE_LIMIT_BYTES);
+      const kind = bytes ? mediaKind(contentType, size) : null;
+      if (!bytes || !kind) return `The result (${megabytes(size)} MB) is larger than the ${megabytes(FILE_LIMIT_BYTES)} MB the chat allows; find ${file.filename} in Studio's outputs.`;
+      await platform.uploading(chatId, kind);
+      try {
+        await platform.sendFile(chatId, kind, bytes, file.filename, title);
+      } catch (err) {
+        // The platform refuses some photos (dimensions, aspect ratio over 20); a document has no such rules.
+        if (kind !== 'photo' || !(err instanceof ChatPlatformError) || err.kind !== 'rejected') throw err;
+        await platform.sendFile(chatId, 'document', bytes, file.filename, title);
+      }
+      return null;
+    } catch (err) {
+      if (this.deps.signal.aborted) throw err;
+      return `The result could not be sent (${explain(err)}); find ${file.filename} in Studio's outputs.`;
+    }
   }
 }
 

@@ -12,6 +12,7 @@ import { APP_ROOT } from '../../server/config.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
+import { startFakeChatPlatform, type FakeChatPlatform } from '../helpers/fake-chat-platform.js';
 import { FAKE_GIT_HOST, installEnv, makeRepo } from '../helpers/fake-node-packages.js';
 import { freePort } from '../helpers/ports.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
@@ -68,13 +69,13 @@ async function signIn(p: Page, base = studio.url): Promise<void> {
 }
 
 /** Screenshots of one page at desktop and phone width; nothing wider than a phone, no serious axe-core issue at either width. */
-async function shootBoth(route: string, name: string, ready: (p: Page) => Promise<void>): Promise<void> {
+async function shootBoth(route: string, name: string, ready: (p: Page) => Promise<void>, base = studio.url): Promise<void> {
   fs.mkdirSync(SHOTS, { recursive: true });
   for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
     const ctx = await browser.context(viewport);
     const p = await ctx.newPage();
-    await signIn(p);
-    await p.goto(`${studio.url}${route}`);
+    await signIn(p, base);
+    await p.goto(`${base}${route}`);
     await ready(p);
     const problems = [...(label === 'phone' ? await overflowing(p) : []), ...(await axeViolations(p))];
     expect(problems, `${route} at ${label} width`).toEqual([]);
@@ -408,6 +409,48 @@ describe('Node packages page', () => {
     await panel.getByLabel(/Git repository URL/).fill(`${FAKE_GIT_HOST}no-such-pack.git`);
     await panel.getByRole('button', { name: 'Install' }).click();
     await expect.poll(() => panel.getByRole('alert').textContent(), { timeout: 30_000 }).toMatch(/clone/i);
+  });
+});
+
+describe('Chat bot page', () => {
+  let botStudio: TestStudio;
+  let platform: FakeChatPlatform;
+  let ctx: BrowserContext;
+  let p: Page;
+
+  beforeAll(async () => {
+    platform = await startFakeChatPlatform();
+    botStudio = await startTestStudio({ env: { CHATBOT_API_BASE_URL: platform.url, CHATBOT_BOT_NAME: 'studio_e2e_bot' } });
+    ctx = await browser.context(DESKTOP);
+    p = await ctx.newPage();
+    await signIn(p, botStudio.url);
+  });
+
+  afterAll(async () => {
+    await ctx?.close();
+    await botStudio?.stop();
+    await platform?.close();
+  });
+
+  it('refuses to start without a token, then starts with one entered (masked) and stops', async () => {
+    await p.goto(`${botStudio.url}/chatbot`);
+    const state = p.getByRole('status', { name: 'Chat bot state' });
+    await expect.poll(() => state.textContent()).toBe('stopped');
+    await p.getByRole('button', { name: 'Start' }).click();
+    await expect.poll(() => p.getByRole('status', { name: 'Last action' }).textContent()).toContain('no token configured');
+    await p.getByRole('button', { name: 'Edit Bot token' }).click();
+    await p.getByLabel('New Bot token').fill(platform.token);
+    await p.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => p.getByLabel('Bot token', { exact: true }).textContent()).not.toBe('(not set)');
+    expect(await p.getByLabel('Bot token', { exact: true }).textContent()).not.toContain(platform.token);
+    if ((await state.textContent()) !== 'running') await p.getByRole('button', { name: 'Start' }).click();
+    await expect.poll(() => state.textContent()).toBe('running');
+    await platform.waitFor((calls) => calls.some((c) => c.method === 'getUpdates'), 15_000);
+    await p.getByText('studio_e2e_bot').first().waitFor();
+    await shootBoth('/chatbot', 'chatbot', async (q) => void (await q.getByRole('status', { name: 'Chat bot state' }).waitFor()), botStudio.url);
+    await p.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => state.textContent()).toBe('stopped');
+    await expect.poll(() => p.getByRole('status', { name: 'Last action' }).textContent()).toContain('stopped');
   });
 });
 
