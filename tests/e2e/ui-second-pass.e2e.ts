@@ -351,6 +351,43 @@ describe('Studio web UI, second pass', () => {
     for (const action of ['Run again', 'Run again with a new seed', 'Edit and run', 'Make a preset', 'Download ZIP', 'Delete']) expect([...reached]).toContain(action);
   });
 
+  it('reaches every control by keyboard on every page', async () => {
+    const [job] = await finishedJobs();
+    const missed: string[] = [];
+    for (const route of ['home', 'run/image-filter', 'jobs', `jobs/${job!.prompt_id}`, 'assets?tab=outputs', 'models', 'events']) {
+      await page.goto(`${studio.url}/${route}`);
+      await page.getByRole('heading', { level: 1 }).first().waitFor();
+      await page.waitForLoadState('networkidle').catch(() => undefined);
+      // Mark every control a user could act on (visible, enabled, not deliberately out of the tab order).
+      const total = await page.evaluate<number>(`(() => {
+        const all = Array.from(document.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex="0"]'));
+        let n = 0;
+        for (const el of all) {
+          if (el.disabled || el.getAttribute('tabindex') === '-1' || el.closest('dialog:not([open])')) continue;
+          // Inside a closed disclosure: reached once its summary (which is counted) opens it.
+          if (el.tagName !== 'SUMMARY' && el.closest('details:not([open])')) continue;
+          const box = el.getBoundingClientRect();
+          const hiddenFile = el.type === 'file';
+          if (!hiddenFile && (box.width === 0 || box.height === 0)) continue;
+          el.setAttribute('data-kbd', String(n++));
+        }
+        return n;
+      })()`);
+      const reached = new Set<string>();
+      await page.locator('body').focus();
+      for (let i = 0; i < total + 15; i++) {
+        await page.keyboard.press('Tab');
+        const mark = await page.evaluate<string | null>("document.activeElement?.getAttribute('data-kbd') ?? null");
+        if (mark !== null) reached.add(mark);
+      }
+      if (reached.size < total) {
+        const names = await page.evaluate<string[]>(`Array.from(document.querySelectorAll('[data-kbd]')).filter((el) => !${JSON.stringify([...reached])}.includes(el.getAttribute('data-kbd'))).map((el) => el.tagName + ' ' + (el.getAttribute('aria-label') || el.textContent || '').trim().slice(0, 40))`);
+        missed.push(`${route}: ${names.join('; ')}`);
+      }
+    }
+    expect(missed).toEqual([]);
+  });
+
   it('says Studio is unreachable, marks what is shown as stale and explains a dead link', async () => {
     await page.goto(`${studio.url}/home`);
     await page.getByRole('article', { name: 'Image noise and blur' }).waitFor();

@@ -34,6 +34,8 @@ export interface FakeChatPlatform {
   press(chatId: number, data: string): number;
   /** A photo message; the bytes are served through getFile. */
   sendPhoto(chatId: number, bytes: Buffer): number;
+  /** An image sent as a file (document), with its own file name. */
+  sendImageFile(chatId: number, bytes: Buffer, fileName: string): number;
   /** Fail the next calls of `method`, in order. */
   failNext(method: string, ...failures: Failure[]): void;
   callsOf(method: string): RecordedCall[];
@@ -156,6 +158,12 @@ export async function startFakeChatPlatform(token = '123456:TEST-token'): Promis
       files.set(`photos/${fileId}.png`, bytes);
       const photo = [{ file_id: fileId, file_unique_id: fileId, width: 64, height: 64, file_size: bytes.length }];
       return push({ message: { message_id: nextMessage++, date: 0, chat: chat(chatId), from: from(chatId), photo } });
+    },
+    sendImageFile(chatId, bytes, fileName) {
+      const fileId = `file${nextUpdate}`;
+      files.set(`photos/${fileId}.png`, bytes);
+      const document = { file_id: fileId, file_unique_id: fileId, file_name: fileName, mime_type: 'image/png', file_size: bytes.length };
+      return push({ message: { message_id: nextMessage++, date: 0, chat: chat(chatId), from: from(chatId), document } });
     },
     failNext(method, ...list) {
       failures.set(method, [...(failures.get(method) ?? []), ...list]);

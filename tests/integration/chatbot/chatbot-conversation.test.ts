@@ -138,9 +138,22 @@ describe('chat bot conversation', () => {
     await platform.waitFor(() => platform.callsOf('editMessageText').filter((c) => /^✅ Noisy photo: done in \d+ s$/.test(String(c.params.text))).length === 2, 20_000);
   }, 90_000);
 
+  it('explains a job that fails in plain words (an image sent as a file works too)', async () => {
+    platform.sendText(OWNER, 'and again');
+    await platform.waitFor(() => messagesTo(OWNER).filter((c) => /Which preset/.test(String(c.params.text))).length === 3);
+    platform.press(OWNER, buttons(lastMessageTo(OWNER))[1]!.callback_data);
+    await platform.waitFor(() => messagesTo(OWNER).filter((c) => /^How much noise\?$/.test(String(c.params.text))).length === 3);
+    platform.press(OWNER, buttons(lastMessageTo(OWNER))[0]!.callback_data);
+    await platform.waitFor(() => messagesTo(OWNER).filter((c) => /please send me a photo/.test(String(c.params.text))).length === 3);
+    // The stand-in engine fails a node whose input names STANDIN_FAIL: here the input image's file name.
+    platform.sendImageFile(OWNER, fs.readFileSync(SAMPLE_PNG), 'STANDIN_FAIL.png');
+    await platform.waitFor(() => platform.callsOf('editMessageText').some((c) => /^❌ Noisy photo failed: \[\w+\] .*Stand-in failure/.test(String(c.params.text))), 30_000);
+    expect(platform.callsOf('sendDocument').filter(to(OWNER))).toHaveLength(1);
+  }, 60_000);
+
   it('explains a run Studio refuses in plain words', async () => {
     platform.sendText(OWNER, 'again');
-    await platform.waitFor(() => messagesTo(OWNER).filter((c) => /Which preset/.test(String(c.params.text))).length === 3);
+    await platform.waitFor(() => messagesTo(OWNER).filter((c) => /Which preset/.test(String(c.params.text))).length === 4);
     platform.press(OWNER, buttons(lastMessageTo(OWNER))[0]!.callback_data);
     await waitForMessage(OWNER, /^I could not start "Broken one": Studio does not know it \(.*no-such-workflow.*\)\. Send any message to try again\.$/);
   });
