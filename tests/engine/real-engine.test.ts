@@ -127,7 +127,7 @@ describe.skipIf(!available)('a real engine', () => {
     });
     const image = await uploadSample(t.api, 'slow-source.png');
     const run = await execute(t.api, 'rt-slow', { params: { _existing_input_image: image } });
-    const j = await waitForJob(t.api, run.prompt_id, ['completed','error','stalled'], 150_000); console.log('[test:engine] JOB', JSON.stringify(j).slice(0,800));
+    await waitForJob(t.api, run.prompt_id, ['completed'], 90_000);
     const running = ws
       .ofType('job.progress')
       .filter((f) => f.data.prompt_id === run.prompt_id)
