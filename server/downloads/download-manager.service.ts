@@ -16,7 +16,7 @@ import { defaultFreeSpace, formatBytes } from './download-io.js';
 import { removePart, sidecarPath } from './download-resume.js';
 import type { DownloadKind, DownloadRow, DownloadStatus, DownloadStore } from './download.store.js';
 import { downloadInThread, type ThreadDownloadOptions } from './download-thread.js';
-import { DownloadError, FREE_SPACE_MARGIN_BYTES, type DownloadResult } from './file-download.js';
+import { DownloadError, FREE_SPACE_MARGIN_BYTES, type DownloadProgress, type DownloadResult } from './file-download.js';
 import type { ActivitySink, DownloadJob, DownloadResolver, Downloads, DownloadStatusEntry, DownloadTarget, QueueState } from './downloads.types.js';
 
 /** Downloads running at once when the setting was never changed. */
@@ -46,6 +46,8 @@ interface Active {
   bytes: number;
   total: number | null;
   speed: number;
+  /** Waiting for (or making) another attempt after a transient failure. */
+  retry: { attempt: number; of: number } | null;
   lastSaved: number;
   done: Promise<void>;
 }
@@ -195,6 +197,7 @@ export class DownloadManager implements Downloads {
       speed: live ? Math.round(live.speed) : 0,
       percent,
     };
+    if (live?.retry) entry.retry = live.retry;
     if (status === 'error') entry.error = row.error ?? 'The download failed';
     return entry;
   }
@@ -231,6 +234,7 @@ export class DownloadManager implements Downloads {
       bytes: partBytes,
       total: row.total,
       speed: 0,
+      retry: null,
       lastSaved: performance.now(),
       done: Promise.resolve(),
     };
@@ -261,10 +265,11 @@ export class DownloadManager implements Downloads {
       });
   }
 
-  private onProgress(active: Active, progress: { bytesDownloaded: number; bytesTotal: number | null; speed: number }): void {
+  private onProgress(active: Active, progress: DownloadProgress): void {
     active.bytes = progress.bytesDownloaded;
     active.total = progress.bytesTotal;
     active.speed = progress.speed;
+    active.retry = progress.retry ?? null;
     const now = performance.now();
     if (now - active.lastSaved >= SAVE_PROGRESS_MS) {
       active.lastSaved = now;

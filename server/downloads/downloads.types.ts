@@ -17,6 +17,8 @@ export interface DownloadStatusEntry {
   /** 0–100, one decimal. */
   percent: number;
   error?: string;
+  /** Beyond the spec: while a transient failure is retried, which attempt of how many (the UI says "retrying 2 of 5"). */
+  retry?: { attempt: number; of: number };
 }
 
 /** The state the queue reports for a file it knows (finished rows are left out). */

@@ -57,6 +57,8 @@ export interface DownloadProgress {
   bytesTotal: number | null;
   /** Rolling average bytes/s over ~5 s of this call's network bytes. */
   speed: number;
+  /** Set while waiting to try again after a transient failure: the attempt coming and the most there will be. */
+  retry?: { attempt: number; of: number };
 }
 
 export interface DownloadOptions {
@@ -102,6 +104,8 @@ class DownloadRun {
   private total: number | null;
   private meta: PartMeta | null = null;
   private readonly meter = new SpeedMeter();
+  /** The retry being waited for or under way; cleared once bytes flow again. */
+  private retry: { attempt: number; of: number } | null = null;
   private attempt: { controller: AbortController; lastBytes: number; lastActivity: number } | null = null;
   /** The part file's writer while an attempt streams a body. */
   private writer: PartWriter | null = null;
@@ -197,6 +201,9 @@ class DownloadRun {
             cause: error,
           });
         }
+        // Users see "retrying 2 of 6" while we wait, not a frozen bar.
+        this.retry = { attempt: failures, of: maxRetries };
+        this.emitProgress();
         await sleep(this.backoffMs(failures, error), this.opts.signal);
       }
     }
@@ -305,6 +312,7 @@ class DownloadRun {
       const onData = (chunk: Buffer) => {
         this.offset += chunk.length;
         this.received += chunk.length;
+        this.retry = null;
         if (!out.write(chunk)) res.pause();
       };
       out.onDrain = () => res.resume();
@@ -337,7 +345,9 @@ class DownloadRun {
   private emitProgress(): void {
     if (!this.opts.onProgress) return;
     try {
-      this.opts.onProgress({ bytesDownloaded: this.offset, bytesTotal: this.total, speed: this.meter.speed() });
+      const progress: DownloadProgress = { bytesDownloaded: this.offset, bytesTotal: this.total, speed: this.meter.speed() };
+      if (this.retry) progress.retry = this.retry;
+      this.opts.onProgress(progress);
     } catch {
       // A broken progress listener must not break the download.
     }

@@ -160,6 +160,20 @@ describe('downloadFile', () => {
     expect(missing.requests).toHaveLength(1);
   });
 
+  it('says which retry it waits for ("retrying 2 of 4"), and stops saying it once bytes flow', async () => {
+    const content = randomBytes(10_000);
+    const flaky = await serve({ content, status: 503, statusTimes: 2 });
+    const seen: Array<{ attempt: number; of: number } | undefined> = [];
+    await downloadFile(request(`${flaky.url}/f`), { ...fast, maxRetries: 4, onProgress: (p) => seen.push(p.retry) });
+    // The progress timer may repeat an entry while the backoff runs: compare the changes.
+    const changes = seen.filter(Boolean).filter((r, i, all) => i === 0 || JSON.stringify(r) !== JSON.stringify(all[i - 1]));
+    expect(changes).toEqual([
+      { attempt: 1, of: 4 },
+      { attempt: 2, of: 4 },
+    ]);
+    expect(seen.at(-1)).toBeUndefined();
+  });
+
   it('deletes the part and reports hash_mismatch when the SHA-256 differs', async () => {
     const content = randomBytes(100 * 1024);
     const server = await serve({ content });
