@@ -369,7 +369,13 @@ describe('Node packages page', () => {
     fs.mkdirSync(wheels);
     // An install script that talks slowly, so its lines can be seen arriving before it ends.
     makeRepo(git, 'e2e-pack', { 'install.py': 'import time\nfor i in range(6):\n    print(f"setting up step {i}", flush=True)\n    time.sleep(0.5)\n' });
-    nodesStudio = await startTestStudio({ startEngine: true, env: { ...installEnv(git, wheels), ENGINE_PYTHON: 'python3', PATH: process.env.PATH ?? '/usr/bin', HOME: root } });
+    // A workflow whose manifest names a package the engine lacks (the seeding adds the shipped ones).
+    const studioDir = path.join(root, 'studio');
+    const wf = path.join(studioDir, 'workflows', 'needs-pack');
+    fs.cpSync(path.join(APP_ROOT, 'workflows', 'image-filter'), wf, { recursive: true });
+    const manifest = fs.readFileSync(path.join(wf, 'manifest.yaml'), 'utf8');
+    fs.writeFileSync(path.join(wf, 'manifest.yaml'), manifest.replace('id: image-filter', 'id: needs-pack').replace('name: Image noise and blur', 'name: Needs a pack').replace('required_nodes: []', 'required_nodes:\n  - Missing-Pack'));
+    nodesStudio = await startTestStudio({ dir: studioDir, startEngine: true, env: { ...installEnv(git, wheels), ENGINE_PYTHON: 'python3', PATH: process.env.PATH ?? '/usr/bin', HOME: root } });
     await nodesStudio.studio.engineReady(60_000);
     ctx = await browser.context(DESKTOP);
     p = await ctx.newPage();
@@ -380,6 +386,14 @@ describe('Node packages page', () => {
     await ctx?.close();
     await nodesStudio?.stop();
     if (root) fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('is reached from a workflow that misses a node package', async () => {
+    await p.goto(`${nodesStudio.url}/home`);
+    const card = p.getByRole('article', { name: 'Needs a pack' });
+    await card.getByRole('link', { name: 'Install missing node packages…' }).click();
+    await p.waitForURL(/\/nodes\?missing=Missing-Pack$/);
+    await p.getByRole('note').getByText('Missing-Pack').waitFor();
   });
 
   it('lists packages with node counts and finds nodes by name', async () => {
