@@ -22,6 +22,7 @@ export function createStudioRouter(): Router {
       { path: '/nodes', name: 'nodes', component: () => import('./views/NodesView.vue'), meta: { title: 'Node packages' } },
       { path: '/chatbot', name: 'chatbot', component: () => import('./views/ChatbotView.vue'), meta: { title: 'Chat bot' } },
       { path: '/modelhub', name: 'modelhub', component: () => import('./views/ModelhubView.vue'), meta: { title: 'Model hub lookup' } },
+      { path: '/gallery/:modelId', name: 'gallery', component: () => import('./views/GalleryView.vue'), meta: { title: 'Gallery' }, props: true },
       { path: '/llm', name: 'llm', component: () => import('./views/LlmView.vue'), meta: { title: 'LLM' } },
       { path: '/:rest(.*)*', name: 'not-found', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
     ],

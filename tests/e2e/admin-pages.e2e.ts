@@ -14,7 +14,7 @@ import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-s
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { RICH_IMAGE, seedHub } from '../helpers/fake-hub-data.js';
 import { startFakeHub, type FakeHub } from '../helpers/fake-hub-server.js';
-import { testImage } from '../helpers/fake-gallery.js';
+import { seedGallery, testImage } from '../helpers/fake-gallery.js';
 import { startFakeChatPlatform, type FakeChatPlatform } from '../helpers/fake-chat-platform.js';
 import { FAKE_GIT_HOST, installEnv, makeRepo } from '../helpers/fake-node-packages.js';
 import { freePort } from '../helpers/ports.js';
@@ -429,6 +429,7 @@ describe('Model hub lookup page', () => {
     // One more resource: a LoRA whose creator allows generation only (restricted).
     const resources = [...(meta.civitaiResources as unknown[]), { type: 'lora', modelVersionId: 108, weight: 0.4 }];
     hub.images.set(5001, { ...RICH_IMAGE, url: `${hub.url}/media/5001.jpeg`, meta: { ...meta, civitaiResources: resources } });
+    await seedGallery(hub, APP_ROOT);
     // The engine takes the input copy (as with any upload), so it runs here.
     hubStudio = await startTestStudio({ startEngine: true, env: { MODELHUB_BASE_URL: hub.url, MODELHUB_API_KEY: 'hub-secret', GALLERY_PAGE_DELAY_MS: '0' } });
     await hubStudio.studio.engineReady(60_000);
@@ -486,6 +487,44 @@ describe('Model hub lookup page', () => {
       await q.getByRole('button', { name: 'Look up' }).click();
       await q.getByRole('region', { name: 'Resources' }).waitFor();
     }, hubStudio.url);
+  });
+
+  it('opens a model\'s gallery from the Models page', async () => {
+    await p.goto(`${hubStudio.url}/models`);
+    await p.getByRole('link', { name: /^Gallery of Juggernaut XL/ }).click();
+    await p.waitForURL(`${hubStudio.url}/gallery/11`);
+    // The image fetched by the lookup above went into its model's gallery.
+    await p.getByRole('img', { name: /^Image 5001 by/ }).waitFor();
+  });
+
+  it('fetches a gallery with progress, filters, stars, shows metadata, uses an image as input and deletes all', async () => {
+    await p.goto(`${hubStudio.url}/gallery/12`);
+    await p.getByText(/No images here yet/).waitFor();
+    await p.getByRole('button', { name: 'Fetch more from the hub' }).click();
+    const tiles = p.getByRole('figure');
+    // Two originals and four community items (a fifth's media is gone on the hub).
+    await expect.poll(() => tiles.count(), { timeout: 30_000 }).toBe(6);
+    await p.getByRole('figure', { name: 'Video 8003' }).waitFor();
+    await p.getByLabel('Source').selectOption('original');
+    await expect.poll(() => tiles.count()).toBe(2);
+    await p.getByLabel('Source').selectOption('');
+    await p.getByRole('button', { name: 'Star 8001' }).click();
+    await p.getByRole('button', { name: 'Unstar 8001' }).waitFor();
+    await p.getByLabel('Starred only').check();
+    await expect.poll(() => tiles.count()).toBe(1);
+    await p.getByLabel('Starred only').uncheck();
+    await expect.poll(() => tiles.count()).toBe(6);
+    await p.getByRole('button', { name: 'Info on 8001' }).click();
+    const meta = p.getByRole('dialog', { name: 'Metadata of 8001' });
+    await expect.poll(() => meta.locator('pre').textContent()).toContain('a fox');
+    await shootBoth('/gallery/12', 'gallery', async (q) => void (await q.getByRole('figure', { name: 'Image 8001' }).waitFor()), hubStudio.url);
+    await meta.getByRole('button', { name: 'Close' }).click();
+    await p.getByRole('button', { name: 'Use 8001 as input' }).click();
+    await p.getByText(/Copied to the inputs as gallery_8001/).waitFor();
+    await p.getByRole('button', { name: 'Delete all' }).click();
+    await p.getByRole('dialog', { name: 'Delete the gallery' }).getByRole('button', { name: 'Delete all' }).click();
+    await p.getByText(/No images here yet/).waitFor();
+    expect(fs.existsSync(path.join(hubStudio.dir, 'gallery', '12'))).toBe(false);
   });
 });
 
