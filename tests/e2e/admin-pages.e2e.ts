@@ -139,6 +139,7 @@ describe('Presets page', () => {
     const panel = page.getByRole('region', { name: 'Run Story' });
     await panel.getByRole('group', { name: 'Animal' }).getByLabel('snow hare').check();
     await panel.getByRole('group', { name: 'Time' }).getByLabel('dusk').check();
+    await page.screenshot({ path: path.join(SHOTS, 'presets-run-desktop.png'), fullPage: true });
     await panel.getByRole('button', { name: 'Run preset' }).click();
     const bar = panel.getByRole('progressbar', { name: 'Preset job progress' });
     await expect.poll(() => bar.getAttribute('aria-valuenow'), { timeout: 30_000 }).toBe('100');
