@@ -52,9 +52,13 @@ export const NAV_GROUPS: readonly NavGroup[] = [
 /** Every entry, in order. */
 export const NAV_LINKS: readonly NavLink[] = NAV_GROUPS.flatMap((g) => g.links);
 
+// Pages without a link of their own, by the link they belong under.
+const PARENT: Record<string, string> = { '/run': '/home', '/gallery': '/models' };
+
 /** The group holding the page at `path` (by its first segment), or the first group. */
 export function groupOf(path: string): string {
-  const first = `/${path.split('/')[1] ?? ''}`;
-  const match = NAV_GROUPS.find((g) => g.links.some((l) => l.to === first || (first === '/run' && l.to === '/home')));
+  const segment = `/${path.split('/')[1] ?? ''}`;
+  const first = PARENT[segment] ?? segment;
+  const match = NAV_GROUPS.find((g) => g.links.some((l) => l.to === first));
   return (match ?? NAV_GROUPS[0]!).id;
 }
