@@ -13,6 +13,14 @@ import { StudioApi } from '../../../renderer/src/api/studio-api.js';
 
 export type Route = (url: URL, body: string) => unknown;  // may return a promise (a slow endpoint)
 
+/** An answer with its own status (a route's plain return value is a 200 JSON body). */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
 /** A stand-in for the browser's WebSocket: the test opens it and pushes frames. */
 export class FakeBrowserSocket implements SocketLike {
   binaryType = 'blob';
@@ -63,7 +71,10 @@ export async function harness(routes: Record<string, Route>): Promise<Harness> {
         res.writeHead(404, { 'Content-Type': 'application/json' }).end(JSON.stringify({ detail: 'Not found' }));
         return;
       }
-      void Promise.resolve(routes[key]!(url, body)).then((answer) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(answer)));
+      void Promise.resolve(routes[key]!(url, body)).then((answer) => {
+        const reply = answer instanceof Reply ? answer : new Reply(200, answer);
+        res.writeHead(reply.status, { 'Content-Type': 'application/json' }).end(JSON.stringify(reply.body));
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
