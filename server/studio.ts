@@ -236,7 +236,7 @@ export class Studio {
       name: () => this.secrets.get('CHATBOT_BOT_NAME'),
       loadLibrary: options.chatbot?.loadLibrary ?? loadGrammy,
       apiRoot: config.urls.chatbotApi,
-      studioUrl: () => this.selfUrl,
+      studioUrl: () => this.url,
       studioCertFile: config.tls?.cert ?? null,
       apiKey: () => this.secrets.apiKey(),
       store: new ChatbotStore(new SettingsStore(this.db), config.chatbot.allowedChats),
@@ -345,14 +345,12 @@ export class Studio {
     return (this.server.address() as AddressInfo | null)?.port ?? this.config.port;
   }
 
-  /** The local URL of the UI. */
+  /**
+   * The local URL of the UI, for Studio's own clients (the desktop window, the chat bot): loopback
+   * when Studio listens on every interface, else the one address it actually bound.
+   */
   get url(): string {
-    return `${this.config.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`;
-  }
-
-  /** Where Studio's own clients (the chat bot) reach it: loopback, unless it listens on one address only. */
-  private get selfUrl(): string {
-    const bound = this.config.host;
+    const bound = (this.server.address() as AddressInfo | null)?.address ?? '127.0.0.1';
     const host = bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound.includes(':') ? `[${bound}]` : bound;
     return `${this.config.tls ? 'https' : 'http'}://${host}:${this.port}`;
   }
