@@ -10,10 +10,8 @@ import path from 'node:path';
 import { createAssetsModule, type AssetsModule } from './assets/assets.module.js';
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
 import { catalogSchemaFor } from './catalog/catalog.schema.js';
-import { loadGrammy, type ChatbotLibraryLoader } from './chatbot/chatbot-library.js';
-import { chatbotRoutes } from './chatbot/chatbot.routes.js';
-import { ChatbotService, type ChatbotServiceDeps } from './chatbot/chatbot.service.js';
-import { ChatbotStore } from './chatbot/chatbot.store.js';
+import { createChatbotModule, type ChatbotOptions } from './chatbot/chatbot.module.js';
+import type { ChatbotService } from './chatbot/chatbot.service.js';
 import { CatalogStore, seedCatalogs } from './catalog/catalog.store.js';
 import { APP_ROOT, MIN_LAN_KEY_LENGTH, SHIPPED_ROOT, type Config } from './config.js';
 import { ensureDataDir, loadSessionSecret } from './data-dir.js';
@@ -49,9 +47,8 @@ import { JobStore } from './jobs/job.store.js';
 import { jobsRoutes } from './jobs/jobs.routes.js';
 import { runRoutes } from './jobs/run.routes.js';
 import { RunnerService } from './jobs/runner.service.js';
-import { LlmConfigStore } from './llm/llm-config.store.js';
-import { llmRoutes } from './llm/llm.routes.js';
-import { LlmService } from './llm/llm.service.js';
+import { createLlmModule } from './llm/llm.module.js';
+import type { LlmService } from './llm/llm.service.js';
 import { createModelhubModule, type ModelhubModule } from './modelhub/modelhub.module.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
@@ -79,7 +76,7 @@ export interface StudioOptions {
   /** WebSocket heartbeat interval. */
   heartbeatMs?: number;
   /** The chat bot: its library loader (tests inject one that fails) and its timings. */
-  chatbot?: Partial<Pick<ChatbotServiceDeps, 'backoff' | 'progress'>> & { loadLibrary?: ChatbotLibraryLoader };
+  chatbot?: ChatbotOptions;
   /**
    * Replace this Studio with a fresh one (`POST /api/admin/system/restart`, after an update):
    * headless re-executes itself, Electron relaunches. Without it, restart answers 409.
@@ -214,44 +211,20 @@ export class Studio {
       beforeLlmDelete: (file) => this.llm.beforeModelDelete(file),
       tokens: () => ({ modelhubApiKey: this.secrets.get('MODELHUB_API_KEY'), hubToken: this.secrets.get('HUB_TOKEN') }),
     });
-    this.llm = new LlmService({
-      server: {
-        binary: config.llm.binary,
-        port: config.llm.port,
-        modelsDir: config.paths.llmModels,
-        env: config.childEnv,
-        readyTimeoutMs: config.llm.readyTimeoutMs,
-        logFile: path.join(config.paths.logs, 'llm.log'),
-        logger: this.logger,
-      },
-      store: new LlmConfigStore(config.paths.llmConfig),
-      events: this.events,
-      logger: this.logger,
-      idleMinutes: config.llm.idleMinutes,
-      gpuPolicy: config.llm.gpuPolicy,
-    });
+    const llm = createLlmModule({ config, events: this.events, logger: this.logger });
+    this.llm = llm.service;
     this.assets = createAssetsModule({ config, events: this.events, logger: this.logger, uploads });
-    this.chatbot = new ChatbotService({
-      token: () => this.secrets.get('CHATBOT_BOT_TOKEN'),
-      name: () => this.secrets.get('CHATBOT_BOT_NAME'),
-      loadLibrary: options.chatbot?.loadLibrary ?? loadGrammy,
-      apiRoot: config.urls.chatbotApi,
-      studioUrl: () => this.url,
-      studioCertFile: config.tls?.cert ?? null,
-      apiKey: () => this.secrets.apiKey(),
-      store: new ChatbotStore(new SettingsStore(this.db), config.chatbot.allowedChats),
+    const chatbot = createChatbotModule({
+      config,
+      db: this.db,
+      secrets: this.secrets,
       events: this.events,
       logger: this.logger,
-      pollTimeoutS: config.chatbot.pollTimeoutS,
-      backoff: options.chatbot?.backoff,
-      progress: options.chatbot?.progress,
+      studioUrl: () => this.url,
+      options: options.chatbot,
     });
-    // The system status block is `{running: bool (token configured), name}` in the spec's words:
-    // whether polling is alive is `GET /api/admin/chatbot/status`'s `running`.
-    this.bot = {
-      status: () => ({ running: Boolean(this.secrets.get('CHATBOT_BOT_TOKEN')), name: this.chatbot.status().name }),
-      restart: () => this.chatbot.restart(),
-    };
+    this.chatbot = chatbot.service;
+    this.bot = chatbot.control;
     this.modelhub = createModelhubModule({
       config,
       logger: this.logger,
@@ -321,8 +294,8 @@ export class Studio {
         ...this.assets.routers,
         ...this.modelhub.routers,
         ...this.presets.routers,
-        llmRoutes(this.llm),
-        chatbotRoutes(this.chatbot),
+        ...llm.routers,
+        ...chatbot.routers,
         ...this.system.routers,
         nodesRoutes({
           objectInfo: () => this.workflows.objectInfo(),

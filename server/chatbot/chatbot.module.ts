@@ -1,0 +1,64 @@
+/**
+ * The chat bot capability as `studio.ts` builds it: the polling service, its routes, and the
+ * `BotControl` the system status and the settings use (token or name changed → restart).
+ */
+import type express from 'express';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Logger } from '../logging.js';
+import type { BotControl } from '../system/bot-control.js';
+import type { Secrets } from '../system/secrets.store.js';
+import { SettingsStore } from '../system/settings.store.js';
+import { loadGrammy, type ChatbotLibraryLoader } from './chatbot-library.js';
+import { chatbotRoutes } from './chatbot.routes.js';
+import { ChatbotService, type ChatbotServiceDeps } from './chatbot.service.js';
+import { ChatbotStore } from './chatbot.store.js';
+
+/** What tests may change: the library loader (one that fails) and the timings. */
+export type ChatbotOptions = Partial<Pick<ChatbotServiceDeps, 'backoff' | 'progress'>> & { loadLibrary?: ChatbotLibraryLoader };
+
+export interface ChatbotModuleDeps {
+  config: Readonly<Config>;
+  db: Db;
+  secrets: Secrets;
+  events: EventBus;
+  logger: Logger;
+  /** Where the bot reaches Studio (read when it starts: the port is known only once listening). */
+  studioUrl: () => string;
+  options?: ChatbotOptions;
+}
+
+export interface ChatbotModule {
+  service: ChatbotService;
+  /** The status block of system status, and the restart the settings ask for. */
+  control: BotControl;
+  routers: express.Router[];
+}
+
+/** Build the chat bot; it starts only when `service.start()` is called. */
+export function createChatbotModule(deps: ChatbotModuleDeps): ChatbotModule {
+  const { config, secrets, options } = deps;
+  const service = new ChatbotService({
+    token: () => secrets.get('CHATBOT_BOT_TOKEN'),
+    name: () => secrets.get('CHATBOT_BOT_NAME'),
+    loadLibrary: options?.loadLibrary ?? loadGrammy,
+    apiRoot: config.urls.chatbotApi,
+    studioUrl: deps.studioUrl,
+    studioCertFile: config.tls?.cert ?? null,
+    apiKey: () => secrets.apiKey(),
+    store: new ChatbotStore(new SettingsStore(deps.db), config.chatbot.allowedChats),
+    events: deps.events,
+    logger: deps.logger,
+    pollTimeoutS: config.chatbot.pollTimeoutS,
+    backoff: options?.backoff,
+    progress: options?.progress,
+  });
+  // The system status block is `{running: bool (token configured), name}` in the spec's words:
+  // whether polling is alive is `GET /api/admin/chatbot/status`'s `running`.
+  const control: BotControl = {
+    status: () => ({ running: Boolean(secrets.get('CHATBOT_BOT_TOKEN')), name: service.status().name }),
+    restart: () => service.restart(),
+  };
+  return { service, control, routers: [chatbotRoutes(service)] };
+}
