@@ -2,7 +2,7 @@
  * The three catalog stores side by side, and lookups across them. Model and LoRA files share
  * the download and delete endpoints (`/api/admin/models/...`), so most lookups try both.
  */
-import type { CatalogCategory, CatalogEntry, CatalogFile, CatalogKind } from './catalog.schema.js';
+import type { CatalogCategory, CatalogEntry, CatalogFile, CatalogKind } from '../contracts/catalog.contract.js';
 import type { CatalogStore } from './catalog.store.js';
 
 /** The catalog stores Studio keeps. */

@@ -3,7 +3,7 @@
  * `{result: "<text>"}` (the spec leaves the field name open; see the README).
  */
 import express from 'express';
-import type { ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from './chatbot.schema.js';
+import type { ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from '../contracts/chatbot.contract.js';
 import type { ChatbotService } from './chatbot.service.js';
 
 /** Chat bot routes. */

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { StudioEvent } from './event.schema.js';
+import type { StudioEvent } from '../contracts/events.contract.js';
 
 export class EventsFileStore {
   private fd: number | null = null;

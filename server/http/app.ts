@@ -17,7 +17,7 @@ import { HOST_REFUSED, isAllowedHost, refuse, type HostRuleOptions } from './hos
 import { maintenanceGate, type Maintenance } from './maintenance.js';
 import { requestId } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
-import type { WsEventMap } from './ws-events.js';
+import type { WsEventMap } from '../contracts/ws.contract.js';
 import type { WsHub } from './ws-hub.js';
 
 /** Slow clients: the whole request head within this, the whole request within the next. */

@@ -5,8 +5,7 @@
  */
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { EngineClient, EngineOutputFile } from '../engine/engine.client.js';
-import { isVideoOutput, parseHistoryOutputs } from '../engine/engine.client.js';
+import { type EngineClient, type EngineOutputFile, isVideoOutput, parseHistoryOutputs } from '../engine/engine.client.js';
 import type { EventBus } from '../events/event-bus.js';
 import { HttpError } from '../http/errors.js';
 import type { WsHub } from '../http/ws-hub.js';
@@ -14,9 +13,8 @@ import type { Logger } from '../logging.js';
 import type { JobFolders } from './job-folders.store.js';
 import { historyError, type JobMonitor } from './job-monitor.js';
 import { listFiles } from './job-package.js';
-import type { JobRecord } from './job.schema.js';
+import type { JobRecord, ProgressObject } from '../contracts/jobs.contract.js';
 import type { HistoryQuery, JobStore } from './job.store.js';
-import type { ProgressObject } from './progress-tracker.js';
 
 export const VIDEO_EXTENSIONS = new Set(['.mp4', '.webm', '.mov', '.avi', '.mkv']);
 export const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp']);

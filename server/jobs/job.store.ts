@@ -3,7 +3,7 @@
  * first) and backs its paging index.
  */
 import type { Db } from '../db/database.js';
-import { FINISHED_STATUSES, type JobRecord, type JobStatus } from './job.schema.js';
+import { FINISHED_STATUSES, type JobRecord, type JobStatus } from '../contracts/jobs.contract.js';
 
 interface JobRow {
   prompt_id: string;

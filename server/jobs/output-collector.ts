@@ -12,7 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import type { EngineClient, EngineOutputFile } from '../engine/engine.client.js';
 import type { Logger } from '../logging.js';
 import type { JobFolders } from './job-folders.store.js';
-import type { JobRecord } from './job.schema.js';
+import type { JobRecord } from '../contracts/jobs.contract.js';
 
 export interface OutputCollectorDeps {
   engine: EngineClient;

@@ -10,7 +10,8 @@ import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
 import { romeIso } from '../time.js';
 import type { GalleryItems } from './gallery-items.js';
-import type { FetchRow, GalleryStore } from './gallery.store.js';
+import type { GalleryStore } from './gallery.store.js';
+import type { FetchRow } from '../contracts/modelhub.contract.js';
 import type { ModelhubClient } from './modelhub.client.js';
 import type { ModelhubImage } from './modelhub.schema.js';
 

@@ -6,21 +6,13 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  EngineClient,
-  EngineUnreachableError,
-  EngineValidationError,
-  parseHistoryOutputs,
-  primaryOutput,
-} from '../../server/engine/engine.client.js';
-import type { EngineOutputFile } from '../../server/engine/engine.client.js';
+import { EngineClient, type EngineOutputFile, EngineUnreachableError, EngineValidationError, parseHistoryOutputs, primaryOutput } from '../../server/engine/engine.client.js';
 import { EngineSocket } from '../../server/engine/engine-socket.js';
 import type { EnginePreview } from '../../server/engine/engine-messages.js';
-import { startStandinEngine } from '../../server/standin/standin.server.js';
-import type { StandinEngine } from '../../server/standin/standin.server.js';
+import { type StandinEngine, startStandinEngine } from '../../server/standin/standin.server.js';
 import { HttpError } from '../../server/http/errors.js';
 import { ProgressTracker } from '../../server/jobs/progress-tracker.js';
-import type { ProgressObject } from '../../server/jobs/progress-tracker.js';
+import type { ProgressObject } from '../../server/contracts/jobs.contract.js';
 import { silentLogger } from '../../server/logging.js';
 import type { ApiGraph } from '../../server/workflows/types.js';
 import { freePort } from '../helpers/ports.js';

@@ -1,7 +1,7 @@
 /**
  * The chat bot endpoints (spec "Chat bot"): status, start, stop.
  */
-import type { ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from '../../../server/chatbot/chatbot.schema.js';
+import type { ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from '../../../server/contracts/chatbot.contract.js';
 import type { Http } from './http.js';
 
 export type { ChatbotStatusBody, StartResult, StopResult };
