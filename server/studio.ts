@@ -159,7 +159,9 @@ export class Studio {
       ),
     );
     this.signer = signer;
-    this.hub = new WsHub(this.logger, options.heartbeatMs);
+    // A socket opened with a session cookie closes when that session is signed out or expires.
+    this.hub = new WsHub(this.logger, options.heartbeatMs, (session) => signer.liveUntil(session));
+    signer.onRevoke((sid) => this.hub.closeSession(sid));
     this.engine = new EngineProcess({ config, logger: this.logger, env: config.childEnv });
     this.engineClient = new EngineClient({ baseUrl: this.engine.url });
     // Kept across restarts: the engine sends a prompt's events to the id it was submitted with.
