@@ -14,7 +14,7 @@ import { createChatbotModule, type ChatbotOptions } from './chatbot/chatbot.modu
 import type { ChatbotService } from './chatbot/chatbot.service.js';
 import { CatalogStore, seedCatalogs } from './catalog/catalog.store.js';
 import { APP_ROOT, MIN_LAN_KEY_LENGTH, SHIPPED_ROOT, type Config } from './config.js';
-import { ensureDataDir, loadSessionSecret } from './data-dir.js';
+import { ensureDataDir, loadSessionSecret } from './config/data-dir.js';
 import { checkpoint, openDatabase, type Db } from './db/database.js';
 import { EngineClient } from './engine/engine.client.js';
 import { engineMessage, EngineProcess } from './engine/engine-process.js';
