@@ -222,6 +222,7 @@ export class Studio {
       events: this.events,
       logger: this.logger,
       studioUrl: () => this.url,
+      studioAuth: () => auth.internalCredential(),
       options: options.chatbot,
     });
     this.chatbot = chatbot.service;
