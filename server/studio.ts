@@ -14,7 +14,7 @@ import { createChatbotModule, type ChatbotOptions } from './chatbot/chatbot.modu
 import type { ChatbotService } from './chatbot/chatbot.service.js';
 import { CatalogStore, seedCatalogs } from './catalog/catalog.store.js';
 import { APP_ROOT, MIN_LAN_KEY_LENGTH, SHIPPED_ROOT, type Config } from './config.js';
-import { ensureDataDir, loadSessionSecret } from './data-dir.js';
+import { ensureDataDir, loadSessionSecret } from './config/data-dir.js';
 import { checkpoint, openDatabase, type Db } from './db/database.js';
 import { EngineClient } from './engine/engine.client.js';
 import { engineMessage, EngineProcess } from './engine/engine-process.js';
@@ -164,7 +164,9 @@ export class Studio {
       ),
     );
     this.signer = signer;
-    this.hub = new WsHub(this.logger, options.heartbeatMs);
+    // A socket opened with a session cookie closes when that session is signed out or expires.
+    this.hub = new WsHub(this.logger, options.heartbeatMs, (session) => signer.liveUntil(session));
+    signer.onRevoke((sid) => this.hub.closeSession(sid));
     this.engine = new EngineProcess({ config, logger: this.logger, env: config.childEnv });
     this.engineClient = new EngineClient({ baseUrl: this.engine.url });
     // Kept across restarts: the engine sends a prompt's events to the id it was submitted with.

@@ -17,6 +17,7 @@ import { HOST_REFUSED, isAllowedHost, refuse, type HostRuleOptions } from './hos
 import { maintenanceGate, type Maintenance } from './maintenance.js';
 import { requestId } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
+import type { SessionPayload } from './session.js';
 import type { WsEventMap } from './ws-events.js';
 import type { WsHub } from './ws-hub.js';
 
@@ -56,6 +57,8 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
   // Behind HTTPS req.secure is true, so every session cookie is Secure.
   if (deps.tls) app.set('trust proxy', false);
 
+  // The session a cookie handshake was admitted with: the hub closes the socket when it ends.
+  const handshakeSessions = new WeakMap<http.IncomingMessage, SessionPayload>();
   const ws = expressWs(app, server, {
     leaveRouterUntouched: true,
     wsOptions: {
@@ -67,6 +70,7 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
         if (isCrossSite(req)) return done(false, 403, CROSS_SITE_REFUSED);
         if (deps.maintenance.active) return done(false, 503, 'System is updating, please wait...');
         const result = deps.auth.authenticate(req);
+        if (result.kind === 'cookie') handshakeSessions.set(req, result.session);
         if (result.kind === 'throttled') return done(false, 429, 'Too many wrong API keys', { 'Retry-After': String(result.retryAfterS) });
         if (result.kind !== 'cookie' && result.kind !== 'key') return done(false, 401, 'Not authenticated');
         const address = clientAddress(req);
@@ -77,7 +81,7 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
       },
     },
   });
-  ws.app.ws('/ws', (socket, req) => deps.hub.add(socket, deps.greeting(), clientAddress(req)));
+  ws.app.ws('/ws', (socket, req) => deps.hub.add(socket, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null));
   // ws re-emits the HTTP server's errors (EADDRINUSE at listen) on itself; the listener of
   // `server.listen` reports them, so here they only must not become uncaught exceptions.
   ws.getWss().on('error', (err) => deps.logger.debug(`WebSocket server: ${err.message}`));

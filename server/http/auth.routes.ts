@@ -38,7 +38,14 @@ export function safeNext(next: string | undefined): string {
     return DEFAULT_REDIRECT;
   }
   if (url.origin !== base || url.pathname === '/login') return DEFAULT_REDIRECT;
-  return `${url.pathname}${url.search}${url.hash}`;
+  // Dot segments resolve `/.//evil.example` to `//evil.example`: judge what the browser will get.
+  const target = `${url.pathname}${url.search}${url.hash}`;
+  return isSameOriginPath(target) ? target : DEFAULT_REDIRECT;
+}
+
+/** A path a browser resolves against the current origin: one `/`, not `//` or `/\` (another host). */
+export function isSameOriginPath(target: string): boolean {
+  return target.startsWith('/') && target[1] !== '/' && target[1] !== '\\' && ![...target].some(isControl);
 }
 
 function isControl(char: string): boolean {

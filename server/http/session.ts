@@ -27,7 +27,14 @@ export interface RevokedSessions {
   revoke(sid: string, expiresMs: number): void;
 }
 
+/** Told the id of each session that logout revokes (its open WebSockets close). */
+export type RevokeListener = (sid: string) => void;
+
 export class SessionSigner {
+  /** The latest expiry handed out per session id: renewals slide it, sockets opened earlier follow. */
+  private readonly expiries = new Map<string, number>();
+  private readonly revokeListeners = new Set<RevokeListener>();
+
   constructor(
     private readonly secret: Buffer,
     private readonly apiKey: () => string,
@@ -38,12 +45,30 @@ export class SessionSigner {
   /** A fresh cookie value for a new sign-in. */
   issue(): string {
     const iat = this.now();
-    return this.encode({ sid: crypto.randomBytes(16).toString('base64url'), iat, exp: this.expiryFor(iat), k: this.keyTag() });
+    this.forgetExpired();
+    return this.encode(this.remember({ sid: crypto.randomBytes(16).toString('base64url'), iat, exp: this.expiryFor(iat), k: this.keyTag() }));
   }
 
   /** The renewed cookie for a verified session: same id and issue time, expiry slid (capped). */
   renew(payload: SessionPayload): string {
-    return this.encode({ ...payload, exp: this.expiryFor(payload.iat), k: this.keyTag() });
+    return this.encode(this.remember({ ...payload, exp: this.expiryFor(payload.iat), k: this.keyTag() }));
+  }
+
+  /**
+   * Until when a session verified earlier stays valid (a WebSocket it opened lives that long): the
+   * latest renewal's expiry, capped by the lifetime; null once it is revoked, expired or made under
+   * another key.
+   */
+  liveUntil(payload: SessionPayload): number | null {
+    const until = Math.min(Math.max(payload.exp, this.expiries.get(payload.sid) ?? 0), payload.iat + SESSION_LIFETIME_MS);
+    if (until <= this.now() || this.revoked?.isRevoked(payload.sid) || !safeEqual(payload.k, this.keyTag())) return null;
+    return until;
+  }
+
+  /** Be told of each revoked session id; returns the unsubscribe. */
+  onRevoke(listener: RevokeListener): () => void {
+    this.revokeListeners.add(listener);
+    return () => this.revokeListeners.delete(listener);
   }
 
   /** The payload when the value is ours, untampered, unexpired, unrevoked and made under the current key. */
@@ -62,7 +87,7 @@ export class SessionSigner {
       if (typeof payload.iat !== 'number' || now - payload.iat >= SESSION_LIFETIME_MS) return null;
       if (typeof payload.sid !== 'string' || this.revoked?.isRevoked(payload.sid)) return null;
       if (typeof payload.k !== 'string' || !safeEqual(payload.k, this.keyTag())) return null;
-      return payload as SessionPayload;
+      return this.remember(payload as SessionPayload);
     } catch {
       return null;
     }
@@ -70,7 +95,20 @@ export class SessionSigner {
 
   /** Revoke a session (logout): its cookie stops working even if someone copied it. */
   revoke(payload: SessionPayload): void {
-    this.revoked?.revoke(payload.sid, Math.min(payload.exp, payload.iat + SESSION_LIFETIME_MS));
+    this.revoked?.revoke(payload.sid, Math.min(Math.max(payload.exp, this.expiries.get(payload.sid) ?? 0), payload.iat + SESSION_LIFETIME_MS));
+    this.expiries.delete(payload.sid);
+    for (const listener of [...this.revokeListeners]) listener(payload.sid);
+  }
+
+  private remember(payload: SessionPayload): SessionPayload {
+    if (payload.exp > (this.expiries.get(payload.sid) ?? 0)) this.expiries.set(payload.sid, payload.exp);
+    return payload;
+  }
+
+  /** Sessions nobody renewed before their expiry are over: their entries go (on each sign-in). */
+  private forgetExpired(): void {
+    const now = this.now();
+    for (const [sid, exp] of this.expiries) if (exp <= now) this.expiries.delete(sid);
   }
 
   private expiryFor(iat: number): number {

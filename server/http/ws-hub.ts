@@ -1,18 +1,31 @@
 /**
  * Connected Studio WebSocket clients: typed broadcast, binary frames, and a heartbeat that
  * drops clients which stopped answering pings (a laptop that went to sleep, a dead Wi-Fi link).
+ * A socket opened with a session cookie lives only as long as that session: logout (revocation)
+ * and expiry close it, so a signed-out browser stops receiving events, progress and previews.
  */
 import type { WebSocket } from 'ws';
 import type { Logger } from '../logging.js';
+import type { SessionPayload } from './session.js';
 import type { WsEventMap, WsMessageType } from './ws-events.js';
 
 /** Binary frames are skipped for a client with more than this queued (a slow phone on Wi-Fi). */
 const MAX_BUFFERED_BINARY = 4 * 1024 * 1024;
+/** Close code when the session that opened the socket ended (the client must sign in again). */
+export const SESSION_ENDED_CODE = 4001;
+/** setTimeout's longest delay; a later deadline is re-checked when it fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Until when a session is valid (null: no longer); the session signer answers it. */
+export type SessionDeadline = (session: SessionPayload) => number | null;
 
 interface Client {
   socket: WebSocket;
   alive: boolean;
   address: string;
+  /** The session whose cookie opened the socket (null: opened with the API key). */
+  session: SessionPayload | null;
+  expiry: NodeJS.Timeout | null;
 }
 
 export class WsHub {
@@ -22,6 +35,7 @@ export class WsHub {
   constructor(
     private readonly logger: Logger,
     heartbeatMs = 30_000,
+    private readonly sessionDeadline: SessionDeadline = () => null,
   ) {
     this.heartbeat = setInterval(() => this.sweep(), heartbeatMs);
     this.heartbeat.unref();
@@ -38,16 +52,25 @@ export class WsHub {
     return n;
   }
 
-  /** Take over a socket whose handshake was authenticated; `greeting` is sent first. */
-  add(socket: WebSocket, greeting?: WsEventMap['hello'], address = 'unknown'): void {
-    const client: Client = { socket, alive: true, address };
+  /**
+   * Take over a socket whose handshake was authenticated; `greeting` is sent first. `session` is
+   * the cookie's session when one opened it: the socket closes when that session ends.
+   */
+  add(socket: WebSocket, greeting?: WsEventMap['hello'], address = 'unknown', session: SessionPayload | null = null): void {
+    const client: Client = { socket, alive: true, address, session, expiry: null };
     this.clients.add(client);
     socket.on('pong', () => (client.alive = true));
-    socket.on('close', () => this.clients.delete(client));
+    socket.on('close', () => this.forget(client));
     socket.on('error', (err) => this.logger.debug('ws client error', err.message));
     // Clients only listen; anything they send is ignored (the heartbeat uses protocol pings).
     socket.on('message', () => {});
     if (greeting) socket.send(JSON.stringify({ type: 'hello', data: greeting }));
+    if (session) this.watchSession(client);
+  }
+
+  /** Close the sockets a session opened (it was signed out). */
+  closeSession(sid: string, reason = 'Signed out: sign in again'): void {
+    for (const client of this.clients) if (client.session?.sid === sid) this.endSession(client, reason);
   }
 
   /** Send a typed message to every open client (serialized once). */
@@ -84,9 +107,34 @@ export class WsHub {
       } catch {}
     }
     setTimeout(() => {
-      for (const { socket } of this.clients) socket.terminate();
-      this.clients.clear();
+      for (const client of this.clients) {
+        client.socket.terminate();
+        this.forget(client);
+      }
     }, 1000).unref();
+  }
+
+  /** Close the socket at its session's expiry, unless a renewal moved the expiry meanwhile. */
+  private watchSession(client: Client): void {
+    const until = this.sessionDeadline(client.session!);
+    if (until === null) return this.endSession(client, 'Your session ended: sign in again');
+    client.expiry = setTimeout(() => this.watchSession(client), Math.min(MAX_TIMER_MS, Math.max(0, until - Date.now()) + 10));
+    client.expiry.unref();
+  }
+
+  private endSession(client: Client, reason: string): void {
+    this.forget(client);
+    try {
+      client.socket.close(SESSION_ENDED_CODE, reason);
+    } catch {}
+    // A client that ignores the close handshake must still stop receiving: cut it after a moment.
+    setTimeout(() => client.socket.terminate(), 1000).unref();
+  }
+
+  private forget(client: Client): void {
+    if (client.expiry) clearTimeout(client.expiry);
+    client.expiry = null;
+    this.clients.delete(client);
   }
 
   private sweep(): void {
@@ -94,7 +142,7 @@ export class WsHub {
       if (!client.alive) {
         this.logger.debug('dropping a WebSocket client that stopped answering pings');
         client.socket.terminate();
-        this.clients.delete(client);
+        this.forget(client);
         continue;
       }
       client.alive = false;

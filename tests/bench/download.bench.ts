@@ -20,6 +20,7 @@ import { catalogOf, repoEntry, writeCatalogs } from '../helpers/fake-catalogs.js
 import { freePort } from '../helpers/ports.js';
 import { startStudioProcess, type StudioProcess } from '../helpers/studio-process.js';
 import { TEST_API_KEY } from '../helpers/studio.js';
+import { missingTools, skipped } from './outside-tools.js';
 
 const SERVER = `
 const http = require('node:http');
@@ -45,6 +46,8 @@ function timed(fn: () => void): number {
 
 /** Run the download benchmark and print its lines. */
 export async function run(_root: string, sizeBytes = 1024 ** 3, runs = 3): Promise<void> {
+  const missing = missingTools('curl');
+  if (missing) return skipped('download', missing);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-'));
   const source = path.join(dir, 'source.bin');
   const hash = createHash('sha256');

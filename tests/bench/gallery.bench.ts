@@ -16,6 +16,7 @@ import sharp from 'sharp';
 import { writeJpegThumb as writeThumb } from '../../server/assets/jpeg-thumb.js';
 import { GalleryStore } from '../../server/modelhub/gallery.store.js';
 import { startTestStudio, TEST_API_KEY as API_KEY } from '../helpers/studio.js';
+import { missingTools, skipped } from './outside-tools.js';
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -42,6 +43,8 @@ async function makeImages(dir: string, count: number): Promise<string[]> {
 }
 
 async function thumbnails(count: number): Promise<void> {
+  const missing = missingTools('vipsthumbnail');
+  if (missing) return skipped('gallery-thumbnails', missing);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gallery-bench-'));
   try {
     const files = await makeImages(dir, count);

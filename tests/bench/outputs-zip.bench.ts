@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestStudio, TEST_API_KEY as API_KEY } from '../helpers/studio.js';
+import { missingTools, skipped } from './outside-tools.js';
 
 
 function median(values: number[]): number {
@@ -31,6 +32,8 @@ async function timed(command: string, args: string[], cwd?: string): Promise<num
 
 /** Run the outputs ZIP benchmark and print its lines. */
 export async function run(_root: string, totalBytes = 2 * 1024 ** 3, folders = 1000, runs = 3): Promise<void> {
+  const missing = missingTools('curl', 'zip', 'unzip');
+  if (missing) return skipped('outputs-zip', missing);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-'));
   const output = path.join(dir, 'assets', 'output');
   const perFolder = Math.floor(totalBytes / folders);

@@ -119,6 +119,18 @@ describe('the login redirect', () => {
     expect(await next('/run/abc?x=1#top')).toBe('/run/abc?x=1#top');
   });
 
+  it('never answers a redirect that leaves the origin through dot segments', async () => {
+    const next = async (value: string) =>
+      ((await (await fetch(`${t.url}/api/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: t.apiKey, next: value }) })).json()) as { redirect: string }).redirect;
+    for (const attack of ['/.//evil.example/x', '/..//evil.example', '/%2e//evil.example', '/a/..//evil.example', '/%2E%2E//evil.example/x?y#z', '/./%2e/.//evil.example']) {
+      const redirect = await next(attack);
+      // What the browser does with the answer: it must stay on Studio's origin.
+      expect(new URL(redirect, 'http://studio.invalid').origin, `${attack} → ${redirect}`).toBe('http://studio.invalid');
+      expect(redirect, attack).toMatch(/^\/(?![/\\])/);
+    }
+    expect(await next('/a/../run/x')).toBe('/run/x');
+  });
+
   it('accepts at most a few KB on the public login route', async () => {
     const res = await fetch(`${t.url}/api/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ api_key: 'x'.repeat(10_000) }) });
     expect(res.status).toBe(413);
