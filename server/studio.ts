@@ -25,7 +25,6 @@ import { EngineSocket } from './engine/engine-socket.js';
 import { EventBus } from './events/event-bus.js';
 import { eventsRoutes } from './events/events.routes.js';
 import { createHttpServer } from './http/app.js';
-import { HttpError } from './http/errors.js';
 import { authRoutes } from './http/auth.routes.js';
 import { Authenticator } from './http/authenticator.js';
 import { homeRoutes } from './http/home.routes.js';
@@ -232,6 +231,7 @@ export class Studio {
       events: this.events,
       logger: this.logger,
       studioUrl: () => this.url,
+      studioAuth: () => auth.internalCredential(),
       options: options.chatbot,
     });
     this.chatbot = chatbot.service;
@@ -247,11 +247,7 @@ export class Studio {
       // The presets capability is built just below; these run only once requests arrive.
       presets: {
         createPreset: (input) => this.presets.service.createPreset(input),
-        exists: (id) =>
-          this.presets.service.get(id).then(
-            () => true,
-            (err: unknown) => !(err instanceof HttpError && err.status === 404),
-          ),
+        exists: (id) => this.presets.service.exists(id),
       },
       workflows: async () => (await this.workflows.list()).workflows,
     });
