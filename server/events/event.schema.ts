@@ -24,6 +24,7 @@ export const EVENT_TYPES = [
   'system.migration',
   'system.startup',
   'system.security',
+  'system.safe_mode',
   'auth.login.throttled',
   'auth.throttled',
   'engine.state',
