@@ -14,7 +14,7 @@ import { createChatbotModule, type ChatbotOptions } from './chatbot/chatbot.modu
 import type { ChatbotService } from './chatbot/chatbot.service.js';
 import { CatalogStore, seedCatalogs } from './catalog/catalog.store.js';
 import { APP_ROOT, MIN_LAN_KEY_LENGTH, SHIPPED_ROOT, type Config } from './config.js';
-import { ensureDataDir, loadSessionSecret } from './data-dir.js';
+import { ensureDataDir, loadSessionSecret } from './config/data-dir.js';
 import { checkpoint, openDatabase, type Db } from './db/database.js';
 import { EngineClient } from './engine/engine.client.js';
 import { engineMessage, EngineProcess } from './engine/engine-process.js';
@@ -25,7 +25,6 @@ import { EngineSocket } from './engine/engine-socket.js';
 import { EventBus } from './events/event-bus.js';
 import { eventsRoutes } from './events/events.routes.js';
 import { createHttpServer } from './http/app.js';
-import { HttpError } from './http/errors.js';
 import { authRoutes } from './http/auth.routes.js';
 import { Authenticator } from './http/authenticator.js';
 import { homeRoutes } from './http/home.routes.js';
@@ -223,6 +222,7 @@ export class Studio {
       events: this.events,
       logger: this.logger,
       studioUrl: () => this.url,
+      studioAuth: () => auth.internalCredential(),
       options: options.chatbot,
     });
     this.chatbot = chatbot.service;
@@ -238,11 +238,7 @@ export class Studio {
       // The presets capability is built just below; these run only once requests arrive.
       presets: {
         createPreset: (input) => this.presets.service.createPreset(input),
-        exists: (id) =>
-          this.presets.service.get(id).then(
-            () => true,
-            (err: unknown) => !(err instanceof HttpError && err.status === 404),
-          ),
+        exists: (id) => this.presets.service.exists(id),
       },
       workflows: async () => (await this.workflows.list()).workflows,
     });

@@ -26,6 +26,8 @@ export interface ChatbotModuleDeps {
   logger: Logger;
   /** Where the bot reaches Studio (read when it starts: the port is known only once listening). */
   studioUrl: () => string;
+  /** The headers of the bot's calls to Studio: the in-process credential, not the public key check. */
+  studioAuth: () => Record<string, string>;
   options?: ChatbotOptions;
 }
 
@@ -46,6 +48,7 @@ export function createChatbotModule(deps: ChatbotModuleDeps): ChatbotModule {
     apiRoot: config.urls.chatbotApi,
     studioUrl: deps.studioUrl,
     studioCertFile: config.tls?.cert ?? null,
+    studioAuth: deps.studioAuth,
     apiKey: () => secrets.apiKey(),
     store: new ChatbotStore(new SettingsStore(deps.db), config.chatbot.allowedChats),
     events: deps.events,

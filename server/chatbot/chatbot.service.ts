@@ -30,6 +30,9 @@ export interface ChatbotServiceDeps {
   studioUrl: () => string;
   /** Studio's TLS certificate file when it serves HTTPS (the bot trusts it on loopback). */
   studioCertFile: string | null;
+  /** The headers of the bot's API calls (Studio's in-process credential, not the public key). */
+  studioAuth: () => Record<string, string>;
+  /** The API key in force: a chat that sends it with `/key` is admitted. */
   apiKey: () => string;
   store: ChatbotStore;
   events: EventBus;
@@ -129,7 +132,7 @@ export class ChatbotService {
     const botId = token.split(':')[0] ?? token;
     const abort = new AbortController();
     const platform = new ChatPlatformClient({ lib, token, apiRoot: this.deps.apiRoot, signal: abort.signal });
-    const studio = new StudioApiClient({ http: this.localHttp, baseUrl: this.deps.studioUrl, apiKey: this.deps.apiKey, signal: abort.signal });
+    const studio = new StudioApiClient({ http: this.localHttp, baseUrl: this.deps.studioUrl, credential: this.deps.studioAuth, signal: abort.signal });
     const progress = this.deps.progress ?? { pollMs: 1000, minEditMs: 3000 };
     const reporter = new RunReporter({ platform, studio, signal: abort.signal, logger: this.deps.logger, ...progress });
     const door = new ChatDoor({ platform, store: this.deps.store, apiKey: this.deps.apiKey, events: this.deps.events, wrongKeys: this.wrongKeys });

@@ -1,7 +1,8 @@
 /**
  * Studio's own HTTP API as the bot uses it: only the endpoints the spec lists for the bot, over
- * local HTTP with `X-API-Key`, exactly like any other client. The bot never reaches into
- * services directly, so what it can do is what the API allows.
+ * local HTTP. The bot never reaches into services directly, so what it can do is what the API
+ * allows. It authenticates with Studio's in-process credential rather than `X-API-Key`: the
+ * public key check is throttled, and a stranger's wrong keys must not silence the owner's bot.
  */
 import { z } from 'zod';
 import type { LocalHttp, LocalResponse } from './local-http.js';
@@ -65,8 +66,8 @@ export interface StudioApiOptions {
   http: LocalHttp;
   /** Studio's local address, known once it listens. */
   baseUrl: () => string;
-  /** The API key in force (it may change through settings). */
-  apiKey: () => string;
+  /** The headers that authenticate the bot (Studio's in-process credential). */
+  credential: () => Record<string, string>;
   signal: AbortSignal;
 }
 
@@ -142,7 +143,7 @@ export class StudioApiClient {
       maxBytes: init.maxBytes,
       timeoutMs: init.timeoutMs,
       signal: this.options.signal,
-      headers: { 'X-API-Key': this.options.apiKey(), Accept: 'application/json', ...(init.type ? { 'Content-Type': init.type } : {}) },
+      headers: { ...this.options.credential(), Accept: 'application/json', ...(init.type ? { 'Content-Type': init.type } : {}) },
     });
     if (res.status >= 200 && res.status < 300) return res;
     const text = res.body?.toString('utf8') ?? '';

@@ -72,7 +72,7 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
         const result = deps.auth.authenticate(req);
         if (result.kind === 'cookie') handshakeSessions.set(req, result.session);
         if (result.kind === 'throttled') return done(false, 429, 'Too many wrong API keys', { 'Retry-After': String(result.retryAfterS) });
-        if (result.kind !== 'cookie' && result.kind !== 'key') return done(false, 401, 'Not authenticated');
+        if (result.kind !== 'cookie' && result.kind !== 'key' && result.kind !== 'internal') return done(false, 401, 'Not authenticated');
         const address = clientAddress(req);
         if (!isLoopbackHost(address) && deps.hub.countFrom(address) >= MAX_WS_PER_ADDRESS) {
           return done(false, 429, `Too many open connections from ${address}`);

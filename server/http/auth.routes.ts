@@ -78,7 +78,7 @@ export function requireAuth(auth: Authenticator): RequestHandler {
       renewCookie(auth, req, res, result.session);
       return next();
     }
-    if (result.kind === 'key') return next();
+    if (result.kind === 'key' || result.kind === 'internal') return next();
     if (result.kind === 'throttled' || req.path === '/api' || req.path.startsWith('/api/')) {
       next(keyCheckError(result, res, 'Not authenticated: sign in or send the X-API-Key header'));
       return;

@@ -2,8 +2,11 @@
  * One limiter for every failed key check (login, `X-API-Key` on any route, the WebSocket
  * handshake): more than `perAddress` wrong keys from one address within the window, or more
  * than `global` from everybody together (a botnet, or one host cycling source addresses), and
- * key checks wait with 429 until the window has passed. A request that presents no key is not a
- * failed check. The desktop window signs in in-process and never meets this limiter.
+ * key checks wait with 429 until the window has passed. The global ceiling holds back only
+ * addresses that failed themselves within the window: a flood of wrong keys from elsewhere must
+ * never lock out the owner, whose address has not failed. A request that presents no key is not
+ * a failed check. The desktop window and the chat bot are Studio's own clients and never meet
+ * this limiter (a minted session, an in-process credential).
  */
 export interface LimiterVerdict {
   allowed: boolean;
@@ -42,6 +45,8 @@ export class KeyLimiter {
   /** Ask before checking a key. */
   check(address: string): LimiterVerdict {
     const now = this.now();
+    // Never refuse a client that has not failed itself.
+    if (this.recent(address, now).length === 0) return { allowed: true, retryAfterS: 0, newlyBlocked: false };
     for (const [key, max, scope] of [[address, this.perAddress, 'address'], [GLOBAL_KEY, this.global, 'global']] as const) {
       const recent = this.recent(key, now);
       if (recent.length < max) continue;

@@ -5,8 +5,9 @@
  * silent for a while, the engine's queue and history are checked: that covers messages lost while
  * the socket was down (nothing is replayed) and an engine that restarted and forgot the job.
  */
-import type { EngineClient, HistoryEntry } from '../engine/engine.client.js';
-import { parseHistoryOutputs, primaryOutput } from '../engine/engine.client.js';
+import type { EngineClient } from '../engine/engine.client.js';
+import { parseHistoryOutputs, primaryOutput } from '../engine/engine-outputs.js';
+import type { HistoryEntry } from '../engine/engine-protocol.js';
 import type { EngineMessage, EnginePreview } from '../engine/engine-messages.js';
 import type { EngineSocket } from '../engine/engine-socket.js';
 import type { EventBus } from '../events/event-bus.js';

@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { EngineClient, EngineOutputFile } from '../engine/engine.client.js';
-import { isVideoOutput, parseHistoryOutputs } from '../engine/engine.client.js';
+import type { EngineClient } from '../engine/engine.client.js';
+import { isVideoOutput, parseHistoryOutputs, type EngineOutputFile } from '../engine/engine-outputs.js';
 import type { EventBus } from '../events/event-bus.js';
 import { HttpError } from '../http/errors.js';
 import type { WsHub } from '../http/ws-hub.js';

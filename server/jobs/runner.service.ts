@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { DomainError, isKind } from '../domain-error.js';
 import type { EngineClient } from '../engine/engine.client.js';
 import type { EventBus } from '../events/event-bus.js';
 import { HttpError } from '../http/errors.js';
@@ -175,8 +176,8 @@ export class RunnerService {
     try {
       result = await this.execute(original.workflow_id, params, undefined, { retryOf: promptId, presetId: original.preset_id });
     } catch (err) {
-      // A 404 here would read as "job not found"; the job exists, its workflow does not (spec: 500).
-      if (err instanceof HttpError && err.status === 404) throw new HttpError(500, `Cannot retry ${promptId}: ${err.detail}`);
+      // "Not found" here would read as "job not found"; the job exists, its workflow does not (spec: 500).
+      if (isKind(err, 'not_found')) throw new DomainError('broken', `Cannot retry ${promptId}: ${err.message}`);
       throw err;
     }
     this.deps.events.emit('job.retried', 'info', `Job retried: ${original.workflow_name ?? original.workflow_id}`, {

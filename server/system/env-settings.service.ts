@@ -8,7 +8,7 @@ import { MIN_LAN_KEY_LENGTH } from '../config.js';
 import type { EventBus } from '../events/event-bus.js';
 import { HttpError } from '../http/errors.js';
 import type { BotControl } from './bot-control.js';
-import { AUTH_GROUP, CONFIG_GROUP, PLATFORM_GROUP, READONLY_GROUP, SECRET_NAME, type EnvGroupInfo, type EnvVarInfo } from './env-catalog.js';
+import { ENV_GROUP_INFO, PLATFORM_GROUP, SECRET_NAME, type EnvGroupInfo, type EnvVarInfo } from './env-catalog.js';
 import { EDITABLE_VARS, isEditableVar, type Secrets } from './secrets.store.js';
 
 export interface EnvEntry {
@@ -57,7 +57,7 @@ export class EnvSettingsService {
 
   /** Every group with its entries, secrets masked. */
   groups(): EnvGroup[] {
-    const groups: EnvGroup[] = [AUTH_GROUP, CONFIG_GROUP, READONLY_GROUP].map((group) => this.group(group));
+    const groups: EnvGroup[] = ENV_GROUP_INFO.map((group) => this.group(group));
     const platformVars = Object.keys(this.deps.reportedEnv)
       .filter((key) => key.startsWith(PLATFORM_GROUP.prefix))
       .sort();
@@ -87,7 +87,7 @@ export class EnvSettingsService {
     if (changed && (key === 'CHATBOT_BOT_TOKEN' || key === 'CHATBOT_BOT_NAME')) await this.deps.bot.restart();
     const note = key === 'API_KEY' ? '; every session was signed out' : '';
     this.deps.events.emit('settings.env.updated', key === 'API_KEY' ? 'warning' : 'info', `${key} was ${value ? 'changed' : 'cleared'}${note}`, { key, set: value !== '' });
-    return this.entry(AUTH_GROUP.vars.find((v) => v.key === key)!);
+    return this.entry(ENV_GROUP_INFO.flatMap((group) => group.vars).find((v) => v.key === key)!);
   }
 
   /** Every sensitive variable's full value, when `candidate` is the API key in force. */

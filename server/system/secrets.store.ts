@@ -1,13 +1,15 @@
 /**
- * The five variables editable at runtime (spec: `API_KEY`, `MODELHUB_API_KEY`, `HUB_TOKEN`,
- * `CHATBOT_BOT_TOKEN`, `CHATBOT_BOT_NAME`), live: services read them through `get()` on every use,
+ * The variables editable at runtime (spec: `API_KEY`, `MODELHUB_API_KEY`, `HUB_TOKEN`,
+ * `CHATBOT_BOT_TOKEN`, `CHATBOT_BOT_NAME`; marked `editable` in `config/env-vars.ts`), live: services read them through `get()` on every use,
  * so a change applies at once. A value set in the UI is stored in the `settings` table (the
  * database file is 0600 in a 0700 folder) and wins over the environment on later boots.
  */
+import { ENV_KEYS, ENV_VARS, type EditableVar } from '../config/env-vars.js';
 import type { SettingsStore } from './settings.store.js';
 
-export const EDITABLE_VARS = ['API_KEY', 'MODELHUB_API_KEY', 'HUB_TOKEN', 'CHATBOT_BOT_TOKEN', 'CHATBOT_BOT_NAME'] as const;
-export type EditableVar = (typeof EDITABLE_VARS)[number];
+export type { EditableVar };
+
+export const EDITABLE_VARS: readonly EditableVar[] = ENV_KEYS.filter((key): key is EditableVar => (ENV_VARS[key] as { editable?: boolean }).editable === true);
 
 /** Whether `name` is one of the editable variables. */
 export function isEditableVar(name: string): name is EditableVar {

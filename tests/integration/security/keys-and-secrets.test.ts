@@ -68,12 +68,16 @@ describe('brute force of the API key', () => {
     expect(await handshake(t.apiKey)).toBe(429);
   });
 
-  it('has a global ceiling across addresses', () => {
+  it('has a global ceiling across addresses, for addresses that failed themselves', () => {
     let now = 0;
     const limiter = new KeyLimiter({ perAddress: 10, global: 25, now: () => now });
     for (let i = 0; i < 25; i++) limiter.fail(`10.0.0.${i}`);
+    // An address that never failed is not refused (the owner cannot be locked out by others).
+    expect(limiter.check('10.0.0.200').allowed).toBe(true);
+    limiter.fail('10.0.0.200');
     const verdict = limiter.check('10.0.0.200');
     expect(verdict).toMatchObject({ allowed: false, scope: 'global', newlyBlocked: true });
+    limiter.fail('10.0.0.201');
     expect(limiter.check('10.0.0.201').newlyBlocked).toBe(false);
     now += 60_001;
     expect(limiter.check('10.0.0.200').allowed).toBe(true);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_API_KEY, loadConfig } from '../../server/config.js';
+import { ConfigError, DEFAULT_API_KEY, loadConfig } from '../../../server/config.js';
 
 const noEngine = { probeEngine: async () => false };
 
@@ -37,6 +37,8 @@ describe('loadConfig', () => {
     expect((await loadConfig(base, { probeEngine: async () => true })).engine.mode).toBe('external');
     expect((await loadConfig({ ...base, ENGINE_DIR: '/opt/ComfyUI' }, { probeEngine: async () => true })).engine.mode).toBe('managed');
     expect((await loadConfig({ ...base, ENGINE_MODE: 'external' }, noEngine)).engine.mode).toBe('external');
+    // The settings page shows `automatic` as the default; written out, it decides the same way.
+    expect((await loadConfig({ ...base, ENGINE_MODE: 'automatic', ENGINE_DIR: '/opt/ComfyUI' }, noEngine)).engine.mode).toBe('managed');
     await expect(loadConfig({ ...base, ENGINE_MODE: 'gpu' }, noEngine)).rejects.toBeInstanceOf(ConfigError);
     await expect(loadConfig({ ...base, ENGINE_MODE: 'managed' }, noEngine)).rejects.toThrow(/ENGINE_DIR/);
   });
@@ -50,5 +52,10 @@ describe('loadConfig', () => {
     const c = await loadConfig({ STUDIO_DIR: '/tmp/x', MODELHUB_BASE_URL: 'http://127.0.0.1:9999/', REPOHOST_BASE_URL: 'http://127.0.0.1:9998' }, noEngine);
     expect(c.urls.modelhub).toBe('http://127.0.0.1:9999');
     expect(c.urls.repohost).toBe('http://127.0.0.1:9998');
+  });
+
+  it("snapshots for the settings page only the declared variables and the hosting platform's", async () => {
+    const c = await loadConfig({ STUDIO_DIR: '/tmp/x', REPO_URL: ' https://example.invalid/r.git ', RUNPOD_POD_ID: 'pod-1', STUDIO_UNKNOWN: 'x', PATH: '/usr/bin', HUB_TOKEN: '  ' }, noEngine);
+    expect(c.reportedEnv).toEqual({ STUDIO_DIR: '/tmp/x', REPO_URL: 'https://example.invalid/r.git', RUNPOD_POD_ID: 'pod-1' });
   });
 });

@@ -1,0 +1,100 @@
+/**
+ * Every environment variable Studio reads, declared once: its group on the settings page, its
+ * default (as text, parsed like a set value, so what the page shows is what applies), its parser,
+ * what it means, and whether it is secret or editable at runtime. `loadConfig` reads the
+ * environment through this table, `GET /api/admin/settings/env` lists it, and a test holds the
+ * README's table to it. A new variable is one entry here (plus its use in `loadConfig` and a row
+ * in the README).
+ */
+import { ENGINE_MODE_CHOICES, PREVIEW_METHODS } from './engine-mode.js';
+import { absolutePath, baseUrl, chatIds, hostList, integer, oneOf, presence, shellArgs, switchedBy, text, type EnvParser } from './env-parsers.js';
+
+/** The built-in weak key. While it is in use Studio listens on loopback only. */
+export const DEFAULT_API_KEY = 'studio-local';
+
+/** The settings page's groups of declared variables, in the order it shows them. */
+export const ENV_GROUPS = [
+  { id: 'auth', label: 'Authentication & API Tokens' },
+  { id: 'config', label: 'Configuration (set in the environment, applied at start)' },
+  { id: 'readonly', label: 'Read-only (this installation)' },
+] as const;
+export type EnvGroupId = (typeof ENV_GROUPS)[number]['id'];
+
+/** The hosting platform's variables: shown in a group of their own, only when present. */
+export const PLATFORM_GROUP = { id: 'platform', label: 'RunPod (hosting platform)', prefix: 'RUNPOD_' } as const;
+
+/** One variable's declaration. */
+export interface EnvVarSpec<T> {
+  group: EnvGroupId;
+  /** The value when unset, as text (null: none); it goes through `parse` like a set value. */
+  default: string | null;
+  parse: EnvParser<T>;
+  /** What the settings page says about it (the README's row may say more). */
+  description: string;
+  /** Masked on the settings page, revealed only behind a second key check. */
+  sensitive?: boolean;
+  /** Changeable at runtime from the settings page (stored; wins over the environment). */
+  editable?: boolean;
+}
+
+/** The table, in the settings page's order within each group. */
+export const ENV_VARS = {
+  API_KEY: { group: 'auth', default: DEFAULT_API_KEY, parse: text, description: 'Login secret and the value accepted in X-API-Key; changing it signs every session out', sensitive: true, editable: true },
+  MODELHUB_API_KEY: { group: 'auth', default: null, parse: text, description: 'Model hub token (downloads, metadata)', sensitive: true, editable: true },
+  HUB_TOKEN: { group: 'auth', default: null, parse: text, description: 'Repository host token (gated downloads)', sensitive: true, editable: true },
+  CHATBOT_BOT_TOKEN: { group: 'auth', default: null, parse: text, description: 'Chat bot token; changing it restarts the bot', sensitive: true, editable: true },
+  CHATBOT_BOT_NAME: { group: 'auth', default: null, parse: text, description: 'Chat bot display name; changing it restarts the bot', editable: true },
+
+  STUDIO_PORT: { group: 'config', default: '8000', parse: integer(), description: "Studio's HTTP/WebSocket port" },
+  STUDIO_HOST: { group: 'config', default: '0.0.0.0', parse: text, description: 'Bind address once a strong API_KEY is set' },
+  STUDIO_ALLOWED_HOSTS: { group: 'config', default: null, parse: hostList, description: 'Extra Host names browsers may use' },
+  STUDIO_TLS_CERT: { group: 'config', default: null, parse: absolutePath, description: 'PEM certificate for HTTPS' },
+  STUDIO_TLS_KEY: { group: 'config', default: null, parse: absolutePath, description: 'PEM private key file for HTTPS (a path, not the key)' },
+  ENGINE_PORT: { group: 'config', default: '8188', parse: integer(), description: "The engine's port" },
+  ENGINE_MODE: { group: 'config', default: 'automatic', parse: oneOf(ENGINE_MODE_CHOICES), description: 'standin, managed or external' },
+  ENGINE_DIR: { group: 'config', default: null, parse: absolutePath, description: 'An engine checkout to run as a supervised child' },
+  ENGINE_PYTHON: { group: 'config', default: 'python3', parse: text, description: 'The Python that runs the engine' },
+  ENGINE_ARGS: { group: 'config', default: null, parse: shellArgs, description: 'Extra flags for a managed engine' },
+  ENGINE_PREVIEW_METHOD: { group: 'config', default: 'auto', parse: oneOf(PREVIEW_METHODS), description: 'Sampler preview method' },
+  LLM_BINARY: { group: 'config', default: 'llama-server', parse: text, description: 'The LLM server executable' },
+  LLM_PORT: { group: 'config', default: '8080', parse: integer(), description: "The LLM server's port" },
+  LLM_IDLE_MINUTES: { group: 'config', default: '0', parse: integer(), description: 'Stop an idle LLM server after this many minutes' },
+  LLM_GPU_POLICY: { group: 'config', default: 'share', parse: switchedBy('yield', 'share'), description: 'yield: park the LLM server while image jobs run' },
+  REPO_URL: { group: 'config', default: null, parse: text, description: 'Git repository Studio updates itself from' },
+  MODELHUB_BASE_URL: { group: 'config', default: 'https://civitai.com', parse: baseUrl, description: 'Model hub API base' },
+  REPOHOST_BASE_URL: { group: 'config', default: 'https://huggingface.co', parse: baseUrl, description: 'Repository host base' },
+  CHATBOT_API_BASE_URL: { group: 'config', default: 'https://api.telegram.org', parse: baseUrl, description: 'Chat platform bot API base' },
+  LLM_READY_TIMEOUT_S: { group: 'config', default: '300', parse: integer(), description: 'How long a starting LLM server may keep loading its model' },
+  NODES_CLONE_TIMEOUT_S: { group: 'config', default: '120', parse: integer(), description: 'Node package clone deadline' },
+  NODES_PIP_TIMEOUT_S: { group: 'config', default: '300', parse: integer(), description: 'Node package dependency install deadline' },
+  NODES_SCRIPT_TIMEOUT_S: { group: 'config', default: '300', parse: integer(), description: 'Node package install script deadline' },
+  CHATBOT_ALLOWED_CHATS: { group: 'config', default: null, parse: chatIds, description: 'Chat ids the chat bot serves' },
+  // 0 would be short polling: a tight loop against the platform while nothing happens.
+  CHATBOT_POLL_TIMEOUT_S: { group: 'config', default: '30', parse: integer({ min: 1, max: 50 }), description: 'Long poll wait of the chat bot' },
+  GALLERY_COMMUNITY_LIMIT: { group: 'config', default: '200', parse: integer(), description: "Community images a model's gallery keeps at most" },
+  GALLERY_PAGE_DELAY_MS: { group: 'config', default: '1000', parse: integer(), description: 'Pause between two model hub pages of a gallery fetch' },
+  STANDIN_STEP_MS: { group: 'config', default: '300', parse: integer(), description: "The stand-in engine's delay between progress steps" },
+  STANDIN_NODE_MS: { group: 'config', default: '50', parse: integer(), description: 'Stand-in time for a node without steps' },
+  STANDIN_OBJECT_INFO: { group: 'config', default: null, parse: text, description: 'Node dump the stand-in serves' },
+  STUDIO_CGROUP_ROOT: { group: 'config', default: '/sys/fs/cgroup', parse: text, description: 'cgroup filesystem read for the memory limit' },
+  STUDIO_NVIDIA_SMI: { group: 'config', default: 'nvidia-smi', parse: text, description: 'GPU query program' },
+  STUDIO_TELEMETRY_SAMPLE_MS: { group: 'config', default: '5000', parse: integer({ min: 100 }), description: 'Telemetry sampling interval' },
+  DEV_MODE: { group: 'config', default: null, parse: presence, description: 'When set, system status shows a database browser URL' },
+
+  STUDIO_DIR: { group: 'readonly', default: '/workspace/studio', parse: absolutePath, description: 'Data directory in use' },
+  // Unset: the shipped root (the checkout, or a packaged app's resources folder), decided in loadConfig.
+  STUDIO_APP_DIR: { group: 'readonly', default: null, parse: absolutePath, description: 'Installed code an update replaces' },
+} as const satisfies Record<string, EnvVarSpec<unknown>>;
+
+export type EnvKey = keyof typeof ENV_VARS;
+
+type ValueOf<S> = S extends { parse: EnvParser<infer T>; default: infer D } ? (D extends null ? T | null : T) : never;
+
+/** Every declared variable's value: parsed, the default applied, null when unset without one. */
+export type EnvValues = { readonly [K in EnvKey]: ValueOf<(typeof ENV_VARS)[K]> };
+
+/** The variables editable at runtime. */
+export type EditableVar = { [K in EnvKey]: (typeof ENV_VARS)[K] extends { editable: true } ? K : never }[EnvKey];
+
+/** Every declared variable's name, in the table's order. */
+export const ENV_KEYS = Object.keys(ENV_VARS) as EnvKey[];
