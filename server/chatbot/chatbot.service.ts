@@ -102,11 +102,14 @@ export class ChatbotService {
     return this.serialise(async () => ((await this.teardown()) ? 'stopped' : 'not running'));
   }
 
-  /** Apply a changed token or name: stop, then start again when a token is set. */
+  /**
+   * Apply a changed token or name to a running bot: stop, then start again when a token is set.
+   * A stopped bot stays stopped (the spec starts it only on `start` and at boot).
+   */
   restart(): Promise<void> {
     return this.serialise(async () => {
-      await this.teardown();
-      if (this.deps.token()) await this.doStart();
+      const wasRunning = await this.teardown();
+      if (wasRunning && this.deps.token()) await this.doStart();
     });
   }
 

@@ -11,7 +11,7 @@ export interface BotStatus {
 
 export interface BotControl {
   status(): BotStatus;
-  /** Apply a changed token or name (stop, then start again when a token is set). */
+  /** Apply a changed token or name to a running bot (stop, start again); a stopped bot stays stopped. */
   restart(): Promise<void>;
 }
 
