@@ -17,7 +17,7 @@ import { Conversation } from './conversation.js';
 import { LocalHttp } from './local-http.js';
 import { PollLoop, type BackoffOptions } from './poll-loop.js';
 import { RunReporter } from './run-reporter.js';
-import type { ChatbotDetails, ChatbotStatus, StartResult, StopResult } from './chatbot.schema.js';
+import type { ChatbotChatsBody, ChatbotDetails, ChatbotStatus, StartResult, StopResult } from './chatbot.schema.js';
 import { StudioApiClient } from './studio-api.client.js';
 
 export interface ChatbotServiceDeps {
@@ -80,6 +80,34 @@ export class ChatbotService {
       retry_in_s: retryAt === null ? null : Math.max(0, Math.ceil((retryAt - Date.now()) / 1000)),
       allowed_chats: this.deps.store.allowedCount(),
     };
+  }
+
+  /** Who may use the bot: the configured list and the chats admitted with `/key`. */
+  chats(): ChatbotChatsBody {
+    const { store } = this.deps;
+    return { fixed_list: store.fixedList, configured: [...store.configuredChats()], admitted: store.admitted() };
+  }
+
+  /** Take an admitted chat off the list: 404 when it is not there, 409 for a configured one. */
+  removeChat(chatId: number): void {
+    const { store } = this.deps;
+    if (store.remove(chatId)) {
+      this.deps.events.emit('chatbot.chat.removed', 'info', `Chat ${chatId} may no longer use the chat bot (removed from the admitted chats)`, { chat_id: chatId });
+      return;
+    }
+    if (store.configuredChats().includes(chatId)) {
+      throw new HttpError(409, `Chat ${chatId} is listed in CHATBOT_ALLOWED_CHATS; change that variable where Studio starts`);
+    }
+    throw new HttpError(404, `Chat ${chatId} is not among the admitted chats`);
+  }
+
+  /** The API key changed: chats admitted with the old one must send the new one. */
+  forgetAdmittedChats(): number {
+    const count = this.deps.store.clearAdmitted();
+    if (count > 0) {
+      this.deps.events.emit('chatbot.chats.cleared', 'warning', `The API key changed: ${count} chat(s) admitted with /key must send the new key to use the chat bot`, { count });
+    }
+    return count;
   }
 
   /** The message status shows when the bot library cannot be loaded, else null. */

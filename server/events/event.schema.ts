@@ -51,6 +51,8 @@ export const EVENT_TYPES = [
   'llm.resumed',
   'chatbot.state',
   'chatbot.chat.allowed',
+  'chatbot.chat.removed',
+  'chatbot.chats.cleared',
   'chatbot.key.locked',
 ] as const;
 
