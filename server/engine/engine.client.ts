@@ -1,12 +1,26 @@
 /**
  * HTTP client of the engine (engine-protocol.md §1). Every call but `view`'s body has a timeout;
- * network failures become `EngineUnreachableError`, a rejected prompt `EngineValidationError`.
- * The errors extend `HttpError`, so a route can let them through the error middleware as they are.
+ * network failures become `EngineUnreachableError`, a rejected prompt `EngineValidationError`
+ * (`engine-errors.ts`); the shapes are in `engine-protocol.ts`.
  */
 import http from 'node:http';
 import https from 'node:https';
-import { HttpError } from '../http/errors.js';
-import type { ApiGraph, ObjectInfo } from '../workflows/types.js';
+import type { ObjectInfo } from '../workflows/types.js';
+import { EngineHttpError, EngineUnreachableError, EngineValidationError } from './engine-errors.js';
+import type {
+  EngineNodeErrors,
+  EngineQueue,
+  EngineQueueRaw,
+  EngineSystemStats,
+  EngineValidationBody,
+  HistoryEntry,
+  SubmitPromptRequest,
+  SubmitPromptResponse,
+  UploadedImage,
+  UploadImageOptions,
+  ViewRequest,
+  ViewStream,
+} from './engine-protocol.js';
 
 export interface EngineClientOptions {
   /** `http://127.0.0.1:8188`, no trailing path. */
@@ -16,157 +30,6 @@ export interface EngineClientOptions {
   timeoutMs?: number;
   /** Timeout of the heavy calls: `object_info` (multi-MB, computed live) and uploads. */
   slowTimeoutMs?: number;
-}
-
-/** `GET /system_stats`; bytes everywhere. Only the fields Studio reads are typed. */
-export interface EngineSystemStats {
-  system: { os?: string; ram_total?: number; ram_free?: number; comfyui_version?: string; [key: string]: unknown };
-  devices: { name: string; type: string; index: number | null; vram_total?: number; vram_free?: number; [key: string]: unknown }[];
-}
-
-export interface SubmitPromptRequest {
-  prompt: ApiGraph;
-  client_id: string;
-  prompt_id?: string;
-  extra_data?: Record<string, unknown>;
-}
-
-/** One validation error of one input (`node_errors[id].errors[]`). */
-export interface EngineInputError {
-  type: string;
-  message: string;
-  details?: string;
-  extra_info?: { input_name?: string; [key: string]: unknown };
-}
-
-export type EngineNodeErrors = Record<
-  string,
-  { errors: EngineInputError[]; class_type?: string; dependent_outputs?: string[] }
->;
-
-export interface SubmitPromptResponse {
-  prompt_id: string;
-  number: number;
-  /** Can be non-empty on success: invalid outputs were dropped and the rest was queued. */
-  node_errors: EngineNodeErrors;
-}
-
-/** The engine's 400 body for `POST /prompt`. */
-export interface EngineValidationBody {
-  error: { type: string; message: string; details?: string; extra_info?: Record<string, unknown> };
-  node_errors: EngineNodeErrors;
-}
-
-export interface UploadImageOptions {
-  subfolder?: string;
-  type?: 'input' | 'temp' | 'output';
-  overwrite?: boolean;
-}
-
-export interface UploadedImage {
-  /** Always use this name: the engine renames on a clash (`x (1).png`). */
-  name: string;
-  subfolder: string;
-  type: string;
-}
-
-/** A file reference as the engine's UI dicts carry it. */
-export interface EngineFileRef {
-  filename: string;
-  subfolder?: string;
-  type?: string;
-  format?: string;
-  [key: string]: unknown;
-}
-
-export interface HistoryEntry {
-  prompt?: unknown[];
-  outputs: Record<string, Record<string, unknown>>;
-  status?: { status_str?: 'success' | 'error'; completed?: boolean; messages?: [string, Record<string, unknown>][] };
-  meta?: Record<string, unknown>;
-}
-
-/** `[number, prompt_id, graph, extra_data, outputs_to_execute]`. */
-export type EngineQueueItem = [number, string, ...unknown[]];
-
-export interface EngineQueueRaw {
-  queue_running: EngineQueueItem[];
-  queue_pending: EngineQueueItem[];
-}
-
-export interface EngineQueue {
-  running: string[];
-  /** Sorted by queue number: the engine sends its raw heap. */
-  pending: string[];
-  raw: EngineQueueRaw;
-}
-
-export interface ViewRequest {
-  filename: string;
-  type?: string;
-  subfolder?: string;
-  /** Aborts the transfer (a client that went away). */
-  signal?: AbortSignal;
-  /** Sent along (`viewStream` only): a browser's `Range` and conditional headers, so video seeking works. */
-  headers?: Record<string, string>;
-}
-
-/** `GET /view` as a Node stream: the status, the headers and the unread body. */
-export interface ViewStream {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  /** Consume it (pipe it) or `destroy()` it. */
-  body: http.IncomingMessage;
-}
-
-/** Base of the engine client's errors. */
-export class EngineError extends HttpError {}
-
-/** The engine did not answer (refused, reset, timed out). Maps to 500 as the spec's runner says. */
-export class EngineUnreachableError extends EngineError {
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super(500, `Engine unreachable (${path}): ${reason}`);
-  }
-}
-
-/** The engine answered with a status or body this client did not expect. */
-export class EngineHttpError extends EngineError {
-  constructor(
-    readonly path: string,
-    readonly engineStatus: number,
-    readonly engineBody: string,
-  ) {
-    super(500, `Engine error on ${path}: HTTP ${engineStatus}${engineBody ? `: ${engineBody.slice(0, 500)}` : ''}`);
-  }
-}
-
-/** `POST /prompt` answered 400. `detail` names every node error; `body` (the engine's own) travels beside it. */
-export class EngineValidationError extends EngineError {
-  constructor(readonly engineBody: EngineValidationBody) {
-    super(400, summarizeValidation(engineBody), engineBody);
-  }
-
-  /** The engine's per-node errors (`{}` when the whole prompt was refused). */
-  get nodeErrors(): EngineNodeErrors {
-    return this.engineBody.node_errors;
-  }
-}
-
-/** Readable summary of a validation body: the top error, then `[NodeType] node <id>: <input>: <message>` lines. */
-export function summarizeValidation(body: EngineValidationBody): string {
-  const top = body.error.message || body.error.type || 'Prompt rejected';
-  const lines = [body.error.details ? `${top}: ${body.error.details}` : top];
-  for (const [nodeId, node] of Object.entries(body.node_errors)) {
-    for (const err of node.errors) {
-      const input = err.extra_info?.input_name;
-      const detail = err.details ? ` (${err.details})` : '';
-      lines.push(`[${node.class_type ?? 'unknown'}] node ${nodeId}: ${input ? `${input}: ` : ''}${err.message}${detail}`);
-    }
-  }
-  return lines.join('\n');
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -369,72 +232,4 @@ function describeFetchError(err: unknown, timeoutMs: number): string {
     return err.message;
   }
   return String(err);
-}
-
-/** One file of a history entry's outputs, flattened. */
-export interface EngineOutputFile {
-  node_id: string;
-  /** The UI dict key it came from: `images`, `gifs`, `videos`, `audio`, `3d`, … */
-  kind: string;
-  filename: string;
-  subfolder: string;
-  type: string;
-  format?: string;
-}
-
-/** Flatten a history entry's outputs, keeping only dicts with a `filename` (`animated`/`text` are not files). */
-export function parseHistoryOutputs(entry: Pick<HistoryEntry, 'outputs'>): EngineOutputFile[] {
-  const files: EngineOutputFile[] = [];
-  for (const [nodeId, ui] of Object.entries(entry.outputs)) {
-    if (!ui || typeof ui !== 'object') continue;
-    for (const [kind, list] of Object.entries(ui)) {
-      if (!Array.isArray(list)) continue;
-      for (const item of list as unknown[]) {
-        if (!item || typeof item !== 'object') continue;
-        const ref = item as Partial<EngineFileRef>;
-        if (typeof ref.filename !== 'string' || !ref.filename) continue;
-        const file: EngineOutputFile = {
-          node_id: nodeId,
-          kind,
-          filename: ref.filename,
-          subfolder: typeof ref.subfolder === 'string' ? ref.subfolder : '',
-          type: typeof ref.type === 'string' ? ref.type : 'output',
-        };
-        if (typeof ref.format === 'string') file.format = ref.format;
-        files.push(file);
-      }
-    }
-  }
-  return files;
-}
-
-const VIDEO_EXTENSIONS = new Set(['.mp4', '.webm', '.mov', '.avi', '.mkv']);
-const VIDEO_KINDS = new Set(['gifs', 'videos', 'video']);
-const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.webp', '.gif', '.bmp', '.tif', '.tiff']);
-
-/** True for video files: by extension, by a `video/…` format, or by a VHS-style `gifs`/`videos` key. */
-export function isVideoOutput(file: EngineOutputFile): boolean {
-  return VIDEO_EXTENSIONS.has(extension(file.filename)) || (file.format?.startsWith('video/') ?? false) || VIDEO_KINDS.has(file.kind);
-}
-
-/**
- * The job's primary output: the last video, else the last image, else the last other file.
- * Only `type: output` entries count: `temp` ones are previews (and temp/ is wiped on engine start).
- */
-export function primaryOutput(files: readonly EngineOutputFile[]): EngineOutputFile | null {
-  let video: EngineOutputFile | null = null;
-  let image: EngineOutputFile | null = null;
-  let other: EngineOutputFile | null = null;
-  for (const file of files) {
-    if (file.type !== 'output') continue;
-    if (isVideoOutput(file)) video = file;
-    else if (file.kind === 'images' || IMAGE_EXTENSIONS.has(extension(file.filename))) image = file;
-    else other = file;
-  }
-  return video ?? image ?? other;
-}
-
-function extension(filename: string): string {
-  const dot = filename.lastIndexOf('.');
-  return dot < 0 ? '' : filename.slice(dot).toLowerCase();
 }

@@ -38,11 +38,12 @@ export function engineRoutes(engine: EngineClient, shared: SharedFolders): expre
     if (local && 'status' in local) throw new HttpError(400, `Invalid file path: ${query.filename}`);
     if (!local) return streamFromEngine(engine, req, res, query, name);
     const within = shared.dirOf(local.folder);
-    await sendFileResponse(req, res, local.file, { contentType: viewContentType(name), disposition: contentDisposition('inline', name), within }).catch(
-      (err: unknown) => {
-        throw err instanceof HttpError && err.status === 404 ? new HttpError(404, `File not found: ${query.filename}`) : err;
-      },
-    );
+    await sendFileResponse(req, res, local.file, {
+      contentType: viewContentType(name),
+      disposition: contentDisposition('inline', name),
+      within,
+      missing: `File not found: ${query.filename}`,
+    });
   });
   return router;
 }

@@ -1,8 +1,10 @@
 /**
- * The one place that turns errors into `{"detail": ...}` responses (CONVENTIONS 2).
+ * The one place that turns errors into `{"detail": ...}` responses (CONVENTIONS 2): services raise
+ * domain errors with a kind (`domain-error.ts`) and `STATUS_OF_KIND` gives each kind its status.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../logging.js';
+import { DomainError, type ErrorKind } from '../domain-error.js';
 import { HttpError } from './errors.js';
 import { notFoundPage } from './pages.js';
 import { getRequestId } from './request-id.js';
@@ -44,8 +46,24 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   };
 }
 
+/**
+ * The status of each kind of domain error. An unreachable engine, or one that answers nonsense,
+ * is the spec's runner 500; a prompt the engine rejected is the client's 400.
+ */
+const STATUS_OF_KIND: Record<ErrorKind, number> = {
+  invalid: 400,
+  rejected: 400,
+  not_found: 404,
+  conflict: 409,
+  unreachable: 500,
+  upstream: 500,
+  broken: 500,
+  unavailable: 503,
+};
+
 /** `detail` is always a string; structured extras (engine node errors) travel beside it. */
 function mapError(err: unknown): { status: number; detail: string; extra?: Record<string, unknown> } | null {
+  if (err instanceof DomainError) return { status: STATUS_OF_KIND[err.kind], detail: err.message, extra: err.extra };
   if (err instanceof HttpError) {
     const extra = err.body && typeof err.body === 'object' && !Array.isArray(err.body) ? (err.body as Record<string, unknown>) : undefined;
     return { status: err.status, detail: err.detail, extra };

@@ -1,6 +1,7 @@
 /**
- * The one error shape. Services throw `HttpError` (or a domain error the mapper in
- * `error-middleware.ts` knows); nothing else writes `{"detail"}` bodies.
+ * The one error shape. Services raise domain errors (`../domain-error.ts`) that the mapper in
+ * `error-middleware.ts` turns into statuses; routes (and older services) throw `HttpError`;
+ * nothing else writes `{"detail"}` bodies.
  */
 import type { z } from 'zod';
 

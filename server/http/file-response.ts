@@ -37,17 +37,20 @@ export interface FileResponseOptions {
   cacheControl?: string;
   /** The folder the file belongs to: a file whose real path (links resolved) leaves it is a 404. */
   within: string;
+  /** The 404's detail when the file is missing (default `File not found`). */
+  missing?: string;
 }
 
 /** Send `file`; a missing file or a folder is a 404 `HttpError` (thrown before any header). */
 export async function sendFileResponse(req: express.Request, res: express.Response, file: string, options: FileResponseOptions): Promise<void> {
-  if (!isContained(options.within, file)) throw new HttpError(404, 'File not found');
+  const missing = () => new HttpError(404, options.missing ?? 'File not found');
+  if (!isContained(options.within, file)) throw missing();
   const handle = await fsp.open(file, 'r').catch(() => {
-    throw new HttpError(404, 'File not found');
+    throw missing();
   });
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) throw new HttpError(404, 'File not found');
+    if (!stat.isFile()) throw missing();
     const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
     res.set(USER_FILE_HEADERS);
     res.setHeader('Content-Type', options.contentType);

@@ -39,9 +39,7 @@ export function runRoutes(runner: RunnerService, queries: JobQueries, uploads: U
     const result = await queries.result(String(req.params.promptId), output_type);
     const disposition = contentDisposition('inline', result.filename);
     if ('path' in result) {
-      await sendFileResponse(req, res, result.path, { contentType: result.contentType, disposition, within: result.within }).catch((err: unknown) => {
-        throw err instanceof HttpError && err.status === 404 ? new HttpError(404, 'Output file is missing') : err;
-      });
+      await sendFileResponse(req, res, result.path, { contentType: result.contentType, disposition, within: result.within, missing: 'Output file is missing' });
       return;
     }
     res.set(USER_FILE_HEADERS);

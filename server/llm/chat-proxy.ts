@@ -1,12 +1,12 @@
 /**
- * The chat proxy to llama-server's OpenAI-style endpoint (external-apis §1.5–1.8). Streaming is
- * relayed line by line as each upstream chunk arrives (no buffering beyond an unfinished line),
- * old builds' `error:` SSE lines become standard `data: {"error": …}` lines, and the stream always
- * ends with `data: [DONE]`. A client that leaves aborts the upstream request; nothing times out a
- * long generation.
+ * The chat proxy to llama-server's OpenAI-style endpoint (external-apis §1.5–1.8). The answer is
+ * either a JSON body or a stream of SSE text the route writes as it comes: relayed line by line as
+ * each upstream chunk arrives (no buffering beyond an unfinished line), old builds' `error:` SSE
+ * lines become standard `data: {"error": …}` lines, and the stream always ends with
+ * `data: [DONE]`. Aborting the signal (a client that left) or stopping the iteration aborts the
+ * upstream request; nothing times out a long generation. Knows nothing of Express.
  */
 import http from 'node:http';
-import type { Response } from 'express';
 import { HttpError } from '../http/errors.js';
 
 export interface ChatRequest {
@@ -14,56 +14,53 @@ export interface ChatRequest {
   stream: boolean;
 }
 
-/** Send `request` to `baseUrl` and answer `res` (JSON or an event stream). */
-export function proxyChat(baseUrl: string, request: ChatRequest, res: Response): Promise<void> {
+/** A finished JSON answer, or an event stream to relay chunk by chunk. */
+export type ChatAnswer = { kind: 'json'; body: Record<string, unknown> } | { kind: 'stream'; chunks: AsyncIterable<string | Buffer> };
+
+/** Send `request` to `baseUrl`; resolves once the upstream answer starts (or is whole, for JSON). */
+export function openChat(baseUrl: string, request: ChatRequest, signal?: AbortSignal): Promise<ChatAnswer> {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(request.body);
     const upstream = http.request(`${baseUrl}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Accept: request.stream ? 'text/event-stream' : 'application/json' },
+      signal,
     });
-    const abort = () => {
-      if (!res.writableFinished) upstream.destroy();
-    };
-    res.on('close', abort);
-    upstream.on('error', (err) => {
-      if (res.headersSent) {
-        endStream(res, `The LLM server connection broke: ${err.message}`);
-        resolve();
-      } else reject(new HttpError(503, `The LLM server is unreachable: ${err.message}`));
-    });
+    // After the answer started, a broken connection shows in the body stream (see relay()).
+    upstream.on('error', (err) => reject(new HttpError(503, `The LLM server is unreachable: ${err.message}`)));
     upstream.on('response', (up) => {
       if ((up.statusCode ?? 500) >= 400 || !request.stream) {
         collectJson(up).then(
-          ({ status, body }) => {
-            if (status >= 400) return reject(upstreamError(status, body));
-            res.json(withUsage(body));
-            resolve();
-          },
+          ({ status, body }) => (status >= 400 ? reject(upstreamError(status, body)) : resolve({ kind: 'json', body: withUsage(body) })),
           (err: unknown) => reject(new HttpError(502, `The LLM server sent an unreadable answer: ${(err as Error).message}`)),
         );
         return;
       }
-      res.status(200);
-      res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-      res.setHeader('Cache-Control', 'no-cache, no-transform');
-      res.setHeader('X-Accel-Buffering', 'no');
-      res.flushHeaders();
-      const relay = new SseRelay((text) => res.write(text));
-      up.on('data', (chunk: Buffer) => relay.push(chunk));
-      up.on('end', () => {
-        relay.end();
-        if (!relay.sawDone) endStream(res, relay.sawError ? null : 'The LLM server ended the stream early');
-        else res.end();
-        resolve();
-      });
-      up.on('error', () => {
-        endStream(res, 'The LLM server connection broke mid-answer');
-        resolve();
-      });
+      resolve({ kind: 'stream', chunks: relay(up) });
     });
     upstream.end(payload);
   });
+}
+
+/** The upstream event stream, translated, always ending with `[DONE]` (an error line first when it broke). */
+async function* relay(up: http.IncomingMessage): AsyncGenerator<string | Buffer> {
+  const relay = new SseRelay();
+  let complete = false;
+  try {
+    try {
+      for await (const chunk of up as AsyncIterable<Buffer>) yield* relay.push(chunk);
+    } catch {
+      yield endLines('The LLM server connection broke mid-answer');
+      complete = true;
+      return;
+    }
+    yield* relay.end();
+    complete = true;
+    if (!relay.sawDone) yield endLines(relay.sawError ? null : 'The LLM server ended the stream early');
+  } finally {
+    // The reader stopped early (the client left): stop the generation upstream too.
+    if (!complete) up.destroy();
+  }
 }
 
 const NEWLINE = 0x0a;
@@ -72,35 +69,35 @@ const OLD_ERROR_LINE = Buffer.from('\nerror:');
 const DONE = Buffer.from('data: [DONE]');
 const ERROR_KEY = Buffer.from('"error"');
 
-/** Forwards complete SSE lines as soon as a chunk completes them. */
+/** Passes on complete SSE lines as soon as a chunk completes them. */
 class SseRelay {
   private partial = '';
   sawDone = false;
   sawError = false;
 
-  constructor(private readonly write: (data: string | Buffer) => void) {}
-
-  push(chunk: Buffer): void {
+  /** What of `chunk` can go out now: nothing, or the lines it completed. */
+  push(chunk: Buffer): Array<string | Buffer> {
     // The common case, whole lines with nothing to translate, goes out as the same bytes.
     if (this.partial === '' && chunk[chunk.length - 1] === NEWLINE && !chunk.includes(OLD_ERROR_LINE) && !chunk.subarray(0, 6).equals(OLD_ERROR)) {
       if (chunk.includes(DONE)) this.sawDone = true;
       if (chunk.includes(ERROR_KEY)) this.sawError = true;
-      this.write(chunk);
-      return;
+      return [chunk];
     }
     const text = this.partial + chunk.toString('utf8');
     const cut = text.lastIndexOf('\n');
     if (cut < 0) {
       this.partial = text;
-      return;
+      return [];
     }
     this.partial = text.slice(cut + 1);
-    this.write(this.translate(text.slice(0, cut + 1)));
+    return [this.translate(text.slice(0, cut + 1))];
   }
 
-  end(): void {
-    if (this.partial) this.write(this.translate(`${this.partial}\n`));
+  /** The unfinished last line, if any, completed. */
+  end(): string[] {
+    const rest = this.partial ? [this.translate(`${this.partial}\n`)] : [];
     this.partial = '';
+    return rest;
   }
 
   private translate(lines: string): string {
@@ -120,10 +117,10 @@ class SseRelay {
   }
 }
 
-function endStream(res: Response, error: string | null): void {
-  if (res.writableEnded) return;
-  if (error) res.write(`data: ${JSON.stringify({ error: { code: 502, message: error, type: 'server_error' } })}\n\n`);
-  res.end('data: [DONE]\n\n');
+/** The stream's last lines: an error the client can show, then `[DONE]`. */
+function endLines(error: string | null): string {
+  const line = error ? `data: ${JSON.stringify({ error: { code: 502, message: error, type: 'server_error' } })}\n\n` : '';
+  return `${line}data: [DONE]\n\n`;
 }
 
 function collectJson(up: http.IncomingMessage): Promise<{ status: number; body: Record<string, unknown> }> {

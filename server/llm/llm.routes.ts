@@ -33,8 +33,36 @@ export function llmRoutes(llm: LlmService): express.Router {
   router.post('/api/admin/llm/chat', async (req, res) => {
     const body = req.body as unknown;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'Send a JSON object with messages');
-    await llm.chat(body as Record<string, unknown>, res);
+    const left = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) left.abort();
+    });
+    const answer = await llm.chat(body as Record<string, unknown>, left.signal);
+    if (answer.kind === 'json') return void res.json(answer.body);
+    res.status(200);
+    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    res.setHeader('Cache-Control', 'no-cache, no-transform');
+    res.setHeader('X-Accel-Buffering', 'no');
+    res.flushHeaders();
+    await writeStream(res, answer.chunks, left.signal);
   });
 
   return router;
+}
+
+/** Write each chunk as it comes, waiting for a slow client to drain; stop when it leaves. */
+async function writeStream(res: express.Response, chunks: AsyncIterable<string | Buffer>, left: AbortSignal): Promise<void> {
+  for await (const chunk of chunks) {
+    if (left.aborted) return;
+    if (!res.write(chunk)) await new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        left.removeEventListener('abort', done);
+        resolve();
+      };
+      res.on('drain', done);
+      left.addEventListener('abort', done);
+    });
+  }
+  res.end();
 }

@@ -7,12 +7,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Response } from 'express';
+import { DomainError, notFound } from '../domain-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import { HttpError } from '../http/errors.js';
 import type { Logger } from '../logging.js';
 import type { ChildState } from '../process/supervisor.js';
-import { proxyChat } from './chat-proxy.js';
+import { openChat, type ChatAnswer } from './chat-proxy.js';
 import type { LlmConfig, LlmConfigStore } from './llm-config.store.js';
 import { LlmServer, type LlmLaunch, type LlmServerOptions } from './llm-server.js';
 
@@ -69,7 +69,7 @@ export class LlmService {
   /** `POST /api/admin/llm/start`. */
   start(model: string, patch: Partial<LlmConfig>): Promise<{ status: 'started'; model: string; port: number }> {
     const file = path.join(this.deps.server.modelsDir, model);
-    if (path.basename(model) !== model || !fs.existsSync(file)) throw new HttpError(404, `Model not on disk: ${model}`);
+    if (path.basename(model) !== model || !fs.existsSync(file)) throw notFound(`Model not on disk: ${model}`);
     const launch = { model, config: { ...this.deps.store.get(), ...patch } };
     return this.serialize(async () => {
       this.resumable = null;
@@ -95,8 +95,11 @@ export class LlmService {
     return { status: 'saved', config: await this.deps.store.save(patch) };
   }
 
-  /** `POST /api/admin/llm/chat`. */
-  async chat(body: Record<string, unknown>, res: Response): Promise<void> {
+  /**
+   * `POST /api/admin/llm/chat`: a JSON answer, or a stream the caller relays; `signal` (the client
+   * left) aborts the upstream request. The idle timer runs again once the answer is over.
+   */
+  async chat(body: Record<string, unknown>, signal?: AbortSignal): Promise<ChatAnswer> {
     if (!Array.isArray(body.messages) || body.messages.length === 0) throw new HttpError(400, 'messages is required (a non-empty array of {role, content})');
     if (!this.server.running) await this.wakeForChat();
     const stored = this.deps.store.get();
@@ -104,8 +107,23 @@ export class LlmService {
     for (const [field, key] of SAMPLING) if (upstream[field] === undefined) upstream[field] = stored[key];
     if (upstream.stream) upstream.stream_options = { include_usage: true };
     this.clearIdle();
+    let answer: ChatAnswer;
     try {
-      await proxyChat(this.server.url, { body: upstream, stream: upstream.stream === true }, res);
+      answer = await openChat(this.server.url, { body: upstream, stream: upstream.stream === true }, signal);
+    } catch (err) {
+      this.armIdle();
+      throw err;
+    }
+    if (answer.kind === 'json') {
+      this.armIdle();
+      return answer;
+    }
+    return { kind: 'stream', chunks: this.armIdleAfter(answer.chunks) };
+  }
+
+  private async *armIdleAfter(chunks: AsyncIterable<string | Buffer>): AsyncGenerator<string | Buffer> {
+    try {
+      yield* chunks;
     } finally {
       this.armIdle();
     }
@@ -151,8 +169,8 @@ export class LlmService {
       });
       return;
     }
-    if (resumable?.why === 'parked') throw new HttpError(503, 'The LLM server is parked while image jobs run on the engine; it comes back when they finish');
-    throw new HttpError(503, 'The LLM server is not running: start it with a model first');
+    if (resumable?.why === 'parked') throw new DomainError('unavailable', 'The LLM server is parked while image jobs run on the engine; it comes back when they finish');
+    throw new DomainError('unavailable', 'The LLM server is not running: start it with a model first');
   }
 
   private async launch(launch: LlmLaunch): Promise<void> {

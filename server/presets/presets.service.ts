@@ -3,6 +3,7 @@
  * job. The folder is the truth; the `saved_prompts` mirror follows each change. Changes run one
  * at a time, so two renames racing for one id cannot both win.
  */
+import { isKind, notFound } from '../domain-error.js';
 import { HttpError, validate, describeZodError } from '../http/errors.js';
 import type { JobStore } from '../jobs/job.store.js';
 import { ACTIVE_STATUSES } from '../jobs/job.schema.js';
@@ -74,8 +75,16 @@ export class PresetsService {
       if (err instanceof PresetFileError) throw new HttpError(500, err.message);
       throw err;
     }
-    if (!preset) throw new HttpError(404, `Preset not found: ${id}`);
+    if (!preset) throw notFound(`Preset not found: ${id}`);
     return preset;
+  }
+
+  /** True unless the id is free (an unreadable file or a refused id still blocks the name). */
+  exists(id: string): Promise<boolean> {
+    return this.get(id).then(
+      () => true,
+      (err: unknown) => !isKind(err, 'not_found'),
+    );
   }
 
   /**
@@ -158,7 +167,7 @@ export class PresetsService {
   async delete(id: string): Promise<{ ok: true }> {
     checkId(id);
     return this.serial(async () => {
-      if (!(await this.deps.store.remove(id))) throw new HttpError(404, `Preset not found: ${id}`);
+      if (!(await this.deps.store.remove(id))) throw notFound(`Preset not found: ${id}`);
       this.deps.mirror.remove(id);
       return { ok: true as const };
     });

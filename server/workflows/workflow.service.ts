@@ -4,7 +4,7 @@
  */
 import type { EngineClient } from '../engine/engine.client.js';
 import type { EventBus } from '../events/event-bus.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError, notFound } from '../domain-error.js';
 import type { Logger } from '../logging.js';
 import { createEngineModelPresence } from './engine-model-presence.js';
 import { createModelPresence } from './model-presence.store.js';
@@ -59,7 +59,7 @@ export class WorkflowService {
   /** Everything needed to build the workflow's graph; 404 unknown, 500 broken. */
   async definition(id: string): Promise<WorkflowDefinition> {
     const entry = await this.entry(id);
-    if (entry.error !== undefined || !entry.manifest) throw new HttpError(500, `Workflow ${id} is broken: ${entry.error ?? 'no manifest'}`);
+    if (entry.error !== undefined || !entry.manifest) throw new DomainError('broken', `Workflow ${id} is broken: ${entry.error ?? 'no manifest'}`);
     return loadDefinition(entry);
   }
 
@@ -100,7 +100,7 @@ export class WorkflowService {
 
   private async entry(id: string): Promise<WorkflowEntry> {
     const entry = await loadWorkflow(this.deps.dir, id);
-    if (!entry) throw new HttpError(404, `Workflow not found: ${id}`);
+    if (!entry) throw notFound(`Workflow not found: ${id}`);
     return entry;
   }
 

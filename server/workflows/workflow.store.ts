@@ -70,7 +70,7 @@ export async function loadWorkflow(dir: string, id: string): Promise<WorkflowEnt
   return loadEntry(dir, id);
 }
 
-/** Read `manifest.yaml` and the graph files of a workflow; throws a 500 `WorkflowBuildError` when broken. */
+/** Read `manifest.yaml` and the graph files of a workflow; throws a `broken` `WorkflowBuildError` when broken. */
 export async function loadDefinition(entry: WorkflowEntry): Promise<WorkflowDefinition> {
   if (entry.error !== undefined || !entry.manifest) throw templateError(`workflow "${entry.id}" is broken: ${entry.error ?? 'no manifest'}`);
   const { manifest, dir } = entry;

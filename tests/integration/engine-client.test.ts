@@ -6,19 +6,13 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  EngineClient,
-  EngineUnreachableError,
-  EngineValidationError,
-  parseHistoryOutputs,
-  primaryOutput,
-} from '../../server/engine/engine.client.js';
-import type { EngineOutputFile } from '../../server/engine/engine.client.js';
+import { EngineClient } from '../../server/engine/engine.client.js';
+import { EngineError, EngineUnreachableError, EngineValidationError } from '../../server/engine/engine-errors.js';
+import { parseHistoryOutputs, primaryOutput, type EngineOutputFile } from '../../server/engine/engine-outputs.js';
 import { EngineSocket } from '../../server/engine/engine-socket.js';
 import type { EnginePreview } from '../../server/engine/engine-messages.js';
 import { startStandinEngine } from '../../server/standin/standin.server.js';
 import type { StandinEngine } from '../../server/standin/standin.server.js';
-import { HttpError } from '../../server/http/errors.js';
 import { ProgressTracker } from '../../server/jobs/progress-tracker.js';
 import type { ProgressObject } from '../../server/jobs/progress-tracker.js';
 import { silentLogger } from '../../server/logging.js';
@@ -235,13 +229,12 @@ describe('EngineClient and EngineSocket against the stand-in engine', () => {
     graph['1']!.inputs.width = 999_999;
     const err = await e.client.submitPrompt({ prompt: graph, client_id: CLIENT_ID }).catch((x: unknown) => x);
     expect(err).toBeInstanceOf(EngineValidationError);
-    expect(err).toBeInstanceOf(HttpError);
     const v = err as EngineValidationError;
-    expect(v.status).toBe(400);
+    expect(v.kind).toBe('rejected');
     expect(v.engineBody.error.type).toBe('prompt_outputs_failed_validation');
     expect(v.nodeErrors['1']?.errors[0]?.type).toBe('value_bigger_than_max');
     expect(v.message).toContain('[EmptyImage] node 1: width: ');
-    expect(v.body).toEqual(v.engineBody);
+    expect(v.extra).toEqual(v.engineBody);
 
     const unknown = await e.client
       .submitPrompt({ prompt: { '1': { class_type: 'NoSuchNode', inputs: {} } }, client_id: CLIENT_ID })
@@ -370,7 +363,7 @@ describe('an engine that is down or stuck', () => {
     const client = new EngineClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
     const err = await client.systemStats().catch((x: unknown) => x);
     expect(err).toBeInstanceOf(EngineUnreachableError);
-    expect((err as EngineUnreachableError).status).toBe(500);
+    expect((err as EngineUnreachableError).kind).toBe('unreachable');
     expect((err as Error).message).toMatch(/ECONNREFUSED/);
     await expect(client.submitPrompt({ prompt: noiseGraph('x'), client_id: CLIENT_ID })).rejects.toBeInstanceOf(EngineUnreachableError);
     await expect(client.uploadImage(PNG, 'a.png')).rejects.toBeInstanceOf(EngineUnreachableError);
@@ -412,7 +405,8 @@ describe('an engine that is down or stuck', () => {
     const url = await serve((_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('Server got itself in trouble'));
     const client = new EngineClient({ baseUrl: url });
     const err = await client.submitPrompt({ prompt: noiseGraph('x'), client_id: CLIENT_ID }).catch((x: unknown) => x);
-    expect(err).toBeInstanceOf(HttpError);
+    expect(err).toBeInstanceOf(EngineError);
+    expect((err as EngineError).kind).toBe('upstream');
     expect(err).not.toBeInstanceOf(EngineValidationError);
     expect((err as Error).message).toContain('HTTP 500');
   });

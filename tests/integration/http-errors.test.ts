@@ -2,6 +2,8 @@ import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { DomainError, type ErrorKind } from '../../server/domain-error.js';
+import { EngineValidationError } from '../../server/engine/engine-errors.js';
 import { createHttpServer } from '../../server/http/app.js';
 import { Authenticator } from '../../server/http/authenticator.js';
 import { HttpError, validate } from '../../server/http/errors.js';
@@ -23,6 +25,12 @@ beforeAll(async () => {
   });
   router.get('/api/teapot', () => {
     throw new HttpError(418, 'short and stout');
+  });
+  router.get('/api/domain/:kind', (req) => {
+    throw new DomainError(req.params.kind as ErrorKind, `a ${req.params.kind} failure`);
+  });
+  router.get('/api/engine-rejected', () => {
+    throw new EngineValidationError({ error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation' }, node_errors: {} });
   });
   router.get('/api/async-boom', async () => {
     await Promise.resolve();
@@ -70,6 +78,31 @@ describe('the error middleware', () => {
     const res = await fetch(`${url}/api/teapot`, { headers });
     expect(res.status).toBe(418);
     expect(await res.json()).toEqual({ detail: 'short and stout' });
+  });
+
+  it('maps each kind of domain error to one status, the message as detail', async () => {
+    const expected: Record<ErrorKind, number> = {
+      invalid: 400,
+      rejected: 400,
+      not_found: 404,
+      conflict: 409,
+      unreachable: 500,
+      upstream: 500,
+      broken: 500,
+      unavailable: 503,
+    };
+    for (const [kind, status] of Object.entries(expected)) {
+      const res = await fetch(`${url}/api/domain/${kind}`, { headers });
+      expect(res.status).toBe(status);
+      expect(await res.json()).toEqual({ detail: `a ${kind} failure` });
+    }
+    const rejected = await fetch(`${url}/api/engine-rejected`, { headers });
+    expect(rejected.status).toBe(400);
+    expect(await rejected.json()).toEqual({
+      detail: 'Prompt outputs failed validation',
+      error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation' },
+      node_errors: {},
+    });
   });
 
   it('answers malformed JSON and schema failures with 400 naming the field', async () => {

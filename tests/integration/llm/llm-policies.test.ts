@@ -7,7 +7,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Response } from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../../server/config.js';
 import { EventBus } from '../../../server/events/event-bus.js';
@@ -44,22 +43,14 @@ async function service(options: { idleMinutes?: number; gpuPolicy?: 'share' | 'y
   return { llm, events };
 }
 
-/** A minimal response the proxy can write JSON into. */
-function jsonSink(): { res: Response; body: () => unknown } {
-  let sent: unknown;
-  const res = { json: (b: unknown) => (sent = b), on: () => res, writableFinished: true, headersSent: false } as unknown as Response;
-  return { res, body: () => sent };
-}
-
 describe('LLM_IDLE_MINUTES', () => {
   it('stops an idle server and starts it again, same model and configuration, for the next chat', async () => {
     const { llm, events } = await service({ idleMinutes: 0.005 });
     await llm.start('m.gguf', { ctx_size: 1234 });
     await until(async () => (await llm.status()).idle_stopped === true, 'idle stop');
     expect(await llm.status()).toMatchObject({ running: false, idle_stopped: true });
-    const sink = jsonSink();
-    await llm.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }, sink.res);
-    expect(sink.body()).toMatchObject({ choices: [{ message: { content: 'tok0 ' } }] });
+    const answer = await llm.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 });
+    expect(answer).toMatchObject({ kind: 'json', body: { choices: [{ message: { content: 'tok0 ' } }] } });
     const argvs = fs.readFileSync(path.join(dir, 'models', 'm.gguf.record.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { argv?: string[] }).filter((r) => r.argv);
     expect(argvs).toHaveLength(2);
     expect(argvs[1]!.argv!.join(' ')).toContain('-c 1234');
@@ -75,7 +66,7 @@ describe('LLM_GPU_POLICY=yield', () => {
     llm.engineQueue(true);
     await until(async () => (await llm.status()).parked === true, 'parked');
     expect((await llm.status()).running).toBe(false);
-    await expect(llm.chat({ messages: [{ role: 'user', content: 'hi' }] }, jsonSink().res)).rejects.toMatchObject({ status: 503 });
+    await expect(llm.chat({ messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ kind: 'unavailable' });
     llm.engineQueue(false);
     await until(() => events.list().some((e) => e.type === 'llm.resumed'), 'resumed');
     expect(await llm.status()).toMatchObject({ running: true, parked: false });

@@ -64,16 +64,16 @@ describe('buildStaticGraph', () => {
 
   it('names an unknown placeholder (500)', () => {
     const error = buildError(() => buildStaticGraph(template, manifest(inputs.filter((i) => i.id !== 'cfg')), { image: 'a.png', seed: 1 }));
-    expect(error.status).toBe(500);
-    expect(error.detail).toContain('{{cfg}}');
+    expect(error.kind).toBe('broken');
+    expect(error.message).toContain('{{cfg}}');
   });
 
   it('uses defaults for missing parameters and fails (400) when there is none', () => {
     const graph = buildStaticGraph(template, manifest(inputs), { image: 'a.png', seed: 9, steps: null });
     expect(graph['3']!.inputs.steps).toBe(20);
     const error = buildError(() => buildStaticGraph(template, manifest(inputs), { seed: 9 }));
-    expect(error.status).toBe(400);
-    expect(error.detail).toBe('missing parameter "image"');
+    expect(error.kind).toBe('invalid');
+    expect(error.message).toBe('missing parameter "image"');
   });
 
   it.each([
@@ -88,8 +88,8 @@ describe('buildStaticGraph', () => {
     [{ seed: -2 }, 'below the minimum -1'],
   ])('rejects %j with a 400', (patch, message) => {
     const error = buildError(() => buildStaticGraph(template, manifest(inputs), { image: 'a.png', seed: 1, ...patch }));
-    expect(error.status).toBe(400);
-    expect(error.detail).toContain(message);
+    expect(error.kind).toBe('invalid');
+    expect(error.message).toContain(message);
   });
 
   it('applies node_id/field mappings without any placeholder', () => {
@@ -104,18 +104,18 @@ describe('buildStaticGraph', () => {
 
   it('refuses mappings onto a missing node or a linked input', () => {
     const plain = JSON.stringify({ '3': { class_type: 'KSampler', inputs: { model: ['4', 0] } } });
-    expect(buildError(() => buildStaticGraph(plain, manifest([{ id: 'a', type: 'int', default: 1, node_id: 9, field: 'x' }]), {})).detail).toContain(
+    expect(buildError(() => buildStaticGraph(plain, manifest([{ id: 'a', type: 'int', default: 1, node_id: 9, field: 'x' }]), {})).message).toContain(
       'node 9',
     );
-    expect(buildError(() => buildStaticGraph(plain, manifest([{ id: 'a', type: 'int', default: 1, node_id: 3, field: 'model' }]), {})).detail).toContain(
+    expect(buildError(() => buildStaticGraph(plain, manifest([{ id: 'a', type: 'int', default: 1, node_id: 3, field: 'model' }]), {})).message).toContain(
       'linked',
     );
   });
 
   it('reports a template that is not JSON or not a graph (500)', () => {
-    expect(buildError(() => buildStaticGraph('{"1": ', manifest([]), {})).status).toBe(500);
-    expect(buildError(() => buildStaticGraph('[1, 2]', manifest([]), {})).detail).toContain('API graph');
-    expect(buildError(() => buildStaticGraph('{"1": {"inputs": {}}}', manifest([]), {})).detail).toContain('class_type');
+    expect(buildError(() => buildStaticGraph('{"1": ', manifest([]), {})).kind).toBe('broken');
+    expect(buildError(() => buildStaticGraph('[1, 2]', manifest([]), {})).message).toContain('API graph');
+    expect(buildError(() => buildStaticGraph('{"1": {"inputs": {}}}', manifest([]), {})).message).toContain('class_type');
   });
 
   it('does not substitute inside parameter values (no second pass)', () => {

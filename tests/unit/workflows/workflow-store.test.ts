@@ -72,7 +72,7 @@ describe('loadWorkflows', () => {
   it('refuses to build a broken entry with a 500', async () => {
     const error = await loadDefinition({ id: 'x', dir: '/nowhere', error: 'bad' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkflowBuildError);
-    expect((error as WorkflowBuildError).status).toBe(500);
+    expect((error as WorkflowBuildError).kind).toBe('broken');
   });
 });
 
