@@ -18,6 +18,7 @@ export const EVENT_TYPE_MEANINGS = {
   'system.maintenance': 'Maintenance mode turned on or off around an update',
   'system.update.failed': 'An update failed; nothing was changed',
   'system.restart': 'Studio is about to restart',
+  'system.safe_mode': 'Studio started in safe mode: its database is damaged (what, the kept copy, how to restore)',
   'auth.throttled': 'Too many wrong API keys; key checks paused',
   'settings.env.updated': 'An editable environment variable was changed (never the value)',
   'settings.revealed': 'Secret settings were revealed',
