@@ -24,6 +24,8 @@ export const EVENT_TYPES = [
   'system.migration',
   'system.startup',
   'system.security',
+  'system.disk_full',
+  'system.database',
   'auth.login.throttled',
   'auth.throttled',
   'engine.state',
