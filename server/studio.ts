@@ -42,7 +42,9 @@ import { loadEngineClientId } from './jobs/engine-client-id.store.js';
 import { JobMonitor } from './jobs/job-monitor.js';
 import { OutputCollector } from './jobs/output-collector.js';
 import { JobQueries } from './jobs/job-queries.service.js';
-import { reconcileJobs } from './jobs/job-reconcile.js';
+import { broadcastJobChanges, logJobChanges } from './jobs/job-announce.js';
+import { JobLifecycle } from './jobs/job-lifecycle.js';
+import { Reconciler } from './jobs/job-reconcile.js';
 import { JobStore } from './jobs/job.store.js';
 import { jobsRoutes } from './jobs/jobs.routes.js';
 import { runRoutes } from './jobs/run.routes.js';
@@ -102,6 +104,8 @@ export class Studio {
   readonly catalogs: { models: CatalogStore; loras: CatalogStore };
   readonly workflows: WorkflowService;
   readonly jobs: JobStore;
+  /** The one writer of job status; every change is published to the event log, WS and the LLM policy. */
+  readonly lifecycle: JobLifecycle;
   readonly monitor: JobMonitor;
   readonly runner: RunnerService;
   /** Catalogs, the download queue, metadata and the download settings. */
@@ -123,8 +127,8 @@ export class Studio {
   readonly bot: BotControl;
   private readonly signer: SessionSigner;
   private readonly server: http.Server;
-  /** Set while unfinished jobs still need checking against the engine. */
-  private reconcilePending = true;
+  /** Checks unfinished jobs against the engine at boot and after the engine was down. */
+  private readonly reconciler: Reconciler;
   private stopping: Promise<void> | null = null;
   private unsubscribers: Array<() => void> = [];
 
@@ -190,8 +194,11 @@ export class Studio {
       logger: this.logger,
     });
     this.jobs = new JobStore(this.db);
+    this.lifecycle = new JobLifecycle({ db: this.db, jobs: this.jobs, logger: this.logger });
+    logJobChanges(this.lifecycle, this.events);
+    broadcastJobChanges(this.lifecycle, this.hub);
     const folders = new JobFolders(config.paths.assetsOutput);
-    const jobDeps = { engine: this.engineClient, jobs: this.jobs, folders, events: this.events, hub: this.hub, logger: this.logger };
+    const jobDeps = { engine: this.engineClient, jobs: this.jobs, lifecycle: this.lifecycle, folders, hub: this.hub, logger: this.logger };
     const collector = new OutputCollector({
       engine: this.engineClient,
       folders,
@@ -207,8 +214,10 @@ export class Studio {
       workflows: this.workflows,
       clientId: this.engineSocket.clientId,
       monitor: this.monitor,
+      events: this.events,
     });
     const queries = new JobQueries({ ...jobDeps, monitor: this.monitor });
+    this.reconciler = new Reconciler({ jobs: this.jobs, engine: this.engineClient, monitor: this.monitor, events: this.events, logger: this.logger });
     const uploads = new Uploads(path.join(config.paths.root, 'tmp', 'uploads'));
     this.catalog = createCatalogModule({
       config,
@@ -356,11 +365,7 @@ export class Studio {
     this.unsubscribers.push(this.events.subscribe((event) => this.hub.broadcast('event', event)));
     if (this.config.llm.gpuPolicy === 'yield') {
       // Park the LLM server while image jobs hold the GPU; bring it back when none is left.
-      this.unsubscribers.push(
-        this.events.subscribe((event) => {
-          if (event.type.startsWith('job.')) this.llm.engineQueue(this.jobs.active().length > 0);
-        }),
-      );
+      this.unsubscribers.push(this.lifecycle.subscribe(() => this.llm.engineQueue(this.lifecycle.activeCount() > 0)));
     }
     let lastStatus = this.engine.state.status;
     this.unsubscribers.push(
@@ -369,7 +374,7 @@ export class Studio {
         if (state.status === lastStatus) return;
         if (state.status === 'running') this.onEngineUp();
         else if (lastStatus === 'running') {
-          this.reconcilePending = true;
+          this.reconciler.markPending();
           this.sharedFolders.forget();
         }
         lastStatus = state.status;
@@ -497,14 +502,7 @@ export class Studio {
     this.probeSharedFolders();
     // The socket may sit in a backoff of several seconds; the engine answers now, so connect now.
     this.engineSocket.retryNow();
-    if (!this.reconcilePending) return;
-    const folders = new JobFolders(this.config.paths.assetsOutput);
-    void reconcileJobs({ jobs: this.jobs, engine: this.engineClient, monitor: this.monitor, folders, events: this.events, logger: this.logger }).then(
-      (result) => {
-        if (result) this.reconcilePending = false;
-      },
-      (err: unknown) => this.logger.error('job reconciliation failed', err),
-    );
+    void this.reconciler.runIfPending();
   }
 
   private probeSharedFolders(): void {

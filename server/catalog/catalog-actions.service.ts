@@ -142,7 +142,7 @@ export class CatalogActions {
    * Cancel the download, then remove the file and its partial download. 404 when there was
    * nothing at all (no file, no part, no queued or failed download), unless `allowNothing`.
    */
-  private async deleteFiles(hit: CatalogHit, eventType: string, options: { allowNothing?: boolean } = {}): Promise<void> {
+  private async deleteFiles(hit: CatalogHit, eventType: 'model.deleted' | 'llm.model.deleted', options: { allowNothing?: boolean } = {}): Promise<void> {
     const file = hit.entry.file;
     const hadRow = this.deps.downloads.statusEntries()[file] !== undefined;
     const cancelled = await this.deps.downloads.cancel(file);

@@ -6,7 +6,8 @@
  */
 import type { Api } from 'grammy';
 import type { InlineKeyboardMarkup, Update } from 'grammy/types';
-import { abortableSleep } from './sleep.js';
+import { backoffDelay, type BackoffPolicy } from '../process/backoff.js';
+import { sleep } from '../process/sleep.js';
 import type { ChatbotLibrary } from './chatbot-library.js';
 
 /** Rows of inline buttons: label and callback data (at most 64 bytes, so a short key). */
@@ -46,6 +47,8 @@ function grammySignal(signal: AbortSignal): GrammySignal {
 
 /** How often a send is tried again after a 429 or a network error before giving up. */
 const SEND_RETRIES = 4;
+/** Waits between retries after network errors: 0.5, 1, 2, 4 s (the cap is the fourth wait). */
+const NETWORK_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 4000 };
 /** The platform serves bot downloads of at most 20 MB (external-apis §2.7). */
 export const DOWNLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
 
@@ -139,8 +142,8 @@ export class ChatPlatformClient {
       } catch (raw) {
         const err = this.classify(raw);
         if (signal.aborted || attempt >= SEND_RETRIES) throw err;
-        if (err.kind === 'rate_limited') await abortableSleep((err.retryAfterS ?? 1) * 1000, signal);
-        else if (err.kind === 'network') await abortableSleep(500 * 2 ** attempt, signal);
+        if (err.kind === 'rate_limited') await sleep((err.retryAfterS ?? 1) * 1000, signal);
+        else if (err.kind === 'network') await sleep(backoffDelay(attempt + 1, NETWORK_BACKOFF), signal);
         else throw err;
       }
     }

@@ -7,7 +7,8 @@
 import type { Update } from 'grammy/types';
 import type { Logger } from '../logging.js';
 import { ChatPlatformError, type ChatPlatformClient } from './chat-platform.client.js';
-import { abortableSleep } from './sleep.js';
+import { backoffDelay } from '../process/backoff.js';
+import { sleep } from '../process/sleep.js';
 
 export interface BackoffOptions {
   initialMs: number;
@@ -74,13 +75,13 @@ export class PollLoop {
           break;
         }
         const delay =
-          error.kind === 'rate_limited' ? (error.retryAfterS ?? 1) * 1000 : Math.min(this.deps.backoff.initialMs * 2 ** failures, this.deps.backoff.maxMs);
+          error.kind === 'rate_limited' ? (error.retryAfterS ?? 1) * 1000 : backoffDelay(failures + 1, { baseMs: this.deps.backoff.initialMs, maxMs: this.deps.backoff.maxMs });
         failures++;
         this.state.phase = 'backing_off';
         this.state.lastError = error.kind === 'rate_limited' ? `rate limited by the chat platform: ${error.message}` : error.message;
         this.state.retryAt = Date.now() + delay;
         this.deps.logger.warn(`chat bot: getUpdates failed (${this.state.lastError}); next poll in ${Math.round(delay / 100) / 10} s`);
-        await abortableSleep(delay, signal);
+        await sleep(delay, signal);
         continue;
       }
       failures = 0;

@@ -5,9 +5,9 @@
  * document, or the failure in plain words. Runs in the background so the chat stays responsive.
  */
 import type { Logger } from '../logging.js';
+import { sleep } from '../process/sleep.js';
 import { ChatPlatformError, type ChatPlatformClient, type MediaKind } from './chat-platform.client.js';
 import { explain } from './explain.js';
-import { abortableSleep } from './sleep.js';
 import type { OutputFile, RunStatus, StudioApiClient } from './studio-api.client.js';
 
 /** Multipart upload limits of the platform (external-apis §2.6). */
@@ -56,7 +56,7 @@ export class RunReporter {
       const wait = this.deps.minEditMs - (Date.now() - editedAt);
       if (wait > 0) {
         if (!final) return;
-        await abortableSleep(wait, signal);
+        await sleep(wait, signal);
       }
       if (signal.aborted) return;
       await platform.editMessageText(chatId, messageId, text);
@@ -73,7 +73,7 @@ export class RunReporter {
       } catch (err) {
         if (signal.aborted) return;
         if (++failures < MAX_STATUS_FAILURES) {
-          await abortableSleep(this.deps.pollMs, signal);
+          await sleep(this.deps.pollMs, signal);
           continue;
         }
         await edit(`⚠️ ${title}: I lost track of the job (${explain(err)}). It may still finish; look in Studio.`, true);
@@ -90,7 +90,7 @@ export class RunReporter {
         return;
       }
       await edit(progressText(title, status), false);
-      await abortableSleep(this.deps.pollMs, signal);
+      await sleep(this.deps.pollMs, signal);
     }
   }
 

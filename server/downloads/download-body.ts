@@ -1,8 +1,9 @@
 /**
- * Small helpers over a `node:http` response: one header as a string, reading a little of an error
- * body, dropping a body we will not read.
+ * Helpers over a `node:http` response: one header as a string, streaming a body into the part
+ * writer, reading a little of an error body, dropping a body we will not read.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { PartWriter } from './download-part-writer.js';
 
 /** A response header as one string (repeated headers joined), or null. */
 export function headerOf(headers: IncomingHttpHeaders, name: string): string | null {
@@ -39,5 +40,40 @@ export function readSomeText(res: IncomingMessage, limit: number): Promise<strin
     res.once('end', done);
     res.once('error', done);
     res.once('close', done);
+  });
+}
+
+/**
+ * The hot loop of a download: each chunk goes to the writer and `onChunk` (two counters), nothing
+ * else; backpressure pauses the response. Resolves at the body's end; on an error (the response's,
+ * the writer's, or a close before the end) it frees the socket and rejects.
+ */
+export function pumpBody(res: IncomingMessage, out: PartWriter, onChunk: (bytes: number) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      res.off('data', onData);
+      out.onDrain = null;
+      out.onError = null;
+      if (error) {
+        // Frees the socket when we stop early (write error, abort, stall).
+        res.destroy();
+        reject(error);
+      } else {
+        resolve();
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      onChunk(chunk.length);
+      if (!out.write(chunk)) res.pause();
+    };
+    out.onDrain = () => res.resume();
+    out.onError = (error) => settle(error);
+    res.on('data', onData);
+    res.on('end', () => settle());
+    res.on('error', (error) => settle(error));
+    res.on('close', () => settle(new Error('The connection closed before the whole file arrived')));
   });
 }

@@ -1,5 +1,5 @@
 /**
- * Plumbing for the downloader: failure classification, abortable sleeps, free space, and turning
+ * Plumbing for the downloader: failure classification, free space, and turning
  * low-level errors into readable text.
  */
 import fsp from 'node:fs/promises';
@@ -35,29 +35,30 @@ export function classifyFailure(
   return new DownloadError('network', `Network error: ${describeError(err)}`, { retryable: true, cause: err });
 }
 
+/** Kept free beyond the file itself so a download never fills the disk to the last byte. */
+export const FREE_SPACE_MARGIN_BYTES = 64 * 1024 * 1024;
+
+/** Refuse (`disk_full`) when `remaining` bytes plus the margin do not fit on the volume holding `dir`. */
+export async function ensureFreeSpace(dir: string, remaining: number, freeSpace: (dir: string) => Promise<number> = defaultFreeSpace): Promise<void> {
+  if (!(remaining > 0)) return;
+  let free: number;
+  try {
+    free = await freeSpace(dir);
+  } catch {
+    return; // statfs unsupported here: the write itself will report ENOSPC.
+  }
+  if (free < remaining + FREE_SPACE_MARGIN_BYTES) {
+    throw new DownloadError(
+      'disk_full',
+      `Not enough free disk space: ${formatBytes(remaining)} still to download (plus ${formatBytes(FREE_SPACE_MARGIN_BYTES)} kept free) but only ${formatBytes(free)} is free for ${dir}`,
+    );
+  }
+}
+
 /** Free bytes for unprivileged writers on the volume holding `dir`. */
 export async function defaultFreeSpace(dir: string): Promise<number> {
   const stats = await fsp.statfs(dir);
   return stats.bavail * stats.bsize;
-}
-
-/** Wait `ms`, or less if `signal` aborts (the caller checks the signal afterwards). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) {
-      resolve();
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Whether an error came from the local file system (it carries the path it failed on). */

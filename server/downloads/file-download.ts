@@ -2,9 +2,10 @@
  * The single-file download engine the download queue drives. One call fetches one URL into
  * `<partFile>`, hashing with SHA-256 while the bytes stream, resuming an existing part with
  * Range + If-Range, retrying transient failures with backoff, and renaming the part to its final
- * name only after the hash matched. It knows nothing of the database or the catalogs.
+ * name only after the hash matched (`download-finish.ts`). It knows nothing of the database or the
+ * catalogs.
  *
- * The hot loop does the minimum per chunk: two counters and a queue push, with no promise, timer
+ * The hot loop (`pumpBody`) does the minimum per chunk: two counters and a queue push, with no promise, timer
  * or copy of ours per chunk (`node:http` hands plain Buffers, no web streams; the `PartWriter`
  * batches them into few writes). The SHA-256 runs on a worker thread that follows the part file
  * as it is written (`PartHasher`), so hashing shares no core with receiving. Backpressure pauses
@@ -15,74 +16,37 @@ import fsp from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { judgeAnswer } from './download-answer.js';
-import { discardBody } from './download-body.js';
+import { discardBody, pumpBody } from './download-body.js';
 import { DownloadError, type ResponseContext } from './download-errors.js';
 import { getFollowingRedirects } from './download-http.js';
-import { classifyFailure, defaultFreeSpace, formatBytes, sleep } from './download-io.js';
-import { PartWriter } from './download-part-writer.js';
+import { classifyFailure, ensureFreeSpace } from './download-io.js';
+import { placeVerifiedPart } from './download-finish.js';
 import {
-  fileSize,
-  ifRangeOf,
-  readSidecar,
-  removePart,
-  sidecarPath,
-  validatorOf,
-  writeSidecar,
-  type PartMeta,
-} from './download-resume.js';
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_STALL_TIMEOUT_MS,
+  type DownloadOptions,
+  type DownloadProgress,
+  type DownloadRequest,
+  type DownloadResult,
+} from './download-options.js';
+import { PartWriter } from './download-part-writer.js';
+import { fileSize, ifRangeOf, readSidecar, removePart, validatorOf, writeSidecar, type PartMeta } from './download-resume.js';
 import { SpeedMeter } from './download-speed.js';
-import { fsyncDir, fsyncFile, renameWithRetry } from '../fs-durable.js';
+import { backoffDelay } from '../process/backoff.js';
+import { sleep } from '../process/sleep.js';
 import { PartHasher } from './part-hasher.js';
 
 export { DownloadError, type DownloadErrorKind } from './download-errors.js';
+export { FREE_SPACE_MARGIN_BYTES } from './download-io.js';
+export {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_STALL_TIMEOUT_MS,
+  type DownloadOptions,
+  type DownloadProgress,
+  type DownloadRequest,
+  type DownloadResult,
+} from './download-options.js';
 
-export interface DownloadRequest {
-  url: string;
-  /** Auth headers for the ORIGIN host only; never sent to a host the origin redirects to. */
-  headers?: Record<string, string>;
-  partFile: string;
-  finalFile: string;
-  expectedSha256?: string | null;
-  /** Size hint (free-space check, progress total before the server says); not enforced. */
-  expectedBytes?: number | null;
-  /** Which kind of source this is, so auth failures name the right setting. */
-  source?: 'modelhub' | 'repohost';
-  /** The setting holding the token (defaults by source: MODELHUB_API_KEY / HUB_TOKEN). */
-  tokenName?: string;
-}
-
-export interface DownloadProgress {
-  /** Bytes in the part file, including a resumed head. */
-  bytesDownloaded: number;
-  bytesTotal: number | null;
-  /** Rolling average bytes/s over ~5 s of this call's network bytes. */
-  speed: number;
-  /** Set while waiting to try again after a transient failure: the attempt coming and the most there will be. */
-  retry?: { attempt: number; of: number };
-}
-
-export interface DownloadOptions {
-  signal?: AbortSignal;
-  onProgress?: (progress: DownloadProgress) => void;
-  /** No byte for this long counts as a (retryable) error. Default 60 000. */
-  stallTimeoutMs?: number;
-  /** Retries after the first attempt, counted since bytes last flowed. Default 5. */
-  maxRetries?: number;
-  backoffBaseMs?: number;
-  backoffMaxMs?: number;
-  /** Free bytes on the volume holding `dir` (default: `fs.statfs`). */
-  freeSpace?: (dir: string) => Promise<number>;
-}
-
-export interface DownloadResult {
-  sha256: string;
-  bytes: number;
-}
-
-export const DEFAULT_STALL_TIMEOUT_MS = 60_000;
-export const DEFAULT_MAX_RETRIES = 5;
-/** Kept free beyond the file itself so a download never fills the disk to the last byte. */
-export const FREE_SPACE_MARGIN_BYTES = 64 * 1024 * 1024;
 const MAX_RESTARTS = 3;
 const PROGRESS_TICK_MS = 250;
 
@@ -269,7 +233,11 @@ class DownloadRun {
         this.hasher?.advance(this.onDisk);
       };
       this.writer = out;
-      await this.pump(res, out);
+      await pumpBody(res, out, (bytes) => {
+        this.offset += bytes;
+        this.received += bytes;
+        this.retry = null;
+      });
       const writer = out;
       out = null;
       this.writer = null;
@@ -289,39 +257,6 @@ class DownloadRun {
       // Whatever arrived was hashed, so it goes to disk too; a failed attempt resyncs with the disk.
       if (out) await out.close().catch(() => undefined);
     }
-  }
-
-  /** The hot loop: each chunk goes to the hash and the writer, nothing else; see the file comment. */
-  private pump(res: IncomingMessage, out: PartWriter): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      let settled = false;
-      const settle = (error?: Error) => {
-        if (settled) return;
-        settled = true;
-        res.off('data', onData);
-        out.onDrain = null;
-        out.onError = null;
-        if (error) {
-          // Frees the socket when we stop early (write error, abort, stall).
-          res.destroy();
-          reject(error);
-        } else {
-          resolve();
-        }
-      };
-      const onData = (chunk: Buffer) => {
-        this.offset += chunk.length;
-        this.received += chunk.length;
-        this.retry = null;
-        if (!out.write(chunk)) res.pause();
-      };
-      out.onDrain = () => res.resume();
-      out.onError = (error) => settle(error);
-      res.on('data', onData);
-      res.on('end', () => settle());
-      res.on('error', (error) => settle(error));
-      res.on('close', () => settle(new Error('The connection closed before the whole file arrived')));
-    });
   }
 
   private tick(): void {
@@ -375,21 +310,8 @@ class DownloadRun {
     }
   }
 
-  private async ensureFreeSpace(remaining: number): Promise<void> {
-    if (!(remaining > 0)) return;
-    const dir = path.dirname(this.req.partFile);
-    let free: number;
-    try {
-      free = await (this.opts.freeSpace ?? defaultFreeSpace)(dir);
-    } catch {
-      return; // statfs unsupported here: the write itself will report ENOSPC.
-    }
-    if (free < remaining + FREE_SPACE_MARGIN_BYTES) {
-      throw new DownloadError(
-        'disk_full',
-        `Not enough free disk space: ${formatBytes(remaining)} still to download (plus ${formatBytes(FREE_SPACE_MARGIN_BYTES)} kept free) but only ${formatBytes(free)} is free for ${dir}`,
-      );
-    }
+  private ensureFreeSpace(remaining: number): Promise<void> {
+    return ensureFreeSpace(path.dirname(this.req.partFile), remaining, this.opts.freeSpace);
   }
 
   private async finish(): Promise<DownloadResult> {
@@ -398,19 +320,7 @@ class DownloadRun {
     const digest = await hasher.digest(this.offset).catch((err: unknown) => {
       throw this.classify(err);
     });
-    const expected = this.req.expectedSha256?.toLowerCase();
-    if (expected && digest !== expected) {
-      await removePart(this.req.partFile);
-      throw new DownloadError(
-        'hash_mismatch',
-        `The downloaded file does not match the catalog's SHA-256 (expected ${expected}, got ${digest}); the partial file was deleted. Retry once; if it fails again the catalog entry is out of date`,
-      );
-    }
-    await fsyncFile(this.req.partFile);
-    await fsp.mkdir(path.dirname(this.req.finalFile), { recursive: true });
-    await renameWithRetry(this.req.partFile, this.req.finalFile);
-    await fsp.rm(sidecarPath(this.req.partFile), { force: true });
-    await fsyncDir(path.dirname(this.req.finalFile));
+    await placeVerifiedPart(this.req, digest);
     return { sha256: digest, bytes: this.offset };
   }
 
@@ -422,11 +332,10 @@ class DownloadRun {
     });
   }
 
+  /** The backoff with jitter (many queued downloads failing together do not retry in step), or longer when the server asked. */
   private backoffMs(failures: number, error: DownloadError): number {
-    const base = this.opts.backoffBaseMs ?? 1000;
     const max = this.opts.backoffMaxMs ?? 30_000;
-    const exponential = Math.min(max, base * 2 ** (failures - 1));
-    const jittered = exponential * (0.5 + Math.random() * 0.5);
+    const jittered = backoffDelay(failures, { baseMs: this.opts.backoffBaseMs ?? 1000, maxMs: max }) * (0.5 + Math.random() * 0.5);
     return error.retryAfterMs === undefined ? jittered : Math.max(jittered, Math.min(error.retryAfterMs, max));
   }
 

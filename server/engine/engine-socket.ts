@@ -9,6 +9,7 @@
 import WebSocket from 'ws';
 import type { RawData } from 'ws';
 import type { Logger } from '../logging.js';
+import { backoffDelay } from '../process/backoff.js';
 import { decodePreviewFrame, parseEngineMessage } from './engine-messages.js';
 import type { EngineMessage, EnginePreview, PreviewAttribution } from './engine-messages.js';
 
@@ -211,7 +212,7 @@ export class EngineSocket {
     if (this.stopped) return;
     this.current.lastError = this.attemptError ?? `closed by the engine (code ${code}${reason ? `, ${reason}` : ''})`;
     const attempts = this.current.attempts + 1;
-    const delay = Math.min(this.backoffMaxMs, this.backoffBaseMs * 2 ** Math.min(attempts - 1, 30));
+    const delay = backoffDelay(attempts, { baseMs: this.backoffBaseMs, maxMs: this.backoffMaxMs });
     this.logger.warn(`engine socket closed (code ${code}); reconnecting in ${delay} ms (attempt ${attempts})`);
     // Only now, after the old socket's close, may a socket with the same clientId connect (pitfall 4).
     this.reconnectTimer = setTimeout(() => this.connect(), delay);

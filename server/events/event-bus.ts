@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logging.js';
 import { romeIso } from '../time.js';
-import type { Severity, StudioEvent } from './event.schema.js';
+import type { KnownEventType, Severity, StudioEvent } from './event.schema.js';
 import { EventsFileStore } from './events-file.store.js';
 
 export interface EventBusOptions {
@@ -61,7 +61,7 @@ export class EventBus {
   }
 
   /** Record an event: memory, file, table, then live subscribers. */
-  emit(type: string, severity: Severity, message: string, data: Record<string, unknown> = {}): StudioEvent {
+  emit(type: KnownEventType, severity: Severity, message: string, data: Record<string, unknown> = {}): StudioEvent {
     const event: StudioEvent = { id: this.newId(), type, timestamp: romeIso(), severity, message: clip(message, 2000), data: boundedData(data) };
     this.ring.push(event);
     if (this.ring.length > this.capacity) this.ring.splice(0, this.ring.length - this.capacity);

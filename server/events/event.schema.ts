@@ -1,13 +1,77 @@
 /**
- * The event record of the spec, shared with the renderer (`import type` only there).
+ * The event record of the spec, shared with the renderer (`import type` only there), and the one
+ * list of event types: `EventBus.emit` accepts only these (an unknown type is a compile error),
+ * the events route checks its `types` filter against them, and the README's event table is
+ * checked against them by a test.
  */
 export type Severity = 'info' | 'success' | 'warning' | 'error';
 
 export const SEVERITIES: readonly Severity[] = ['info', 'success', 'warning', 'error'];
 
+/** Every event type Studio emits, with what it means: the spec's, plus the ones Studio adds. */
+export const EVENT_TYPE_MEANINGS = {
+  'system.backend.started': 'Studio started; data includes `version`',
+  'system.updated': 'An update was applied',
+  'system.migration': 'Database migrations were applied at boot',
+  'system.startup': 'Unfinished jobs were checked against the engine (followed, finished, stalled)',
+  'system.security': 'Studio stays on loopback because the API key is weak',
+  'system.maintenance': 'Maintenance mode turned on or off around an update',
+  'system.update.failed': 'An update failed; nothing was changed',
+  'system.restart': 'Studio is about to restart',
+  'system.disk_full': "A request failed because the disk holding Studio's data is full (at most one a minute)",
+  'system.database': "A request failed because Studio's database file is damaged (at most one a minute)",
+  'auth.throttled': 'Too many wrong API keys; key checks paused',
+  'settings.env.updated': 'An editable environment variable was changed (never the value)',
+  'settings.revealed': 'Secret settings were revealed',
+  'settings.reveal.denied': 'A request to reveal secrets gave a wrong API key',
+  'engine.state': 'The engine changed state',
+  'engine.crashed': 'The engine crashed and was not restarted',
+  'job.queued': 'Job submitted to the engine',
+  'job.started': 'Job execution began',
+  'job.completed': 'Job finished; message `Job completed in <n>s`',
+  'job.failed': 'Job failed',
+  'job.stalled': 'Job stalled: the engine lost it or stopped making progress (one event per job)',
+  'job.retried': 'Job retried from an earlier attempt',
+  'job.deleted': 'Job record and outputs deleted',
+  'workflow.invalid': 'A workflow cannot be used',
+  'workflows.synced': 'Workflows synced from the update repository',
+  'models.synced': 'Catalogs synced from the update repository',
+  'model.deleted': 'Model file deleted',
+  'model.metadata.fetched': 'Metadata fetched for a model',
+  'model.metadata.failed': 'Metadata fetch failed',
+  'model.metadata.batch.completed': 'Batch metadata fetch finished',
+  'llm.model.deleted': 'LLM model file deleted',
+  'assets.uploaded': 'Input files uploaded',
+  'assets.deleted': 'Asset files deleted',
+  'gallery.fetched': "A model's gallery was fetched",
+  'gallery.failed': "A model's gallery could not be fetched",
+  'nodes.installed': 'A node package was installed',
+  'nodes.install.failed': 'A node package could not be installed',
+  'llm.state': 'The LLM server started, stopped or failed to start',
+  'llm.crashed': 'The LLM server crashed',
+  'llm.parked': 'The LLM server was parked while image jobs run',
+  'llm.resumed': 'The LLM server came back after the image jobs',
+  'chatbot.state': 'The chat bot started or stopped',
+  'chatbot.chat.allowed': 'A chat sent the API key and may use the chat bot',
+  'chatbot.key.locked': 'Too many wrong keys were sent to the chat bot',
+} as const satisfies Record<string, string>;
+
+export type KnownEventType = keyof typeof EVENT_TYPE_MEANINGS;
+
+/** The event types, in the order above. */
+export const EVENT_TYPES = Object.keys(EVENT_TYPE_MEANINGS) as KnownEventType[];
+
+/** True for a known type, or a `prefix.*` pattern that matches at least one. */
+export function isEventTypeFilter(pattern: string): boolean {
+  if (!pattern.endsWith('*')) return (EVENT_TYPES as readonly string[]).includes(pattern);
+  const prefix = pattern.slice(0, -1);
+  return EVENT_TYPES.some((type) => type.startsWith(prefix));
+}
+
 export interface StudioEvent {
   /** `evt_` + 8 hex characters. */
   id: string;
+  /** A `KnownEventType` when emitted; a string because `events.jsonl` may hold an older version's types. */
   type: string;
   /** ISO 8601 in Europe/Rome time with its offset. */
   timestamp: string;
@@ -15,45 +79,3 @@ export interface StudioEvent {
   message: string;
   data: Record<string, unknown>;
 }
-
-/** Event types of the spec, plus the ones Studio adds (engine, auth, system.*). */
-export const EVENT_TYPES = [
-  'system.backend.started',
-  'system.backend.stopping',
-  'system.updated',
-  'system.migration',
-  'system.startup',
-  'system.security',
-  'system.disk_full',
-  'system.database',
-  'auth.login.throttled',
-  'auth.throttled',
-  'engine.state',
-  'engine.crashed',
-  'job.queued',
-  'job.started',
-  'job.completed',
-  'job.failed',
-  'job.stalled',
-  'job.retried',
-  'job.deleted',
-  'model.deleted',
-  'model.metadata.fetched',
-  'model.metadata.failed',
-  'model.metadata.batch.completed',
-  'llm.model.deleted',
-  'assets.uploaded',
-  'assets.deleted',
-  'workflow.invalid',
-  'nodes.installed',
-  'nodes.install.failed',
-  'llm.state',
-  'llm.crashed',
-  'llm.parked',
-  'llm.resumed',
-  'chatbot.state',
-  'chatbot.chat.allowed',
-  'chatbot.key.locked',
-] as const;
-
-export type KnownEventType = (typeof EVENT_TYPES)[number];

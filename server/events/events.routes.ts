@@ -5,7 +5,7 @@ import express from 'express';
 import { z } from 'zod';
 import { validate } from '../http/errors.js';
 import type { EventBus } from './event-bus.js';
-import { SEVERITIES, type Severity } from './event.schema.js';
+import { isEventTypeFilter, SEVERITIES, type Severity } from './event.schema.js';
 
 const commaList = z
   .string()
@@ -14,7 +14,8 @@ const commaList = z
 
 const eventsQuery = z.object({
   limit: z.coerce.number().int().min(0).max(1000).default(100),
-  types: commaList,
+  // Checked against the one list of event types: a misspelt type is a 400, not an empty answer.
+  types: commaList.pipe(z.array(z.string().refine(isEventTypeFilter, { error: (issue) => `unknown event type ${JSON.stringify(issue.input)}` }))),
   severity: commaList.pipe(z.array(z.enum(SEVERITIES as [Severity, ...Severity[]]))),
 });
 

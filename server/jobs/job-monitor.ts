@@ -10,27 +10,25 @@ import { parseHistoryOutputs, primaryOutput } from '../engine/engine-outputs.js'
 import type { HistoryEntry } from '../engine/engine-protocol.js';
 import type { EngineMessage, EnginePreview } from '../engine/engine-messages.js';
 import type { EngineSocket } from '../engine/engine-socket.js';
-import type { EventBus } from '../events/event-bus.js';
 import { PREVIEW_FRAME } from '../http/ws-events.js';
 import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
-import { localStamp, parseLocalStamp } from '../time.js';
 import type { ApiGraph } from '../workflows/types.js';
 import type { JobFolders } from './job-folders.store.js';
 import type { OutputCollector } from './output-collector.js';
 import type { JobRecord } from './job.schema.js';
 import type { JobStore } from './job.store.js';
+import type { JobLifecycle } from './job-lifecycle.js';
+import type { StallReason } from './job-transitions.js';
 import { ProgressTracker, type ProgressObject } from './progress-tracker.js';
-
-/** A followed prompt vanished from the engine's queue without reaching its history. */
-export const LOST_ERROR = 'The engine no longer knows this job: it restarted or dropped it while the job was queued or running';
 
 export interface JobMonitorDeps {
   engine: EngineClient;
   socket: EngineSocket;
   jobs: JobStore;
+  /** The one writer of job status. */
+  lifecycle: JobLifecycle;
   folders: JobFolders;
-  events: EventBus;
   hub: WsHub;
   logger: Logger;
   /** How often silent jobs are checked against `/history`. */
@@ -120,51 +118,25 @@ export class JobMonitor {
     return this.tracked.get(promptId)?.tracker.snapshot() ?? null;
   }
 
-  /** Finish a job from an engine history entry (also used by boot reconciliation). */
+  /** Finish a job from an engine history entry (also used by boot reconciliation); returns its record as it now is. */
   finishFromHistory(promptId: string, entry: HistoryEntry, trackerError?: string | null): JobRecord | null {
-    const job = this.deps.jobs.get(promptId);
     this.tracked.delete(promptId);
-    if (!job || (job.status !== 'queued' && job.status !== 'running')) return job;
     const files = parseHistoryOutputs(entry);
     const primary = primaryOutput(files);
+    const output = primary ? { filename: primary.filename, subfolder: primary.subfolder, type: primary.type ?? 'output' } : null;
     const statusStr = entry.status?.status_str;
     const error = statusStr === 'error' || (statusStr === undefined && trackerError) ? (trackerError ?? historyError(entry)) : null;
-    const finished = new Date();
-    const startedMs = parseLocalStamp(job.started_at ?? job.queued_at);
-    const duration = startedMs === null ? null : Math.max(0, Math.round((finished.getTime() - startedMs) / 1000));
-    const updated = this.deps.jobs.update(promptId, {
-      status: error ? 'error' : 'completed',
-      started_at: job.started_at ?? job.queued_at,
-      finished_at: localStamp(finished),
-      duration,
-      output: primary ? { filename: primary.filename, subfolder: primary.subfolder, type: primary.type ?? 'output' } : null,
-      error,
-    });
-    this.clearMarker(job);
-    if (!updated) return null;
-    if (error) {
-      this.deps.events.emit('job.failed', 'error', `Job failed: ${error}`, { prompt_id: promptId, workflow_id: job.workflow_id, error });
-      this.deps.hub.broadcast('job.failed', updated);
-    } else {
-      this.deps.events.emit('job.completed', 'success', `Job completed in ${duration ?? 0}s`, {
-        prompt_id: promptId,
-        workflow_id: job.workflow_id,
-        duration: duration ?? 0,
-      });
-      this.deps.hub.broadcast('job.completed', updated);
-    }
-    return updated;
+    const result = error ? this.deps.lifecycle.fail(promptId, error, output) : this.deps.lifecycle.complete(promptId, output);
+    if (result.ok) this.clearMarker(result.job);
+    return result.job;
   }
 
-  /** The engine has no record of the job (it restarted): `stalled`, marker removed, clients told. */
-  markStalled(promptId: string, error: string): JobRecord | null {
+  /** The engine has no record of the job, or it hung: `stalled`, marker removed; returns the record as it now is. */
+  markStalled(promptId: string, reason: StallReason): JobRecord | null {
     this.tracked.delete(promptId);
-    const job = this.deps.jobs.get(promptId);
-    if (!job || (job.status !== 'queued' && job.status !== 'running')) return job;
-    const updated = this.deps.jobs.update(promptId, { status: 'stalled', error, finished_at: localStamp() });
-    this.clearMarker(job);
-    if (updated) this.deps.hub.broadcast('job.stalled', updated);
-    return updated;
+    const result = this.deps.lifecycle.stall(promptId, reason);
+    if (result.ok) this.clearMarker(result.job);
+    return result.job;
   }
 
   private clearMarker(job: JobRecord): void {
@@ -213,15 +185,8 @@ export class JobMonitor {
   }
 
   private markStarted(promptId: string): void {
-    const job = this.deps.jobs.get(promptId);
-    if (!job || job.status !== 'queued') return;
-    const updated = this.deps.jobs.update(promptId, { status: 'running', started_at: localStamp() });
-    if (!updated) return;
-    this.deps.events.emit('job.started', 'info', `Job started: ${job.workflow_name ?? job.workflow_id ?? promptId}`, {
-      prompt_id: promptId,
-      workflow_id: job.workflow_id,
-    });
-    this.deps.hub.broadcast('job.started', updated);
+    // Refused when the record is not `queued` (found running after a restart, or already finished).
+    this.deps.lifecycle.start(promptId);
   }
 
   /** The engine said the prompt is done: its history is written (it may lag a moment). */
@@ -304,10 +269,7 @@ export class JobMonitor {
       this.finishFromHistory(promptId, history, entry.tracker.error);
       return;
     }
-    const job = this.markStalled(promptId, LOST_ERROR);
-    if (job?.status === 'stalled') {
-      this.deps.events.emit('job.stalled', 'warning', `Job stalled: ${LOST_ERROR}`, { prompt_id: promptId, workflow_id: job.workflow_id });
-    }
+    this.markStalled(promptId, { cause: 'lost' });
   }
 }
 

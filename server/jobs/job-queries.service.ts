@@ -7,11 +7,10 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { EngineClient } from '../engine/engine.client.js';
 import { isVideoOutput, parseHistoryOutputs, type EngineOutputFile } from '../engine/engine-outputs.js';
-import type { EventBus } from '../events/event-bus.js';
 import { HttpError } from '../http/errors.js';
-import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import type { JobFolders } from './job-folders.store.js';
+import type { JobLifecycle } from './job-lifecycle.js';
 import { historyError, type JobMonitor } from './job-monitor.js';
 import { listFiles } from './job-package.js';
 import type { JobRecord } from './job.schema.js';
@@ -41,11 +40,11 @@ export type ResultSource = { filename: string; contentType: string } & ({ path: 
 
 export interface JobQueriesDeps {
   jobs: JobStore;
+  /** Removes records (and announces it): the one writer of jobs. */
+  lifecycle: JobLifecycle;
   monitor: JobMonitor;
   engine: EngineClient;
   folders: JobFolders;
-  events: EventBus;
-  hub: WsHub;
   logger: Logger;
 }
 
@@ -136,7 +135,7 @@ export class JobQueries {
         await this.deps.engine.interrupt(id).catch(() => undefined);
       }
     }
-    const removed = this.deps.jobs.delete(known);
+    const removed = this.deps.lifecycle.remove(known);
     for (const job of removed) {
       if (job.output_dir) {
         try {
@@ -145,14 +144,8 @@ export class JobQueries {
           errors.push(`${job.prompt_id}: output folder not removed (${(err as Error).message})`);
         }
       }
-      this.deps.events.emit('job.deleted', 'info', `Job deleted: ${job.workflow_name ?? job.prompt_id}`, {
-        prompt_id: job.prompt_id,
-        workflow_id: job.workflow_id,
-        output_dir: job.output_dir,
-      });
     }
     const deleted = removed.map((j) => j.prompt_id);
-    if (deleted.length) this.deps.hub.broadcast('job.deleted', { prompt_ids: deleted });
     return { deleted, errors };
   }
 

@@ -7,15 +7,14 @@ import type { EngineClient } from '../engine/engine.client.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
 import type { ApiGraph } from '../workflows/types.js';
-import type { JobFolders } from './job-folders.store.js';
 import type { JobMonitor } from './job-monitor.js';
+import type { JobRecord } from './job.schema.js';
 import type { JobStore } from './job.store.js';
 
 export interface ReconcileDeps {
   jobs: JobStore;
   engine: EngineClient;
   monitor: JobMonitor;
-  folders: JobFolders;
   events: EventBus;
   logger: Logger;
 }
@@ -26,9 +25,11 @@ export interface ReconcileResult {
   stalled: string[];
 }
 
-export const STALLED_ERROR = 'The engine has no record of this job: it was lost while Studio or the engine restarted';
-
-/** Reconcile unfinished jobs; null when the engine could not be asked (try again later). */
+/**
+ * Reconcile unfinished jobs; null when the engine could not be asked (try again later). Each job
+ * is counted once, under what it is after the check: one the engine watcher settled meanwhile
+ * counts as what the watcher made of it.
+ */
 export async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResult | null> {
   const active = deps.jobs.active();
   if (active.length === 0) return { followed: [], finished: [], stalled: [] };
@@ -44,13 +45,19 @@ export async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResul
   const running = new Set(queue.raw.queue_running.map((item) => item[1]));
 
   const result: ReconcileResult = { followed: [], finished: [], stalled: [] };
+  const count = (promptId: string, job: JobRecord | null) => {
+    if (!job) return; // Deleted meanwhile: nothing to report.
+    if (job.status === 'stalled') result.stalled.push(promptId);
+    else if (job.status === 'completed' || job.status === 'error') result.finished.push(promptId);
+    else result.followed.push(promptId);
+  };
   for (const job of active) {
     const graph = inQueue.get(job.prompt_id);
     if (graph) {
       // A prompt the engine is running shows as running at once, not only from its next message
       // (a node without steps may keep the engine quiet for a long time).
       if (!deps.monitor.isTracked(job.prompt_id)) deps.monitor.track(job.prompt_id, graph, { running: running.has(job.prompt_id) });
-      result.followed.push(job.prompt_id);
+      count(job.prompt_id, deps.jobs.get(job.prompt_id));
       continue;
     }
     let history;
@@ -60,20 +67,52 @@ export async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResul
       deps.logger.warn(`cannot read the history of ${job.prompt_id}`, err);
       return null;
     }
-    if (history) {
-      deps.monitor.finishFromHistory(job.prompt_id, history);
-      result.finished.push(job.prompt_id);
-      continue;
-    }
-    deps.monitor.markStalled(job.prompt_id, STALLED_ERROR);
-    result.stalled.push(job.prompt_id);
+    count(job.prompt_id, history ? deps.monitor.finishFromHistory(job.prompt_id, history) : deps.monitor.markStalled(job.prompt_id, { cause: 'lost' }));
   }
+  const total = result.followed.length + result.finished.length + result.stalled.length;
   const severity = result.stalled.length ? 'warning' : 'info';
   deps.events.emit(
     'system.startup',
     severity,
-    `Checked ${active.length} unfinished job(s) with the engine: ${result.followed.length} still running, ${result.finished.length} finished, ${result.stalled.length} stalled`,
+    `Checked ${total} unfinished job(s) with the engine: ${result.followed.length} still running, ${result.finished.length} finished, ${result.stalled.length} stalled`,
     { followed: result.followed, finished: result.finished, stalled: result.stalled },
   );
   return result;
+}
+
+/**
+ * Runs reconciliation when it is due (boot, and after the engine was down), one run at a time: a
+ * check asked for while one is under way waits for it and is not run twice over the same jobs.
+ */
+export class Reconciler {
+  private pending = true;
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly deps: ReconcileDeps) {}
+
+  /** The engine went away: its jobs need checking once it is back. */
+  markPending(): void {
+    this.pending = true;
+  }
+
+  /** Check the unfinished jobs if due; resolves when done (or when the engine could not be asked). */
+  runIfPending(): Promise<void> {
+    if (this.running) return this.running;
+    if (!this.pending) return Promise.resolve();
+    this.pending = false;
+    this.running = reconcileJobs(this.deps)
+      .then(
+        (result) => {
+          if (!result) this.pending = true;
+        },
+        (err: unknown) => {
+          this.pending = true;
+          this.deps.logger.error('job reconciliation failed', err);
+        },
+      )
+      .finally(() => {
+        this.running = null;
+      });
+    return this.running;
+  }
 }

@@ -11,7 +11,6 @@ import type { EngineClient } from '../engine/engine.client.js';
 import type { EventBus } from '../events/event-bus.js';
 import { HttpError } from '../http/errors.js';
 import type { UploadedFile } from '../http/uploads.js';
-import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import { localStamp } from '../time.js';
 import type { PreviewMethod } from '../config.js';
@@ -21,6 +20,7 @@ import type { ApiGraph, ObjectInfo } from '../workflows/types.js';
 import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import { JobFolders, newJobFolderName } from './job-folders.store.js';
+import type { JobLifecycle } from './job-lifecycle.js';
 import type { JobMonitor } from './job-monitor.js';
 import type { JobRecord } from './job.schema.js';
 import type { JobStore } from './job.store.js';
@@ -55,10 +55,11 @@ export interface RunnerDeps {
   engine: EngineClient;
   clientId: string;
   jobs: JobStore;
+  /** The one writer of job status: records the job and announces it. */
+  lifecycle: JobLifecycle;
   folders: JobFolders;
   monitor: JobMonitor;
   events: EventBus;
-  hub: WsHub;
   logger: Logger;
 }
 
@@ -122,29 +123,27 @@ export class RunnerService {
     // a socket that is (re)connecting a moment; past that the `/history` poll still finishes the job.
     await this.deps.monitor.socketReady(SOCKET_WAIT_MS);
     this.deps.folders.create(folder);
-    this.deps.jobs.insert(job);
     this.deps.monitor.track(promptId, run.graph, { held: true });
     try {
-      const submitted = await this.deps.engine.submitPrompt({
-        prompt: run.graph,
-        client_id: this.deps.clientId,
-        prompt_id: promptId,
-        extra_data: this.extraData(run.graph, objectInfo),
+      await this.deps.lifecycle.submit(job, async () => {
+        const submitted = await this.deps.engine.submitPrompt({
+          prompt: run.graph,
+          client_id: this.deps.clientId,
+          prompt_id: promptId,
+          extra_data: this.extraData(run.graph, objectInfo),
+        });
+        // A 200 can still carry node errors: the engine dropped the outputs that failed and queued the rest.
+        if (Object.keys(submitted.node_errors).length) {
+          this.deps.logger.warn(`prompt ${promptId} was queued with node errors: ${JSON.stringify(submitted.node_errors).slice(0, 1000)}`);
+        }
       });
-      // A 200 can still carry node errors: the engine dropped the outputs that failed and queued the rest.
-      if (Object.keys(submitted.node_errors).length) {
-        this.deps.logger.warn(`prompt ${promptId} was queued with node errors: ${JSON.stringify(submitted.node_errors).slice(0, 1000)}`);
-      }
     } catch (err) {
       this.deps.monitor.untrack(promptId);
-      this.deps.jobs.delete([promptId]);
       this.deps.folders.remove(folder);
       // The image came with this request only for this prompt: nothing is left behind for it.
       if (image && uploadedImage) await this.deps.removeInput?.(uploadedImage).catch(() => undefined);
       throw err;
     }
-    this.deps.events.emit('job.queued', 'info', `Job queued: ${definition.manifest.name}`, { prompt_id: promptId, workflow_id: workflowId });
-    this.deps.hub.broadcast('job.queued', this.deps.jobs.get(promptId) ?? job);
     this.deps.monitor.release(promptId);
     return { prompt_id: promptId, client_id: this.deps.clientId, seeds: run.seeds };
   }

@@ -8,6 +8,7 @@
  */
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
+import { sleep } from '../process/sleep.js';
 import { romeIso } from '../time.js';
 import type { GalleryItems } from './gallery-items.js';
 import type { FetchRow, GalleryStore } from './gallery.store.js';
@@ -118,7 +119,8 @@ export class GalleryFetcher {
       const pages = (store.fetch(modelId)?.pages ?? 0) + 1;
       store.updateFetch(modelId, { cursor, pages, seen, updated_at: romeIso() });
       if (cursor === null) break;
-      await pause(this.deps.pageDelayMs, signal);
+      await sleep(this.deps.pageDelayMs, signal);
+      signal.throwIfAborted();
     }
     const done = store.fetch(modelId)!;
     store.updateFetch(modelId, { status: 'done', finished_at: romeIso(), updated_at: romeIso() });
@@ -152,17 +154,3 @@ export class GalleryFetcher {
   }
 }
 
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}

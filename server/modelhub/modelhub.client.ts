@@ -11,6 +11,8 @@
  */
 import { z } from 'zod';
 import { OutboundUnreachable, getWithToken, parseJsonAs } from '../http/outbound-json.js';
+import { backoffDelay } from '../process/backoff.js';
+import { sleep } from '../process/sleep.js';
 import {
   imagePageSchema,
   modelSchema,
@@ -142,6 +144,7 @@ export class ModelhubClient {
       const { res, text } = answer;
       if (RETRIED.has(res.status) && attempt < retries) {
         await sleep(this.retryDelay(res.headers.get('retry-after'), attempt), signal);
+        signal?.throwIfAborted();
         continue;
       }
       if (!res.ok) throw new ModelhubError(statusMessage(res.status, what, text, token !== null), res.status);
@@ -160,7 +163,7 @@ export class ModelhubClient {
     const cap = this.options.maxRetryWaitMs ?? 30_000;
     const asked = parseRetryAfter(header);
     if (asked !== null) return Math.min(cap, asked);
-    return Math.min(cap, (this.options.backoffMs ?? 1000) * 2 ** attempt);
+    return backoffDelay(attempt + 1, { baseMs: this.options.backoffMs ?? 1000, maxMs: cap });
   }
 }
 
@@ -173,21 +176,6 @@ export function parseRetryAfter(header: string | null, now = Date.now()): number
   if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
   const when = Date.parse(trimmed);
   return Number.isNaN(when) ? null : Math.max(0, when - now);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function kindOf(status: number | null): ModelhubErrorKind {

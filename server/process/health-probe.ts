@@ -1,7 +1,7 @@
 /**
  * HTTP health probing: a child is ready when GET on its health URL answers 2xx.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep } from './sleep.js';
 
 /** One probe never waits longer than this, so a wedged socket cannot stall readiness. */
 export const PROBE_TIMEOUT_MS = 2000;
@@ -33,11 +33,7 @@ export async function probeHealth(url: string, signal?: AbortSignal, timeoutMs =
 export async function waitForHealthy(url: string, intervalMs: number, signal: AbortSignal): Promise<boolean> {
   while (!signal.aborted) {
     if ((await probeHealth(url, signal)).ok) return !signal.aborted;
-    try {
-      await sleep(intervalMs, undefined, { signal });
-    } catch {
-      return false; // aborted while waiting
-    }
+    await sleep(intervalMs, signal);
   }
   return false;
 }

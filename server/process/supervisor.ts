@@ -5,11 +5,12 @@
  * the child stays `crashed` with its last stderr lines visible.
  */
 import type { ChildProcess } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { silentLogger, type Logger } from '../logging.js';
 import { ChildOutput, type AttemptOutput } from './child-output.js';
 import { waitForHealthy } from './health-probe.js';
 import { groupHasLiveMembers, signalGroup, spawnInGroup } from './process-group.js';
+import { backoffDelay } from './backoff.js';
+import { sleep } from './sleep.js';
 
 export type ChildStatus = 'stopped' | 'starting' | 'running' | 'restarting' | 'crashed' | 'stopping';
 
@@ -312,7 +313,7 @@ export class ChildSupervisor {
       void this.#output.close();
       return reason;
     }
-    const delay = Math.min(this.#o.backoffMaxMs, this.#o.backoffBaseMs * 2 ** (this.#consecutiveCrashes - 1));
+    const delay = backoffDelay(this.#consecutiveCrashes, { baseMs: this.#o.backoffBaseMs, maxMs: this.#o.backoffMaxMs });
     this.#logger.warn(`${reason}; restarting in ${delay} ms`);
     this.#output.note(`restarting in ${delay} ms`);
     this.#restartTimer = setTimeout(() => {
@@ -343,7 +344,7 @@ export class ChildSupervisor {
     const deadline = Date.now() + this.#o.stopTimeoutMs;
     signalGroup(pid, 'SIGTERM');
     const grace = new AbortController();
-    await Promise.race([attempt.leaderExited, sleep(this.#o.stopTimeoutMs, undefined, { signal: grace.signal }).catch(() => undefined)]);
+    await Promise.race([attempt.leaderExited, sleep(this.#o.stopTimeoutMs, grace.signal)]);
     grace.abort();
     while (attempt.hasExited && Date.now() < deadline && (await groupHasLiveMembers(pid))) {
       await sleep(GROUP_POLL_MS);

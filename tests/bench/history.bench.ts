@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../server/db/database.js';
 import type { JobRecord } from '../../server/jobs/job.schema.js';
-import { JobStore } from '../../server/jobs/job.store.js';
+import { jobFixtures } from '../helpers/job-fixtures.js';
 import { freePort } from '../helpers/ports.js';
 import { startStudioProcess } from '../helpers/studio-process.js';
 
@@ -22,7 +22,7 @@ const HISTORY_SQL = `SELECT ${COLUMNS} FROM jobs WHERE +status IN ('completed','
 /** 50 000 realistic finished jobs, inserted in one transaction. */
 function fill(dbFile: string): void {
   const db = openDatabase(dbFile);
-  const store = new JobStore(db);
+  const store = jobFixtures({ db });
   const start = Date.now() - JOBS * 60_000;
   db.transaction(() => {
     for (let i = 0; i < JOBS; i++) {

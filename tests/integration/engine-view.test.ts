@@ -14,6 +14,7 @@ import { USER_FILE_HEADERS } from '../../server/http/file-response.js';
 import { execute, jobRecord, SAMPLE_PNG, uploadSample, waitForJob } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { until } from '../helpers/studio-ws.js';
+import { jobFixtures } from '../helpers/job-fixtures.js';
 
 type Api = TestStudio['api'];
 
@@ -149,7 +150,7 @@ describe('an engine that shares Studio\'s folders (the stand-in Studio starts)',
     const data = randomBytes(100_000);
     fs.mkdirSync(path.join(output, 'range-job', 'final'), { recursive: true });
     fs.writeFileSync(path.join(output, 'range-job', 'final', 'clip.mp4'), data);
-    t.studio.jobs.insert(
+    jobFixtures(t.studio).insert(
       jobRecord({
         prompt_id: 'range-job-1',
         workflow_id: 'image-filter',

@@ -12,6 +12,7 @@ import type { JobRecord } from '../../server/jobs/job.schema.js';
 import { execute, jobRecord, plantModels, SHIPPED_MODELS, uploadSample, waitForJob } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { connectStudioWs, until, type StudioWsClient } from '../helpers/studio-ws.js';
+import { jobFixtures } from '../helpers/job-fixtures.js';
 
 let t: TestStudio;
 let ws: StudioWsClient;
@@ -154,7 +155,7 @@ describe('POST /api/admin/history/retry', () => {
     expect((await post('/api/admin/history/retry', {})).status).toBe(400);
     expect((await post('/api/admin/history/retry', { prompt_id: 42 })).status).toBe(400);
     expect((await post('/api/admin/history/retry', { prompt_id: 'nope' })).status).toBe(404);
-    t.studio.jobs.insert(
+    jobFixtures(t.studio).insert(
       jobRecord({
         prompt_id: 'orphan-1',
         status: 'stalled',
@@ -167,7 +168,7 @@ describe('POST /api/admin/history/retry', () => {
   });
 
   it('answers 500 when the workflow is gone', async () => {
-    t.studio.jobs.insert(
+    jobFixtures(t.studio).insert(
       jobRecord({
         prompt_id: 'gone-1',
         workflow_id: 'deleted-workflow',

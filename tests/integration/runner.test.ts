@@ -9,6 +9,7 @@ import { parseLocalStamp } from '../../server/time.js';
 import { execute, executeRaw, jobRecord, plantModels, SAMPLE_PNG, SHIPPED_MODELS, uploadSample, waitForJob } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { connectStudioWs, decodeStudioPreview, until, type StudioWsClient, type WsFrame } from '../helpers/studio-ws.js';
+import { jobFixtures } from '../helpers/job-fixtures.js';
 
 let t: TestStudio;
 let ws: StudioWsClient;
@@ -426,7 +427,7 @@ describe('GET /api/run/result/{id} and /api/engine/view errors', () => {
 
   it('streams a result through the engine when the job folder is not on this disk', async () => {
     const name = await uploadSample(t.api, 'remote.png');
-    t.studio.jobs.insert(
+    jobFixtures(t.studio).insert(
       jobRecord({
         prompt_id: 'remote-output-1',
         workflow_id: 'image-filter',
@@ -442,7 +443,10 @@ describe('GET /api/run/result/{id} and /api/engine/view errors', () => {
     expect(res.headers.get('content-type')).toBe('image/png');
     expect(res.headers.get('content-disposition')).toBe(`inline; filename="${name}"`);
     expect(Buffer.from(await res.arrayBuffer()).equals(fs.readFileSync(SAMPLE_PNG))).toBe(true);
-    t.studio.jobs.update('remote-output-1', { output: { filename: 'gone.png', subfolder: '', type: 'input' } });
+    jobFixtures(t.studio).delete(['remote-output-1']);
+    jobFixtures(t.studio).insert(
+      jobRecord({ prompt_id: 'remote-output-1', workflow_id: 'image-filter', output_dir: 'not-on-this-disk', status: 'completed', output: { filename: 'gone.png', subfolder: '', type: 'input' } }),
+    );
     expect((await t.api('/api/run/result/remote-output-1')).status).toBe(404);
   });
 

@@ -52,7 +52,7 @@ describe('EventBus', () => {
 
   it('keeps only the latest 1000 in memory', () => {
     const bus = new EventBus({ file, logger: silentLogger });
-    for (let i = 0; i < 1005; i++) bus.emit('t', 'info', `m${i}`);
+    for (let i = 0; i < 1005; i++) bus.emit('system.restart', 'info', `m${i}`);
     const all = bus.list({ limit: 5000 });
     expect(all).toHaveLength(1000);
     expect(all[0]!.message).toBe('m5');
@@ -65,7 +65,7 @@ describe('EventBus', () => {
     let previous = 0;
     let rotatedAfter = -1;
     for (let i = 0; i < 2000 && rotatedAfter < 0; i++) {
-      bus.emit('t', 'info', `m${i}`, { padding });
+      bus.emit('system.restart', 'info', `m${i}`, { padding });
       const size = fs.statSync(file).size;
       if (size < previous) rotatedAfter = i;
       else previous = size;
@@ -77,14 +77,14 @@ describe('EventBus', () => {
     expect(kept.map((e) => e.message)).toEqual(Array.from({ length: 1000 }, (_, k) => `m${rotatedAfter - 999 + k}`));
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     // Appends continue after the rotation.
-    bus.emit('t', 'info', 'after');
+    bus.emit('system.restart', 'info', 'after');
     expect(lines()).toHaveLength(1001);
     bus.close();
   });
 
   it('keeps oversized payloads bounded', () => {
     const bus = new EventBus({ file, logger: silentLogger });
-    const event = bus.emit('t', 'info', 'big', { filename: 'a.png', blob: 'y'.repeat(10_000) });
+    const event = bus.emit('system.restart', 'info', 'big', { filename: 'a.png', blob: 'y'.repeat(10_000) });
     expect(event.data).toMatchObject({ _truncated: true, filename: 'a.png' });
     expect(event.data.blob).toBeUndefined();
     bus.close();
@@ -92,7 +92,7 @@ describe('EventBus', () => {
 
   it('loads the buffer back from the file (restart) and skips a torn last line', () => {
     const bus = new EventBus({ file, logger: silentLogger });
-    for (let i = 0; i < 3; i++) bus.emit('t', 'info', `m${i}`);
+    for (let i = 0; i < 3; i++) bus.emit('system.restart', 'info', `m${i}`);
     bus.close();
     fs.appendFileSync(file, '{"id":"evt_torn","ty');
     const again = new EventBus({ file, logger: silentLogger });
@@ -106,14 +106,14 @@ describe('EventBus', () => {
     const bus = new EventBus({ file, db, logger: silentLogger });
     const seen: string[] = [];
     const off = bus.subscribe((e) => seen.push(e.type));
-    bus.emit('a', 'info', 'one');
+    bus.emit('model.deleted', 'info', 'one');
     off();
-    bus.emit('b', 'success', 'two', { n: 1 });
-    expect(seen).toEqual(['a']);
+    bus.emit('assets.deleted', 'success', 'two', { n: 1 });
+    expect(seen).toEqual(['model.deleted']);
     const rows = db.prepare('SELECT type, severity, data FROM events ORDER BY seq').all();
     expect(rows).toEqual([
-      { type: 'a', severity: 'info', data: '{}' },
-      { type: 'b', severity: 'success', data: '{"n":1}' },
+      { type: 'model.deleted', severity: 'info', data: '{}' },
+      { type: 'assets.deleted', severity: 'success', data: '{"n":1}' },
     ]);
     bus.close();
     db.close();

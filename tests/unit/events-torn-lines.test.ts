@@ -33,20 +33,20 @@ function reload(): string[] {
 describe('events.jsonl with a torn line', () => {
   it('a Studio started on a file that ends mid-line puts its next event on a line of its own', () => {
     const bus = new EventBus({ file, logger: silentLogger });
-    for (let i = 0; i < 3; i++) bus.emit('t', 'info', `m${i}`);
+    for (let i = 0; i < 3; i++) bus.emit('system.restart', 'info', `m${i}`);
     bus.close();
     // The crash: the last write stopped half-way through its line.
     fs.appendFileSync(file, '{"id":"evt_0000torn","type":"t","timesta');
     const again = new EventBus({ file, logger: silentLogger });
     again.load();
-    again.emit('t', 'info', 'after the crash');
+    again.emit('system.restart', 'info', 'after the crash');
     again.close();
     expect(reload()).toEqual(['m0', 'm1', 'm2', 'after the crash']);
   });
 
   it('the loader keeps a whole event that an older Studio glued onto a torn line', () => {
     const bus = new EventBus({ file, logger: silentLogger });
-    bus.emit('t', 'info', 'before');
+    bus.emit('system.restart', 'info', 'before');
     bus.close();
     const whole = fs.readFileSync(file, 'utf8').trim();
     const glued = whole.replace('before', 'glued').replace(/evt_[0-9a-f]{8}/, 'evt_00000002');

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute, jobRecord, uploadSample, waitForJob } from '../../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
+import { jobFixtures } from '../../helpers/job-fixtures.js';
 
 let t: TestStudio;
 let finished: string;
@@ -97,11 +98,11 @@ describe('POST /api/admin/presets/from-job/{prompt_id}', () => {
   it('answers 404 unknown job, 400 for a job still queued, a bad id or a bad body', async () => {
     let res = await fromJob('00000000-0000-4000-8000-000000000000');
     expect(res.status).toBe(404);
-    t.studio.jobs.insert(jobRecord({ prompt_id: 'queued-one', status: 'queued', workflow_id: 'image-filter' }));
+    jobFixtures(t.studio).insert(jobRecord({ prompt_id: 'queued-one', status: 'queued', workflow_id: 'image-filter' }));
     res = await fromJob('queued-one');
     expect(res.status).toBe(400);
     expect(await detail(res)).toMatch(/still queued/);
-    t.studio.jobs.delete(['queued-one']);
+    jobFixtures(t.studio).delete(['queued-one']);
     res = await fromJob(finished, { id: 'bad id' });
     expect(res.status).toBe(400);
     expect(await detail(res)).toMatch(/\bid\b/);

@@ -78,3 +78,10 @@ describe('declared defaults', () => {
     expect(Object.keys(set.reportedEnv).sort()).toEqual(Object.keys(explicit).sort());
   });
 });
+
+describe('loadConfig', () => {
+  it('uses every declared variable (a declared one it never reads would show on the settings page and do nothing)', () => {
+    const source = fs.readFileSync(path.join(APP_ROOT, 'server', 'config.ts'), 'utf8');
+    expect(ENV_KEYS.filter((key) => !new RegExp(`\\bv\\.${key}\\b`).test(source))).toEqual([]);
+  });
+});

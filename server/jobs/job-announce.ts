@@ -1,0 +1,50 @@
+/**
+ * What the event log and Studio's WebSocket clients learn of a job change: one event per job and
+ * the whole record, derived from the lifecycle's published change (and only from it).
+ */
+import type { EventBus } from '../events/event-bus.js';
+import type { WsHub } from '../http/ws-hub.js';
+import type { JobChange, JobLifecycle } from './job-lifecycle.js';
+
+/** Write every job change to the event log. */
+export function logJobChanges(lifecycle: JobLifecycle, events: EventBus): () => void {
+  return lifecycle.subscribe((change) => {
+    if (change.type === 'job.deleted') {
+      for (const job of change.jobs) {
+        events.emit('job.deleted', 'info', `Job deleted: ${job.workflow_name ?? job.prompt_id}`, {
+          prompt_id: job.prompt_id,
+          workflow_id: job.workflow_id,
+          output_dir: job.output_dir,
+        });
+      }
+      return;
+    }
+    const { job } = change;
+    const ids = { prompt_id: job.prompt_id, workflow_id: job.workflow_id };
+    switch (change.type) {
+      case 'job.queued':
+        events.emit('job.queued', 'info', `Job queued: ${job.workflow_name ?? job.workflow_id ?? job.prompt_id}`, ids);
+        return;
+      case 'job.started':
+        events.emit('job.started', 'info', `Job started: ${job.workflow_name ?? job.workflow_id ?? job.prompt_id}`, ids);
+        return;
+      case 'job.completed':
+        events.emit('job.completed', 'success', `Job completed in ${job.duration ?? 0}s`, { ...ids, duration: job.duration ?? 0 });
+        return;
+      case 'job.failed':
+        events.emit('job.failed', 'error', `Job failed: ${job.error}`, { ...ids, error: job.error });
+        return;
+      case 'job.stalled':
+        events.emit('job.stalled', 'warning', `Job stalled: ${job.error}`, { ...ids, cause: change.reason.cause, error: job.error });
+        return;
+    }
+  });
+}
+
+/** Push every job change to Studio's WebSocket clients. */
+export function broadcastJobChanges(lifecycle: JobLifecycle, hub: WsHub): () => void {
+  return lifecycle.subscribe((change: JobChange) => {
+    if (change.type === 'job.deleted') hub.broadcast('job.deleted', { prompt_ids: change.jobs.map((j) => j.prompt_id) });
+    else hub.broadcast(change.type, change.job);
+  });
+}

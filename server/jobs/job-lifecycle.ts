@@ -1,0 +1,168 @@
+/**
+ * The one owner of a job's status. Every change (a new job, start, completion, failure, stall,
+ * removal) comes here: it is checked against the transition table, written to the `jobs` table
+ * (compare and set, so two paths racing on one job cannot both win), and published as one typed
+ * change. The event log, the WebSocket hub and the LLM's GPU policy subscribe to that change
+ * (`job-announce.ts`, `studio.ts`), so what they say always agrees with the record.
+ */
+import type { Db } from '../db/database.js';
+import type { Logger } from '../logging.js';
+import { localStamp, parseLocalStamp } from '../time.js';
+import { JobRecordWriter } from './job-record.writer.js';
+import type { JobRecord, JobStatus, OutputRef } from './job.schema.js';
+import type { JobStore } from './job.store.js';
+import { canMove, stallMessage, type StallReason } from './job-transitions.js';
+
+/** One published change; `type` is the event and WebSocket name it goes out under. */
+export type JobChange =
+  | { type: 'job.queued'; job: JobRecord; from: null }
+  | { type: 'job.started'; job: JobRecord; from: JobStatus }
+  | { type: 'job.completed'; job: JobRecord; from: JobStatus }
+  | { type: 'job.failed'; job: JobRecord; from: JobStatus }
+  | { type: 'job.stalled'; job: JobRecord; from: JobStatus; reason: StallReason }
+  | { type: 'job.deleted'; jobs: JobRecord[] };
+
+/** A move to a status other than `queued` (a job is only ever created `queued`). */
+export type JobMove =
+  | { to: 'running' }
+  | { to: 'completed'; output: OutputRef | null }
+  | { to: 'error'; error: string; output?: OutputRef | null }
+  | { to: 'stalled'; reason: StallReason };
+
+/** What a move did: the new record, or why not and the record as it is. */
+export type MoveResult = { ok: true; job: JobRecord; from: JobStatus } | { ok: false; job: JobRecord | null; refused: string };
+
+export interface JobLifecycleDeps {
+  db: Db;
+  jobs: JobStore;
+  logger: Logger;
+  now?: () => Date;
+}
+
+type Listener = (change: JobChange) => void;
+
+export class JobLifecycle {
+  private readonly writer: JobRecordWriter;
+  private readonly listeners = new Set<Listener>();
+  /** Jobs recorded but not yet accepted by the engine: nothing moves them until announced. */
+  private readonly submitting = new Set<string>();
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: JobLifecycleDeps) {
+    this.writer = new JobRecordWriter(deps.db);
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  /** Receive every future change; returns the unsubscribe function. */
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** How many jobs are queued or running. */
+  activeCount(): number {
+    return this.deps.jobs.activeCount();
+  }
+
+  /**
+   * Record a new `queued` job, run `submit` (the engine accepts the prompt), then announce it.
+   * The record exists before the submit so that the engine's first messages find it; a submit
+   * that throws leaves no record and no announcement.
+   */
+  async submit(job: JobRecord, submit: () => Promise<void>): Promise<JobRecord> {
+    if (job.status !== 'queued') throw new Error(`a new job is queued, not ${job.status}`);
+    this.writer.insert(job);
+    this.submitting.add(job.prompt_id);
+    try {
+      await submit();
+    } catch (err) {
+      this.writer.delete([job.prompt_id]);
+      throw err;
+    } finally {
+      this.submitting.delete(job.prompt_id);
+    }
+    const stored = this.deps.jobs.get(job.prompt_id) ?? job;
+    this.publish({ type: 'job.queued', job: stored, from: null });
+    return stored;
+  }
+
+  /** `queued → running`. */
+  start(promptId: string): MoveResult {
+    return this.move(promptId, { to: 'running' });
+  }
+
+  /** `queued|running → completed`. */
+  complete(promptId: string, output: OutputRef | null): MoveResult {
+    return this.move(promptId, { to: 'completed', output });
+  }
+
+  /** `queued|running → error`. */
+  fail(promptId: string, error: string, output: OutputRef | null = null): MoveResult {
+    return this.move(promptId, { to: 'error', error, output });
+  }
+
+  /** `queued|running → stalled`, with the wording of its cause. */
+  stall(promptId: string, reason: StallReason): MoveResult {
+    return this.move(promptId, { to: 'stalled', reason });
+  }
+
+  /** Apply one move if the table allows it from the job's current status; publish it. */
+  move(promptId: string, move: JobMove): MoveResult {
+    const job = this.deps.jobs.get(promptId);
+    if (!job) return { ok: false, job: null, refused: `no job ${promptId}` };
+    if (this.submitting.has(promptId)) return { ok: false, job, refused: 'the engine has not accepted it yet' };
+    const to = move.to as JobStatus;
+    if (!canMove(job.status, to)) return { ok: false, job, refused: `${job.status} → ${to} is not a job transition` };
+    const updated = this.writer.move(promptId, job.status, to, this.fieldsOf(job, move));
+    // Changed under us (another path won the race): refused, as the current record says.
+    if (!updated) return { ok: false, job: this.deps.jobs.get(promptId), refused: 'the job changed meanwhile' };
+    this.publish(changeOf(updated, job.status, move));
+    return { ok: true, job: updated, from: job.status };
+  }
+
+  /** Remove records (any status); returns the ones that existed and announces them. */
+  remove(promptIds: readonly string[]): JobRecord[] {
+    const removed = this.writer.delete(promptIds);
+    if (removed.length) this.publish({ type: 'job.deleted', jobs: removed });
+    return removed;
+  }
+
+  private fieldsOf(job: JobRecord, move: JobMove) {
+    const now = this.now();
+    if (move.to === 'running') return { started_at: localStamp(now) };
+    if (move.to === 'stalled') return { error: stallMessage(move.reason), finished_at: localStamp(now) };
+    const startedAt = job.started_at ?? job.queued_at;
+    const startedMs = parseLocalStamp(startedAt);
+    return {
+      started_at: startedAt,
+      finished_at: localStamp(now),
+      duration: startedMs === null ? null : Math.max(0, Math.round((now.getTime() - startedMs) / 1000)),
+      output: move.output ?? null,
+      error: move.to === 'error' ? move.error : null,
+    };
+  }
+
+  private publish(change: JobChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (err) {
+        // A faulty subscriber must not undo a change that is already written, nor starve the others.
+        this.deps.logger.error(`job change listener failed on ${change.type}`, err);
+      }
+    }
+  }
+}
+
+function changeOf(job: JobRecord, from: JobStatus, move: JobMove): JobChange {
+  switch (move.to) {
+    case 'running':
+      return { type: 'job.started', job, from };
+    case 'completed':
+      return { type: 'job.completed', job, from };
+    case 'error':
+      return { type: 'job.failed', job, from };
+    case 'stalled':
+      return { type: 'job.stalled', job, from, reason: move.reason };
+  }
+}

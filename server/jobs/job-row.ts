@@ -1,0 +1,73 @@
+/**
+ * How a job record is laid out in the `jobs` table: the columns and the mapping both ways. Shared
+ * by the read side (`job.store.ts`) and the one writer (`job-record.writer.ts`).
+ */
+import type { JobRecord, JobStatus } from './job.schema.js';
+
+export interface JobRow {
+  prompt_id: string;
+  workflow_id: string | null;
+  workflow_name: string | null;
+  output_dir: string | null;
+  status: JobStatus;
+  queued_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  duration: number | null;
+  input_image: string | null;
+  params: string;
+  seeds: string;
+  output: string | null;
+  error: string | null;
+  retry_of: string | null;
+  preset_id: string | null;
+  created_ms: number;
+}
+
+export const JOB_COLUMNS =
+  'prompt_id, workflow_id, workflow_name, output_dir, status, queued_at, started_at, finished_at, duration, input_image, params, seeds, output, error, retry_of, preset_id, created_ms';
+
+/** A record as a row (without `created_ms`, which only an insert sets). */
+export function toRow(job: JobRecord): Omit<JobRow, 'created_ms'> {
+  return {
+    prompt_id: job.prompt_id,
+    workflow_id: job.workflow_id ?? null,
+    workflow_name: job.workflow_name ?? null,
+    output_dir: job.output_dir ?? null,
+    status: job.status,
+    queued_at: job.queued_at ?? null,
+    started_at: job.started_at ?? null,
+    finished_at: job.finished_at ?? null,
+    duration: job.duration ?? null,
+    input_image: job.input_image ?? null,
+    params: JSON.stringify(job.params ?? {}),
+    seeds: JSON.stringify(job.seeds ?? {}),
+    output: job.output ? JSON.stringify(job.output) : null,
+    error: job.error ?? null,
+    retry_of: job.retry_of ?? null,
+    preset_id: job.preset_id ?? null,
+  };
+}
+
+/** A row as the spec's record. */
+export function fromRow(row: JobRow): JobRecord {
+  const job: JobRecord = {
+    prompt_id: row.prompt_id,
+    workflow_id: row.workflow_id,
+    workflow_name: row.workflow_name,
+    output_dir: row.output_dir,
+    status: row.status,
+    queued_at: row.queued_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+    duration: row.duration,
+    input_image: row.input_image,
+    params: JSON.parse(row.params) as Record<string, unknown>,
+    seeds: JSON.parse(row.seeds) as Record<string, number>,
+    output: row.output ? (JSON.parse(row.output) as JobRecord['output']) : null,
+    error: row.error,
+  };
+  if (row.retry_of) job.retry_of = row.retry_of;
+  if (row.preset_id) job.preset_id = row.preset_id;
+  return job;
+}

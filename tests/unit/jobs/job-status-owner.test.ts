@@ -1,0 +1,47 @@
+/**
+ * One owner of job status: only the job lifecycle writes the `jobs` table. Its writer is imported
+ * by `server/jobs/job-lifecycle.ts` alone (and by the tests' fixture helper), and no other code
+ * carries SQL that changes the table. A second writer added anywhere fails here.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { APP_ROOT } from '../../../server/config.js';
+import { canMove, JOB_STATUSES, JOB_TRANSITIONS } from '../../../server/jobs/job-transitions.js';
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sourceFiles(full);
+    return /\.(ts|mts|vue)$/.test(entry.name) ? [full] : [];
+  });
+}
+
+const rel = (file: string) => path.relative(APP_ROOT, file).split(path.sep).join('/');
+const files = ['server', 'main', 'preload', 'renderer/src', 'tests'].flatMap((d) => sourceFiles(path.join(APP_ROOT, d)));
+
+describe('the owner of job status', () => {
+  it('is the only importer of the jobs table writer', () => {
+    const importers = files.filter((f) => /from\s+['"][^'"]*job-record\.writer(\.js)?['"]/.test(fs.readFileSync(f, 'utf8'))).map(rel);
+    expect(importers.sort()).toEqual(['server/jobs/job-lifecycle.ts', 'tests/helpers/job-fixtures.ts']);
+  });
+
+  it('is the only code with SQL that writes the jobs table', () => {
+    const writers = files
+      .filter((f) => !f.endsWith('job-status-owner.test.ts'))
+      .filter((f) => /\b(INSERT\s+(OR\s+\w+\s+)?INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM)\s+jobs\b/i.test(fs.readFileSync(f, 'utf8')))
+      .map(rel);
+    expect(writers).toEqual(['server/jobs/job-record.writer.ts']);
+  });
+});
+
+describe('the transition table', () => {
+  it("matches the spec's job states: created queued, final states final, stalled only from queued or running", () => {
+    expect(JOB_STATUSES).toEqual(['queued', 'running', 'completed', 'error', 'stalled']);
+    for (const from of JOB_STATUSES) expect(canMove(from, 'queued')).toBe(false);
+    for (const done of ['completed', 'error', 'stalled'] as const) expect(JOB_TRANSITIONS[done]).toEqual([]);
+    expect(JOB_STATUSES.filter((s) => canMove(s, 'stalled'))).toEqual(['queued', 'running']);
+    expect(canMove('running', 'queued')).toBe(false);
+    expect(canMove('queued', 'running')).toBe(true);
+  });
+});
