@@ -205,7 +205,7 @@ export class Studio {
       outputShared: () => this.sharedFolders.folders.includes('output'),
       logger: this.logger,
     });
-    this.monitor = new JobMonitor({ ...jobDeps, socket: this.engineSocket, collector });
+    this.monitor = new JobMonitor({ ...jobDeps, socket: this.engineSocket, collector, stallMs: config.jobs.stallMs });
     this.runner = new RunnerService({
       ...jobDeps,
       previewMethod: config.engine.previewMethod,

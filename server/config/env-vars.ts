@@ -7,7 +7,7 @@
  * in the README).
  */
 import { ENGINE_MODE_CHOICES, PREVIEW_METHODS } from './engine-mode.js';
-import { absolutePath, baseUrl, chatIds, hostList, integer, oneOf, presence, shellArgs, switchedBy, text, type EnvParser } from './env-parsers.js';
+import { absolutePath, baseUrl, chatIds, hostList, integer, nonNegativeNumber, oneOf, presence, shellArgs, switchedBy, text, type EnvParser } from './env-parsers.js';
 
 /** The built-in weak key. While it is in use Studio listens on loopback only. */
 export const DEFAULT_API_KEY = 'studio-local';
@@ -56,6 +56,7 @@ export const ENV_VARS = {
   ENGINE_PYTHON: { group: 'config', default: 'python3', parse: text, description: 'The Python that runs the engine' },
   ENGINE_ARGS: { group: 'config', default: null, parse: shellArgs, description: 'Extra flags for a managed engine' },
   ENGINE_PREVIEW_METHOD: { group: 'config', default: 'auto', parse: oneOf(PREVIEW_METHODS), description: 'Sampler preview method' },
+  JOB_STALL_MINUTES: { group: 'config', default: '10', parse: nonNegativeNumber, description: 'Mark a running job stalled after this many minutes without progress from the engine (0: never)' },
   LLM_BINARY: { group: 'config', default: 'llama-server', parse: text, description: 'The LLM server executable' },
   LLM_PORT: { group: 'config', default: '8080', parse: integer(), description: "The LLM server's port" },
   LLM_IDLE_MINUTES: { group: 'config', default: '0', parse: integer(), description: 'Stop an idle LLM server after this many minutes' },

@@ -20,6 +20,7 @@ export const EVENT_TYPE_MEANINGS = {
   'system.restart': 'Studio is about to restart',
   'system.disk_full': "A request failed because the disk holding Studio's data is full (at most one a minute)",
   'system.database': "A request failed because Studio's database file is damaged (at most one a minute)",
+  'system.safe_mode': 'Studio started in safe mode: its database is damaged (what, the kept copy, how to restore)',
   'auth.throttled': 'Too many wrong API keys; key checks paused',
   'settings.env.updated': 'An editable environment variable was changed (never the value)',
   'settings.revealed': 'Secret settings were revealed',
