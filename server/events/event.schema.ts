@@ -54,6 +54,8 @@ export const EVENT_TYPE_MEANINGS = {
   'llm.resumed': 'The LLM server came back after the image jobs',
   'chatbot.state': 'The chat bot started or stopped',
   'chatbot.chat.allowed': 'A chat sent the API key and may use the chat bot',
+  'chatbot.chat.removed': 'A chat admitted with the API key was removed from the chat bot',
+  'chatbot.chats.cleared': 'The API key changed: chats admitted with the old one must send the new one',
   'chatbot.key.locked': 'Too many wrong keys were sent to the chat bot',
 } as const satisfies Record<string, string>;
 
