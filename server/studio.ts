@@ -49,6 +49,10 @@ import { JobStore } from './jobs/job.store.js';
 import { jobsRoutes } from './jobs/jobs.routes.js';
 import { runRoutes } from './jobs/run.routes.js';
 import { RunnerService } from './jobs/runner.service.js';
+import { JobQueueService, LOCAL_ENGINE_ID } from './queue/job-queue.service.js';
+import { QueueStore } from './queue/queue.store.js';
+import { queueRoutes } from './queue/queue.routes.js';
+import { RetryStalled } from './queue/retry-stalled.js';
 import { createLlmModule } from './llm/llm.module.js';
 import type { LlmService } from './llm/llm.service.js';
 import { createModelhubModule, type ModelhubModule } from './modelhub/modelhub.module.js';
@@ -108,6 +112,8 @@ export class Studio {
   readonly lifecycle: JobLifecycle;
   readonly monitor: JobMonitor;
   readonly runner: RunnerService;
+  /** Studio's own queue: holds validated jobs and hands them to the engine. */
+  readonly queue: JobQueueService;
   /** Catalogs, the download queue, metadata and the download settings. */
   readonly catalog: CatalogModule;
   readonly assets: AssetsModule;
@@ -206,6 +212,13 @@ export class Studio {
       logger: this.logger,
     });
     this.monitor = new JobMonitor({ ...jobDeps, socket: this.engineSocket, collector, stallMs: config.jobs.stallMs });
+    this.queue = new JobQueueService({
+      ...jobDeps,
+      store: new QueueStore(this.db),
+      settings: new SettingsStore(this.db),
+      engines: [{ id: LOCAL_ENGINE_ID, client: this.engineClient, monitor: this.monitor, clientId: this.engineSocket.clientId }],
+      events: this.events,
+    });
     this.runner = new RunnerService({
       ...jobDeps,
       previewMethod: config.engine.previewMethod,
@@ -213,11 +226,18 @@ export class Studio {
       removeInput: (name) => this.removeInput(name),
       workflows: this.workflows,
       clientId: this.engineSocket.clientId,
-      monitor: this.monitor,
+      queue: this.queue,
       events: this.events,
     });
-    const queries = new JobQueries({ ...jobDeps, monitor: this.monitor });
-    this.reconciler = new Reconciler({ jobs: this.jobs, engine: this.engineClient, monitor: this.monitor, events: this.events, logger: this.logger });
+    const queries = new JobQueries({ ...jobDeps, monitor: this.monitor, queueOrder: (active) => this.queue.order(active) });
+    this.reconciler = new Reconciler({
+      jobs: this.jobs,
+      engine: this.engineClient,
+      monitor: this.monitor,
+      events: this.events,
+      logger: this.logger,
+      isWaiting: (id) => this.queue.isWaiting(id),
+    });
     const uploads = new Uploads(path.join(config.paths.root, 'tmp', 'uploads'));
     this.catalog = createCatalogModule({
       config,
@@ -304,6 +324,7 @@ export class Studio {
         workflowsRoutes(this.workflows, uploads),
         runRoutes(this.runner, queries, uploads),
         jobsRoutes({ queries, runner: this.runner, jobs: this.jobs, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
+        queueRoutes({ queue: this.queue, retryStalled: new RetryStalled({ jobs: this.jobs, retry: (id, who) => this.runner.retry(id, who) }) }),
         engineRoutes(this.engineClient, this.sharedFolders),
         ...this.catalog.routers,
         ...this.assets.routers,
@@ -362,6 +383,8 @@ export class Studio {
   /** Listen, announce, then start the engine in the background (its state is visible as it goes). */
   async start(): Promise<void> {
     await this.seedData();
+    // Before the engine is reconciled: jobs left waiting by the last run are stalled first.
+    this.queue.start();
     this.unsubscribers.push(this.events.subscribe((event) => this.hub.broadcast('event', event)));
     if (this.config.llm.gpuPolicy === 'yield') {
       // Park the LLM server while image jobs hold the GPU; bring it back when none is left.
@@ -538,6 +561,7 @@ export class Studio {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeIdleConnections();
     this.hub.close();
+    this.queue.stop();
     this.monitor.stop();
     this.sharedFolders.stop();
     this.assets.stop();

@@ -1,7 +1,7 @@
 /**
  * The job record of the spec (wire names), its progress object, and the run routes' answers.
  */
-export type JobStatus = 'queued' | 'running' | 'completed' | 'error' | 'stalled';
+export type JobStatus = 'queued' | 'running' | 'completed' | 'error' | 'stalled' | 'cancelled';
 
 export interface OutputRef {
   filename: string;
@@ -29,10 +29,14 @@ export interface JobRecord {
   preset_id?: string;
   /** Only in the queue listing. */
   progress?: ProgressObject;
+  /** Only in the queue listing: the engine the job was handed to (null while it waits in Studio's queue). */
+  engine_id?: string | null;
+  /** Only in the queue listing: place among the jobs waiting in Studio (0 = next), null once handed to an engine. */
+  position?: number | null;
 }
 
 export const ACTIVE_STATUSES: readonly JobStatus[] = ['queued', 'running'];
-export const FINISHED_STATUSES: readonly JobStatus[] = ['completed', 'error', 'stalled'];
+export const FINISHED_STATUSES: readonly JobStatus[] = ['completed', 'error', 'stalled', 'cancelled'];
 
 export type ProgressStatus = 'pending' | 'running' | 'completed' | 'error' | 'interrupted';
 

@@ -5,6 +5,7 @@
 import express from 'express';
 import { z } from 'zod';
 import { HttpError, validate } from '../http/errors.js';
+import { submitterOf } from '../http/submitter.js';
 import { writeJobPackage } from './job-package.js';
 import type { JobQueries } from './job-queries.service.js';
 import type { JobStore } from './job.store.js';
@@ -13,7 +14,7 @@ import type { RunnerService } from './runner.service.js';
 const historyQuery = z.object({
   limit: z.coerce.number().int().min(1).max(10_000).optional(),
   offset: z.coerce.number().int().min(0).optional(),
-  status: z.enum(['completed', 'error', 'stalled']).optional(),
+  status: z.enum(['completed', 'error', 'stalled', 'cancelled']).optional(),
   workflow_id: z.string().min(1).optional(),
 });
 const deleteBody = z.object({ prompt_ids: z.array(z.string().min(1)) });
@@ -46,7 +47,7 @@ export function jobsRoutes({ queries, runner, jobs, dirs }: JobsRouteDeps): expr
   router.post('/api/admin/history/retry', async (req, res) => {
     const body = (req.body ?? {}) as { prompt_id?: unknown };
     if (typeof body.prompt_id !== 'string' || !body.prompt_id) throw new HttpError(400, 'Missing prompt_id');
-    res.json(await runner.retry(body.prompt_id));
+    res.json(await runner.retry(body.prompt_id, submitterOf(req, res)));
   });
 
   router.get('/api/admin/history/:promptId', (req, res) => {

@@ -5,6 +5,7 @@ import express from 'express';
 import { contentDisposition } from '../http/content-disposition.js';
 import { HttpError } from '../http/errors.js';
 import { sendFileResponse } from '../http/file-response.js';
+import { submitterOf } from '../http/submitter.js';
 import { assertImage, readUploadText, type Uploads } from '../http/uploads.js';
 import type { PresetRunService } from './preset-run.service.js';
 import type { PresetsService } from './presets.service.js';
@@ -58,6 +59,7 @@ export function presetsRoutes(presets: PresetsService, runs: PresetRunService, u
         answers: textField(body.answers, 'answers'),
         existing_image: textField(body.existing_image, 'existing_image'),
         input_image: req.file,
+        submitter: submitterOf(req, res),
       }),
     );
   });
