@@ -42,8 +42,8 @@ export const ENV_VARS = {
   API_KEY: { group: 'auth', default: DEFAULT_API_KEY, parse: text, description: 'Login secret and the value accepted in X-API-Key; changing it signs every session out', sensitive: true, editable: true },
   MODELHUB_API_KEY: { group: 'auth', default: null, parse: text, description: 'Model hub token (downloads, metadata)', sensitive: true, editable: true },
   HUB_TOKEN: { group: 'auth', default: null, parse: text, description: 'Repository host token (gated downloads)', sensitive: true, editable: true },
-  CHATBOT_BOT_TOKEN: { group: 'auth', default: null, parse: text, description: 'Chat bot token; changing it restarts the bot', sensitive: true, editable: true },
-  CHATBOT_BOT_NAME: { group: 'auth', default: null, parse: text, description: 'Chat bot display name; changing it restarts the bot', editable: true },
+  CHATBOT_BOT_TOKEN: { group: 'auth', default: null, parse: text, description: 'Chat bot token; changing it restarts a running bot', sensitive: true, editable: true },
+  CHATBOT_BOT_NAME: { group: 'auth', default: null, parse: text, description: 'Chat bot display name; changing it restarts a running bot', editable: true },
 
   STUDIO_PORT: { group: 'config', default: '8000', parse: integer(), description: "Studio's HTTP/WebSocket port" },
   STUDIO_HOST: { group: 'config', default: '0.0.0.0', parse: text, description: 'Bind address once a strong API_KEY is set' },
