@@ -99,14 +99,29 @@ export function asarUnpackFilter(config = builderConfig()): { unpacked: (file: s
     return { unpacked: (file) => (filter ? filter(file, statOrFile(file)) : false), matcher: 'electron-builder' };
   }
   // The same library and options as app-builder-lib's fileMatcher (`{dot: true}`, paths relative to the app).
-  const parsed = patterns.map((p) => new Minimatch(path.posix.normalize(p.replace(/^\.\//, '')), { dot: true }));
+  const matches = globFilter(patterns);
   return {
-    unpacked: (file) => {
-      const rel = path.relative(ROOT, file).split(path.sep).join('/');
-      let match = false;
-      for (const m of parsed) if (match === m.negate) match = m.match(rel);
-      return match;
-    },
+    unpacked: (file) => matches(path.relative(ROOT, file).split(path.sep).join('/')),
     matcher: 'minimatch',
+  };
+}
+
+/**
+ * electron-builder's pattern list semantics on a path relative to the app: minimatch with
+ * `{dot: true}`, patterns in order, a `!pattern` excluding what earlier ones included, and a plain
+ * folder name (no dot, no glob) taken as the whole folder.
+ */
+export function globFilter(patterns: readonly string[]): (rel: string) => boolean {
+  const parsed: Minimatch[] = [];
+  for (const raw of patterns) {
+    const pattern = path.posix.normalize(raw.replace(/\\/g, '/').replace(/^\.\//, ''));
+    const m = new Minimatch(pattern, { dot: true });
+    parsed.push(m);
+    if (!pattern.includes('.') && !m.hasMagic()) parsed.push(new Minimatch(`${pattern}/**/*`, { dot: true }));
+  }
+  return (rel) => {
+    let match = false;
+    for (const m of parsed) if (match === m.negate) match = m.match(rel);
+    return match;
   };
 }
