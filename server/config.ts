@@ -68,6 +68,8 @@ export interface Config {
     chatbotApi: string;
     repo: string | null;
   };
+  /** Jobs: a running job silent this long (no engine message) is marked stalled; 0 never. */
+  jobs: { stallMs: number };
   llm: {
     binary: string;
     port: number;
@@ -166,6 +168,7 @@ export async function loadConfig(
       chatbotApi: v.CHATBOT_API_BASE_URL,
       repo: v.REPO_URL,
     },
+    jobs: { stallMs: Math.round(v.JOB_STALL_MINUTES * 60_000) },
     llm: {
       binary: v.LLM_BINARY,
       port: v.LLM_PORT,

@@ -10,7 +10,7 @@ import { HttpError } from '../http/errors.js';
 import { loadWorkflow } from '../workflows/workflow.store.js';
 import type { ActivityLog } from './activity-log.js';
 import { downloadJobOf } from './catalog-downloads.js';
-import { findEntry, MODEL_KINDS, type CatalogHit, type CatalogSet } from './catalog-set.js';
+import { catalogUnreadable, findEntry, lookupEntry, MODEL_KINDS, reloadFailed, type CatalogHit, type CatalogSet } from './catalog-set.js';
 import type { DiskUsage } from './disk-usage.js';
 import { importEntries } from './catalog-import.js';
 import { diskPresence, entryFilePath, type ModelDirs } from './model-status.js';
@@ -39,25 +39,28 @@ export class CatalogActions {
   constructor(private readonly deps: CatalogActionDeps) {}
 
   /** Queue a model or LoRA file (`POST /api/admin/models/download/{filename}`). */
-  download(filename: string): DownloadAnswer {
-    const hit = findEntry(this.deps.catalogs, filename, MODEL_KINDS);
+  async download(filename: string): Promise<DownloadAnswer> {
+    const hit = await lookupEntry(this.deps.catalogs, filename, MODEL_KINDS);
     if (!hit) throw new HttpError(404, `Not in the models or LoRA catalog: ${filename}`);
     return this.queue(hit);
   }
 
   /** Queue an LLM model file (`POST /api/admin/llm/models/download/{filename}`). */
-  downloadLlm(filename: string): DownloadAnswer {
-    const hit = findEntry(this.deps.catalogs, filename, ['llm']);
+  async downloadLlm(filename: string): Promise<DownloadAnswer> {
+    const hit = await lookupEntry(this.deps.catalogs, filename, ['llm']);
     if (!hit) throw new HttpError(404, `Not in the LLM catalog: ${filename}`);
     return this.queue(hit);
   }
 
   /** Queue several files; skipped = not in a catalog, already on disk, or already queued/downloading. */
-  downloadBatch(filenames: readonly string[]): { queued: string[]; skipped: string[] } {
+  async downloadBatch(filenames: readonly string[]): Promise<{ queued: string[]; skipped: string[] }> {
     const queued: string[] = [];
     const skipped: string[] = [];
+    const unreadable = await reloadFailed(this.deps.catalogs, MODEL_KINDS);
     for (const filename of new Set(filenames)) {
       const hit = findEntry(this.deps.catalogs, filename, MODEL_KINDS);
+      // "Skipped" would hide that the file may well be in the catalog that cannot be read.
+      if (!hit && unreadable.length > 0) throw catalogUnreadable(unreadable);
       if (!hit || this.isPresent(hit)) {
         skipped.push(filename);
         continue;
@@ -69,7 +72,7 @@ export class CatalogActions {
 
   /** Delete a model or LoRA file (and its partial download); the catalog entry stays. */
   async deleteModel(filename: string): Promise<{ status: 'deleted'; file: string }> {
-    const hit = findEntry(this.deps.catalogs, filename, MODEL_KINDS);
+    const hit = await lookupEntry(this.deps.catalogs, filename, MODEL_KINDS);
     if (!hit) throw new HttpError(404, `Not in the models or LoRA catalog: ${filename}`);
     await this.deleteFiles(hit, 'model.deleted');
     return { status: 'deleted', file: filename };
@@ -77,7 +80,7 @@ export class CatalogActions {
 
   /** Delete an LLM model file (`DELETE /api/admin/llm/models/{filename}`). */
   async deleteLlm(filename: string): Promise<{ status: 'deleted'; file: string }> {
-    const hit = findEntry(this.deps.catalogs, filename, ['llm']);
+    const hit = await lookupEntry(this.deps.catalogs, filename, ['llm']);
     if (!hit) throw new HttpError(404, `Not in the LLM catalog: ${filename}`);
     await this.deps.beforeLlmDelete?.(filename);
     await this.deleteFiles(hit, 'llm.model.deleted', { allowNothing: true });
@@ -86,7 +89,7 @@ export class CatalogActions {
 
   /** Remove an entry from its catalog; 409 while its file is on disk (spec "Catalog moves"). */
   async removeFromCatalog(filename: string): Promise<{ status: 'removed'; file: string; catalog: string; version: number }> {
-    const hit = findEntry(this.deps.catalogs, filename, MODEL_KINDS);
+    const hit = await lookupEntry(this.deps.catalogs, filename, MODEL_KINDS);
     if (!hit) throw new HttpError(404, `Not in the models or LoRA catalog: ${filename}`);
     if (this.isPresent(hit)) throw new HttpError(409, `${filename} is on disk: delete the file before removing it from the catalog`);
     await this.deps.downloads.cancel(filename);
@@ -114,7 +117,7 @@ export class CatalogActions {
     const queued: string[] = [];
     const skipped: string[] = [];
     for (const file of new Set(workflow.manifest.required_models)) {
-      const hit = findEntry(this.deps.catalogs, file, MODEL_KINDS);
+      const hit = await lookupEntry(this.deps.catalogs, file, MODEL_KINDS);
       if (!hit) {
         skipped.push(file);
         continue;

@@ -20,13 +20,13 @@ export interface CatalogFileRouteDeps {
 export function catalogFileRoutes({ queries, actions }: CatalogFileRouteDeps): express.Router {
   const router = express.Router();
 
-  router.post('/api/admin/models/download-batch', (req, res) => {
+  router.post('/api/admin/models/download-batch', async (req, res) => {
     const { filenames } = validate(batchBody, req.body ?? {});
-    res.json(actions.downloadBatch(filenames));
+    res.json(await actions.downloadBatch(filenames));
   });
 
-  router.post('/api/admin/models/download/:filename', (req, res) => {
-    res.json(actions.download(String(req.params.filename)));
+  router.post('/api/admin/models/download/:filename', async (req, res) => {
+    res.json(await actions.download(String(req.params.filename)));
   });
 
   router.delete('/api/admin/models/:filename', async (req, res) => {
@@ -37,8 +37,8 @@ export function catalogFileRoutes({ queries, actions }: CatalogFileRouteDeps): e
     res.json(await queries.llmCatalog());
   });
 
-  router.post('/api/admin/llm/models/download/:filename', (req, res) => {
-    res.json(actions.downloadLlm(String(req.params.filename)));
+  router.post('/api/admin/llm/models/download/:filename', async (req, res) => {
+    res.json(await actions.downloadLlm(String(req.params.filename)));
   });
 
   router.delete('/api/admin/llm/models/:filename', async (req, res) => {

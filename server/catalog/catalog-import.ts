@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { HttpError, describeZodError } from '../http/errors.js';
-import type { CatalogSet } from './catalog-set.js';
+import { catalogUnreadable, reloadFailed, type CatalogSet } from './catalog-set.js';
 import { catalogCategorySchema, catalogEntries } from './catalog.schema.js';
 import { mergeTags } from './metadata-patch.js';
 
@@ -27,6 +27,9 @@ export async function importEntries(catalogs: CatalogSet, text: string): Promise
   const parsed = importSchema.safeParse(raw);
   if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error, 'catalog file'));
   const incoming = parsed.data;
+  // Both catalogs decide what is new; one that cannot be read is named rather than ignored.
+  const unreadable = await reloadFailed(catalogs, ['models', 'loras']);
+  if (unreadable.length > 0) throw catalogUnreadable(unreadable);
   const added: string[] = [];
   const skipped: string[] = [];
   const lorasFiles = catalogs.loras.isLoaded() ? new Set(catalogEntries(catalogs.loras.get()).map((hit) => hit.entry.file)) : new Set<string>();

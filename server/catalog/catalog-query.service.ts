@@ -4,8 +4,7 @@
  * model-hub map. Presence is read from the disk on every call; nothing about it is stored.
  */
 import type { Downloads } from '../downloads/index.js';
-import { HttpError } from '../http/errors.js';
-import type { CatalogSet } from './catalog-set.js';
+import { catalogUnreadable, type CatalogSet } from './catalog-set.js';
 import type { CatalogFile, CatalogKind } from './catalog.schema.js';
 import type { DiskUsage } from './disk-usage.js';
 import { compatibleLoras, type LoraPair } from './lora-pairs.js';
@@ -98,7 +97,7 @@ export class CatalogQueries {
     try {
       return await store.load();
     } catch (err) {
-      throw new HttpError(500, `The ${kind} catalog could not be loaded: ${(err as Error).message}`);
+      throw catalogUnreadable([{ kind, reason: (err as Error).message }]);
     }
   }
 }

@@ -2,6 +2,7 @@
  * The three catalog stores side by side, and lookups across them. Model and LoRA files share
  * the download and delete endpoints (`/api/admin/models/...`), so most lookups try both.
  */
+import { HttpError } from '../http/errors.js';
 import type { CatalogCategory, CatalogEntry, CatalogFile, CatalogKind } from './catalog.schema.js';
 import type { CatalogStore } from './catalog.store.js';
 
@@ -37,4 +38,44 @@ export function findEntry(set: CatalogSet, file: string, kinds: readonly Catalog
 export function catalogOrEmpty(set: CatalogSet, kind: CatalogKind): CatalogFile {
   const store = set[kind];
   return store.isLoaded() ? store.get() : { version: 0, date: '', categories: [] };
+}
+
+/** A catalog of `kind` that cannot be read, and why (the message names the file). */
+export interface UnreadableCatalog {
+  kind: CatalogKind;
+  reason: string;
+}
+
+/**
+ * Load again each catalog of `kinds` whose load failed (the user may have fixed the file since);
+ * the ones that still cannot be read.
+ */
+export async function reloadFailed(set: CatalogSet, kinds: readonly CatalogKind[] = MODEL_KINDS): Promise<UnreadableCatalog[]> {
+  const unreadable: UnreadableCatalog[] = [];
+  for (const kind of kinds) {
+    if (set[kind].isLoaded()) continue;
+    await set[kind].load().catch((err: unknown) => unreadable.push({ kind, reason: (err as Error).message }));
+  }
+  return unreadable;
+}
+
+/** The 500 for a request that needs catalogs which cannot be read: what is wrong with which file, and the fix. */
+export function catalogUnreadable(unreadable: readonly UnreadableCatalog[]): HttpError {
+  const what = unreadable.map((u) => `the ${u.kind} catalog cannot be read (${u.reason})`).join('; ');
+  return new HttpError(
+    500,
+    `${what[0]!.toUpperCase()}${what.slice(1)}. Correct the file, or move it away and restart Studio to start again from the shipped catalog.`,
+  );
+}
+
+/**
+ * `findEntry` for requests: catalogs whose load failed are read again first, and when `file` is
+ * in none of the readable ones while another cannot be read, the answer says so (a 500 naming
+ * the broken file) instead of "not in the catalog".
+ */
+export async function lookupEntry(set: CatalogSet, file: string, kinds: readonly CatalogKind[] = MODEL_KINDS): Promise<CatalogHit | null> {
+  const unreadable = await reloadFailed(set, kinds);
+  const hit = findEntry(set, file, kinds);
+  if (!hit && unreadable.length > 0) throw catalogUnreadable(unreadable);
+  return hit;
 }

@@ -43,7 +43,7 @@ export class ChatDoor {
     const key = /^\/key(?:@\w+)?\s+(\S+)\s*$/i.exec(message.text?.trim() ?? '')?.[1];
     if (key !== undefined) {
       await this.deps.platform.deleteMessage(chatId, message.message_id);
-      await this.tryKey(chatId, key);
+      await this.tryKey(message, key);
       return false;
     }
     if (this.allowed(chatId)) return true;
@@ -56,8 +56,9 @@ export class ChatDoor {
     return false;
   }
 
-  private async tryKey(chatId: number, key: string): Promise<void> {
+  private async tryKey(message: Message, key: string): Promise<void> {
     const { platform, store } = this.deps;
+    const chatId = message.chat.id;
     if (store.isAllowed(chatId)) {
       await platform.sendMessage(chatId, 'This chat may already use the bot. Send any message to see the presets.');
       return;
@@ -76,10 +77,18 @@ export class ChatDoor {
       await platform.sendMessage(chatId, 'That is not the right key. Nothing was changed.');
       return;
     }
-    store.allow(chatId);
+    store.allow(chatId, chatTitle(message.chat));
     this.deps.events.emit('chatbot.chat.allowed', 'warning', `Chat ${chatId} may now use the chat bot (it sent the API key)`, { chat_id: chatId });
     await platform.sendMessage(chatId, 'Welcome! This chat may now use the bot. Send any message to see the presets.');
   }
+}
+
+/** What the owner will recognise a chat by: a group's title, or the user's name or @handle. */
+function chatTitle(chat: Message['chat']): string | null {
+  if ('title' in chat && chat.title) return chat.title;
+  const name = ['first_name' in chat ? chat.first_name : undefined, 'last_name' in chat ? chat.last_name : undefined].filter(Boolean).join(' ');
+  if (name) return name;
+  return 'username' in chat && chat.username ? `@${chat.username}` : null;
 }
 
 function sameSecret(a: string, b: string): boolean {

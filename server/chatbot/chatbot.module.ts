@@ -62,6 +62,7 @@ export function createChatbotModule(deps: ChatbotModuleDeps): ChatbotModule {
   const control: BotControl = {
     status: () => ({ running: Boolean(secrets.get('CHATBOT_BOT_TOKEN')), name: service.status().name }),
     restart: () => service.restart(),
+    forgetAdmittedChats: () => service.forgetAdmittedChats(),
   };
   return { service, control, routers: [chatbotRoutes(service)] };
 }

@@ -1,9 +1,11 @@
 /**
  * `/api/admin/chatbot/`: status, start, stop (spec "Chat bot"). Results are sent as
- * `{result: "<text>"}` (the spec leaves the field name open; see the README).
+ * `{result: "<text>"}` (the spec leaves the field name open; see the README). Studio adds
+ * `chats`: who may use the bot, and removing a chat admitted with `/key`.
  */
 import express from 'express';
-import type { ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from './chatbot.schema.js';
+import { HttpError } from '../http/errors.js';
+import type { ChatbotChatsBody, ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from './chatbot.schema.js';
 import type { ChatbotService } from './chatbot.service.js';
 
 /** Chat bot routes. */
@@ -25,6 +27,21 @@ export function chatbotRoutes(bot: ChatbotService): express.Router {
   router.post('/api/admin/chatbot/stop', async (_req, res) => {
     const body: ChatbotResultBody<StopResult> = { result: await bot.stop() };
     res.json(body);
+  });
+
+  router.get('/api/admin/chatbot/chats', (_req, res) => {
+    const body: ChatbotChatsBody = bot.chats();
+    res.json(body);
+  });
+
+  router.delete('/api/admin/chatbot/chats/:id', (req, res) => {
+    // Chat ids are integers; groups have negative ones.
+    if (!/^-?\d{1,16}$/.test(req.params.id) || !Number.isSafeInteger(Number(req.params.id))) {
+      throw new HttpError(400, 'id: a chat id is an integer');
+    }
+    const id = Number(req.params.id);
+    bot.removeChat(id);
+    res.json({ status: 'removed', id });
   });
 
   return router;

@@ -33,3 +33,21 @@ export type ChatbotStatusBody = ChatbotDetails | ChatbotLibraryMissing;
 export interface ChatbotResultBody<R extends StartResult | StopResult> {
   result: R;
 }
+
+/** A chat admitted with `/key` (`title`: the chat's title or its user's name when known). */
+export interface AdmittedChat {
+  id: number;
+  title: string | null;
+  /** ISO time of admission; null for chats admitted before it was recorded. */
+  admitted_at: string | null;
+}
+
+/** `GET /api/admin/chatbot/chats`: who may use the bot. */
+export interface ChatbotChatsBody {
+  /** True when CHATBOT_ALLOWED_CHATS is set: then only `configured` chats are served. */
+  fixed_list: boolean;
+  /** The ids of CHATBOT_ALLOWED_CHATS (changed only where Studio starts). */
+  configured: number[];
+  /** Chats admitted with `/key`; a change of API_KEY clears them. */
+  admitted: AdmittedChat[];
+}

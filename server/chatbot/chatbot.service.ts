@@ -17,7 +17,7 @@ import { Conversation } from './conversation.js';
 import { LocalHttp } from './local-http.js';
 import { PollLoop, type BackoffOptions } from './poll-loop.js';
 import { RunReporter } from './run-reporter.js';
-import type { ChatbotDetails, ChatbotStatus, StartResult, StopResult } from './chatbot.schema.js';
+import type { ChatbotChatsBody, ChatbotDetails, ChatbotStatus, StartResult, StopResult } from './chatbot.schema.js';
 import { StudioApiClient } from './studio-api.client.js';
 
 export interface ChatbotServiceDeps {
@@ -82,6 +82,34 @@ export class ChatbotService {
     };
   }
 
+  /** Who may use the bot: the configured list and the chats admitted with `/key`. */
+  chats(): ChatbotChatsBody {
+    const { store } = this.deps;
+    return { fixed_list: store.fixedList, configured: [...store.configuredChats()], admitted: store.admitted() };
+  }
+
+  /** Take an admitted chat off the list: 404 when it is not there, 409 for a configured one. */
+  removeChat(chatId: number): void {
+    const { store } = this.deps;
+    if (store.remove(chatId)) {
+      this.deps.events.emit('chatbot.chat.removed', 'info', `Chat ${chatId} may no longer use the chat bot (removed from the admitted chats)`, { chat_id: chatId });
+      return;
+    }
+    if (store.configuredChats().includes(chatId)) {
+      throw new HttpError(409, `Chat ${chatId} is listed in CHATBOT_ALLOWED_CHATS; change that variable where Studio starts`);
+    }
+    throw new HttpError(404, `Chat ${chatId} is not among the admitted chats`);
+  }
+
+  /** The API key changed: chats admitted with the old one must send the new one. */
+  forgetAdmittedChats(): number {
+    const count = this.deps.store.clearAdmitted();
+    if (count > 0) {
+      this.deps.events.emit('chatbot.chats.cleared', 'warning', `The API key changed: ${count} chat(s) admitted with /key must send the new key to use the chat bot`, { count });
+    }
+    return count;
+  }
+
   /** The message status shows when the bot library cannot be loaded, else null. */
   async libraryError(): Promise<string | null> {
     try {
@@ -102,11 +130,14 @@ export class ChatbotService {
     return this.serialise(async () => ((await this.teardown()) ? 'stopped' : 'not running'));
   }
 
-  /** Apply a changed token or name: stop, then start again when a token is set. */
+  /**
+   * Apply a changed token or name to a running bot: stop, then start again when a token is set.
+   * A stopped bot stays stopped (the spec starts it only on `start` and at boot).
+   */
   restart(): Promise<void> {
     return this.serialise(async () => {
-      await this.teardown();
-      if (this.deps.token()) await this.doStart();
+      const wasRunning = await this.teardown();
+      if (wasRunning && this.deps.token()) await this.doStart();
     });
   }
 

@@ -1,11 +1,13 @@
 /**
- * What the bot keeps in the `settings` table: the chats allowed through `/key`
- * (`chatbot.allowed_chats`, a JSON array of chat ids) and the next update id to poll for
+ * What the bot keeps in the `settings` table: the chats admitted through `/key`
+ * (`chatbot.allowed_chats`, a JSON array of `{id, title, admitted_at}`; older rows hold bare ids)
+ * and the next update id to poll for
  * (`chatbot.update_offset.<bot id>`), so a restart neither forgets who may use the bot nor handles
  * an update twice. Update ids are counted per bot, so the offset is kept per bot: another token's
  * offset would make the platform drop the new bot's updates.
  */
 import type { SettingsStore } from '../system/settings.store.js';
+import type { AdmittedChat } from './chatbot.schema.js';
 
 export const ALLOWED_CHATS_KEY = 'chatbot.allowed_chats';
 export const UPDATE_OFFSET_KEY = 'chatbot.update_offset';
@@ -25,20 +27,46 @@ export class ChatbotStore {
 
   /** May this chat use the bot? */
   isAllowed(chatId: number): boolean {
-    return this.fixedList ? this.configured.includes(chatId) : this.storedChats().includes(chatId);
+    return this.fixedList ? this.configured.includes(chatId) : this.storedChats().some((chat) => chat.id === chatId);
   }
 
   /** Allow a chat that sent the API key; false when the configured list decides alone. */
-  allow(chatId: number): boolean {
+  allow(chatId: number, title: string | null = null, now = new Date()): boolean {
     if (this.fixedList) return false;
     const chats = this.storedChats();
-    if (!chats.includes(chatId)) this.settings.set(ALLOWED_CHATS_KEY, JSON.stringify([...chats, chatId]));
+    if (!chats.some((chat) => chat.id === chatId)) this.write([...chats, { id: chatId, title, admitted_at: now.toISOString() }]);
     return true;
   }
 
   /** How many chats may use the bot. */
   allowedCount(): number {
     return this.fixedList ? this.configured.length : this.storedChats().length;
+  }
+
+  /** The chats admitted with `/key` (kept, but not served, while CHATBOT_ALLOWED_CHATS is set). */
+  admitted(): AdmittedChat[] {
+    return this.storedChats();
+  }
+
+  /** The chat ids of CHATBOT_ALLOWED_CHATS. */
+  configuredChats(): readonly number[] {
+    return this.configured;
+  }
+
+  /** Take one admitted chat off the list; false when it was not on it. */
+  remove(chatId: number): boolean {
+    const chats = this.storedChats();
+    const kept = chats.filter((chat) => chat.id !== chatId);
+    if (kept.length === chats.length) return false;
+    this.write(kept);
+    return true;
+  }
+
+  /** Forget every chat admitted with `/key` (the API key changed); returns how many there were. */
+  clearAdmitted(): number {
+    const count = this.storedChats().length;
+    if (count > 0) this.write([]);
+    return count;
   }
 
   /** The next update id to ask the platform for (0: whatever is pending) for the bot `botId`. */
@@ -51,12 +79,27 @@ export class ChatbotStore {
     this.settings.set(`${UPDATE_OFFSET_KEY}.${botId}`, String(value));
   }
 
-  private storedChats(): number[] {
+  private write(chats: AdmittedChat[]): void {
+    this.settings.set(ALLOWED_CHATS_KEY, JSON.stringify(chats));
+  }
+
+  private storedChats(): AdmittedChat[] {
+    let parsed: unknown;
     try {
-      const parsed: unknown = JSON.parse(this.settings.get(ALLOWED_CHATS_KEY) ?? '[]');
-      return Array.isArray(parsed) ? parsed.filter((id): id is number => Number.isSafeInteger(id)) : [];
+      parsed = JSON.parse(this.settings.get(ALLOWED_CHATS_KEY) ?? '[]');
     } catch {
       return [];
     }
+    if (!Array.isArray(parsed)) return [];
+    const chats: AdmittedChat[] = [];
+    for (const item of parsed as unknown[]) {
+      // Rows written before titles were kept hold bare ids.
+      if (Number.isSafeInteger(item)) chats.push({ id: item as number, title: null, admitted_at: null });
+      else if (item && typeof item === 'object' && Number.isSafeInteger((item as AdmittedChat).id)) {
+        const { id, title, admitted_at } = item as AdmittedChat;
+        chats.push({ id, title: typeof title === 'string' ? title : null, admitted_at: typeof admitted_at === 'string' ? admitted_at : null });
+      }
+    }
+    return chats;
   }
 }

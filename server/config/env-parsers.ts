@@ -28,6 +28,13 @@ export function integer(bounds: { min?: number; max?: number } = {}): EnvParser<
   };
 }
 
+/** A non-negative number, fractions allowed (minutes given as `0.5`). */
+export const nonNegativeNumber: EnvParser<number> = (raw, key) => {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new ConfigError(`${key} must be a non-negative number (got "${raw}")`);
+  return value;
+};
+
 /** An absolute URL, without trailing slashes (callers append paths). */
 export const baseUrl: EnvParser<string> = (raw, key) => {
   try {

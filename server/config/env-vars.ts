@@ -7,7 +7,7 @@
  * in the README).
  */
 import { ENGINE_MODE_CHOICES, PREVIEW_METHODS } from './engine-mode.js';
-import { absolutePath, baseUrl, chatIds, hostList, integer, oneOf, presence, shellArgs, switchedBy, text, type EnvParser } from './env-parsers.js';
+import { absolutePath, baseUrl, chatIds, hostList, integer, nonNegativeNumber, oneOf, presence, shellArgs, switchedBy, text, type EnvParser } from './env-parsers.js';
 
 /** The built-in weak key. While it is in use Studio listens on loopback only. */
 export const DEFAULT_API_KEY = 'studio-local';
@@ -42,8 +42,8 @@ export const ENV_VARS = {
   API_KEY: { group: 'auth', default: DEFAULT_API_KEY, parse: text, description: 'Login secret and the value accepted in X-API-Key; changing it signs every session out', sensitive: true, editable: true },
   MODELHUB_API_KEY: { group: 'auth', default: null, parse: text, description: 'Model hub token (downloads, metadata)', sensitive: true, editable: true },
   HUB_TOKEN: { group: 'auth', default: null, parse: text, description: 'Repository host token (gated downloads)', sensitive: true, editable: true },
-  CHATBOT_BOT_TOKEN: { group: 'auth', default: null, parse: text, description: 'Chat bot token; changing it restarts the bot', sensitive: true, editable: true },
-  CHATBOT_BOT_NAME: { group: 'auth', default: null, parse: text, description: 'Chat bot display name; changing it restarts the bot', editable: true },
+  CHATBOT_BOT_TOKEN: { group: 'auth', default: null, parse: text, description: 'Chat bot token; changing it restarts a running bot', sensitive: true, editable: true },
+  CHATBOT_BOT_NAME: { group: 'auth', default: null, parse: text, description: 'Chat bot display name; changing it restarts a running bot', editable: true },
 
   STUDIO_PORT: { group: 'config', default: '8000', parse: integer(), description: "Studio's HTTP/WebSocket port" },
   STUDIO_HOST: { group: 'config', default: '0.0.0.0', parse: text, description: 'Bind address once a strong API_KEY is set' },
@@ -56,6 +56,7 @@ export const ENV_VARS = {
   ENGINE_PYTHON: { group: 'config', default: 'python3', parse: text, description: 'The Python that runs the engine' },
   ENGINE_ARGS: { group: 'config', default: null, parse: shellArgs, description: 'Extra flags for a managed engine' },
   ENGINE_PREVIEW_METHOD: { group: 'config', default: 'auto', parse: oneOf(PREVIEW_METHODS), description: 'Sampler preview method' },
+  JOB_STALL_MINUTES: { group: 'config', default: '10', parse: nonNegativeNumber, description: 'Mark a running job stalled after this many minutes without progress from the engine (0: never)' },
   LLM_BINARY: { group: 'config', default: 'llama-server', parse: text, description: 'The LLM server executable' },
   LLM_PORT: { group: 'config', default: '8080', parse: integer(), description: "The LLM server's port" },
   LLM_IDLE_MINUTES: { group: 'config', default: '0', parse: integer(), description: 'Stop an idle LLM server after this many minutes' },

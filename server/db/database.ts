@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
+import { DatabaseCorruptError, isCorruption, quickCheck } from './database-check.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
 export type Db = Database.Database;
@@ -23,12 +24,17 @@ export class DatabaseTooNewError extends Error {
   }
 }
 
-/** Open (creating if needed) and migrate the database file. */
+/**
+ * Open (creating if needed), check and migrate the database file. Throws `DatabaseCorruptError`
+ * when the file is not a database or fails SQLite's quick check, before anything is written to it.
+ */
 export function openDatabase(file: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   // Created 0600 before SQLite opens it: SQLite gives its WAL and SHM files the database's mode.
   fs.closeSync(fs.openSync(file, 'a', 0o600));
   restrictToOwner(file);
+  // An empty file is a new database; anything else must be a sound one.
+  if (fs.statSync(file).size > 0) quickCheck(file);
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');
@@ -40,7 +46,7 @@ export function openDatabase(file: string, migrations: readonly Migration[] = MI
     return db;
   } catch (err) {
     db.close();
-    throw err;
+    throw isCorruption(err) ? new DatabaseCorruptError(file, [(err as Error).message]) : err;
   }
 }
 

@@ -79,6 +79,18 @@ export function maintenancePage(): string {
   );
 }
 
+/**
+ * Every page while Studio runs in safe mode (its database is damaged): what is wrong and the
+ * steps to restore. No reload: only a restart after the repair brings Studio back.
+ */
+export function safeModePage(what: string, steps: readonly string[]): string {
+  return page(
+    'Studio · Safe mode',
+    `<main style="width:min(720px, 94vw)"><h1>Studio is in safe mode</h1><p role="alert">${escapeHtml(what)}</p>
+<h2 style="font-size:17px">How to restore</h2><ol>${steps.map((step) => `<li style="margin-bottom:8px">${escapeHtml(step)}</li>`).join('')}</ol></main>`,
+  );
+}
+
 /** A plain 404 page for unknown page routes. */
 export function notFoundPage(path: string): string {
   return page('Studio · Not found', `<main><h1>Not found</h1><p>${escapeHtml(path)} does not exist.</p><p><a href="/home" style="color:var(--accent)">Go home</a></p></main>`);

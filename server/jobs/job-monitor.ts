@@ -3,7 +3,9 @@
  * prompt, relays progress and preview frames to Studio clients, and finishes a job from the
  * engine's history once `executing {node: null}` arrives. After a socket reconnect, and for jobs
  * silent for a while, the engine's queue and history are checked: that covers messages lost while
- * the socket was down (nothing is replayed) and an engine that restarted and forgot the job.
+ * the socket was down (nothing is replayed) and an engine that restarted and forgot the job. A job
+ * the engine keeps listing as running but says nothing about for `stallMs` is marked stalled (the
+ * stall watchdog): an engine stuck in a node would otherwise leave it `running` at 0 % for good.
  */
 import type { EngineClient } from '../engine/engine.client.js';
 import { parseHistoryOutputs, primaryOutput } from '../engine/engine-outputs.js';
@@ -35,6 +37,8 @@ export interface JobMonitorDeps {
   pollMs?: number;
   /** Copies a finished job's outputs into its folder when the engine's folders are its own. */
   collector?: OutputCollector;
+  /** A running job silent this long is stalled and cancelled on the engine (JOB_STALL_MINUTES); 0 or unset: never. */
+  stallMs?: number;
 }
 
 interface Tracked {
@@ -50,6 +54,8 @@ interface Tracked {
   held: boolean;
   /** A message of the prompt arrived. */
   seen: boolean;
+  /** When the engine's queue first listed the prompt as running (null: not yet seen so). */
+  runningSince: number | null;
 }
 
 export class JobMonitor {
@@ -89,6 +95,7 @@ export class JobMonitor {
       started: false,
       held: options.held ?? false,
       seen: false,
+      runningSince: options.running ? Date.now() : null,
     });
   }
 
@@ -155,6 +162,8 @@ export class JobMonitor {
     const entry = this.tracked.get(promptId);
     if (!entry) return;
     entry.lastMessageAt = Date.now();
+    // A message of the prompt means the engine is running it (see `announce`).
+    entry.runningSince ??= entry.lastMessageAt;
     entry.seen = true;
     entry.tracker.handle(msg);
     // `progress_state` floods: the matching `progress`/`executing` message carries the news.
@@ -238,13 +247,38 @@ export class JobMonitor {
     const candidates = ids.filter((id) => this.checkable(id));
     if (candidates.length === 0) return;
     let inQueue: Set<string>;
+    let running: string[];
     try {
       const queue = await this.deps.engine.queue();
+      running = queue.running;
       inQueue = new Set([...queue.running, ...queue.pending]);
     } catch {
       return; // Engine unreachable: keep waiting; the supervisor's state tells the user.
     }
+    this.watchRunning(candidates.filter((id) => running.includes(id)));
     await Promise.all(candidates.filter((id) => !inQueue.has(id)).map((id) => this.checkHistory(id)));
+  }
+
+  /**
+   * The stall watchdog, for prompts the engine lists as running: silent since it started (or
+   * since its last message) for longer than `stallMs` → stalled, and the engine asked to cancel
+   * it, so that a retry does not queue behind a prompt that never ends. Time spent waiting in the
+   * engine's queue does not count: a job behind a long one is not stalled.
+   */
+  private watchRunning(ids: string[]): void {
+    const stallMs = this.deps.stallMs ?? 0;
+    const now = Date.now();
+    for (const id of ids) {
+      const entry = this.tracked.get(id);
+      if (!entry) continue;
+      entry.runningSince ??= now;
+      if (stallMs <= 0 || !this.checkable(id) || now - Math.max(entry.lastMessageAt, entry.runningSince) < stallMs) continue;
+      entry.finishing = true;
+      const job = this.markStalled(id, { cause: 'no_progress', minutes: stallMs / 60_000 });
+      if (job?.status !== 'stalled') continue;
+      this.deps.logger.warn(`job ${id}: no message from the engine for ${Math.round(stallMs / 1000)} s while running; marked stalled and cancelled`);
+      this.deps.engine.interrupt(id).catch((err: unknown) => this.deps.logger.warn(`could not cancel the stalled prompt ${id}`, err));
+    }
   }
 
   private checkable(promptId: string): boolean {

@@ -83,9 +83,15 @@ export class EnvSettingsService {
     }
     const changed = this.deps.secrets.get(key) !== (value || null);
     this.deps.secrets.set(key, value);
-    if (changed && key === 'API_KEY') this.deps.signOutEverywhere();
+    let chatsCleared = 0;
+    if (changed && key === 'API_KEY') {
+      this.deps.signOutEverywhere();
+      // A chat admitted with the old key is a session too: it must send the new key.
+      chatsCleared = this.deps.bot.forgetAdmittedChats();
+    }
     if (changed && (key === 'CHATBOT_BOT_TOKEN' || key === 'CHATBOT_BOT_NAME')) await this.deps.bot.restart();
-    const note = key === 'API_KEY' ? '; every session was signed out' : '';
+    const chatsNote = chatsCleared > 0 ? ` and ${chatsCleared} chat(s) admitted with /key must send the new key` : '';
+    const note = key === 'API_KEY' ? `; every session was signed out${chatsNote}` : '';
     this.deps.events.emit('settings.env.updated', key === 'API_KEY' ? 'warning' : 'info', `${key} was ${value ? 'changed' : 'cleared'}${note}`, { key, set: value !== '' });
     return this.entry(ENV_GROUP_INFO.flatMap((group) => group.vars).find((v) => v.key === key)!);
   }

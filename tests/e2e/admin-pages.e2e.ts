@@ -578,7 +578,15 @@ describe('Chat bot page', () => {
     await expect.poll(() => state.textContent()).toBe('running');
     await platform.waitFor((calls) => calls.some((c) => c.method === 'getUpdates'), 15_000);
     await p.getByText('studio_e2e_bot').first().waitFor();
-    await shootBoth('/chatbot', 'chatbot', async (q) => void (await q.getByRole('status', { name: 'Chat bot state' }).waitFor()), botStudio.url);
+    // A chat admits itself with the key: the page lists it as it happens.
+    platform.sendText(4242, `/key ${botStudio.apiKey}`);
+    const admitted = p.getByRole('list', { name: 'Admitted chats' });
+    await admitted.getByText('Tester (4242)').waitFor();
+    await shootBoth('/chatbot', 'chatbot', async (q) => void (await q.getByRole('list', { name: 'Admitted chats' }).getByText('Tester (4242)').waitFor()), botStudio.url);
+    await admitted.getByRole('button', { name: 'Remove Tester (4242)' }).click();
+    await p.getByRole('dialog', { name: 'Remove chat' }).getByRole('button', { name: 'Remove' }).click();
+    await p.getByText('No chat has been admitted with').waitFor();
+    expect(((await (await botStudio.api('/api/admin/chatbot/chats')).json()) as { admitted: unknown[] }).admitted).toEqual([]);
     await p.getByRole('button', { name: 'Stop' }).click();
     await expect.poll(() => state.textContent()).toBe('stopped');
     await expect.poll(() => p.getByRole('status', { name: 'Last action' }).textContent()).toContain('stopped');

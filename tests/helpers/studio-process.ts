@@ -25,6 +25,8 @@ export interface StudioProcessOptions {
   readyMs?: number;
   /** Run the compiled `dist/server/main.js` (benchmarks) instead of the sources under tsx. */
   compiled?: boolean;
+  /** When `/api/health`'s answer means ready (default: 2xx; safe mode answers 503). */
+  ready?: (health: Response) => boolean;
 }
 
 /** Start `server/main.ts` with `env` over the test defaults; resolves once `/api/health` answers. */
@@ -64,7 +66,7 @@ export async function startStudioProcess(env: Record<string, string>, options: S
   for (;;) {
     if (child.exitCode !== null) throw new Error(`Studio exited with ${child.exitCode}:\n${log}`);
     try {
-      if ((await fetch(`${url}/api/health`)).ok) return proc;
+      if ((options.ready ?? ((res: Response) => res.ok))(await fetch(`${url}/api/health`))) return proc;
     } catch {}
     if (Date.now() > end) {
       await proc.kill();

@@ -1,10 +1,11 @@
 /**
- * The chat bot endpoints (spec "Chat bot"): status, start, stop.
+ * The chat bot endpoints (spec "Chat bot"): status, start, stop; Studio's `chats` (who may use
+ * the bot, and removing a chat admitted with `/key`).
  */
-import type { ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from '../../../server/chatbot/chatbot.schema.js';
+import type { AdmittedChat, ChatbotChatsBody, ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from '../../../server/chatbot/chatbot.schema.js';
 import type { Http } from './http.js';
 
-export type { ChatbotStatusBody, StartResult, StopResult };
+export type { AdmittedChat, ChatbotChatsBody, ChatbotStatusBody, StartResult, StopResult };
 
 export class ChatbotApi {
   constructor(private readonly http: Http) {}
@@ -17,5 +18,11 @@ export class ChatbotApi {
   }
   stop(): Promise<ChatbotResultBody<StopResult>> {
     return this.http.post('/api/admin/chatbot/stop');
+  }
+  chats(): Promise<ChatbotChatsBody> {
+    return this.http.get('/api/admin/chatbot/chats');
+  }
+  removeChat(id: number): Promise<{ status: 'removed'; id: number }> {
+    return this.http.delete(`/api/admin/chatbot/chats/${encodeURIComponent(String(id))}`);
   }
 }

@@ -1,21 +1,23 @@
 /**
- * The chat bot: its status, start and stop, and its two settings (token and name), which live
- * with the environment settings (a change restarts a running bot).
+ * The chat bot: its status, start and stop, its two settings (token and name), which live
+ * with the environment settings (a change restarts a running bot), and the chats that may use it.
  */
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
-import { ChatbotApi, type ChatbotStatusBody } from '../api/chatbot-api.js';
+import { computed, onScopeDispose, ref } from 'vue';
+import { ChatbotApi, type ChatbotChatsBody, type ChatbotStatusBody } from '../api/chatbot-api.js';
 import { useClient } from '../api/context.js';
 import { SystemApi, type EnvEntry } from '../api/system-api.js';
 
 export const BOT_KEYS = ['CHATBOT_BOT_TOKEN', 'CHATBOT_BOT_NAME', 'CHATBOT_ALLOWED_CHATS'] as const;
 
 export const useChatbotStore = defineStore('chatbot', () => {
-  const http = useClient().api.http;
+  const client = useClient();
+  const http = client.api.http;
   const api = new ChatbotApi(http);
   const system = new SystemApi(http);
   const status = ref<ChatbotStatusBody | null>(null);
   const settings = ref<EnvEntry[]>([]);
+  const chats = ref<ChatbotChatsBody | null>(null);
   const lastResult = ref<string | null>(null);
   const error = ref<string | null>(null);
 
@@ -23,14 +25,22 @@ export const useChatbotStore = defineStore('chatbot', () => {
 
   async function refresh(): Promise<void> {
     try {
-      const [s, env] = await Promise.all([api.status(), system.envSettings()]);
+      const [s, env, who] = await Promise.all([api.status(), system.envSettings(), api.chats()]);
       status.value = s;
+      chats.value = who;
       settings.value = env.groups.flatMap((g) => g.vars).filter((v) => (BOT_KEYS as readonly string[]).includes(v.key));
       error.value = null;
     } catch (err) {
       error.value = err instanceof Error ? err.message : String(err);
     }
   }
+
+  // A chat admitted or removed, the bot started or stopped elsewhere: show it without a reload.
+  onScopeDispose(
+    client.socket.on('event', (event) => {
+      if (event.type.startsWith('chatbot.')) void refresh();
+    }),
+  );
 
   async function start(): Promise<string> {
     lastResult.value = (await api.start()).result;
@@ -50,5 +60,12 @@ export const useChatbotStore = defineStore('chatbot', () => {
     await refresh();
   }
 
-  return { status, settings, lastResult, error, libraryError, refresh, start, stop, save };
+  /** Take a chat admitted with `/key` off the list: it must send the key again. */
+  async function removeChat(id: number): Promise<void> {
+    await api.removeChat(id);
+    chats.value = await api.chats();
+    status.value = await api.status();
+  }
+
+  return { status, settings, chats, lastResult, error, libraryError, refresh, start, stop, save, removeChat };
 });

@@ -68,7 +68,7 @@ describe('chat bot conversation', () => {
     const status = (await (await t.api('/api/admin/chatbot/status')).json()) as { allowed_chats: number };
     expect(status.allowed_chats).toBe(1);
     const row = t.studio.db.prepare('SELECT value FROM settings WHERE key = ?').get('chatbot.allowed_chats') as { value: string };
-    expect(JSON.parse(row.value)).toEqual([OWNER]);
+    expect(JSON.parse(row.value)).toEqual([{ id: OWNER, title: 'Tester', admitted_at: expect.any(String) as string }]);
   });
 
   it('presets → question → photo → run → progress → result photo', async () => {

@@ -90,14 +90,19 @@ describe('chat bot lifecycle', () => {
     expect(await post(studio, '/api/admin/chatbot/stop')).toEqual({ status: 200, body: { result: 'not running' } });
   });
 
-  it('a token or name set through settings starts or restarts the bot with it (and survives a restart)', async () => {
+  it('a token set through settings does not start a stopped bot; a running one restarts with the new token or name (and it survives a restart)', async () => {
     platform = await startFakeChatPlatform('777:first-token');
     studio = await startTestStudio({ env: { CHATBOT_API_BASE_URL: platform.url } });
     const put = (key: string, value: string) =>
       studio!.api('/api/admin/settings/env', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key, value }) });
     expect((await status(studio)).running).toBe(false);
 
+    // Spec: the bot starts only on `start` and at boot. The token alone leaves it stopped...
     expect((await put('CHATBOT_BOT_TOKEN', '777:first-token')).status).toBe(200);
+    expect((await status(studio)).running).toBe(false);
+    expect(platform.callsOf('getUpdates')).toHaveLength(0);
+    // ...so the next Start starts it (not "already running").
+    expect(await post(studio, '/api/admin/chatbot/start')).toEqual({ status: 200, body: { result: 'started' } });
     await platform.waitFor((calls) => calls.some((c) => c.method === 'getUpdates' && c.token === '777:first-token'));
     expect((await status(studio)).running).toBe(true);
 
