@@ -33,6 +33,7 @@ import { KeyLimiter } from './http/key-limiter.js';
 import { RevokedSessionStore } from './http/revoked-sessions.store.js';
 import { Maintenance } from './http/maintenance.js';
 import { SessionSigner } from './http/session.js';
+import { StorageFaults } from './http/storage-faults.js';
 import { Uploads } from './http/uploads.js';
 import { WsHub } from './http/ws-hub.js';
 import { createFileLogger, type Logger } from './logging.js';
@@ -76,6 +77,8 @@ export interface StudioOptions {
   startEngine?: boolean;
   /** WebSocket heartbeat interval. */
   heartbeatMs?: number;
+  /** First wait before the shared-folder probe runs again after a marker could not be written. */
+  sharedFolderRecheckMs?: number;
   /** The chat bot: its library loader (tests inject one that fails) and its timings. */
   chatbot?: ChatbotOptions;
   /**
@@ -171,7 +174,12 @@ export class Studio {
     // Kept across restarts: the engine sends a prompt's events to the id it was submitted with.
     const clientId = loadEngineClientId(path.join(config.paths.jobs, 'engine-client-id'));
     this.engineSocket = new EngineSocket({ baseUrl: this.engine.url, clientId, logger: this.logger });
-    this.sharedFolders = new SharedFolders({ engine: this.engineClient, dirs: studioEngineDirs(config), logger: this.logger });
+    this.sharedFolders = new SharedFolders({
+      engine: this.engineClient,
+      dirs: studioEngineDirs(config),
+      logger: this.logger,
+      recheckMs: options.sharedFolderRecheckMs,
+    });
 
     const catalogStore = (kind: 'models' | 'loras') =>
       new CatalogStore({ file: path.join(config.paths.catalogs, `${kind}.json`), schema: catalogSchemaFor(kind) });
@@ -311,6 +319,14 @@ export class Studio {
           restartEngine: () => this.engine.restart(),
         }),
       ],
+      storage: new StorageFaults({
+        dataDir: config.paths.root,
+        dbFile: config.paths.dbFile,
+        onFault: (fault, detail) =>
+          fault.kind === 'disk_full'
+            ? this.events.emit('system.disk_full', 'warning', detail, { code: fault.code })
+            : this.events.emit('system.database', 'error', detail, { code: fault.code, file: config.paths.dbFile }),
+      }),
       pageRouters: [rendererRoutes({ distDir: path.join(APP_ROOT, 'renderer', 'dist'), fallback: homeRoutes({ version: config.version, engineStatus }) })],
     }));
   }
@@ -523,6 +539,7 @@ export class Studio {
     this.server.closeIdleConnections();
     this.hub.close();
     this.monitor.stop();
+    this.sharedFolders.stop();
     this.assets.stop();
     await withDeadline(this.chatbot.stop(), 5_000, () => this.logger.warn('chat bot did not stop in time'));
     this.system.stop();

@@ -1,8 +1,10 @@
 /**
  * The engine's WebSocket messages (engine-protocol.md §2), typed as they arrive. Text frames are
- * `{type, data}` JSON; binary frames carry preview images. Every field is optional-tolerant where
- * older or newer engine builds differ, because the engine is not ours to fix.
+ * `{type, data}` JSON; binary frames carry preview images. Fields that engine builds differ on are
+ * optional; values no engine sends (garbage, `engine-message-checks.ts`) are refused here.
  */
+import { isImageOf, saneMessageData } from './engine-message-checks.js';
+
 
 export interface EngineStatusData {
   status?: { exec_info?: { queue_remaining?: number } };
@@ -149,8 +151,9 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set<KnownEngineMessageType>([
 ]);
 
 /**
- * Parse one text frame (once). Returns null for frames that are not `{type: string, data: object}`.
- * Known types are trusted after the shape check: the consumers read them tolerantly.
+ * Parse one text frame (once). Returns null for frames that are not `{type: string, data: object}`
+ * and for known types whose data is not what the engine sends (a step of 1e308, an output that
+ * is not a dict of lists, a missing prompt id): those never reach the trackers or Studio's clients.
  */
 export function parseEngineMessage(text: string): EngineMessage | null {
   let value: unknown;
@@ -163,7 +166,8 @@ export function parseEngineMessage(text: string): EngineMessage | null {
   const { type, data } = value as { type?: unknown; data?: unknown };
   if (typeof type !== 'string') return null;
   if (!KNOWN_TYPES.has(type)) return { type: 'other', engineType: type, data };
-  if (data === null || typeof data !== 'object') return null;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return null;
+  if (!saneMessageData(type, data as Record<string, unknown>)) return null;
   return value as KnownEngineMessage;
 }
 
@@ -179,8 +183,9 @@ export interface PreviewAttribution {
 }
 
 /**
- * Decode a binary preview frame (type 1 or 4). Returns null for other or malformed frames.
- * `image` is a subarray of `raw`: no copy on the hot path.
+ * Decode a binary preview frame (type 1 or 4). Returns null for other or malformed frames, and for
+ * frames whose bytes are not an image of the type they declare (JPEG, PNG, WEBP): Studio relays
+ * previews to browsers, which must only ever get pictures. `image` is a subarray of `raw`.
  */
 export function decodePreviewFrame(raw: Buffer, fallback: PreviewAttribution): EnginePreview | null {
   if (raw.length < 8) return null;
@@ -188,7 +193,9 @@ export function decodePreviewFrame(raw: Buffer, fallback: PreviewAttribution): E
   if (kind === BINARY_PREVIEW_IMAGE) {
     const format = raw.readUInt32BE(4);
     const imageType = format === 2 ? 'image/png' : 'image/jpeg';
-    return { promptId: fallback.promptId, nodeId: fallback.nodeId, imageType, image: raw.subarray(8), raw };
+    const image = raw.subarray(8);
+    if (!isImageOf(imageType, image)) return null;
+    return { promptId: fallback.promptId, nodeId: fallback.nodeId, imageType, image, raw };
   }
   if (kind === BINARY_PREVIEW_WITH_METADATA) {
     const metaLength = raw.readUInt32BE(4);
@@ -201,12 +208,15 @@ export function decodePreviewFrame(raw: Buffer, fallback: PreviewAttribution): E
     } catch {
       return null;
     }
+    const imageType = stringOr(meta.image_type) ?? 'image/jpeg';
+    const image = raw.subarray(8 + metaLength);
+    if (!isImageOf(imageType, image)) return null;
     return {
       promptId: stringOr(meta.prompt_id),
       nodeId: stringOr(meta.node_id),
       displayNodeId: stringOr(meta.display_node_id),
-      imageType: stringOr(meta.image_type) ?? 'image/jpeg',
-      image: raw.subarray(8 + metaLength),
+      imageType,
+      image,
       raw,
     };
   }

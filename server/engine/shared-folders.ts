@@ -9,6 +9,10 @@
  * rules (the same bytes the engine would send) instead of copying every byte through a second
  * process; every other file, and every file while the engine is not up, still goes through the
  * engine, so "404 when the engine is unreachable" holds.
+ *
+ * A marker that cannot be written (a full disk) proves nothing either way: the folder counts as
+ * not shared for now and the probe runs again a little later, so Studio finds its folders again
+ * once space is freed, without waiting for the engine to restart.
  */
 import { randomBytes } from 'node:crypto';
 import fsp from 'node:fs/promises';
@@ -21,19 +25,27 @@ import { resolveViewFile, type ViewQuery, type ViewTarget } from './view-file.js
 
 const FOLDERS: FolderType[] = ['input', 'output', 'temp'];
 const MARKER_BYTES = 32;
+/** First wait before probing again after a marker could not be written; doubles up to the cap. */
+const RECHECK_FIRST_MS = 15_000;
+const RECHECK_MAX_MS = 5 * 60_000;
 
 export interface SharedFoldersDeps {
   engine: Pick<EngineClient, 'viewStream'>;
   /** Studio's folders, as it would hand them to an engine it starts. */
   dirs: EngineDirs;
   logger: Logger;
+  /** First wait before a re-probe when a marker could not be written (tests shorten it). */
+  recheckMs?: number;
 }
+
+type Outcome = 'shared' | 'not_shared' | 'unwritable';
 
 /** See the file comment. */
 export class SharedFolders {
   private shared = new Set<FolderType>();
   /** Bumped by every probe and `forget`, so a slow probe cannot overwrite newer knowledge. */
   private generation = 0;
+  private recheck: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: SharedFoldersDeps) {}
 
@@ -43,23 +55,52 @@ export class SharedFolders {
   }
 
   /** The engine is up (again): check every folder; resolves with the shared ones. */
-  async probe(): Promise<FolderType[]> {
-    const generation = ++this.generation;
-    const found = new Set<FolderType>();
-    for (const folder of FOLDERS) {
-      if (await this.probeFolder(folder)) found.add(folder);
-    }
-    if (generation === this.generation) {
-      this.shared = found;
-      this.deps.logger.info(`engine folders shared with Studio: ${this.folders.join(', ') || 'none'}`);
-    }
-    return [...found];
+  probe(): Promise<FolderType[]> {
+    this.cancelRecheck();
+    return this.run();
   }
 
   /** The engine went away: trust nothing until the next probe. */
   forget(): void {
     this.generation += 1;
     this.shared = new Set();
+    this.cancelRecheck();
+  }
+
+  /** Studio stops: no more re-probes. */
+  stop(): void {
+    this.forget();
+  }
+
+  /** One probe of every folder; `lastDelayMs` is the wait that led to it (a re-probe). */
+  private async run(lastDelayMs?: number): Promise<FolderType[]> {
+    const generation = ++this.generation;
+    const found = new Set<FolderType>();
+    let unwritable = false;
+    for (const folder of FOLDERS) {
+      const outcome = await this.probeFolder(folder);
+      if (outcome === 'shared') found.add(folder);
+      if (outcome === 'unwritable') unwritable = true;
+    }
+    if (generation !== this.generation) return [...found];
+    this.shared = found;
+    this.deps.logger.info(`engine folders shared with Studio: ${this.folders.join(', ') || 'none'}`);
+    if (unwritable) this.scheduleRecheck(lastDelayMs === undefined ? (this.deps.recheckMs ?? RECHECK_FIRST_MS) : Math.min(lastDelayMs * 2, RECHECK_MAX_MS));
+    return [...found];
+  }
+
+  private scheduleRecheck(delayMs: number): void {
+    this.cancelRecheck();
+    this.recheck = setTimeout(() => {
+      this.recheck = null;
+      this.run(delayMs).catch((err: unknown) => this.deps.logger.warn(`shared folder probe failed: ${String(err)}`));
+    }, delayMs);
+    this.recheck.unref();
+  }
+
+  private cancelRecheck(): void {
+    if (this.recheck) clearTimeout(this.recheck);
+    this.recheck = null;
   }
 
   /**
@@ -78,7 +119,7 @@ export class SharedFolders {
     return target;
   }
 
-  private async probeFolder(folder: FolderType): Promise<boolean> {
+  private async probeFolder(folder: FolderType): Promise<Outcome> {
     const dir = this.deps.dirs[folder];
     // A dot name: asset listings and ZIPs skip hidden files, so no one sees it meanwhile.
     const name = `.studio-shared-probe-${randomBytes(8).toString('hex')}`;
@@ -89,19 +130,20 @@ export class SharedFolders {
       await fsp.writeFile(file, marker);
     } catch (err) {
       this.deps.logger.debug(`shared folder probe: cannot write into ${dir}: ${(err as Error).message}`);
-      return false;
+      await fsp.rm(file, { force: true }).catch(() => undefined);
+      return 'unwritable';
     }
     try {
       const answer = await this.deps.engine.viewStream({ filename: name, type: folder, subfolder: '' });
-      if (!answer) return false;
+      if (!answer) return 'not_shared';
       if (answer.status !== 200) {
         answer.body.destroy();
-        return false;
+        return 'not_shared';
       }
       const body = await readAtMost(answer.body, MARKER_BYTES + 1);
-      return body !== null && body.equals(marker);
+      return body !== null && body.equals(marker) ? 'shared' : 'not_shared';
     } catch {
-      return false;
+      return 'not_shared';
     } finally {
       await fsp.rm(file, { force: true }).catch(() => undefined);
     }

@@ -18,6 +18,8 @@ export const EVENT_TYPE_MEANINGS = {
   'system.maintenance': 'Maintenance mode turned on or off around an update',
   'system.update.failed': 'An update failed; nothing was changed',
   'system.restart': 'Studio is about to restart',
+  'system.disk_full': "A request failed because the disk holding Studio's data is full (at most one a minute)",
+  'system.database': "A request failed because Studio's database file is damaged (at most one a minute)",
   'system.safe_mode': 'Studio started in safe mode: its database is damaged (what, the kept copy, how to restore)',
   'auth.throttled': 'Too many wrong API keys; key checks paused',
   'settings.env.updated': 'An editable environment variable was changed (never the value)',

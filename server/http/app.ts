@@ -17,6 +17,7 @@ import { HOST_REFUSED, isAllowedHost, refuse, type HostRuleOptions } from './hos
 import { maintenanceGate, type Maintenance } from './maintenance.js';
 import { requestId } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
+import type { StorageFaults } from './storage-faults.js';
 import type { SessionPayload } from './session.js';
 import type { WsEventMap } from './ws-events.js';
 import type { WsHub } from './ws-hub.js';
@@ -42,6 +43,8 @@ export interface HttpDeps {
   routers: express.Router[];
   /** Routers that serve pages; mounted after the API routes and the `/api` 404. */
   pageRouters?: express.Router[];
+  /** Full-disk and damaged-database answers (507, a 500 that says what to do). */
+  storage?: StorageFaults;
 }
 
 /** Build the app and an HTTP server for it (not yet listening). */
@@ -102,6 +105,6 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
   app.all(['/api', '/api/{*rest}'], notFound());
   for (const router of deps.pageRouters ?? []) app.use(router);
   app.use(notFound());
-  app.use(errorMiddleware(deps.logger));
+  app.use(errorMiddleware(deps.logger, deps.storage));
   return { app, server };
 }

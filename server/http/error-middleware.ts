@@ -7,6 +7,7 @@ import type { Logger } from '../logging.js';
 import { DomainError, type ErrorKind } from '../domain-error.js';
 import { HttpError } from './errors.js';
 import { notFoundPage } from './pages.js';
+import type { StorageFaults } from './storage-faults.js';
 import { getRequestId } from './request-id.js';
 
 /** 404 for unknown `/api` paths (JSON) and unknown pages (HTML). */
@@ -21,7 +22,7 @@ export function notFound(): RequestHandler {
 }
 
 /** Maps thrown errors to status codes and `{"detail"}` bodies; logs the unexpected ones. */
-export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+export function errorMiddleware(logger: Logger, storage?: StorageFaults): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) {
       // Mid-stream failure: nothing sensible can be sent any more; let Express drop the socket.
@@ -33,6 +34,13 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       // A client that gave up mid-upload is routine: one line, no stack.
       logger.warn(`request ${getRequestId(req)} ${req.method} ${req.originalUrl}: upload aborted by the client`);
       res.status(400).json({ detail: 'Upload aborted before it was complete' });
+      return;
+    }
+    const fault = storage?.answer(err);
+    if (fault) {
+      // The log keeps the real error (which write, which file); the client gets what to do.
+      logger.warn(`request ${getRequestId(req)} ${req.method} ${req.originalUrl}: ${fault.detail}`, err);
+      res.status(fault.status).json({ detail: fault.detail });
       return;
     }
     const mapped = mapError(err);

@@ -31,7 +31,7 @@ export interface WsEventMap {
   'job.started': JobRecord;
   'job.completed': JobRecord;
   'job.failed': JobRecord;
-  /** The engine lost the job (it restarted while the job was queued or running). */
+  /** The engine lost the job, or went silent on it for JOB_STALL_MINUTES (the record's `error` says which). */
   'job.stalled': JobRecord;
   /** Live progress of a running job. */
   'job.progress': { prompt_id: string; progress: ProgressObject };

@@ -263,16 +263,20 @@ export class JobMonitor {
    * The stall watchdog, for prompts the engine lists as running: silent since it started (or
    * since its last message) for longer than `stallMs` → stalled, and the engine asked to cancel
    * it, so that a retry does not queue behind a prompt that never ends. Time spent waiting in the
-   * engine's queue does not count: a job behind a long one is not stalled.
+   * engine's queue, or with the engine socket down, does not count.
    */
   private watchRunning(ids: string[]): void {
     const stallMs = this.deps.stallMs ?? 0;
     const now = Date.now();
+    // Silence only counts while the socket that would carry the messages is open.
+    const socket = this.deps.socket.state;
+    const listeningSince = socket.status === 'open' ? (socket.openedAt ?? now) : null;
     for (const id of ids) {
       const entry = this.tracked.get(id);
       if (!entry) continue;
       entry.runningSince ??= now;
-      if (stallMs <= 0 || !this.checkable(id) || now - Math.max(entry.lastMessageAt, entry.runningSince) < stallMs) continue;
+      if (stallMs <= 0 || listeningSince === null || !this.checkable(id)) continue;
+      if (now - Math.max(entry.lastMessageAt, entry.runningSince, listeningSince) < stallMs) continue;
       entry.finishing = true;
       const job = this.markStalled(id, { cause: 'no_progress', minutes: stallMs / 60_000 });
       if (job?.status !== 'stalled') continue;

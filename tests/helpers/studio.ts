@@ -30,6 +30,8 @@ export interface TestStudioOptions {
   /** Reuse a data directory (restart tests). */
   dir?: string;
   heartbeatMs?: number;
+  /** See StudioOptions. */
+  sharedFolderRecheckMs?: number;
   /** Chat bot options (library loader, backoff and progress timings). */
   chatbot?: StudioOptions['chatbot'];
   /** What `POST /api/admin/system/restart` and an applied update call to replace Studio. */
@@ -50,7 +52,7 @@ export async function startTestStudio(options: TestStudioOptions = {}): Promise<
     ...options.env,
   };
   const config = await loadConfig(env, { probeEngine: async () => false });
-  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs, chatbot: options.chatbot, relaunch: options.relaunch });
+  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs, sharedFolderRecheckMs: options.sharedFolderRecheckMs, chatbot: options.chatbot, relaunch: options.relaunch });
   await studio.start();
   const url = studio.url;
   return {

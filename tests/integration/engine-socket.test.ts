@@ -122,7 +122,7 @@ describe('EngineSocket', () => {
 
   it('parses text frames once, types known ones, and decodes previews of type 1 and 4', async () => {
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
-    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 9, 9]);
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 9, 9]);
     const meta = Buffer.from(JSON.stringify({ node_id: '12', prompt_id: 'p2', display_node_id: '12', image_type: 'image/png' }));
     const fake = await startFakeWs({
       onConnect(ws) {
