@@ -9,7 +9,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { createAssetsModule, type AssetsModule } from './assets/assets.module.js';
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
-import { catalogSchemaFor } from './catalog/catalog.schema.js';
+import { catalogSchemaFor } from './contracts/catalog.contract.js';
 import { createChatbotModule, type ChatbotOptions } from './chatbot/chatbot.module.js';
 import type { ChatbotService } from './chatbot/chatbot.service.js';
 import { CatalogStore, seedCatalogs } from './catalog/catalog.store.js';

@@ -12,17 +12,17 @@ import { parseHistoryOutputs, primaryOutput } from '../engine/engine-outputs.js'
 import type { HistoryEntry } from '../engine/engine-protocol.js';
 import type { EngineMessage, EnginePreview } from '../engine/engine-messages.js';
 import type { EngineSocket } from '../engine/engine-socket.js';
-import { PREVIEW_FRAME } from '../http/ws-events.js';
+import { encodePreviewFrame } from '../contracts/preview-frame.js';
 import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import type { ApiGraph } from '../workflows/types.js';
 import type { JobFolders } from './job-folders.store.js';
 import type { OutputCollector } from './output-collector.js';
-import type { JobRecord } from './job.schema.js';
+import type { JobRecord, ProgressObject } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
 import type { JobLifecycle } from './job-lifecycle.js';
 import type { StallReason } from './job-transitions.js';
-import { ProgressTracker, type ProgressObject } from './progress-tracker.js';
+import { ProgressTracker } from './progress-tracker.js';
 
 export interface JobMonitorDeps {
   engine: EngineClient;
@@ -186,11 +186,8 @@ export class JobMonitor {
   private onPreview(preview: EnginePreview): void {
     const promptId = preview.promptId ?? null;
     if (promptId && !this.tracked.has(promptId)) return;
-    const meta = Buffer.from(JSON.stringify({ prompt_id: promptId, node_id: preview.nodeId ?? null, image_type: preview.imageType }));
-    const header = Buffer.allocUnsafe(8);
-    header.writeUInt32BE(PREVIEW_FRAME, 0);
-    header.writeUInt32BE(meta.length, 4);
-    this.deps.hub.broadcastBinary(Buffer.concat([header, meta, preview.image]));
+    const frame = encodePreviewFrame({ prompt_id: promptId, node_id: preview.nodeId ?? null, image_type: preview.imageType }, preview.image);
+    this.deps.hub.broadcastBinary(frame);
   }
 
   private markStarted(promptId: string): void {

@@ -22,18 +22,11 @@ import type { WorkflowService } from '../workflows/workflow.service.js';
 import { JobFolders, newJobFolderName } from './job-folders.store.js';
 import type { JobLifecycle } from './job-lifecycle.js';
 import type { JobMonitor } from './job-monitor.js';
-import type { JobRecord } from './job.schema.js';
+import type { ExecuteResult, JobRecord } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
 
 /** How long a submit waits for the engine socket to be open. */
 const SOCKET_WAIT_MS = 2_000;
-
-
-export interface ExecuteResult {
-  prompt_id: string;
-  client_id: string;
-  seeds: Record<string, number>;
-}
 
 /** Where a job came from, recorded on it: a retried job, a preset run. */
 export interface JobOrigin {

@@ -10,7 +10,8 @@ import { createEngineModelPresence } from './engine-model-presence.js';
 import { createModelPresence } from './model-presence.store.js';
 import { groupNodePackages } from './node-packages.js';
 import { workflowListEntry } from './readiness.js';
-import type { NodePackage, ObjectInfo } from './types.js';
+import type { ObjectInfo } from './types.js';
+import type { NodePackage } from '../contracts/nodes.contract.js';
 import { loadDefinition, loadIndex, loadWorkflow, loadWorkflows, type WorkflowDefinition, type WorkflowEntry } from './workflow.store.js';
 
 /** How long an external engine's model lists are trusted before they are asked again. */
