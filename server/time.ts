@@ -1,7 +1,10 @@
 /**
  * Time formats of the spec: events carry ISO 8601 in Europe/Rome time with its offset; job
- * records carry local wall-clock `YYYY-MM-DDTHH:MM:SS` (also Rome time, so both agree).
+ * records carry local wall-clock `YYYY-MM-DDTHH:MM:SS` (also Rome time, so both agree). Reading
+ * them back is shared with the renderer (`contracts/wire-time.ts`).
  */
+import { wallClockInstant, zoneOffsetMinutes } from './contracts/wire-time.js';
+
 export const STUDIO_TIME_ZONE = 'Europe/Rome';
 
 const partsFormat = new Intl.DateTimeFormat('en-CA', {
@@ -25,8 +28,7 @@ export function romeParts(date: Date): Record<string, string> {
 /** `2026-11-22T02:22:15.123+01:00`: ISO 8601 in Rome time with the offset in force then. */
 export function romeIso(date: Date = new Date()): string {
   const p = romeParts(date);
-  const wallMs = Date.UTC(+p.year!, +p.month! - 1, +p.day!, +p.hour!, +p.minute!, +p.second!);
-  const offsetMin = Math.round((wallMs - Math.floor(date.getTime() / 1000) * 1000) / 60000);
+  const offsetMin = zoneOffsetMinutes(STUDIO_TIME_ZONE, date.getTime());
   const sign = offsetMin >= 0 ? '+' : '-';
   const abs = Math.abs(offsetMin);
   const offset = `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
@@ -46,11 +48,7 @@ function pad(n: number): string {
 
 /** The instant a `localStamp` names (Rome wall-clock back to epoch ms), or null when malformed. */
 export function parseLocalStamp(stamp: string | null | undefined): number | null {
-  if (!stamp) return null;
-  const asUtc = Date.parse(`${stamp}Z`);
-  if (Number.isNaN(asUtc)) return null;
-  const offset = Date.parse(`${localStamp(new Date(asUtc))}Z`) - asUtc;
-  return asUtc - offset;
+  return stamp ? wallClockInstant(stamp, STUDIO_TIME_ZONE) : null;
 }
 
 /** `2026-11-22 14:05`: the minute-precision stamp of catalogs and workflow indexes. */

@@ -9,46 +9,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { mediaTypeOf, type MediaType } from './asset-types.js';
-
-/** A media file of a listing. */
-export interface AssetFile {
-  filename: string;
-  /** Relative to the asset root, `/`-separated. */
-  path: string;
-  /** Folder part of `path`, empty at the top level. */
-  subfolder: string;
-  size: number;
-  /** Unix seconds (float). */
-  modified: number;
-  type: MediaType;
-}
-
-/** A job output folder (`studio_jobs[]`). */
-export interface JobGroup {
-  folder: string;
-  folder_path: string;
-  total_size: number;
-  modified: number;
-  incomplete: boolean;
-  type: 'studio_job' | 'studio_gallery';
-  video_count: number;
-  image_count: number;
-  preview_count: number;
-  intermediate_count: number;
-  thumbnail: { filename: string; subfolder: string } | null;
-  /** studio_job only: the main video (the newest final one). */
-  video?: AssetFile;
-  images: AssetFile[];
-  previews: AssetFile[];
-  intermediates: AssetFile[];
-}
-
-export interface AssetListing {
-  files: AssetFile[];
-  studio_jobs: JobGroup[];
-  total_size: number;
-}
+import { mediaTypeOf } from './asset-types.js';
+import type { AssetFile, AssetListing, JobGroup } from '../contracts/assets.contract.js';
 
 const JOB_SUBFOLDERS = new Set(['final', 'preview', 'intermediate', 'image', 'video']);
 const INCOMPLETE_MARKER = '.incomplete';

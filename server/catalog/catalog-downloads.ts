@@ -5,7 +5,7 @@
  */
 import type { DownloadJob, DownloadKind, DownloadResolver } from '../downloads/index.js';
 import { findEntry, type CatalogSet } from './catalog-set.js';
-import type { CatalogEntry, CatalogKind } from './catalog.schema.js';
+import type { CatalogEntry, CatalogKind } from '../contracts/catalog.contract.js';
 import { entryFilePath, type ModelDirs } from './model-status.js';
 import { resolveSourceUrl, type SourceConfig } from './source-urls.js';
 

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { HttpError, describeZodError } from '../http/errors.js';
 import { catalogUnreadable, reloadFailed, type CatalogSet } from './catalog-set.js';
-import { catalogCategorySchema, catalogEntries } from './catalog.schema.js';
+import { catalogCategorySchema, catalogEntries } from '../contracts/catalog.contract.js';
 import { mergeTags } from './metadata-patch.js';
 
 const importSchema = z.looseObject({

@@ -5,24 +5,12 @@
  */
 import type { Downloads } from '../downloads/index.js';
 import { catalogUnreadable, type CatalogSet } from './catalog-set.js';
-import type { CatalogFile, CatalogKind } from './catalog.schema.js';
+import type { CatalogFile, CatalogKind, CatalogStats, LoraPair } from '../contracts/catalog.contract.js';
 import type { DiskUsage } from './disk-usage.js';
-import { compatibleLoras, type LoraPair } from './lora-pairs.js';
+import { compatibleLoras } from './lora-pairs.js';
 import type { MetadataService } from './metadata.service.js';
 import { buildModelhubMap, type ModelhubMap } from './modelhub-map.js';
 import { diskPresence, presenceSummary, withLiveStatus, type ModelDirs } from './model-status.js';
-
-/** `stats` of the models and LoRA catalogs (`fetching_count` on models only). */
-export interface CatalogStats {
-  queued_count: number;
-  downloading_count: number;
-  fetching_count?: number;
-  present_count: number;
-  total_count: number;
-  global_speed: number;
-  models_bytes: number;
-  free_bytes: number;
-}
 
 export type LiveCatalog = ReturnType<typeof withLiveStatus>;
 

@@ -3,7 +3,7 @@
  * the download and delete endpoints (`/api/admin/models/...`), so most lookups try both.
  */
 import { HttpError } from '../http/errors.js';
-import type { CatalogCategory, CatalogEntry, CatalogFile, CatalogKind } from './catalog.schema.js';
+import type { CatalogCategory, CatalogEntry, CatalogFile, CatalogKind } from '../contracts/catalog.contract.js';
 import type { CatalogStore } from './catalog.store.js';
 
 /** The catalog stores Studio keeps. */

@@ -19,7 +19,7 @@ import { catalogDownloadResolver } from './catalog-downloads.js';
 import { catalogFileRoutes } from './catalog-files.routes.js';
 import { CatalogQueries } from './catalog-query.service.js';
 import { catalogRoutes } from './catalog.routes.js';
-import { CATALOG_FILE_NAMES, catalogSchemaFor } from './catalog.schema.js';
+import { CATALOG_FILE_NAMES, catalogSchemaFor } from '../contracts/catalog.contract.js';
 import { CatalogStore, seedCatalogs } from './catalog.store.js';
 import { diskPresence, presenceSummary } from './model-status.js';
 import { findEntry, type CatalogSet } from './catalog-set.js';

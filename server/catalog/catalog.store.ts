@@ -18,7 +18,7 @@ import {
   type CatalogCategory,
   type CatalogEntry,
   type CatalogFile,
-} from './catalog.schema.js';
+} from '../contracts/catalog.contract.js';
 
 export interface CatalogStoreOptions {
   /** Absolute path of the catalog JSON file. */

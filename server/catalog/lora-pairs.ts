@@ -10,16 +10,7 @@
  * WAN 2.2 variant, "Wan 2.2 I2V" matches "Wan Video 2.2 I2V-A14B" but not "... T2V-A14B" or
  * "Wan 2.1", and "SD 1.5" equals "SD1.5".
  */
-import type { CatalogEntry, CatalogFile, PairRole } from './catalog.schema.js';
-
-/** One compatible LoRA group as the API returns it. */
-export interface LoraPair {
-  pair_id: string;
-  name: string;
-  high: string | null;
-  low: string | null;
-  both: string | null;
-}
+import type { CatalogEntry, CatalogFile, LoraPair, PairRole } from '../contracts/catalog.contract.js';
 
 const FILLER_TOKENS = new Set(['video', 'model', 'base']);
 

@@ -9,7 +9,7 @@
  */
 import type { ModelhubFile, ModelhubModel, ModelhubVersion } from '../modelhub/modelhub.client.js';
 import type { RepohostRepo } from '../repohost/repohost.client.js';
-import type { CatalogEntry } from './catalog.schema.js';
+import type { CatalogEntry } from '../contracts/catalog.contract.js';
 
 /** Fields to assign onto an entry. */
 export type EntryPatch = Partial<CatalogEntry> & Record<string, unknown>;

@@ -10,7 +10,7 @@ import type { ModelhubClient, ModelhubModel } from '../modelhub/modelhub.client.
 import type { RepohostClient } from '../repohost/repohost.client.js';
 import { romeIso } from '../time.js';
 import type { CatalogSet } from './catalog-set.js';
-import { catalogEntries, type CatalogEntry } from './catalog.schema.js';
+import { catalogEntries, type CatalogEntry } from '../contracts/catalog.contract.js';
 import { modelhubPatch, repohostPatch, type EntryPatch } from './metadata-patch.js';
 
 /** Metadata-fetch statuses (spec "Catalog model status"). */

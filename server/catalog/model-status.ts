@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { QueueState } from '../downloads/index.js';
-import type { CatalogEntry, CatalogFile, CatalogKind, ModelStatus } from './catalog.schema.js';
+import type { CatalogEntry, CatalogFile, CatalogKind, ModelStatus } from '../contracts/catalog.contract.js';
 
 /** Where files land: `models` holds `<dest>/<file>`, `llmModels` holds LLM `<file>` directly. */
 export interface ModelDirs {

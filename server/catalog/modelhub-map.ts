@@ -2,7 +2,7 @@
  * The model-hub map over both catalogs (spec: GET /api/admin/models/civitai-map): which hub
  * versions and models Studio already knows, so the renderer can mark hub search results.
  */
-import type { CatalogEntry, CatalogFile } from './catalog.schema.js';
+import type { CatalogEntry, CatalogFile } from '../contracts/catalog.contract.js';
 
 /** Which catalog an entry of the map came from. */
 export type MapCatalog = 'models' | 'loras';

@@ -5,7 +5,7 @@
  * the hub's own download URL, never a signed one: those expire, so every attempt and every
  * resume asks the hub again.
  */
-import type { CatalogEntry } from './catalog.schema.js';
+import type { CatalogEntry } from '../contracts/catalog.contract.js';
 
 /** The part of the config a source URL needs (base URLs without a trailing slash). */
 export interface SourceConfig {

@@ -5,7 +5,7 @@
  */
 import express from 'express';
 import { HttpError } from '../http/errors.js';
-import type { ChatbotChatsBody, ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from './chatbot.schema.js';
+import type { ChatbotChatsBody, ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from '../contracts/chatbot.contract.js';
 import type { ChatbotService } from './chatbot.service.js';
 
 /** Chat bot routes. */

@@ -17,7 +17,7 @@ import { Conversation } from './conversation.js';
 import { LocalHttp } from './local-http.js';
 import { PollLoop, type BackoffOptions } from './poll-loop.js';
 import { RunReporter } from './run-reporter.js';
-import type { ChatbotChatsBody, ChatbotDetails, ChatbotStatus, StartResult, StopResult } from './chatbot.schema.js';
+import type { ChatbotChatsBody, ChatbotDetails, ChatbotStatus, StartResult, StopResult } from '../contracts/chatbot.contract.js';
 import { StudioApiClient } from './studio-api.client.js';
 
 export interface ChatbotServiceDeps {

@@ -7,7 +7,7 @@
  * offset would make the platform drop the new bot's updates.
  */
 import type { SettingsStore } from '../system/settings.store.js';
-import type { AdmittedChat } from './chatbot.schema.js';
+import type { AdmittedChat } from '../contracts/chatbot.contract.js';
 
 export const ALLOWED_CHATS_KEY = 'chatbot.allowed_chats';
 export const UPDATE_OFFSET_KEY = 'chatbot.update_offset';

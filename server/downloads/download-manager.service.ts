@@ -14,10 +14,11 @@ import type { Logger } from '../logging.js';
 import type { SettingsStore } from '../system/settings.store.js';
 import { defaultFreeSpace, formatBytes } from './download-io.js';
 import { removePart, sidecarPath } from './download-resume.js';
-import type { DownloadKind, DownloadRow, DownloadStatus, DownloadStore } from './download.store.js';
+import type { DownloadKind, DownloadRow, DownloadStore } from './download.store.js';
+import type { DownloadStatus, DownloadStatusEntry } from '../contracts/downloads.contract.js';
 import { downloadInThread, type ThreadDownloadOptions } from './download-thread.js';
 import { DownloadError, FREE_SPACE_MARGIN_BYTES, type DownloadProgress, type DownloadResult } from './file-download.js';
-import type { ActivitySink, DownloadJob, DownloadResolver, Downloads, DownloadStatusEntry, DownloadTarget, QueueState } from './downloads.types.js';
+import type { ActivitySink, DownloadJob, DownloadResolver, Downloads, DownloadTarget, QueueState } from './downloads.types.js';
 
 /** Downloads running at once when the setting was never changed. */
 export const DEFAULT_MAX_CONCURRENT = 2;

@@ -4,9 +4,7 @@
  * the `.part` file, so a row left `downloading` by a crash simply starts again and resumes.
  */
 import type { Db } from '../db/database.js';
-
-/** The download-stream statuses (spec "Catalog model status"). */
-export type DownloadStatus = 'queued' | 'downloading' | 'done' | 'error';
+import type { DownloadStatus } from '../contracts/downloads.contract.js';
 
 /**
  * Which list a file belongs to, so its owner can find it again when it starts. The values are

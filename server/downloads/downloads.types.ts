@@ -3,23 +3,11 @@
  * that cross it. The queue knows files by name and kind; whoever owns the files (the catalogs)
  * says where each one lands when it is queued and where it comes from when it starts.
  */
-import type { DownloadKind, DownloadStatus } from './download.store.js';
+import type { DownloadKind } from './download.store.js';
+import type { DownloadStatus, DownloadStatusEntry } from '../contracts/downloads.contract.js';
 
-export type { DownloadKind, DownloadStatus } from './download.store.js';
-
-/** One entry of the status stream (spec "Download status entry"). */
-export interface DownloadStatusEntry {
-  status: DownloadStatus;
-  bytes_downloaded: number;
-  bytes_total: number;
-  /** Bytes per second, rolling average over a few seconds. */
-  speed: number;
-  /** 0–100, one decimal. */
-  percent: number;
-  error?: string;
-  /** Beyond the spec: while a transient failure is retried, which attempt of how many (the UI says "retrying 2 of 5"). */
-  retry?: { attempt: number; of: number };
-}
+export type { DownloadKind } from './download.store.js';
+export type { DownloadStatus } from '../contracts/downloads.contract.js';
 
 /** The state the queue reports for a file it knows (finished rows are left out). */
 export type QueueState = 'queued' | 'downloading' | 'error';

@@ -5,7 +5,7 @@
  * close without waiting for them.
  */
 import type { Response } from 'express';
-import type { DownloadStatusEntry } from './downloads.types.js';
+import type { DownloadStatusEntry } from '../contracts/downloads.contract.js';
 
 export const STATUS_INTERVAL_MS = 1000;
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Config, EngineMode } from '../config.js';
 import type { Logger } from '../logging.js';
 import { ChildSupervisor, type ChildState, type ChildStatus, type SupervisorOptions } from '../process/supervisor.js';
-import type { EngineStateMessage } from '../http/ws-events.js';
+import type { EngineStateMessage } from '../contracts/ws.contract.js';
 import { runCommand } from '../process/run-command.js';
 import { extraModelPathsFile, managedLaunch, standinLaunch, type EngineLaunch } from './engine-launch.js';
 import { EngineWatch, type WatchState } from './engine-watch.js';

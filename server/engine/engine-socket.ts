@@ -10,8 +10,7 @@ import WebSocket from 'ws';
 import type { RawData } from 'ws';
 import type { Logger } from '../logging.js';
 import { backoffDelay } from '../process/backoff.js';
-import { decodePreviewFrame, parseEngineMessage } from './engine-messages.js';
-import type { EngineMessage, EnginePreview, PreviewAttribution } from './engine-messages.js';
+import { decodePreviewFrame, type EngineMessage, type EnginePreview, parseEngineMessage, type PreviewAttribution } from './engine-messages.js';
 
 /** `stopped` both before `start()` and after `stop()`. */
 export type EngineSocketStatus = 'connecting' | 'open' | 'reconnecting' | 'stopped';

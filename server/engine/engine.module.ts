@@ -11,6 +11,7 @@ import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import { withDeadline, type StudioModule } from '../module.js';
 import { announceEngineStates } from './engine-announce.js';
+import { engineAvailability } from './engine-availability.js';
 import { loadEngineClientId } from './engine-client-id.store.js';
 import { EngineClient } from './engine.client.js';
 import { studioEngineDirs } from './engine-launch.js';
@@ -47,7 +48,8 @@ export interface EngineModule extends StudioModule {
 export function createEngineModule(deps: EngineModuleDeps): EngineModule {
   const { config, logger } = deps;
   const engine = new EngineProcess({ config, logger, env: config.childEnv });
-  const client = new EngineClient({ baseUrl: engine.url });
+  // Calls fail at once while the engine is known to be down, instead of waiting out timeouts.
+  const client = new EngineClient({ baseUrl: engine.url, availability: engineAvailability(engine) });
   // Kept across restarts: the engine sends a prompt's events to the id it was submitted with.
   const socket = new EngineSocket({ baseUrl: engine.url, clientId: loadEngineClientId(path.join(config.paths.jobs, 'engine-client-id')), logger });
   const sharedFolders = new SharedFolders({ engine: client, dirs: studioEngineDirs(config), logger, recheckMs: deps.sharedFolderRecheckMs });

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logging.js';
 import { romeIso } from '../time.js';
-import type { KnownEventType, Severity, StudioEvent } from './event.schema.js';
+import type { KnownEventType, Severity, StudioEvent } from '../contracts/events.contract.js';
 import { EventsFileStore } from './events-file.store.js';
 
 export interface EventBusOptions {

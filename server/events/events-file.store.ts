@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { StudioEvent } from './event.schema.js';
+import type { StudioEvent } from '../contracts/events.contract.js';
 
 const NEWLINE = 0x0a;
 /** How every line `append` writes begins (`JSON.stringify` keeps key order). */

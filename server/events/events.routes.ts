@@ -5,7 +5,7 @@ import express from 'express';
 import { z } from 'zod';
 import { validate } from '../http/errors.js';
 import type { EventBus } from './event-bus.js';
-import { isEventTypeFilter, SEVERITIES, type Severity } from './event.schema.js';
+import { isEventTypeFilter, SEVERITIES, type Severity } from '../contracts/events.contract.js';
 
 const commaList = z
   .string()

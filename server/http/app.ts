@@ -19,7 +19,7 @@ import { requestId } from './request-id.js';
 import { securityHeaders } from './security-headers.js';
 import type { StorageFaults } from './storage-faults.js';
 import type { SessionPayload } from './session.js';
-import type { WsEventMap } from './ws-events.js';
+import type { WsEventMap } from '../contracts/ws.contract.js';
 import type { WsHub } from './ws-hub.js';
 
 /** Slow clients: the whole request head within this, the whole request within the next. */

@@ -7,7 +7,7 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from '../logging.js';
 import type { SessionPayload } from './session.js';
-import type { WsEventMap, WsMessageType } from './ws-events.js';
+import type { WsEventMap, WsMessageType } from '../contracts/ws.contract.js';
 
 /** Binary frames are skipped for a client with more than this queued (a slow phone on Wi-Fi). */
 const MAX_BUFFERED_BINARY = 4 * 1024 * 1024;
@@ -83,7 +83,7 @@ export class WsHub {
   }
 
   /** Send a binary frame (a preview image) to every client that is keeping up. */
-  broadcastBinary(frame: Buffer): void {
+  broadcastBinary(frame: Uint8Array): void {
     for (const { socket } of this.clients) {
       if (socket.readyState === socket.OPEN && socket.bufferedAmount < MAX_BUFFERED_BINARY) socket.send(frame, { binary: true });
     }

@@ -9,7 +9,7 @@ import type { Db } from '../db/database.js';
 import type { Logger } from '../logging.js';
 import { localStamp, parseLocalStamp } from '../time.js';
 import { JobRecordWriter } from './job-record.writer.js';
-import type { JobRecord, JobStatus, OutputRef } from './job.schema.js';
+import type { JobRecord, JobStatus, OutputRef } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
 import { canMove, stallMessage, type StallReason } from './job-transitions.js';
 

@@ -12,17 +12,17 @@ import { parseHistoryOutputs, primaryOutput } from '../engine/engine-outputs.js'
 import type { HistoryEntry } from '../engine/engine-protocol.js';
 import type { EngineMessage, EnginePreview } from '../engine/engine-messages.js';
 import type { EngineSocket } from '../engine/engine-socket.js';
-import { PREVIEW_FRAME } from '../http/ws-events.js';
+import { encodePreviewFrame } from '../contracts/preview-frame.js';
 import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import type { ApiGraph } from '../workflows/types.js';
 import type { JobFolders } from './job-folders.store.js';
 import type { OutputCollector } from './output-collector.js';
-import type { JobRecord } from './job.schema.js';
+import type { JobRecord, ProgressObject } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
 import type { JobLifecycle } from './job-lifecycle.js';
 import type { StallReason } from './job-transitions.js';
-import { ProgressTracker, type ProgressObject } from './progress-tracker.js';
+import { ProgressTracker } from './progress-tracker.js';
 
 export interface JobMonitorDeps {
   engine: EngineClient;
@@ -186,11 +186,8 @@ export class JobMonitor {
   private onPreview(preview: EnginePreview): void {
     const promptId = preview.promptId ?? null;
     if (promptId && !this.tracked.has(promptId)) return;
-    const meta = Buffer.from(JSON.stringify({ prompt_id: promptId, node_id: preview.nodeId ?? null, image_type: preview.imageType }));
-    const header = Buffer.allocUnsafe(8);
-    header.writeUInt32BE(PREVIEW_FRAME, 0);
-    header.writeUInt32BE(meta.length, 4);
-    this.deps.hub.broadcastBinary(Buffer.concat([header, meta, preview.image]));
+    const frame = encodePreviewFrame({ prompt_id: promptId, node_id: preview.nodeId ?? null, image_type: preview.imageType }, preview.image);
+    this.deps.hub.broadcastBinary(frame);
   }
 
   private markStarted(promptId: string): void {
@@ -263,16 +260,20 @@ export class JobMonitor {
    * The stall watchdog, for prompts the engine lists as running: silent since it started (or
    * since its last message) for longer than `stallMs` → stalled, and the engine asked to cancel
    * it, so that a retry does not queue behind a prompt that never ends. Time spent waiting in the
-   * engine's queue does not count: a job behind a long one is not stalled.
+   * engine's queue, or with the engine socket down, does not count.
    */
   private watchRunning(ids: string[]): void {
     const stallMs = this.deps.stallMs ?? 0;
     const now = Date.now();
+    // Silence only counts while the socket that would carry the messages is open.
+    const socket = this.deps.socket.state;
+    const listeningSince = socket.status === 'open' ? (socket.openedAt ?? now) : null;
     for (const id of ids) {
       const entry = this.tracked.get(id);
       if (!entry) continue;
       entry.runningSince ??= now;
-      if (stallMs <= 0 || !this.checkable(id) || now - Math.max(entry.lastMessageAt, entry.runningSince) < stallMs) continue;
+      if (stallMs <= 0 || listeningSince === null || !this.checkable(id)) continue;
+      if (now - Math.max(entry.lastMessageAt, entry.runningSince, listeningSince) < stallMs) continue;
       entry.finishing = true;
       const job = this.markStalled(id, { cause: 'no_progress', minutes: stallMs / 60_000 });
       if (job?.status !== 'stalled') continue;

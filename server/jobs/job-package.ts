@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isContained } from '../http/contained-path.js';
 import type { Writable } from 'node:stream';
-import type { JobRecord } from './job.schema.js';
+import type { JobRecord } from '../contracts/jobs.contract.js';
 
 const STORED = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.mp4', '.webm', '.mov', '.avi', '.mkv', '.zip', '.safetensors']);
 

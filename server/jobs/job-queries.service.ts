@@ -13,9 +13,8 @@ import type { JobFolders } from './job-folders.store.js';
 import type { JobLifecycle } from './job-lifecycle.js';
 import { historyError, type JobMonitor } from './job-monitor.js';
 import { listFiles } from './job-package.js';
-import type { JobRecord } from './job.schema.js';
+import type { JobRecord, ProgressObject } from '../contracts/jobs.contract.js';
 import type { HistoryQuery, JobStore } from './job.store.js';
-import type { ProgressObject } from './progress-tracker.js';
 
 export const VIDEO_EXTENSIONS = new Set(['.mp4', '.webm', '.mov', '.avi', '.mkv']);
 export const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp']);

@@ -8,7 +8,7 @@ import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
 import type { ApiGraph } from '../workflows/types.js';
 import type { JobMonitor } from './job-monitor.js';
-import type { JobRecord } from './job.schema.js';
+import type { JobRecord } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
 
 export interface ReconcileDeps {

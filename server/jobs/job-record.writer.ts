@@ -4,7 +4,7 @@
  * which validates it, and so every change reaches the event log and the WebSocket the same way.
  */
 import type { Db } from '../db/database.js';
-import type { JobRecord, JobStatus } from './job.schema.js';
+import type { JobRecord, JobStatus } from '../contracts/jobs.contract.js';
 import { fromRow, JOB_COLUMNS, toRow, type JobRow } from './job-row.js';
 
 /** The fields a status change may set besides `status`. */

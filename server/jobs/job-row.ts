@@ -2,7 +2,7 @@
  * How a job record is laid out in the `jobs` table: the columns and the mapping both ways. Shared
  * by the read side (`job.store.ts`) and the one writer (`job-record.writer.ts`).
  */
-import type { JobRecord, JobStatus } from './job.schema.js';
+import type { JobRecord, JobStatus } from '../contracts/jobs.contract.js';
 
 export interface JobRow {
   prompt_id: string;

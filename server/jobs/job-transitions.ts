@@ -4,7 +4,7 @@
  * spec names `queued|running → stalled`; the rest is what the engine can do to a prompt: start
  * it, finish it (also before Studio heard it start) or fail it.
  */
-import type { JobStatus } from './job.schema.js';
+import type { JobStatus } from '../contracts/jobs.contract.js';
 
 export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   queued: ['running', 'completed', 'error', 'stalled'],

@@ -4,7 +4,7 @@
  * (`job-lifecycle.ts`), the one owner of a job's status.
  */
 import type { Db } from '../db/database.js';
-import { FINISHED_STATUSES, type JobRecord, type JobStatus } from './job.schema.js';
+import { FINISHED_STATUSES, type JobRecord, type JobStatus } from '../contracts/jobs.contract.js';
 import { fromRow, JOB_COLUMNS as COLUMNS, type JobRow } from './job-row.js';
 
 export interface HistoryQuery {

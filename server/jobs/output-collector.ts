@@ -13,7 +13,7 @@ import type { EngineClient } from '../engine/engine.client.js';
 import type { EngineOutputFile } from '../engine/engine-outputs.js';
 import type { Logger } from '../logging.js';
 import type { JobFolders } from './job-folders.store.js';
-import type { JobRecord } from './job.schema.js';
+import type { JobRecord } from '../contracts/jobs.contract.js';
 
 export interface OutputCollectorDeps {
   engine: EngineClient;

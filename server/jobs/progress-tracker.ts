@@ -14,26 +14,7 @@
 import type { EngineMessage } from '../engine/engine-messages.js';
 import type { ApiGraph, ApiNode } from '../workflows/types.js';
 import { RollingRate } from './progress-rate.js';
-
-export type ProgressStatus = 'pending' | 'running' | 'completed' | 'error' | 'interrupted';
-
-/** The spec's progress object. */
-export interface ProgressObject {
-  status: ProgressStatus;
-  node_title: string | null;
-  node_type: string | null;
-  step: number;
-  total_steps: number;
-  /** Graph nodes that ran to the end (instant ones included, cached ones not). */
-  nodes_done: number;
-  total_nodes: number;
-  effective_total: number;
-  cached_count: number;
-  percent: number;
-  eta_seconds: number | null;
-  step_rate: number | null;
-  node_outputs: Readonly<Record<string, unknown>>;
-}
+import type { ProgressStatus, ProgressObject } from '../contracts/jobs.contract.js';
 
 export interface ProgressTrackerOptions {
   promptId: string;

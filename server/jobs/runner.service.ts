@@ -22,18 +22,11 @@ import type { WorkflowService } from '../workflows/workflow.service.js';
 import { JobFolders, newJobFolderName } from './job-folders.store.js';
 import type { JobLifecycle } from './job-lifecycle.js';
 import type { JobMonitor } from './job-monitor.js';
-import type { JobRecord } from './job.schema.js';
+import type { ExecuteResult, JobRecord } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
 
 /** How long a submit waits for the engine socket to be open. */
 const SOCKET_WAIT_MS = 2_000;
-
-
-export interface ExecuteResult {
-  prompt_id: string;
-  client_id: string;
-  seeds: Record<string, number>;
-}
 
 /** Where a job came from, recorded on it: a retried job, a preset run. */
 export interface JobOrigin {
@@ -79,6 +72,8 @@ export class RunnerService {
       await this.deps.keepInputCopy?.(file, storedName).catch((err: unknown) => this.deps.logger.warn(`no local copy of input ${storedName}`, err));
       return storedName;
     } catch (err) {
+      // An engine known to be down says so itself (503), not as a failed upload.
+      if (isKind(err, 'unavailable')) throw err;
       this.deps.logger.error('image upload to the engine failed', err);
       throw new HttpError(500, `Upload failed: ${(err as Error).message}`);
     }
@@ -87,6 +82,8 @@ export class RunnerService {
   /** `POST /api/run/{id}/execute`. */
   async execute(workflowId: string, params: Record<string, unknown>, image?: UploadedFile, origin: JobOrigin = {}): Promise<ExecuteResult> {
     const definition = await this.deps.workflows.definition(workflowId);
+    // Nothing below can succeed while the engine is known to be down: say so now (503).
+    this.deps.engine.assertAvailable();
     const objectInfo = await this.deps.workflows.objectInfo().catch(() => undefined);
     const promptId = crypto.randomUUID();
     const folder = newJobFolderName(workflowId);

@@ -6,19 +6,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
-
-export const llmConfigFields = z.object({
-  n_gpu_layers: z.number().int().min(-1).max(10_000),
-  ctx_size: z.number().int().min(0).max(10_000_000),
-  threads: z.number().int().min(-1).max(1024),
-  temp: z.number().min(0).max(10),
-  top_p: z.number().min(0).max(1),
-  top_k: z.number().int().min(0).max(100_000),
-  repeat_penalty: z.number().min(0).max(10),
-});
-
-export type LlmConfig = z.infer<typeof llmConfigFields>;
+import { type LlmConfig, llmConfigFields } from '../contracts/llm.contract.js';
 
 /** Server-wide defaults: llama.cpp's own sampling defaults, every layer on the GPU, a 4 K context. */
 export const DEFAULT_LLM_CONFIG: LlmConfig = {

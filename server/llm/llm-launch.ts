@@ -3,7 +3,7 @@
  * `--port` (newer builds would otherwise start in router mode or on another port), plus the
  * configuration's offload, context, threads and sampling defaults. Pure, so it is unit-tested.
  */
-import type { LlmConfig } from './llm-config.store.js';
+import type { LlmConfig } from '../contracts/llm.contract.js';
 
 export function llmServerArgs(modelPath: string, port: number, config: LlmConfig): string[] {
   return [

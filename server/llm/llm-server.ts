@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ChildSupervisor, type ChildState } from '../process/supervisor.js';
 import type { Logger } from '../logging.js';
-import type { LlmConfig } from './llm-config.store.js';
+import type { LlmConfig } from '../contracts/llm.contract.js';
 import { llmServerArgs } from './llm-launch.js';
 
 export interface LlmLaunch {

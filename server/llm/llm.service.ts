@@ -13,7 +13,8 @@ import { HttpError } from '../http/errors.js';
 import type { Logger } from '../logging.js';
 import type { ChildState } from '../process/supervisor.js';
 import { openChat, type ChatAnswer } from './chat-proxy.js';
-import type { LlmConfig, LlmConfigStore } from './llm-config.store.js';
+import type { LlmConfigStore } from './llm-config.store.js';
+import type { LlmConfig } from '../contracts/llm.contract.js';
 import { LlmServer, type LlmLaunch, type LlmServerOptions } from './llm-server.js';
 
 export interface LlmServiceDeps {

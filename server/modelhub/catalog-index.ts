@@ -4,7 +4,7 @@
  * `embedding:name`), and by SHA-256 prefix (A1111's `hash` is AutoV2, the first 10 hex digits).
  */
 import path from 'node:path';
-import type { CatalogEntry, CatalogFile } from '../catalog/catalog.schema.js';
+import type { CatalogEntry, CatalogFile } from '../contracts/catalog.contract.js';
 import type { CatalogStore } from '../catalog/catalog.store.js';
 
 /** The catalog that holds an entry. */

@@ -5,7 +5,7 @@
  * files saved as one change. Downloads of such entries go through the hub's download URL like any
  * other modelhub entry (`catalog/source-urls.ts`).
  */
-import { catalogEntries, type CatalogEntry, type CatalogFile } from '../catalog/catalog.schema.js';
+import { catalogEntries, type CatalogEntry, type CatalogFile } from '../contracts/catalog.contract.js';
 import type { CatalogStore } from '../catalog/catalog.store.js';
 import { HttpError } from '../http/errors.js';
 import { CATEGORY_NAMES, displayName, loraCategoryFor, mainFile, placementFor, restriction } from './catalog-rules.js';

@@ -11,7 +11,8 @@ import type { Logger } from '../logging.js';
 import { sleep } from '../process/sleep.js';
 import { romeIso } from '../time.js';
 import type { GalleryItems } from './gallery-items.js';
-import type { FetchRow, GalleryStore } from './gallery.store.js';
+import type { GalleryStore } from './gallery.store.js';
+import type { FetchRow } from '../contracts/modelhub.contract.js';
 import type { ModelhubClient } from './modelhub.client.js';
 import type { ModelhubImage } from './modelhub.schema.js';
 

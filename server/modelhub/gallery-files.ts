@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { readHead, sniffKind } from '../http/file-sniff.js';
-import type { GallerySource } from './gallery.store.js';
+import type { GallerySource } from '../contracts/modelhub.contract.js';
 
 /** Largest media file the gallery keeps (a long video at most). */
 const MAX_MEDIA_BYTES = 512 * 1024 * 1024;

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { romeIso } from '../time.js';
 import { downloadMedia, sourceFolder, thumbPathOf } from './gallery-files.js';
 import type { GalleryThumbs } from './gallery-thumbs.js';
-import type { GallerySource, GalleryStore } from './gallery.store.js';
+import type { GalleryStore } from './gallery.store.js';
+import type { GallerySource } from '../contracts/modelhub.contract.js';
 import type { ModelhubImage } from './modelhub.schema.js';
 
 export interface GalleryItemsDeps {

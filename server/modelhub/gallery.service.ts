@@ -10,27 +10,10 @@ import type { UploadedFile } from '../http/uploads.js';
 import type { GalleryFetcher } from './gallery-fetch.service.js';
 import type { GalleryItems } from './gallery-items.js';
 import type { GalleryThumbs } from './gallery-thumbs.js';
-import type { FetchRow, GalleryFilter, GalleryStore } from './gallery.store.js';
+import type { GalleryFilter, GalleryStore } from './gallery.store.js';
+import type { FetchRow } from '../contracts/modelhub.contract.js';
 import type { ModelhubClient } from './modelhub.client.js';
 import { viaHub } from './modelhub-errors.js';
-
-/** A listed gallery item (built in SQL by `GalleryStore.listJson`). */
-export interface GalleryItemView {
-  id: number;
-  model_id: string;
-  source: string;
-  type: 'image' | 'video';
-  content_type: string;
-  width: number | null;
-  height: number | null;
-  bytes: number;
-  created_at: string | null;
-  starred: boolean;
-  username: string | null;
-  version_id: string | null;
-  media_url: string;
-  thumb_url: string;
-}
 
 /** A file to send, with its type and the folder it must stay inside. */
 export interface GalleryFile {

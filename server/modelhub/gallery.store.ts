@@ -4,9 +4,7 @@
  * of each model: phase, cursor and counters, so it resumes after a restart).
  */
 import type { Db } from '../db/database.js';
-
-/** Where an item came from: the model's own version images, or the community's. */
-export type GallerySource = 'original' | 'community';
+import type { FetchRow, GallerySource } from '../contracts/modelhub.contract.js';
 
 /** A stored gallery item. */
 export interface GalleryRow {
@@ -37,25 +35,6 @@ export interface GalleryFilter {
   starred?: boolean;
   limit?: number;
   offset?: number;
-}
-
-export type FetchStatus = 'queued' | 'running' | 'done' | 'error';
-
-/** The state of one model's background fetch. */
-export interface FetchRow {
-  model_id: string;
-  status: FetchStatus;
-  phase: GallerySource;
-  cursor: string | null;
-  pages: number;
-  seen: number;
-  downloaded: number;
-  skipped: number;
-  failed: number;
-  error: string | null;
-  started_at: string;
-  updated_at: string;
-  finished_at: string | null;
 }
 
 /** One listed item (`GalleryItemView` in gallery.service.ts), as SQLite `json_object` arguments. */

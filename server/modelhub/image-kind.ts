@@ -5,9 +5,7 @@
  * `img2vid`, `image2video`, …), A1111's `Denoising strength` without hires fix, or a source image.
  */
 import type { ModelhubImage } from './modelhub.schema.js';
-
-/** `t2i`, `i2i`, `t2v` or `i2v`. */
-export type DetectedType = 't2i' | 'i2i' | 't2v' | 'i2v';
+import type { DetectedType } from '../contracts/modelhub.contract.js';
 
 /** The generation process as a name (`txt2img`, `img2img`, `txt2vid`, `img2vid`). */
 export function detectProcess(image: ModelhubImage): string {

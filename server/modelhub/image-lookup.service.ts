@@ -5,52 +5,12 @@
  */
 import type { CatalogStore } from '../catalog/catalog.store.js';
 import { CatalogIndex, type IndexHit } from './catalog-index.js';
-import { detectedType, detectProcess, nameList, type DetectedType } from './image-kind.js';
+import { detectedType, detectProcess, nameList } from './image-kind.js';
+import type { DetectedDep, ImageLookup, ImageResource } from '../contracts/modelhub.contract.js';
 import type { ModelhubClient } from './modelhub.client.js';
 import { viaHub } from './modelhub-errors.js';
 import type { ModelhubImage } from './modelhub.schema.js';
 import { cleanPrompt, embeddingTags, networkTags } from './prompt-tags.js';
-
-/** `present` when a catalog holds the resource (downloaded or not), else `not_found`. */
-export type CatalogStatus = 'present' | 'not_found';
-
-/** A model resource the image was made with. */
-export interface ImageResource {
-  modelName: string | null;
-  versionId: string | null;
-  type: string | null;
-  weight: number | null;
-  catalog_status: CatalogStatus;
-  catalog_file: string | null;
-  catalog: 'models' | 'loras' | null;
-}
-
-/** A LoRA or embedding named in the prompts. */
-export interface DetectedDep {
-  name: string;
-  weight: number;
-  /** The tag kind as written: `lora`, `lyco`, `hypernet`, … or `embedding`. */
-  source: string;
-  /** Which prompt it was found in. */
-  found_in: 'prompt' | 'negative_prompt';
-  catalog_status: CatalogStatus;
-  catalog_file: string | null;
-  catalog: 'models' | 'loras' | null;
-}
-
-/** The lookup's answer (spec "Model hub integration", `image/{image_id}`). */
-export interface ImageLookup {
-  raw: ModelhubImage;
-  resources: ImageResource[];
-  detected_deps: DetectedDep[];
-  clean_prompt: string;
-  meta: Record<string, unknown>;
-  type: string;
-  process: string;
-  techniques: unknown[];
-  tools: unknown[];
-  detected_type: DetectedType;
-}
 
 export interface ImageLookupDeps {
   client: ModelhubClient;

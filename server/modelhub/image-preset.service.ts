@@ -6,7 +6,8 @@
  */
 import { z } from 'zod';
 import { HttpError, validate } from '../http/errors.js';
-import type { ImageLookup, ImageLookupService } from './image-lookup.service.js';
+import type { ImageLookupService } from './image-lookup.service.js';
+import type { ImageLookup, ImagePresetResult } from '../contracts/modelhub.contract.js';
 import { bestWorkflow, candidateSchema, fitNumber, negativeInput, promptInput, type WorkflowCandidate } from './workflow-match.js';
 
 /** What the model hub needs of the presets capability. */
@@ -30,15 +31,6 @@ const bodySchema = z.object({
   /** Use this workflow instead of the best match. */
   workflow_id: z.string().optional(),
 });
-
-/** The answer: the preset id, and what went into it. */
-export interface ImagePresetResult {
-  id: string;
-  message: string;
-  workflow_id: string;
-  detected_type: string;
-  params: Record<string, unknown>;
-}
 
 /** Makes presets from hub images. */
 export class ImagePresetService {

@@ -5,7 +5,7 @@
  * and a text input to carry the prompt. Ties go to the lower id, so the choice is stable.
  */
 import { z } from 'zod';
-import type { DetectedType } from './image-kind.js';
+import type { DetectedType } from '../contracts/modelhub.contract.js';
 
 const inputSchema = z.looseObject({
   id: z.string(),

@@ -12,6 +12,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { HttpError } from '../http/errors.js';
 import { runCommand, type RunResult } from '../process/run-command.js';
 import { isResolutionConflict, PINNED, readPinnedVersions, writeConstraints } from './pinned-packages.js';
+import type { InstallResult } from '../contracts/nodes.contract.js';
 
 /** Spec Limits: install error text. */
 export const INSTALL_ERROR_CHARS = 500;
@@ -32,8 +33,6 @@ export interface NodeInstallDeps {
   /** Each output line, as it arrives (the activity log). */
   log: (level: 'info' | 'ok' | 'error', message: string) => void;
 }
-
-export type InstallResult = { status: 'installed'; name: string; restart_required: true } | { status: 'already_installed'; name: string };
 
 /** The package name of a clone URL, or a 400. */
 export function packageNameOf(raw: unknown): { url: string; name: string } {

@@ -13,16 +13,7 @@
  * - `scene` is the number of the last scene marker (`Scene 2:` or `[scene 2]`, any case) before
  *   the placeholder in the same string, 0 when there is none.
  */
-
-/** One placeholder question as the API shows it. */
-export interface PlaceholderQuestion {
-  index: number;
-  scene: number;
-  question: string;
-  options: string[];
-  raw: string;
-  field: string;
-}
+import type { PlaceholderQuestion } from '../contracts/presets.contract.js';
 
 /** A question plus where it sits, so answers can be put back in place. */
 export interface LocatedPlaceholder extends PlaceholderQuestion {

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { describeZodError } from '../http/errors.js';
-import { completePreset, PRESET_ID, presetInputSchema, type Preset } from './preset.schema.js';
+import { completePreset, PRESET_ID, presetInputSchema, type Preset } from '../contracts/presets.contract.js';
 
 /** A preset file that exists but cannot be used (bad JSON or shape). */
 export class PresetFileError extends Error {

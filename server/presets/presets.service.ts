@@ -6,7 +6,7 @@
 import { isKind, notFound } from '../domain-error.js';
 import { HttpError, validate, describeZodError } from '../http/errors.js';
 import type { JobStore } from '../jobs/job.store.js';
-import { ACTIVE_STATUSES } from '../jobs/job.schema.js';
+import { ACTIVE_STATUSES } from '../contracts/jobs.contract.js';
 import type { Logger } from '../logging.js';
 import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
 import {
@@ -18,7 +18,7 @@ import {
   type Preset,
   type PresetInput,
   type PresetListEntry,
-} from './preset.schema.js';
+} from '../contracts/presets.contract.js';
 import { PresetFileError, type PresetStore } from './preset.store.js';
 import type { SavedPromptsMirror } from './saved-prompts.store.js';
 

@@ -6,7 +6,7 @@
  */
 import type { Db } from '../db/database.js';
 import { localStamp } from '../time.js';
-import type { Preset } from './preset.schema.js';
+import type { Preset } from '../contracts/presets.contract.js';
 
 /** Prompt-like parameter names, tried in order for a row's `text`. */
 const PROMPT_KEYS = ['positive_prompt', 'positive', 'prompt', 'text'];

@@ -1,13 +1,4 @@
-/**
- * What the system capability needs from the chat bot: its state for the status block
- * (`telegram_bot` on the wire) and a restart when its token or name changes in settings. The
- * composition root wires the real bot; until one exists a stand-in reports it stopped.
- */
-
-export interface BotStatus {
-  running: boolean;
-  name: string | null;
-}
+import type { BotStatus } from '../contracts/system.contract.js';
 
 export interface BotControl {
   status(): BotStatus;

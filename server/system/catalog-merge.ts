@@ -4,8 +4,7 @@
  * imported) are kept in their category, so an update never forgets what the user added.
  */
 import fs from 'node:fs/promises';
-import type { CatalogFile } from '../catalog/catalog.schema.js';
-import type { catalogFileSchema } from '../catalog/catalog.schema.js';
+import type { CatalogFile, catalogFileSchema } from '../contracts/catalog.contract.js';
 
 /** The merged catalog (remote first, then local-only entries). */
 export function mergeCatalogs(local: CatalogFile | null, remote: CatalogFile): CatalogFile {

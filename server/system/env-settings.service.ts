@@ -10,22 +10,7 @@ import { HttpError } from '../http/errors.js';
 import type { BotControl } from './bot-control.js';
 import { ENV_GROUP_INFO, PLATFORM_GROUP, SECRET_NAME, type EnvGroupInfo, type EnvVarInfo } from './env-catalog.js';
 import { EDITABLE_VARS, isEditableVar, type Secrets } from './secrets.store.js';
-
-export interface EnvEntry {
-  key: string;
-  value: string;
-  sensitive: boolean;
-  set: boolean;
-  default: string | null;
-  description: string;
-  editable: boolean;
-}
-
-export interface EnvGroup {
-  id: string;
-  label: string;
-  vars: EnvEntry[];
-}
+import type { EnvEntry, EnvGroup } from '../contracts/system.contract.js';
 
 /** The outcome of checking the key a reveal carries (the login limiter decides `throttled`). */
 export type KeyVerdict = { kind: 'ok' } | { kind: 'bad' } | { kind: 'throttled'; retryAfterS: number };

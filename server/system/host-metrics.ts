@@ -7,15 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runCommand } from '../process/run-command.js';
-
-export interface GpuReading {
-  name: string;
-  vram_total: number;
-  vram_used: number;
-  vram_percent: number;
-  util_percent: number;
-  temp_c: number;
-}
+import type { GpuReading } from '../contracts/system.contract.js';
 
 export interface MemoryReading {
   total: number;

@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { readVersionFile, runtimeVersionOf, type ComponentName, type ComponentVersion, type VersionFile, type VersionSummary } from './version-file.js';
+import { readVersionFile, runtimeVersionOf } from './version-file.js';
+import type { ComponentName, ComponentVersion, VersionFile, VersionSummary } from '../contracts/system.contract.js';
 
 export interface LocalVersionPaths {
   /** `<appDir>/resources/version.json`. */

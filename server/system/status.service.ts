@@ -3,35 +3,10 @@
  * names included (`comfyui`, `telegram_bot`). Everything is read when asked; nothing is stored.
  */
 import type { Db } from '../db/database.js';
-import type { BotControl, BotStatus } from './bot-control.js';
-import type { LocalVersionPaths } from './local-versions.js';
-import { readLocalVersions } from './local-versions.js';
+import type { BotControl } from './bot-control.js';
+import { COMPONENT_NAMES, type ComponentName, type ComponentStatus, type StatusTable, type SystemStatus } from '../contracts/system.contract.js';
+import { readLocalVersions, type LocalVersionPaths } from './local-versions.js';
 import type { DiskReading } from './host-metrics.js';
-import { COMPONENT_NAMES, type ComponentName } from './version-file.js';
-
-export interface ComponentStatus {
-  version: string | number | null;
-  date: string | null;
-  /** `ok` when its version source was read, `missing` when not. */
-  status: 'ok' | 'missing';
-  updatable?: boolean;
-  count?: number;
-  present?: number;
-}
-
-export interface SystemStatus {
-  app_version: string;
-  date: string;
-  repo_url: string | null;
-  runtime_version: number;
-  min_runtime: number;
-  components: Record<ComponentName, ComponentStatus>;
-  comfyui: { status: 'running' | 'error' | 'unreachable' };
-  nodes: { total_packages: number };
-  disk: { total_bytes: number; used_bytes: number; free_bytes: number };
-  database: { tables: Record<(typeof TABLES)[number], number>; browser_url: string | null };
-  telegram_bot: BotStatus;
-}
 
 export interface StatusDeps {
   appVersion: string;
@@ -51,7 +26,7 @@ export interface StatusDeps {
   bot: BotControl;
 }
 
-const TABLES = ['jobs', 'events', 'settings', 'saved_prompts'] as const;
+const TABLES: readonly StatusTable[] = ['jobs', 'events', 'settings', 'saved_prompts'];
 
 /** Builds the system status object. */
 export class StatusService {
@@ -85,8 +60,8 @@ export class StatusService {
     };
   }
 
-  private rowCounts(): Record<(typeof TABLES)[number], number> {
-    const out = {} as Record<(typeof TABLES)[number], number>;
+  private rowCounts(): Record<StatusTable, number> {
+    const out = {} as Record<StatusTable, number>;
     // Table names come from the constant above, never from a request.
     for (const table of TABLES) out[table] = (this.deps.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     return out;

@@ -5,21 +5,8 @@
  */
 import type { Logger } from '../logging.js';
 import { romeIso } from '../time.js';
-import { percent, readCpuPercent, readDisk, readGpu, readMemory, type DiskReading, type GpuReading } from './host-metrics.js';
-
-export interface Telemetry {
-  gpu: GpuReading | null;
-  cpu_percent: number;
-  ram_total: number;
-  ram_used: number;
-  ram_percent: number;
-  disk_total: number;
-  disk_used: number;
-  disk_percent: number;
-}
-
-/** One point of the history: the telemetry object and when it was taken. */
-export type TelemetrySample = Telemetry & { timestamp: string };
+import { percent, readCpuPercent, readDisk, readGpu, readMemory, type DiskReading } from './host-metrics.js';
+import type { Telemetry, TelemetrySample } from '../contracts/system.contract.js';
 
 export interface TelemetryDeps {
   cgroupRoot: string;

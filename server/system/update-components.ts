@@ -11,11 +11,11 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { catalogSchemaFor } from '../catalog/catalog.schema.js';
+import { catalogSchemaFor } from '../contracts/catalog.contract.js';
 import { writeMergedCatalog } from './catalog-merge.js';
 import { CATALOG_FILES } from './local-versions.js';
 import type { SwapTarget } from './staged-swap.js';
-import type { UpdatableComponent, VersionFile } from './version-file.js';
+import type { UpdatableComponent, VersionFile } from '../contracts/system.contract.js';
 import { buildWorkflowsDir, planWorkflowSync } from './workflow-sync.js';
 
 export interface ComponentPaths {

@@ -13,7 +13,8 @@ import type { GitRepo } from './git-repo.js';
 import { readLocalVersions, type LocalVersionPaths } from './local-versions.js';
 import { applyStaged, type SwapOptions, type SwapTarget } from './staged-swap.js';
 import { componentTargets, updatedVersionFile, versionFileTarget, type ComponentPaths } from './update-components.js';
-import { compareVersions, readVersionFile, runtimeVersionOf, UPDATABLE_COMPONENTS, type UpdatableComponent, type VersionFile, type VersionSummary } from './version-file.js';
+import { compareVersions, readVersionFile, runtimeVersionOf } from './version-file.js';
+import { UPDATABLE_COMPONENTS, type UpdatableComponent, type UpdateResult, type VersionFile, type VersionSummary } from '../contracts/system.contract.js';
 import { planWorkflowSync } from './workflow-sync.js';
 
 export interface UpdateDeps {
@@ -31,10 +32,6 @@ export interface UpdateDeps {
   /** Tests make a rename fail midway. */
   rename?: SwapOptions['rename'];
 }
-
-export type UpdateResult =
-  | { updated: UpdatableComponent[]; restart_needed: boolean; message: string; debug: { local_version_json: VersionFile | null; remote_version_json: VersionFile } }
-  | { updated: []; restart_needed: false; blocked: true; message: string; remote_min_runtime: number; local_runtime: number };
 
 /** Spec Limits: restart delay after update. */
 export const RESTART_DELAY_MS = 1000;

@@ -4,32 +4,7 @@
  * in `.repo/` carries the remote one. Versions compare numerically, dotted strings part by part.
  */
 import fs from 'node:fs/promises';
-import { z } from 'zod';
-
-export const COMPONENT_NAMES = ['runtime', 'backend', 'frontend', 'models', 'loras', 'llm_models', 'workflows'] as const;
-export type ComponentName = (typeof COMPONENT_NAMES)[number];
-/** Components an update may copy (spec Update rule 1: `runtime` is never updated). */
-export const UPDATABLE_COMPONENTS = ['backend', 'frontend', 'models', 'loras', 'llm_models', 'workflows'] as const;
-export type UpdatableComponent = (typeof UPDATABLE_COMPONENTS)[number];
-
-const componentSchema = z.looseObject({ version: z.union([z.string(), z.number()]), date: z.string().default('') });
-export type ComponentVersion = z.infer<typeof componentSchema>;
-
-export const versionFileSchema = z.looseObject({
-  app_version: z.string(),
-  date: z.string().default(''),
-  min_runtime: z.number().int().nonnegative().default(0),
-  runtime_version: z.number().int().nonnegative().optional(),
-  components: z.record(z.string(), componentSchema).default({}),
-});
-export type VersionFile = z.infer<typeof versionFileSchema>;
-
-/** The versions as remote-version reports them (`{app_version, min_runtime, components}`). */
-export interface VersionSummary {
-  app_version: string;
-  min_runtime: number;
-  components: Partial<Record<ComponentName, ComponentVersion>>;
-}
+import { versionFileSchema, type VersionFile } from '../contracts/system.contract.js';
 
 /** Read and validate a `version.json`; throws with the file name when it is missing or malformed. */
 export async function readVersionFile(file: string): Promise<VersionFile> {

@@ -11,12 +11,10 @@
 import { setMappedInput } from './api-graph.js';
 import type { BlockTemplate } from './block.schema.js';
 import { inputValues } from './graph-static.js';
-import type { ManifestInput, WorkflowManifest } from './manifest.schema.js';
+import type { ManifestInput, WorkflowManifest } from '../contracts/workflows.contract.js';
 import type { ParamValue, WorkflowParams } from './params.js';
-import { substitutePlaceholders } from './placeholders.js';
-import type { PlaceholderValue } from './placeholders.js';
-import type { ApiGraph, ApiNode, NodeLink } from './types.js';
-import { isLink } from './types.js';
+import { type PlaceholderValue, substitutePlaceholders } from './placeholders.js';
+import { type ApiGraph, type ApiNode, isLink, type NodeLink } from './types.js';
 import { templateError } from './workflow-errors.js';
 
 /** Where a node of the assembled graph came from. */

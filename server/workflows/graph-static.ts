@@ -3,11 +3,9 @@
  * manifest's `node_id`/`field` mappings, filled from the form parameters.
  */
 import { asApiGraph, setMappedInput } from './api-graph.js';
-import type { ManifestInput, WorkflowManifest } from './manifest.schema.js';
-import { resolveInputValue } from './params.js';
-import type { ParamValue, WorkflowParams } from './params.js';
-import { parseTemplate, substitutePlaceholders } from './placeholders.js';
-import type { PlaceholderValue } from './placeholders.js';
+import type { ManifestInput, WorkflowManifest } from '../contracts/workflows.contract.js';
+import { type ParamValue, resolveInputValue, type WorkflowParams } from './params.js';
+import { parseTemplate, type PlaceholderValue, substitutePlaceholders } from './placeholders.js';
 import type { ApiGraph } from './types.js';
 import { templateError } from './workflow-errors.js';
 

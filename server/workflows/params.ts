@@ -3,8 +3,7 @@
  * through here, so the engine never sees `"false"` for a boolean (it would read it as true),
  * a string for an INT, or a path that climbs out of its folder.
  */
-import { loraItemSchema } from './manifest.schema.js';
-import type { LoraItem, ManifestInput, WorkflowManifest } from './manifest.schema.js';
+import { type LoraItem, loraItemSchema, type ManifestInput, type WorkflowManifest } from '../contracts/workflows.contract.js';
 import { paramError } from './workflow-errors.js';
 
 /** The form's parameters: input id → raw value (JSON from the client, or a preset). */

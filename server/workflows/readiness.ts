@@ -3,21 +3,9 @@
  * disk and which required node packages the engine has loaded. Pure: the caller says how to
  * find a model file and passes the engine's node packages.
  */
-import type { WorkflowManifest } from './manifest.schema.js';
-import type { NodePackage } from './types.js';
+import type { ModelsStatus, NodesStatus, WorkflowManifest } from '../contracts/workflows.contract.js';
+import type { NodePackage } from '../contracts/nodes.contract.js';
 import type { WorkflowEntry } from './workflow.store.js';
-
-export interface ModelsStatus {
-  total: number;
-  present: number;
-  missing: string[];
-}
-
-export interface NodesStatus {
-  total: number;
-  installed: number;
-  missing: string[];
-}
 
 export interface Readiness {
   models_status: ModelsStatus;

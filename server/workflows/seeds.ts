@@ -4,9 +4,8 @@
  * record and a retry can reproduce the run.
  */
 import { randomBytes } from 'node:crypto';
-import type { WorkflowManifest } from './manifest.schema.js';
-import { coerceParam } from './params.js';
-import type { WorkflowParams } from './params.js';
+import type { WorkflowManifest } from '../contracts/workflows.contract.js';
+import { coerceParam, type WorkflowParams } from './params.js';
 
 /** Seeds are drawn below 2^50, like the engine's own frontend, so they stay exact in JS. */
 export const SEED_LIMIT = 2 ** 50;

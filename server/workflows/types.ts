@@ -56,13 +56,6 @@ export interface NodeInfo {
 /** `GET /object_info`, keyed by class name. */
 export type ObjectInfo = Record<string, NodeInfo>;
 
-/** A node package: the engine's nodes grouped by `python_module` (spec "Node package"). */
-export interface NodePackage {
-  name: string;
-  nodes: string[];
-  node_count: number;
-}
-
 /** An input socket of a UI node. */
 export interface UiInput {
   name: string;

@@ -7,10 +7,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { parseBlock } from './block.schema.js';
-import type { BlockTemplate } from './block.schema.js';
-import { parseManifest } from './manifest.schema.js';
-import type { WorkflowManifest } from './manifest.schema.js';
+import { type BlockTemplate, parseBlock } from './block.schema.js';
+import { parseManifest, type WorkflowManifest } from '../contracts/workflows.contract.js';
 import { parseTemplate } from './placeholders.js';
 import { templateError } from './workflow-errors.js';
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../../server/db/database.js';
-import type { JobRecord } from '../../server/jobs/job.schema.js';
+import type { JobRecord } from '../../server/contracts/jobs.contract.js';
 import { jobFixtures } from '../helpers/job-fixtures.js';
 import { freePort } from '../helpers/ports.js';
 import { startStudioProcess } from '../helpers/studio-process.js';

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CatalogEntry, CatalogFile } from '../../server/catalog/catalog.schema.js';
+import type { CatalogEntry, CatalogFile } from '../../server/contracts/catalog.contract.js';
 
 /** A repohost model entry (`owner/repo`, dest `checkpoints`) with the given overrides. */
 export function repoEntry(file: string, over: Partial<CatalogEntry> = {}): CatalogEntry {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { APP_ROOT } from '../../server/config.js';
-import type { JobRecord } from '../../server/jobs/job.schema.js';
+import type { JobRecord } from '../../server/contracts/jobs.contract.js';
 import { until } from './studio-ws.js';
 
 /** A real 64×64 PNG shipped for the stand-in engine. */

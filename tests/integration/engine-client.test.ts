@@ -11,10 +11,9 @@ import { EngineError, EngineUnreachableError, EngineValidationError } from '../.
 import { parseHistoryOutputs, primaryOutput, type EngineOutputFile } from '../../server/engine/engine-outputs.js';
 import { EngineSocket } from '../../server/engine/engine-socket.js';
 import type { EnginePreview } from '../../server/engine/engine-messages.js';
-import { startStandinEngine } from '../../server/standin/standin.server.js';
-import type { StandinEngine } from '../../server/standin/standin.server.js';
+import { type StandinEngine, startStandinEngine } from '../../server/standin/standin.server.js';
 import { ProgressTracker } from '../../server/jobs/progress-tracker.js';
-import type { ProgressObject } from '../../server/jobs/progress-tracker.js';
+import type { ProgressObject } from '../../server/contracts/jobs.contract.js';
 import { silentLogger } from '../../server/logging.js';
 import type { ApiGraph } from '../../server/workflows/types.js';
 import { freePort } from '../helpers/ports.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../server/jobs/job.schema.js';
+import type { JobRecord } from '../../server/contracts/jobs.contract.js';
 import { execute, jobRecord, plantModels, SHIPPED_MODELS, uploadSample, waitForJob } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { connectStudioWs, until, type StudioWsClient } from '../helpers/studio-ws.js';

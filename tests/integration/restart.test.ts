@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startStandinEngine, type StandinEngine } from '../../server/standin/standin.server.js';
-import type { JobRecord } from '../../server/jobs/job.schema.js';
+import type { JobRecord } from '../../server/contracts/jobs.contract.js';
 import { execute, uploadSample, waitForJob } from '../helpers/runner.js';
 import { startStudioProcess, type StudioProcess } from '../helpers/studio-process.js';
 import { startTestStudio, TEST_API_KEY } from '../helpers/studio.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../server/db/database.js';
 import { EventBus } from '../../server/events/event-bus.js';
-import type { StudioEvent } from '../../server/events/event.schema.js';
+import type { StudioEvent } from '../../server/contracts/events.contract.js';
 import { silentLogger } from '../../server/logging.js';
 
 let dir: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EngineMessage } from '../../server/engine/engine-messages.js';
 import { ProgressTracker } from '../../server/jobs/progress-tracker.js';
-import type { ProgressObject } from '../../server/jobs/progress-tracker.js';
+import type { ProgressObject } from '../../server/contracts/jobs.contract.js';
 import { RollingRate } from '../../server/jobs/progress-rate.js';
 import type { ApiGraph } from '../../server/workflows/types.js';
 

@@ -2,7 +2,7 @@
  * The chat bot endpoints (spec "Chat bot"): status, start, stop; Studio's `chats` (who may use
  * the bot, and removing a chat admitted with `/key`).
  */
-import type { AdmittedChat, ChatbotChatsBody, ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from '../../../server/chatbot/chatbot.schema.js';
+import type { AdmittedChat, ChatbotChatsBody, ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from '../../../server/contracts/chatbot.contract.js';
 import type { Http } from './http.js';
 
 export type { AdmittedChat, ChatbotChatsBody, ChatbotStatusBody, StartResult, StopResult };

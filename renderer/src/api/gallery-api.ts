@@ -2,8 +2,7 @@
  * A model's gallery (spec "Gallery", prefix `/api/admin/loras/`): list with filters, fetch from
  * the hub, star, metadata, use as input, delete all.
  */
-import type { GalleryItemView } from '../../../server/modelhub/gallery.service.js';
-import type { FetchRow } from '../../../server/modelhub/gallery.store.js';
+import type { FetchRow, GalleryItemView } from '../../../server/contracts/modelhub.contract.js';
 import type { Http } from './http.js';
 
 export type { FetchRow, GalleryItemView };

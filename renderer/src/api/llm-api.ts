@@ -2,7 +2,7 @@
  * The LLM endpoints (spec "LLM"): its model catalog, the server's start/stop/config/status, and
  * the chat proxy, streamed as server-sent events and read chunk by chunk.
  */
-import type { LlmConfig } from '../../../server/llm/llm-config.store.js';
+import type { LlmConfig } from '../../../server/contracts/llm.contract.js';
 import { ApiError, detailOf, type Http } from './http.js';
 import type { CatalogModel } from './types.js';
 

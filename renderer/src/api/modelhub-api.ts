@@ -3,8 +3,7 @@
  * image's generation data, adding a version to the catalog, a preset from an image, and copying
  * the image into the engine's inputs through the local gallery.
  */
-import type { DetectedDep, ImageLookup, ImageResource } from '../../../server/modelhub/image-lookup.service.js';
-import type { ImagePresetResult } from '../../../server/modelhub/image-preset.service.js';
+import type { DetectedDep, ImageLookup, ImagePresetResult, ImageResource } from '../../../server/contracts/modelhub.contract.js';
 import type { Http } from './http.js';
 
 export type { DetectedDep, ImageLookup, ImagePresetResult, ImageResource };

@@ -2,8 +2,7 @@
  * Node packages (spec "Nodes"): the engine's packages with their nodes, installing one from a
  * git URL (its output lands in the activity log), and the engine restart that loads it.
  */
-import type { NodePackage } from '../../../server/workflows/types.js';
-import type { InstallResult } from '../../../server/nodes/node-install.service.js';
+import type { InstallResult, NodePackage } from '../../../server/contracts/nodes.contract.js';
 import type { Http } from './http.js';
 
 export type { InstallResult, NodePackage };

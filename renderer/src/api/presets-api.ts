@@ -1,8 +1,7 @@
 /**
  * The preset endpoints (spec "Presets"): URLs and bodies in one place, used by the presets store.
  */
-import type { Preset, PresetListEntry } from '../../../server/presets/preset.schema.js';
-import type { PlaceholderQuestion } from '../../../server/presets/placeholder-parser.js';
+import type { PlaceholderQuestion, Preset, PresetListEntry } from '../../../server/contracts/presets.contract.js';
 import type { Http } from './http.js';
 
 export type { Preset, PresetListEntry, PlaceholderQuestion };

@@ -3,6 +3,7 @@
  * loop with exponential backoff and a cap (CONVENTIONS 6). Listeners learn about every (re)open
  * so the stores can refetch what they show (CONVENTIONS 10).
  */
+import { decodePreviewFrame } from '../../../server/contracts/preview-frame.js';
 import type { PreviewMeta, WsEventMap } from './types.js';
 
 export type SocketState = 'connecting' | 'open' | 'reconnecting' | 'stopped';
@@ -15,7 +16,8 @@ export interface SocketStatus {
   retryInMs: number | null;
 }
 
-export interface PreviewFrame {
+/** A live preview as the page shows it: the frame's header and its image as a Blob. */
+export interface PreviewImage {
   meta: PreviewMeta;
   image: Blob;
 }
@@ -45,29 +47,17 @@ export interface StudioSocketOptions {
   clearTimer?: (handle: unknown) => void;
 }
 
-/** The binary frame type of a preview image (server/http/ws-events.ts). */
-const PREVIEW_FRAME = 1;
-
 /** Delay before reconnect attempt `attempt` (1-based): doubling from `base`, capped at `max`. */
 export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: number): number {
   const raw = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(raw * (0.5 + random / 2));
 }
 
-/** Decode `[u32 BE 1][u32 BE n][n bytes JSON PreviewMeta][image]`; null for anything else. */
-export function decodePreviewFrame(buffer: ArrayBuffer): PreviewFrame | null {
-  if (buffer.byteLength < 8) return null;
-  const view = new DataView(buffer);
-  if (view.getUint32(0) !== PREVIEW_FRAME) return null;
-  const length = view.getUint32(4);
-  if (8 + length > buffer.byteLength) return null;
-  try {
-    const meta = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 8, length))) as PreviewMeta;
-    const image = new Blob([new Uint8Array(buffer, 8 + length)], { type: meta.image_type || 'image/jpeg' });
-    return { meta, image };
-  } catch {
-    return null;
-  }
+/** A binary frame as a preview image (the shared codec decodes it); null for anything else. */
+export function previewFromFrame(buffer: ArrayBuffer): PreviewImage | null {
+  const frame = decodePreviewFrame(buffer);
+  if (!frame) return null;
+  return { meta: frame.meta, image: new Blob([new Uint8Array(frame.image)], { type: frame.meta.image_type || 'image/jpeg' }) };
 }
 
 export class StudioSocket {
@@ -77,7 +67,7 @@ export class StudioSocket {
   private opened = false;
   private current: SocketStatus = { state: 'stopped', attempt: 0, retryInMs: null };
   private readonly listeners = new Map<MessageType, Set<(data: never) => void>>();
-  private readonly previewListeners = new Set<(frame: PreviewFrame) => void>();
+  private readonly previewListeners = new Set<(frame: PreviewImage) => void>();
   private readonly openListeners = new Set<(reconnected: boolean) => void>();
   private readonly statusListeners = new Set<(status: SocketStatus) => void>();
   private readonly opts: Required<StudioSocketOptions>;
@@ -133,7 +123,7 @@ export class StudioSocket {
   }
 
   /** Listen to preview frames. */
-  onPreview(fn: (frame: PreviewFrame) => void): () => void {
+  onPreview(fn: (frame: PreviewImage) => void): () => void {
     this.previewListeners.add(fn);
     return () => this.previewListeners.delete(fn);
   }
@@ -202,7 +192,7 @@ export class StudioSocket {
       return;
     }
     if (raw instanceof ArrayBuffer) {
-      const frame = decodePreviewFrame(raw);
+      const frame = previewFromFrame(raw);
       if (frame) for (const fn of [...this.previewListeners]) fn(frame);
     }
   }

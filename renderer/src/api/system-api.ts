@@ -2,11 +2,7 @@
  * The system endpoints (spec "System and settings"): status, versions and update, restart,
  * uptime, telemetry, environment settings and the secret reveal.
  */
-import type { EnvEntry, EnvGroup } from '../../../server/system/env-settings.service.js';
-import type { ComponentStatus, SystemStatus } from '../../../server/system/status.service.js';
-import type { Telemetry, TelemetrySample } from '../../../server/system/telemetry.service.js';
-import type { UpdateResult } from '../../../server/system/update.service.js';
-import type { VersionSummary } from '../../../server/system/version-file.js';
+import type { ComponentStatus, EnvEntry, EnvGroup, SystemStatus, Telemetry, TelemetrySample, UpdateResult, VersionSummary } from '../../../server/contracts/system.contract.js';
 import type { Http } from './http.js';
 
 export type { ComponentStatus, EnvEntry, EnvGroup, SystemStatus, Telemetry, TelemetrySample, UpdateResult, VersionSummary };

@@ -1,19 +1,19 @@
 /**
- * Shapes the renderer reads from the server. Where the server has a type, it is imported
- * type-only (CONVENTIONS 8); the rest mirror the spec's wire names.
+ * Shapes the renderer reads from the server. Wire types come from the server's contracts folder
+ * (`server/contracts/`, imported type-only: the only server code the renderer may import); the
+ * few the server has no type for mirror the spec's wire names.
  */
-import type { StudioEvent, Severity } from '../../../server/events/event.schema.js';
-import type { EngineStateMessage, WsEventMap, PreviewMeta } from '../../../server/http/ws-events.js';
-import type { JobRecord, JobStatus } from '../../../server/jobs/job.schema.js';
-import type { ProgressObject } from '../../../server/jobs/progress-tracker.js';
-import type { ManifestInput, WorkflowManifest } from '../../../server/workflows/manifest.schema.js';
-import type { CatalogEntry, ModelStatus } from '../../../server/catalog/catalog.schema.js';
+import type { AssetFile, AssetListing, JobGroup } from '../../../server/contracts/assets.contract.js';
+import type { CatalogEntry, CatalogStats, LoraPair, ModelStatus } from '../../../server/contracts/catalog.contract.js';
+import type { DownloadStatus as DownloadState, DownloadStatusEntry } from '../../../server/contracts/downloads.contract.js';
+import type { Severity, StudioEvent } from '../../../server/contracts/events.contract.js';
+import type { ExecuteResult, JobRecord, JobStatus, ProgressObject } from '../../../server/contracts/jobs.contract.js';
+import type { PreviewMeta } from '../../../server/contracts/preview-frame.js';
+import type { ManifestInput, ModelsStatus, NodesStatus, WorkflowManifest } from '../../../server/contracts/workflows.contract.js';
+import type { EngineStateMessage, WsEventMap } from '../../../server/contracts/ws.contract.js';
 
 export type { StudioEvent, Severity, EngineStateMessage, WsEventMap, PreviewMeta, JobRecord, JobStatus, ProgressObject, ManifestInput, ModelStatus };
-
-import type { ModelsStatus, NodesStatus } from '../../../server/workflows/readiness.js';
-
-export type { ModelsStatus, NodesStatus };
+export type { ModelsStatus, NodesStatus, ExecuteResult, CatalogStats, LoraPair, AssetFile, AssetListing, DownloadState };
 
 /** A workflow list entry: the manifest plus readiness (a broken one carries `error`). */
 export type WorkflowEntry = WorkflowManifest & {
@@ -29,12 +29,6 @@ export interface WorkflowList {
   workflows: WorkflowEntry[];
 }
 
-export interface ExecuteResult {
-  prompt_id: string;
-  client_id: string;
-  seeds: Record<string, number>;
-}
-
 /** `GET /api/run/status/{id}` in its shapes. */
 export type RunStatus =
   | ({ prompt_id: string } & ProgressObject)
@@ -46,15 +40,6 @@ export type RunStatus =
 /** A catalog entry with its live fields. */
 export type CatalogModel = CatalogEntry & { status: ModelStatus; on_disk_bytes: number };
 
-import type { CatalogStats } from '../../../server/catalog/catalog-query.service.js';
-
-export type { CatalogStats };
-
-import type { LoraPair } from '../../../server/catalog/lora-pairs.js';
-
-/** `GET /api/admin/loras/compatible/{base_model}`: LoRAs grouped by pair. */
-export type { LoraPair };
-
 export interface CatalogResponse {
   version: number;
   date: string;
@@ -62,19 +47,8 @@ export interface CatalogResponse {
   categories: Array<{ id: string; name: string; models: CatalogModel[] }>;
 }
 
-export type DownloadState = 'queued' | 'downloading' | 'done' | 'error';
-
 /** One entry of the download status stream. */
-export interface DownloadStatus {
-  status: DownloadState;
-  bytes_downloaded: number;
-  bytes_total: number;
-  speed: number;
-  percent: number;
-  error?: string;
-  /** While the server retries a failed attempt (sent by servers that report it). */
-  retry?: { attempt: number; of: number };
-}
+export type DownloadStatus = DownloadStatusEntry;
 
 export interface DownloadStream {
   downloads: Record<string, DownloadStatus>;
@@ -99,30 +73,13 @@ export interface ImportResult {
   total_added: number;
 }
 
-export interface AssetFile {
-  filename: string;
-  path: string;
-  subfolder: string;
-  size: number;
-  modified: number;
-  type: string;
-}
-
 export interface AssetRef {
   filename: string;
   subfolder: string;
 }
 
-import type { JobGroup } from '../../../server/assets/asset-listing.js';
-
 /** A job output folder (`studio_jobs[]`), as the server lists it. */
 export type StudioJobGroup = JobGroup;
-
-export interface AssetListing {
-  files: AssetFile[];
-  studio_jobs: StudioJobGroup[];
-  total_size: number;
-}
 
 export interface AssetsChange {
   deleted?: string[];

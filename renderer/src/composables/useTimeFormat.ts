@@ -2,7 +2,7 @@
  * Times for display in the browser's zone, converting job records' wall-clock stamps from the
  * server's zone (which the socket's `hello` names).
  */
-import { parseServerTime } from '../lib/time.js';
+import { parseServerTime } from '../../../server/contracts/wire-time.js';
 import { formatStamp } from '../lib/format.js';
 import { useConnectionStore } from '../stores/connection.store.js';
 

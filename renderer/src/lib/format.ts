@@ -2,7 +2,7 @@
  * Numbers as people read them: sizes (one unit for every size on screen: powers of 1024), speeds,
  * durations, times (always in the browser's zone).
  */
-import { parseServerTime } from './time.js';
+import { parseServerTime } from '../../../server/contracts/wire-time.js';
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CatalogFile } from '../../../server/catalog/catalog.schema.js';
+import type { CatalogFile } from '../../../server/contracts/catalog.contract.js';
 import { waitFor } from '../../helpers/fake-catalogs.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 

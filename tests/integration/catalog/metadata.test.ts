@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CatalogFile } from '../../../server/catalog/catalog.schema.js';
+import type { CatalogFile } from '../../../server/contracts/catalog.contract.js';
 import { catalogOf, hubEntry, repoEntry, waitFor, writeCatalogs } from '../../helpers/fake-catalogs.js';
 import { startFakeHub, type FakeHub } from '../../helpers/fake-hub-server.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';

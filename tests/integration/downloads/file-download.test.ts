@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CatalogEntry } from '../../../server/catalog/catalog.schema.js';
+import type { CatalogEntry } from '../../../server/contracts/catalog.contract.js';
 import {
   DownloadError,
   downloadFile,

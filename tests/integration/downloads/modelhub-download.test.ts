@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CatalogEntry } from '../../../server/catalog/catalog.schema.js';
+import type { CatalogEntry } from '../../../server/contracts/catalog.contract.js';
 import { catalogOf, hubEntry, sha256, waitFor, writeCatalogs } from '../../helpers/fake-catalogs.js';
 import { startFakeFileServer, type FakeFileBehaviour, type FakeFileServer } from '../../helpers/fake-file-server.js';
 import { startFakeHub, type FakeHub } from '../../helpers/fake-hub-server.js';

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobMove } from '../../../server/jobs/job-lifecycle.js';
-import type { JobRecord, JobStatus } from '../../../server/jobs/job.schema.js';
+import type { JobRecord, JobStatus } from '../../../server/contracts/jobs.contract.js';
 import { JOB_STATUSES, JOB_TRANSITIONS, stallMessage } from '../../../server/jobs/job-transitions.js';
 import { jobRecord } from '../../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';

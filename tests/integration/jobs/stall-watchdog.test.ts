@@ -5,7 +5,7 @@
  * leaves the job waiting behind it alone, and the user can retry it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../../server/jobs/job.schema.js';
+import type { JobRecord } from '../../../server/contracts/jobs.contract.js';
 import { stallMessage } from '../../../server/jobs/job-transitions.js';
 import { execute, uploadSample, waitForJob } from '../../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CatalogFile } from '../../../server/catalog/catalog.schema.js';
+import type { CatalogFile } from '../../../server/contracts/catalog.contract.js';
 import { catalogOf, hubEntry, sha256, waitFor, writeCatalogs } from '../../helpers/fake-catalogs.js';
 import { startFakeFileServer, type FakeFileServer } from '../../helpers/fake-file-server.js';
 import { seedHub, versionRecord } from '../../helpers/fake-hub-data.js';

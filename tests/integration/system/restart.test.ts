@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StudioEvent } from '../../../server/events/event.schema.js';
+import type { StudioEvent } from '../../../server/contracts/events.contract.js';
 import { MIGRATIONS } from '../../../server/db/migrations.js';
 import { startStudioProcess } from '../../helpers/studio-process.js';
 import { startTestStudio, TEST_API_KEY } from '../../helpers/studio.js';

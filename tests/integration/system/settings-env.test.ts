@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EnvGroup } from '../../../server/system/env-settings.service.js';
+import type { EnvGroup } from '../../../server/contracts/system.contract.js';
 import { startFakeHub } from '../../helpers/fake-hub-server.js';
 import { startTestStudio, TEST_API_KEY, type TestStudio } from '../../helpers/studio.js';
 import { connectStudioWs, until } from '../../helpers/studio-ws.js';

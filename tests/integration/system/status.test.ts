@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SystemStatus } from '../../../server/system/status.service.js';
+import type { SystemStatus } from '../../../server/contracts/system.contract.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 import { connectStudioWs, until } from '../../helpers/studio-ws.js';
 

@@ -6,10 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CatalogFile } from '../../../server/catalog/catalog.schema.js';
-import type { StudioEvent } from '../../../server/events/event.schema.js';
-import type { SystemStatus } from '../../../server/system/status.service.js';
-import type { VersionFile, VersionSummary } from '../../../server/system/version-file.js';
+import type { CatalogFile } from '../../../server/contracts/catalog.contract.js';
+import type { StudioEvent } from '../../../server/contracts/events.contract.js';
+import type { SystemStatus, VersionFile, VersionSummary } from '../../../server/contracts/system.contract.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 import { until } from '../../helpers/studio-ws.js';
 import { createAppDir, createDataDir, createUpdateRepo, tempRoot, USER_ENTRY, versionJson, type UpdateRepo } from './update-fixture.js';

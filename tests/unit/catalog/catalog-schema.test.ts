@@ -11,7 +11,7 @@ import {
   llmCatalogFileSchema,
   type CatalogFile,
   type CatalogKind,
-} from '../../../server/catalog/catalog.schema.js';
+} from '../../../server/contracts/catalog.contract.js';
 import { compatibleLoras } from '../../../server/catalog/lora-pairs.js';
 import { resolveSourceUrl } from '../../../server/catalog/source-urls.js';
 

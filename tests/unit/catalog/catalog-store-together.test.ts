@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CatalogEntry, CatalogFile } from '../../../server/catalog/catalog.schema.js';
+import type { CatalogEntry, CatalogFile } from '../../../server/contracts/catalog.contract.js';
 import { CatalogFileError, CatalogStore } from '../../../server/catalog/catalog.store.js';
 
 let dir: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogEntry, CatalogFile } from '../../../server/catalog/catalog.schema.js';
+import type { CatalogEntry, CatalogFile } from '../../../server/contracts/catalog.contract.js';
 import { baseModelsMatch, compatibleLoras, stripNoiseSuffix } from '../../../server/catalog/lora-pairs.js';
 
 const lora = (file: string, over: Partial<CatalogEntry> = {}): CatalogEntry => ({

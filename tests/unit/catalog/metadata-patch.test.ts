@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogEntry } from '../../../server/catalog/catalog.schema.js';
+import type { CatalogEntry } from '../../../server/contracts/catalog.contract.js';
 import { mergeTags, modelhubPatch, pickFile, repohostPatch } from '../../../server/catalog/metadata-patch.js';
 
 const entry = (over: Partial<CatalogEntry> = {}): CatalogEntry => ({

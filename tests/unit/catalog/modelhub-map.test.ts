@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogEntry, CatalogFile } from '../../../server/catalog/catalog.schema.js';
+import type { CatalogEntry, CatalogFile } from '../../../server/contracts/catalog.contract.js';
 import { buildModelhubMap } from '../../../server/catalog/modelhub-map.js';
 
 const hubEntry = (file: string, version: string, model: string | undefined, over: Partial<CatalogEntry> = {}): CatalogEntry => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogEntry } from '../../../server/catalog/catalog.schema.js';
+import type { CatalogEntry } from '../../../server/contracts/catalog.contract.js';
 import { SourceUrlError, resolveSourceUrl } from '../../../server/catalog/source-urls.js';
 
 const config = {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../../server/config.js';
 import { EventBus } from '../../../server/events/event-bus.js';
-import { EVENT_TYPE_MEANINGS, EVENT_TYPES, isEventTypeFilter } from '../../../server/events/event.schema.js';
+import { EVENT_TYPE_MEANINGS, EVENT_TYPES, isEventTypeFilter } from '../../../server/contracts/events.contract.js';
 import { silentLogger } from '../../../server/logging.js';
 
 describe('event types', () => {

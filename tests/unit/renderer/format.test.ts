@@ -3,7 +3,7 @@ import { friendlyJobError } from '../../../renderer/src/lib/errors.js';
 import { downloadProblem, retryWords } from '../../../renderer/src/lib/download-errors.js';
 import { etaSeconds, formatBytes, formatDuration, formatGb, formatPercent, formatSpeed, formatStamp, plural } from '../../../renderer/src/lib/format.js';
 import { parseJobFolder } from '../../../renderer/src/lib/job-folder.js';
-import { parseServerTime } from '../../../renderer/src/lib/time.js';
+import { parseServerTime } from '../../../server/contracts/wire-time.js';
 import { progressFacts } from '../../../renderer/src/lib/progress.js';
 import type { ProgressObject } from '../../../renderer/src/api/types.js';
 

@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import type { ManifestInput } from '../../../renderer/src/api/types.js';
 import { applyResolvedSeeds, clampNote, clampNumber, formFromParams, initialForm, missingInputs, numberBounds, randomSeedsOf, rememberRandomSeeds, toParams } from '../../../renderer/src/lib/run-form.js';
 import { APP_ROOT } from '../../../server/config.js';
-import { parseManifest } from '../../../server/workflows/manifest.schema.js';
+import { parseManifest } from '../../../server/contracts/workflows.contract.js';
 
 function manifestInputs(id: string): ManifestInput[] {
   const raw: unknown = parse(fs.readFileSync(path.join(APP_ROOT, 'workflows', id, 'manifest.yaml'), 'utf8'));

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
-import { backoffDelay, decodePreviewFrame, StudioSocket, type SocketLike, type SocketStatus } from '../../../renderer/src/api/socket.js';
+import { backoffDelay, previewFromFrame, StudioSocket, type SocketLike, type SocketStatus } from '../../../renderer/src/api/socket.js';
 
 /** A reconnect scheduler the test fires by hand, recording the delays asked for. */
 function manualTimers() {
@@ -69,10 +69,10 @@ describe('backoffDelay', () => {
   });
 });
 
-describe('decodePreviewFrame', () => {
+describe('previewFromFrame', () => {
   it('reads the meta header and the image bytes', async () => {
     const raw = previewFrame({ prompt_id: 'p1', node_id: '3', image_type: 'image/png' }, Buffer.from([1, 2, 3]));
-    const frame = decodePreviewFrame(arrayBuffer(raw));
+    const frame = previewFromFrame(arrayBuffer(raw));
     expect(frame?.meta.prompt_id).toBe('p1');
     expect(frame?.image.type).toBe('image/png');
     expect([...new Uint8Array(await frame!.image.arrayBuffer())]).toEqual([1, 2, 3]);
@@ -80,9 +80,9 @@ describe('decodePreviewFrame', () => {
   it('rejects other frame types and truncated frames', () => {
     const other = Buffer.alloc(12);
     other.writeUInt32BE(2, 0);
-    expect(decodePreviewFrame(arrayBuffer(other))).toBeNull();
+    expect(previewFromFrame(arrayBuffer(other))).toBeNull();
     const cut = previewFrame({ prompt_id: 'p' }, Buffer.alloc(0)).subarray(0, 10);
-    expect(decodePreviewFrame(arrayBuffer(cut))).toBeNull();
+    expect(previewFromFrame(arrayBuffer(cut))).toBeNull();
   });
 });
 

@@ -1,14 +1,12 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseBlock } from '../../../server/workflows/block.schema.js';
-import type { BlockTemplate } from '../../../server/workflows/block.schema.js';
+import { type BlockTemplate, parseBlock } from '../../../server/workflows/block.schema.js';
 import { assembleDynamicGraph, buildDynamicGraph } from '../../../server/workflows/graph-dynamic.js';
 import { validateApiGraph } from '../../../server/workflows/graph-validate.js';
-import { parseManifest } from '../../../server/workflows/manifest.schema.js';
+import { parseManifest } from '../../../server/contracts/workflows.contract.js';
 import type { ApiGraph, ObjectInfo } from '../../../server/workflows/types.js';
 import { WorkflowBuildError } from '../../../server/workflows/workflow-errors.js';
-import { loadDefinition, loadWorkflow } from '../../../server/workflows/workflow.store.js';
-import type { WorkflowDefinition } from '../../../server/workflows/workflow.store.js';
+import { loadDefinition, loadWorkflow, type WorkflowDefinition } from '../../../server/workflows/workflow.store.js';
 import { coreObjectInfo, shippedWorkflowsDir } from './helpers.js';
 
 let lora: WorkflowDefinition;

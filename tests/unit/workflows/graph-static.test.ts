@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildStaticGraph } from '../../../server/workflows/graph-static.js';
-import { parseManifest } from '../../../server/workflows/manifest.schema.js';
-import type { WorkflowManifest } from '../../../server/workflows/manifest.schema.js';
+import { parseManifest, type WorkflowManifest } from '../../../server/contracts/workflows.contract.js';
 import { WorkflowBuildError } from '../../../server/workflows/workflow-errors.js';
 
 function manifest(inputs: unknown[]): WorkflowManifest {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseManifest } from '../../../server/workflows/manifest.schema.js';
+import { parseManifest } from '../../../server/contracts/workflows.contract.js';
 import { SEED_LIMIT, cryptoRandomSeed, resolveSeeds } from '../../../server/workflows/seeds.js';
 
 const manifest = parseManifest({

@@ -97,3 +97,13 @@ export function completePreset(input: z.infer<typeof presetInputSchema>): Preset
   if (source) preset.source = source;
   return preset;
 }
+
+/** One placeholder question as the API shows it. */
+export interface PlaceholderQuestion {
+  index: number;
+  scene: number;
+  question: string;
+  options: string[];
+  raw: string;
+  field: string;
+}

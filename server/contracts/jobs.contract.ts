@@ -1,8 +1,6 @@
 /**
- * The job record of the spec (wire names), shared with the renderer as types.
+ * The job record of the spec (wire names), its progress object, and the run routes' answers.
  */
-import type { ProgressObject } from './progress-tracker.js';
-
 export type JobStatus = 'queued' | 'running' | 'completed' | 'error' | 'stalled';
 
 export interface OutputRef {
@@ -35,3 +33,29 @@ export interface JobRecord {
 
 export const ACTIVE_STATUSES: readonly JobStatus[] = ['queued', 'running'];
 export const FINISHED_STATUSES: readonly JobStatus[] = ['completed', 'error', 'stalled'];
+
+export type ProgressStatus = 'pending' | 'running' | 'completed' | 'error' | 'interrupted';
+
+/** The spec's progress object. */
+export interface ProgressObject {
+  status: ProgressStatus;
+  node_title: string | null;
+  node_type: string | null;
+  step: number;
+  total_steps: number;
+  /** Graph nodes that ran to the end (instant ones included, cached ones not). */
+  nodes_done: number;
+  total_nodes: number;
+  effective_total: number;
+  cached_count: number;
+  percent: number;
+  eta_seconds: number | null;
+  step_rate: number | null;
+  node_outputs: Readonly<Record<string, unknown>>;
+}
+
+export interface ExecuteResult {
+  prompt_id: string;
+  client_id: string;
+  seeds: Record<string, number>;
+}

@@ -126,3 +126,15 @@ export function parseManifest(raw: unknown): WorkflowManifest {
   const more = result.error.issues.length > 3 ? ` (+${result.error.issues.length - 3} more)` : '';
   throw new Error(`invalid manifest: ${issues.join('; ')}${more}`);
 }
+
+export interface ModelsStatus {
+  total: number;
+  present: number;
+  missing: string[];
+}
+
+export interface NodesStatus {
+  total: number;
+  installed: number;
+  missing: string[];
+}

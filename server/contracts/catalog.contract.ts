@@ -152,3 +152,24 @@ export function catalogEntries(catalog: CatalogFile): Array<{ entry: CatalogEntr
   for (const category of catalog.categories) for (const entry of category.models) out.push({ entry, category });
   return out;
 }
+
+/** `stats` of the models and LoRA catalogs (`fetching_count` on models only). */
+export interface CatalogStats {
+  queued_count: number;
+  downloading_count: number;
+  fetching_count?: number;
+  present_count: number;
+  total_count: number;
+  global_speed: number;
+  models_bytes: number;
+  free_bytes: number;
+}
+
+/** One compatible LoRA group as the API returns it. */
+export interface LoraPair {
+  pair_id: string;
+  name: string;
+  high: string | null;
+  low: string | null;
+  both: string | null;
+}

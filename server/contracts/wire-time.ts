@@ -1,7 +1,8 @@
 /**
- * Times in the browser's zone. Job records carry the server's wall-clock time without an offset
- * (`YYYY-MM-DDTHH:MM:SS` in the zone the `hello` frame names); events carry ISO 8601 with an
- * offset. Both become real instants here, so every page shows the same job at the same time.
+ * Reading the wire's two time formats back to instants, shared by the server and the renderer.
+ * Job records carry the server's wall-clock time without an offset (`YYYY-MM-DDTHH:MM:SS` in the
+ * zone the `hello` frame names); events carry ISO 8601 with an offset. Both become real instants
+ * here, so every page shows the same job at the same time. Pure `Intl` code: Node and browsers.
  */
 
 const WALL_CLOCK = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/;
@@ -30,15 +31,21 @@ export function zoneOffsetMinutes(zone: string, utcMs: number): number {
  */
 export function parseServerTime(stamp: string | null | undefined, zone: string | null): Date | null {
   if (!stamp) return null;
-  const wall = WALL_CLOCK.exec(stamp.trim());
-  if (wall && zone) {
-    const [, y, mo, d, h, mi, s] = wall;
-    const asUtc = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +(s ?? 0));
-    // Two passes: the offset at the guessed instant can differ across a DST change.
-    let instant = asUtc - zoneOffsetMinutes(zone, asUtc) * 60_000;
-    instant = asUtc - zoneOffsetMinutes(zone, instant) * 60_000;
-    return new Date(instant);
+  if (zone) {
+    const instant = wallClockInstant(stamp, zone);
+    if (instant !== null) return new Date(instant);
   }
   const date = new Date(stamp);
   return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** The epoch ms a wall-clock stamp (`YYYY-MM-DDTHH:MM[:SS]`) names in `zone`, or null when it is not one. */
+export function wallClockInstant(stamp: string, zone: string): number | null {
+  const wall = WALL_CLOCK.exec(stamp.trim());
+  if (!wall) return null;
+  const [, y, mo, d, h, mi, s] = wall;
+  const asUtc = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +(s ?? 0));
+  // Two passes: the offset at the guessed instant can differ across a DST change.
+  const guess = asUtc - zoneOffsetMinutes(zone, asUtc) * 60_000;
+  return asUtc - zoneOffsetMinutes(zone, guess) * 60_000;
 }

@@ -1,13 +1,12 @@
 /**
  * The Studio WebSocket's message map: every text frame is `{type, data}` with `data` typed by
- * `type` here. The renderer imports these types (`import type`) so both ends agree.
+ * `type` here. The hub sends with these types and the renderer reads with them, so both ends agree.
  *
- * Binary frames carry preview images: `[u32 BE 1][u32 BE n][n bytes JSON PreviewMeta][image]`.
+ * Binary frames carry preview images; their codec is `preview-frame.ts`.
  */
-import type { StudioEvent } from '../events/event.schema.js';
-import type { JobRecord } from '../jobs/job.schema.js';
-import type { ProgressObject } from '../jobs/progress-tracker.js';
-import type { TelemetrySample } from '../system/telemetry.service.js';
+import type { StudioEvent } from './events.contract.js';
+import type { JobRecord, ProgressObject } from './jobs.contract.js';
+import type { TelemetrySample } from './system.contract.js';
 
 /** What clients learn about the engine (mirrors the engine supervisor's state). */
 export interface EngineStateMessage {
@@ -31,7 +30,7 @@ export interface WsEventMap {
   'job.started': JobRecord;
   'job.completed': JobRecord;
   'job.failed': JobRecord;
-  /** The engine lost the job (it restarted while the job was queued or running). */
+  /** The engine lost the job, or went silent on it for JOB_STALL_MINUTES (the record's `error` says which). */
   'job.stalled': JobRecord;
   /** Live progress of a running job. */
   'job.progress': { prompt_id: string; progress: ProgressObject };
@@ -40,16 +39,6 @@ export interface WsEventMap {
   /** A telemetry sample, every few seconds (the history's newest point). */
   'telemetry.sample': TelemetrySample;
 }
-
-/** The JSON header of a binary preview frame. */
-export interface PreviewMeta {
-  prompt_id: string | null;
-  node_id: string | null;
-  image_type: string;
-}
-
-/** Binary frame type of a preview image. */
-export const PREVIEW_FRAME = 1;
 
 export type WsMessageType = keyof WsEventMap;
 

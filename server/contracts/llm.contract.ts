@@ -1,0 +1,16 @@
+/**
+ * The LLM server's configuration as `GET/POST /api/admin/llm/config` carry it (spec "LLM configuration").
+ */
+import { z } from 'zod';
+
+export type LlmConfig = z.infer<typeof llmConfigFields>;
+
+export const llmConfigFields = z.object({
+  n_gpu_layers: z.number().int().min(-1).max(10_000),
+  ctx_size: z.number().int().min(0).max(10_000_000),
+  threads: z.number().int().min(-1).max(1024),
+  temp: z.number().min(0).max(10),
+  top_p: z.number().min(0).max(1),
+  top_k: z.number().int().min(0).max(100_000),
+  repeat_penalty: z.number().min(0).max(10),
+});
