@@ -38,6 +38,7 @@ import { Secrets } from './system/secrets.store.js';
 import { SettingsStore } from './system/settings.store.js';
 import { createSystemModule } from './system/system.module.js';
 import { STUDIO_TIME_ZONE } from './time.js';
+import { groupNodePackages } from './workflows/node-packages.js';
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/workflows.module.js';
 
 export interface StudioOptions {
@@ -152,7 +153,7 @@ export class Studio {
       hub,
       startedAt: this.startedAt,
       engineStatus,
-      nodePackages: async () => (engineStatus() === 'running' ? (await workflows.service.packagesOrEmpty()).length : 0),
+      nodePackages: async () => (engineStatus() === 'running' ? groupNodePackages(await workflows.service.objectInfo()).length : 0),
       modelsPresence: () => catalog.modelsPresence(),
       bot: chatbot.control,
       secrets,
