@@ -1,7 +1,7 @@
 /**
  * The workflows capability as `studio.ts` builds it: the installed workflows (seeded from the
- * shipped ones on first boot), their readiness against the engine and the catalogs, and their
- * routes. The engine's node list is read again after each engine start.
+ * shipped ones on first boot), their readiness against the engine and the catalogs, the import of
+ * any engine workflow, and their routes. The engine's node list is read again after each engine start.
  */
 import path from 'node:path';
 import { SHIPPED_ROOT, type Config } from '../config.js';
@@ -10,6 +10,9 @@ import type { EventBus } from '../events/event-bus.js';
 import type { Uploads } from '../http/uploads.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
+import { nodeMapLoader } from './import/node-map.store.js';
+import { workflowImportRoutes } from './import/workflow-import.routes.js';
+import { WorkflowImportService } from './import/workflow-import.service.js';
 import { seedWorkflows } from './workflow-seed.store.js';
 import { WorkflowService } from './workflow.service.js';
 import { workflowsRoutes } from './workflows.routes.js';
@@ -43,7 +46,18 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
   deps.engine.onUp(() => service.invalidateNodes());
   return {
     name: 'workflows',
-    routers: [workflowsRoutes(service, deps.uploads)],
+    routers: [
+      workflowsRoutes(service, deps.uploads),
+      workflowImportRoutes(
+        new WorkflowImportService({
+          dir: config.paths.workflows,
+          objectInfo: () => service.objectInfo(),
+          nodeMap: nodeMapLoader(path.join(SHIPPED_ROOT, 'resources', 'node-packages.json')),
+          catalogDest: deps.destOf,
+        }),
+        deps.uploads,
+      ),
+    ],
     service,
     async prepare() {
       const seeded = await seedWorkflows(path.join(SHIPPED_ROOT, 'workflows'), config.paths.workflows);
