@@ -16,6 +16,7 @@ import { CatalogStore, seedCatalogs } from './catalog/catalog.store.js';
 import { APP_ROOT, MIN_LAN_KEY_LENGTH, SHIPPED_ROOT, type Config } from './config.js';
 import { ensureDataDir, loadSessionSecret } from './config/data-dir.js';
 import { checkpoint, openDatabase, type Db } from './db/database.js';
+import { engineAvailability } from './engine/engine-availability.js';
 import { EngineClient } from './engine/engine.client.js';
 import { engineMessage, EngineProcess } from './engine/engine-process.js';
 import { studioEngineDirs } from './engine/engine-launch.js';
@@ -66,6 +67,9 @@ import { diskPresence, presenceSummary } from './catalog/model-status.js';
 import { seedWorkflows } from './workflows/workflow-seed.store.js';
 import { WorkflowService } from './workflows/workflow.service.js';
 import { workflowsRoutes } from './workflows/workflows.routes.js';
+import { nodeMapLoader } from './workflows/import/node-map.store.js';
+import { WorkflowImportService } from './workflows/import/workflow-import.service.js';
+import { workflowImportRoutes } from './workflows/import/workflow-import.routes.js';
 import { STUDIO_TIME_ZONE } from './time.js';
 
 export interface StudioOptions {
@@ -170,7 +174,8 @@ export class Studio {
     this.hub = new WsHub(this.logger, options.heartbeatMs, (session) => signer.liveUntil(session));
     signer.onRevoke((sid) => this.hub.closeSession(sid));
     this.engine = new EngineProcess({ config, logger: this.logger, env: config.childEnv });
-    this.engineClient = new EngineClient({ baseUrl: this.engine.url });
+    // Calls fail at once while the engine is known to be down, instead of waiting out timeouts.
+    this.engineClient = new EngineClient({ baseUrl: this.engine.url, availability: engineAvailability(this.engine) });
     // Kept across restarts: the engine sends a prompt's events to the id it was submitted with.
     const clientId = loadEngineClientId(path.join(config.paths.jobs, 'engine-client-id'));
     this.engineSocket = new EngineSocket({ baseUrl: this.engine.url, clientId, logger: this.logger });
@@ -302,6 +307,15 @@ export class Studio {
         authRoutes({ auth }),
         eventsRoutes(this.events),
         workflowsRoutes(this.workflows, uploads),
+        workflowImportRoutes(
+          new WorkflowImportService({
+            dir: config.paths.workflows,
+            objectInfo: () => this.workflows.objectInfo(),
+            nodeMap: nodeMapLoader(path.join(SHIPPED_ROOT, 'resources', 'node-packages.json')),
+            catalogDest: (file) => this.catalogDest(file),
+          }),
+          uploads,
+        ),
         runRoutes(this.runner, queries, uploads),
         jobsRoutes({ queries, runner: this.runner, jobs: this.jobs, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
         engineRoutes(this.engineClient, this.sharedFolders),

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { APP_ROOT, type Config } from '../config.js';
+import { APP_ROOT, SHIPPED_ROOT, type Config } from '../config.js';
 import type { EngineDirs } from './engine-paths.js';
 
 /** The stand-in is ours and small; it listens within a second or two. */
@@ -62,6 +62,8 @@ export function standinLaunch(config: Config, context: LaunchContext = {}): Engi
     '--preview-method', engine.previewMethod,
     // The same model folders a managed engine gets: a workflow is accepted when its files are there.
     '--extra-model-paths-config', extraModelPathsFile(config),
+    // Said explicitly: the child cannot count on knowing where a packaged app keeps its resources.
+    '--resources-dir', path.join(SHIPPED_ROOT, 'resources', 'standin'),
     ...(engine.standinObjectInfo ? ['--object-info', engine.standinObjectInfo] : []),
     '--parent-pid', String(process.pid),
   ];

@@ -18,6 +18,8 @@ export interface CliFlags {
   /** Stand-in only: how long a node without progress steps takes. */
   nodeMs?: number;
   previewMethod?: string;
+  /** Stand-in only: its shipped node list and media (`resources/standin/` of the checkout or the packaged app). */
+  resourcesDir?: string;
   /** Exit when this process is gone (Studio killed with SIGKILL must not leave an orphan on the port). */
   parentPid?: number;
 }
@@ -67,6 +69,9 @@ export function parseFlags(args: readonly string[], warn: (message: string) => v
         break;
       case '--preview-method':
         flags.previewMethod = value();
+        break;
+      case '--resources-dir':
+        flags.resourcesDir = value();
         break;
       case '--parent-pid':
         flags.parentPid = nonNegativeInt(name, value());

@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     modelFolders,
     nodeMs: flags.nodeMs ?? config.engine.standinNodeMs,
     allowedHosts: config.allowedHosts,
+    resourcesDir: flags.resourcesDir,
     previewMethod: flags.previewMethod,
     logger: consoleLogger,
   });

@@ -41,6 +41,8 @@ export interface StandinOptions {
   nodeMs?: number;
   /** `--preview-method` (default none, like the engine): previews for prompts that do not choose. */
   previewMethod?: string;
+  /** `resources/standin/` (node list, media); default: the one beside this code. */
+  resourcesDir?: string;
   /** Extra Host names accepted besides this machine's own (STUDIO_ALLOWED_HOSTS). */
   allowedHosts?: readonly string[];
   logger?: Logger;
@@ -59,7 +61,7 @@ const DEFAULT_NODE_MS = 5;
 export async function startStandinEngine(options: StandinOptions): Promise<StandinEngine> {
   const logger = options.logger ?? silentLogger;
   const host = options.host ?? '127.0.0.1';
-  const resources = standinResourcesDir();
+  const resources = options.resourcesDir ?? standinResourcesDir();
   const ownsTemp = !options.tempDir;
   const dirs: EngineDirs = {
     input: path.resolve(options.inputDir),

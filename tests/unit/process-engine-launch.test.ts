@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { APP_ROOT, loadConfig } from '../../server/config.js';
+import { APP_ROOT, loadConfig, SHIPPED_ROOT } from '../../server/config.js';
 import { managedLaunch, MANAGED_READY_TIMEOUT_MS, standinLaunch, STANDIN_READY_TIMEOUT_MS } from '../../server/engine/engine-launch.js';
 
 const root = path.resolve('/data/studio');
@@ -24,6 +24,7 @@ describe('engine launch', () => {
       '--node-ms', '50',
       '--preview-method', 'auto',
       '--extra-model-paths-config', path.join(root, 'engine', 'extra_model_paths.yaml'),
+      '--resources-dir', path.join(SHIPPED_ROOT, 'resources', 'standin'),
       '--parent-pid', String(process.pid),
     ]);
     expect(launch.cwd).toBe(APP_ROOT);

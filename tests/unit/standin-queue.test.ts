@@ -58,5 +58,6 @@ describe('stand-in CLI flags', () => {
     expect(warnings).toEqual(['stand-in: ignoring unsupported flag --cpu']);
     expect(() => parseFlags(['--port', '-1'], () => {})).toThrow(/non-negative integer/);
     expect(() => parseFlags(['--object-info'], () => {})).toThrow(/needs a value/);
+    expect(parseFlags(['--resources-dir', '/opt/Studio/resources/resources/standin'], () => {})).toEqual({ resourcesDir: '/opt/Studio/resources/resources/standin' });
   });
 });
