@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fairIndex } from '../../server/queue/fair-share.js';
+import { fairIndex } from '../../server/jobs/queue/fair-share.js';
 
 /** Queue `jobs` (submitter letters) one by one at their fair places; the resulting order. */
 function queueAll(jobs: string): string {

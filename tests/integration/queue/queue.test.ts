@@ -31,7 +31,7 @@ beforeAll(async () => {
   t = await startTestStudio({ startEngine: true, env: { STANDIN_STEP_MS: '2000', STANDIN_NODE_MS: '20' } });
   plantModels(t.dir, SHIPPED_MODELS);
   cookie = await t.login();
-  await until(async () => (await t.studio.engineClient.queue().catch(() => null)) !== null, 'the stand-in engine', 30_000);
+  await until(async () => (await t.studio.engineModule.client.queue().catch(() => null)) !== null, 'the stand-in engine', 30_000);
 });
 afterAll(async () => {
   await t.stop();
@@ -47,7 +47,7 @@ async function post(pathname: string, body?: unknown): Promise<{ status: number;
 }
 const queue = async () => (await (await t.api('/api/admin/queue')).json()) as QueuedJob[];
 const state = async () => (await (await t.api('/api/admin/queue/state')).json()) as State;
-const engineQueue = () => t.studio.engineClient.queue();
+const engineQueue = () => t.studio.engineModule.client.queue();
 const job = (id: string) => t.studio.jobs.get(id)!;
 
 async function cancelledEvents(): Promise<string[]> {
@@ -81,7 +81,7 @@ describe("Studio's queue", () => {
     const waiting = await post('/api/admin/queue/cancel', { prompt_id: third });
     expect(waiting.status).toBe(200);
     expect(waiting.body).toMatchObject({ prompt_id: third, status: 'cancelled', finished_at: expect.any(String) });
-    expect(await t.studio.engineClient.history(third)).toBeNull();
+    expect(await t.studio.engineModule.client.history(third)).toBeNull();
     expect(await status(third)).toEqual({ status: 'error', prompt_id: third, error: 'Cancelled', cancelled: true });
 
     // Prefetched: deleted from the engine's queue.

@@ -4,8 +4,8 @@
  * job finishes (the queue service removes it) or is deleted (foreign key cascade). The job's
  * status stays in `jobs`, owned by the job lifecycle; this table only says where the job is.
  */
-import type { Db } from '../db/database.js';
-import type { ApiGraph } from '../workflows/types.js';
+import type { Db } from '../../db/database.js';
+import type { ApiGraph } from '../../workflows/types.js';
 
 export interface QueueRow {
   prompt_id: string;

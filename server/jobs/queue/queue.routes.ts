@@ -3,9 +3,9 @@
  * delegate; the logic is in JobQueueService (and the runner for retries).
  */
 import express from 'express';
-import { cancelBody, moveBody, type RetryStalledResult } from '../contracts/queue.contract.js';
-import { validate } from '../http/errors.js';
-import { submitterOf } from '../http/submitter.js';
+import { cancelBody, moveBody, type RetryStalledResult } from '../../contracts/queue.contract.js';
+import { validate } from '../../http/errors.js';
+import { submitterOf } from '../../http/submitter.js';
 import type { JobQueueService } from './job-queue.service.js';
 import type { RetryStalled } from './retry-stalled.js';
 

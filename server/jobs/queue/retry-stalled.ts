@@ -3,8 +3,8 @@
  * parameters and seeds, `retry_of` set), oldest first so the queue keeps their order. A stalled
  * job some job already names as its `retry_of` is skipped: a second click does not double them.
  */
-import type { RetryStalledResult } from '../contracts/queue.contract.js';
-import type { JobStore } from '../jobs/job.store.js';
+import type { RetryStalledResult } from '../../contracts/queue.contract.js';
+import type { JobStore } from '../job.store.js';
 
 export interface RetryStalledDeps {
   jobs: JobStore;

@@ -5,18 +5,18 @@
  * a busy engine. The job's status stays the lifecycle's (`queued` while waiting or prefetched):
  * this service only places jobs, cancels them (through the lifecycle) and reorders the waiting.
  */
-import type { EngineClient } from '../engine/engine.client.js';
-import { DomainError, isKind } from '../domain-error.js';
-import type { EventBus } from '../events/event-bus.js';
-import type { JobFolders } from '../jobs/job-folders.store.js';
-import type { JobLifecycle } from '../jobs/job-lifecycle.js';
-import type { JobMonitor } from '../jobs/job-monitor.js';
-import type { JobStore } from '../jobs/job.store.js';
-import type { JobRecord } from '../contracts/jobs.contract.js';
-import type { QueueState } from '../contracts/queue.contract.js';
-import type { Logger } from '../logging.js';
-import type { SettingsStore } from '../system/settings.store.js';
-import type { ApiGraph } from '../workflows/types.js';
+import type { EngineClient } from '../../engine/engine.client.js';
+import { DomainError, isKind } from '../../domain-error.js';
+import type { EventBus } from '../../events/event-bus.js';
+import type { JobFolders } from '../job-folders.store.js';
+import type { JobLifecycle } from '../job-lifecycle.js';
+import type { JobMonitor } from '../job-monitor.js';
+import type { JobStore } from '../job.store.js';
+import type { JobRecord } from '../../contracts/jobs.contract.js';
+import type { QueueState } from '../../contracts/queue.contract.js';
+import type { Logger } from '../../logging.js';
+import type { SettingsStore } from '../../system/settings.store.js';
+import type { ApiGraph } from '../../workflows/types.js';
 import { fairIndex } from './fair-share.js';
 import type { QueueRow, QueueStore } from './queue.store.js';
 
@@ -67,10 +67,11 @@ export class JobQueueService {
   constructor(private readonly deps: JobQueueDeps) {}
 
   /**
-   * Boot: jobs left waiting by the previous run become `stalled` (the spec's restart rule; jobs
-   * handed to an engine are reconciled with it instead), then hand-overs begin.
+   * Boot, before the engine is reconciled: jobs left waiting by the previous run become `stalled`
+   * (the spec's restart rule; jobs handed to an engine are reconciled with it instead), and the
+   * queue follows job changes from here on.
    */
-  start(): void {
+  recover(): void {
     const stalled: string[] = [];
     for (const row of this.deps.store.waiting()) {
       const result = this.deps.lifecycle.stall(row.prompt_id, { cause: 'restart' });
@@ -98,6 +99,10 @@ export class JobQueueService {
       this.deps.store.remove(change.job.prompt_id);
       this.schedule();
     });
+  }
+
+  /** Begin handing jobs to the engines (and retrying a hand-over that failed, every `retryMs`). */
+  start(): void {
     this.timer = setInterval(() => this.schedule(), this.deps.retryMs ?? 1_000);
     this.timer.unref();
     this.schedule();
