@@ -4,6 +4,7 @@
  * dynamic workflows; `blocks` (assembly order) and `outputs_map` (output classification).
  */
 import { z } from 'zod';
+import { jsonObjectText } from './fields.js';
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** Input ids double as `{{placeholder}}` names, so they keep to identifier characters. */
@@ -69,6 +70,8 @@ export const manifestSchema = z
     outputs: z.array(z.object({ type: z.enum(['video', 'image']), format: z.string().optional() })).default([]),
     required_models: z.array(z.string().min(1)).default([]),
     required_nodes: z.array(z.string().min(1)).default([]),
+    /** Imported workflows: package → install URL for required node packages the engine lacked. */
+    node_sources: z.record(z.string(), z.string().url()).optional(),
     /** Dynamic workflows: block names in assembly order (default: `blocks/*.json` sorted by name). */
     blocks: z.array(z.string().min(1)).optional(),
     /**
@@ -138,3 +141,8 @@ export interface NodesStatus {
   installed: number;
   missing: string[];
 }
+
+export const buildQuery = z.object({ format: z.enum(['api', 'workflow']).default('api') });
+
+/** `POST /api/run/{id}/build`: JSON or multipart, `params` a JSON object or its text. */
+export const buildFields = z.object({ params: jsonObjectText('params') });

@@ -31,6 +31,8 @@ export const UPLOAD_LIMITS = {
   inputs: { ...FIELD_LIMITS, fileSize: 512 * MB, files: 100, fieldSize: 64 * 1024, parts: 100 + FIELD_LIMITS.fields },
   /** A JSON document (catalog import, preset import): parsed in memory, so small. */
   json: { ...FIELD_LIMITS, fileSize: 5 * MB, files: 1, fieldSize: 64 * 1024, parts: 1 + FIELD_LIMITS.fields },
+  /** A workflow to import: JSON, or a PNG/WebP carrying one, read in memory. */
+  workflow: { ...FIELD_LIMITS, fileSize: 50 * MB, files: 1, fieldSize: 64 * 1024, parts: 1 + FIELD_LIMITS.fields },
 } as const;
 
 export type UploadKind = keyof typeof UPLOAD_LIMITS;
@@ -97,19 +99,4 @@ export async function assertImage(file: UploadedFile, field: string): Promise<vo
 /** The text of a small uploaded document (the `json` kind). */
 export function readUploadText(file: UploadedFile): Promise<string> {
   return fsp.readFile(file.path, 'utf8');
-}
-
-/** A multipart text field holding JSON that must be an object (e.g. `params`); `{}` when absent. */
-export function jsonObjectField(value: unknown, name: string): Record<string, unknown> {
-  if (value === undefined || value === '') return {};
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-  if (typeof value !== 'string') throw new HttpError(400, `${name} must be a JSON object`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch (err) {
-    throw new HttpError(400, `${name} is not valid JSON: ${(err as Error).message}`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new HttpError(400, `${name} must be a JSON object`);
-  return parsed as Record<string, unknown>;
 }

@@ -116,7 +116,7 @@ describe('large and aborted uploads', () => {
 });
 
 describe('form fields an attacker chooses', () => {
-  const routes = ['/api/run/image-filter/execute', '/api/run/image-filter/build', '/api/admin/presets/any/run', '/api/run/upload-image', '/api/admin/assets/upload-inputs', '/api/admin/models/import', '/api/admin/presets/import'];
+  const routes = ['/api/run/image-filter/execute', '/api/run/image-filter/build', '/api/admin/presets/any/run', '/api/run/upload-image', '/api/admin/assets/upload-inputs', '/api/admin/models/import', '/api/admin/presets/import', '/api/admin/workflows/import'];
 
   it('refuses a bracketed field name (an array of 4 294 967 295 items) with 400 on every upload route, and keeps serving', async () => {
     for (const route of routes) {
