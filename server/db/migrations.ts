@@ -165,6 +165,21 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 7,
+    name: 'stored SHA-256 of files the disk page compared',
+    sql: `
+      -- One row per file hashed for the duplicate finder; a row is trusted only while the file's
+      -- size and mtime still match, so a changed file is hashed again.
+      CREATE TABLE file_hashes (
+        path      TEXT PRIMARY KEY,
+        size      INTEGER NOT NULL,
+        mtime_ms  INTEGER NOT NULL,
+        sha256    TEXT NOT NULL,
+        hashed_at TEXT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 8,
     name: "Studio's own queue: status cancelled, queue entries, queue settings",
     sql: `
       -- SQLite cannot change a CHECK constraint: the table is rebuilt with 'cancelled' allowed.
