@@ -5,8 +5,8 @@
  * `npm install` prints no "unsupported engine" warning on the Node the README names.
  */
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import { builderConfig, ROOT } from '../../helpers/packaging.js';
 
@@ -16,6 +16,11 @@ interface PackageJson {
   devDependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
 }
+/** npm's own range rules (semver); loaded untyped: this test needs two functions of it. */
+const semver = createRequire(import.meta.url)('semver') as {
+  satisfies(version: string, range: string): boolean;
+  minVersion(range: string): { version: string } | null;
+};
 const readJson = <T>(rel: string): T => JSON.parse(fs.readFileSync(path.join(ROOT, rel), 'utf8')) as T;
 const SERVER_NODE = '20.19.0';
 const DESKTOP_NODE = '22.12.0';
