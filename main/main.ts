@@ -7,6 +7,7 @@ import log from 'electron-log/main';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SHIPPED_ROOT } from '../server/config.js';
+import { PRIVATE_LOG_WRITE, tightenLogMode } from '../server/logging.js';
 import { DesktopApp } from './desktop-app.js';
 import { startStudio } from './studio-handle.js';
 
@@ -16,6 +17,7 @@ const resourcesDir = path.join(SHIPPED_ROOT, 'resources');
 // No renderer bridge: pages (any page the window might show) get no logging channel into main.
 log.initialize({ preload: false, spyRendererConsole: false });
 log.transports.file.maxSize = 5 * 1024 * 1024;
+log.transports.file.writeOptions = { ...PRIVATE_LOG_WRITE };
 
 const desktop = new DesktopApp({
   start: async () => {
@@ -28,6 +30,7 @@ const desktop = new DesktopApp({
       },
     });
     log.transports.file.resolvePathFn = () => path.join(handle.config.paths.logs, 'main.log');
+    tightenLogMode(path.join(handle.config.paths.logs, 'main.log'));
     return handle;
   },
   version: app.getVersion(),

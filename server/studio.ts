@@ -16,6 +16,7 @@ import { CatalogStore, seedCatalogs } from './catalog/catalog.store.js';
 import { APP_ROOT, MIN_LAN_KEY_LENGTH, SHIPPED_ROOT, type Config } from './config.js';
 import { ensureDataDir, loadSessionSecret } from './config/data-dir.js';
 import { checkpoint, openDatabase, type Db } from './db/database.js';
+import { engineAvailability } from './engine/engine-availability.js';
 import { EngineClient } from './engine/engine.client.js';
 import { engineMessage, EngineProcess } from './engine/engine-process.js';
 import { studioEngineDirs } from './engine/engine-launch.js';
@@ -170,7 +171,8 @@ export class Studio {
     this.hub = new WsHub(this.logger, options.heartbeatMs, (session) => signer.liveUntil(session));
     signer.onRevoke((sid) => this.hub.closeSession(sid));
     this.engine = new EngineProcess({ config, logger: this.logger, env: config.childEnv });
-    this.engineClient = new EngineClient({ baseUrl: this.engine.url });
+    // Calls fail at once while the engine is known to be down, instead of waiting out timeouts.
+    this.engineClient = new EngineClient({ baseUrl: this.engine.url, availability: engineAvailability(this.engine) });
     // Kept across restarts: the engine sends a prompt's events to the id it was submitted with.
     const clientId = loadEngineClientId(path.join(config.paths.jobs, 'engine-client-id'));
     this.engineSocket = new EngineSocket({ baseUrl: this.engine.url, clientId, logger: this.logger });

@@ -1,10 +1,13 @@
-// The panel on model hub image and model pages. It lives in a shadow root (the page's styles
-// do not leak in) and asks the service worker for everything: the Studio key never enters the
-// page, only the answers the panel shows. The hub is a single-page app, so URL changes are watched.
+// The panel on model hub image and model pages. It lives in a closed shadow root (the page's
+// styles do not leak in, and the page's scripts cannot reach its buttons) and asks the service
+// worker for everything: the Studio key never enters the page, only the answers the panel shows.
+// Buttons act only on trusted clicks (a person's, not a script's `click()` or dispatched event),
+// so a hostile page cannot make presets or catalog entries in Studio. The hub is a single-page
+// app, so URL changes are watched.
 (() => {
   const host = document.createElement('div');
   host.id = 'studio-extension-panel';
-  const root = host.attachShadow({ mode: 'open' });
+  const root = host.attachShadow({ mode: 'closed' });
   root.innerHTML = `
     <style>
       :host { all: initial; }
@@ -47,11 +50,18 @@
     return answer.body;
   }
 
+  /** Run `handler` for a person's click only. */
+  const onTrustedClick = (element, handler) =>
+    element.addEventListener('click', (event) => {
+      if (!event.isTrusted) return;
+      void handler(event);
+    });
+
   function button(label, run) {
     const b = document.createElement('button');
     b.type = 'button';
     b.textContent = label;
-    b.addEventListener('click', async () => {
+    onTrustedClick(b, async () => {
       b.disabled = true;
       show('Working…');
       try {
@@ -83,7 +93,7 @@
         const add = document.createElement('button');
         add.type = 'button';
         add.textContent = 'Add';
-        add.addEventListener('click', async () => {
+        onTrustedClick(add, async () => {
           add.disabled = true;
           try {
             item.append(` ${addResult(await ask({ action: 'add', versionId: r.versionId }))}`);

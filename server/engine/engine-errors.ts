@@ -55,3 +55,16 @@ export function summarizeValidation(body: EngineValidationBody): string {
   }
   return lines.join('\n');
 }
+
+/**
+ * Studio already knows the engine cannot answer (its watch finds it unreachable, it crashed or
+ * is restarting): the call is not made, or is cut short, instead of waiting out a timeout.
+ */
+export class EngineUnavailableError extends EngineError {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super('unavailable', reason);
+  }
+}

@@ -1,12 +1,16 @@
 /**
- * HTTP client of the engine (engine-protocol.md §1). Every call but `view`'s body has a timeout;
- * network failures become `EngineUnreachableError`, a rejected prompt `EngineValidationError`
- * (`engine-errors.ts`); the shapes are in `engine-protocol.ts`.
+ * HTTP client of the engine (engine-protocol.md §1). Every call but `view`'s body has a timeout:
+ * short for the calls that should be quick, longer for the node list, long only for uploads.
+ * Network failures become `EngineUnreachableError`, a rejected prompt `EngineValidationError`;
+ * while Studio already knows the engine cannot answer (`engine-availability.ts`), calls fail at
+ * once, and calls in flight are cut short, with `EngineUnavailableError` (`engine-errors.ts`).
+ * The shapes are in `engine-protocol.ts`.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { ObjectInfo } from '../workflows/types.js';
-import { EngineHttpError, EngineUnreachableError, EngineValidationError } from './engine-errors.js';
+import type { EngineAvailability } from './engine-availability.js';
+import { EngineHttpError, EngineUnavailableError, EngineUnreachableError, EngineValidationError } from './engine-errors.js';
 import type {
   EngineNodeErrors,
   EngineQueue,
@@ -28,24 +32,46 @@ export interface EngineClientOptions {
   fetchImpl?: typeof fetch;
   /** Timeout of ordinary calls, and of `view` until the response headers arrive. */
   timeoutMs?: number;
-  /** Timeout of the heavy calls: `object_info` (multi-MB, computed live) and uploads. */
+  /** Timeout of `object_info` (multi-MB, computed live by the engine). */
+  nodeInfoTimeoutMs?: number;
+  /** Timeout of uploads (an input video can be large). */
   slowTimeoutMs?: number;
+  /** What Studio knows of the engine's state; without it every call is tried. */
+  availability?: EngineAvailability;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_NODE_INFO_TIMEOUT_MS = 30_000;
 const DEFAULT_SLOW_TIMEOUT_MS = 120_000;
 
 export class EngineClient {
   private readonly baseUrl: string;
   private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;
+  private readonly nodeInfoTimeoutMs: number;
   private readonly slowTimeoutMs: number;
+  private readonly availability: EngineAvailability | null;
+  /** Aborted (and replaced) each time the engine is lost: ends every call in flight. */
+  private lost = new AbortController();
 
   constructor(opts: EngineClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.fetchImpl = opts.fetchImpl ?? fetch;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.nodeInfoTimeoutMs = opts.nodeInfoTimeoutMs ?? DEFAULT_NODE_INFO_TIMEOUT_MS;
     this.slowTimeoutMs = opts.slowTimeoutMs ?? DEFAULT_SLOW_TIMEOUT_MS;
+    this.availability = opts.availability ?? null;
+    this.availability?.onLost((reason) => {
+      const lost = this.lost;
+      this.lost = new AbortController();
+      lost.abort(new EngineUnavailableError('', reason));
+    });
+  }
+
+  /** Throw `EngineUnavailableError` when Studio knows the engine cannot answer now (before slow work that needs it). */
+  assertAvailable(): void {
+    const reason = this.availability?.unavailableReason();
+    if (reason) throw new EngineUnavailableError('', reason);
   }
 
   /** `GET /system_stats`: versions and devices; also the cheap liveness probe. */
@@ -55,7 +81,7 @@ export class EngineClient {
 
   /** `GET /object_info`: every node class. Heavy: cache it per engine start. */
   async objectInfo(): Promise<ObjectInfo> {
-    return (await this.json('/object_info', {}, this.slowTimeoutMs)) as ObjectInfo;
+    return (await this.json('/object_info', {}, this.nodeInfoTimeoutMs)) as ObjectInfo;
   }
 
   /** `POST /prompt`. Throws `EngineValidationError` on 400 with the engine's node errors. */
@@ -134,6 +160,7 @@ export class EngineClient {
    * stream it (`Readable.fromWeb`). Only the wait for headers is timed. Null when unreachable.
    */
   async view(req: ViewRequest): Promise<Response | null> {
+    if (this.availability?.unavailableReason()) return null;
     const params = new URLSearchParams({ filename: req.filename, type: req.type ?? 'output', subfolder: req.subfolder ?? '' });
     const headersTimeout = new AbortController();
     const timer = setTimeout(() => headersTimeout.abort(new Error(`no response within ${this.timeoutMs} ms`)), this.timeoutMs);
@@ -153,6 +180,7 @@ export class EngineClient {
    * `Readable.fromWeb`. Only the wait for headers is timed; null when the engine is unreachable.
    */
   viewStream(req: ViewRequest): Promise<ViewStream | null> {
+    if (this.availability?.unavailableReason()) return Promise.resolve(null);
     const params = new URLSearchParams({ filename: req.filename, type: req.type ?? 'output', subfolder: req.subfolder ?? '' });
     const url = new URL(`${this.baseUrl}/view?${params.toString()}`);
     const get = url.protocol === 'https:' ? https.get : http.get;
@@ -186,19 +214,29 @@ export class EngineClient {
   }
 
   private async send(path: string, init: RequestInit, timeoutMs = this.timeoutMs): Promise<Response> {
+    const reason = this.availability?.unavailableReason();
+    if (reason) throw new EngineUnavailableError(path, reason);
+    const lost = this.lost.signal;
     try {
-      return await this.fetchImpl(`${this.baseUrl}${path}`, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+      return await this.fetchImpl(`${this.baseUrl}${path}`, { ...init, signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), lost]) });
     } catch (err) {
-      throw new EngineUnreachableError(path, describeFetchError(err, timeoutMs));
+      throw this.failure(path, err, lost, timeoutMs);
     }
   }
 
   private async readText(path: string, res: Response): Promise<string> {
+    const lost = this.lost.signal;
     try {
       return await res.text();
     } catch (err) {
-      throw new EngineUnreachableError(path, describeFetchError(err, this.timeoutMs));
+      throw this.failure(path, err, lost, this.timeoutMs);
     }
+  }
+
+  /** The error of a call that failed: cut short because the engine was lost, or unreachable. */
+  private failure(path: string, err: unknown, lost: AbortSignal, timeoutMs: number): Error {
+    if (lost.aborted && lost.reason instanceof EngineUnavailableError) return new EngineUnavailableError(path, lost.reason.reason);
+    return new EngineUnreachableError(path, describeFetchError(err, timeoutMs));
   }
 }
 

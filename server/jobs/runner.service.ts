@@ -72,6 +72,8 @@ export class RunnerService {
       await this.deps.keepInputCopy?.(file, storedName).catch((err: unknown) => this.deps.logger.warn(`no local copy of input ${storedName}`, err));
       return storedName;
     } catch (err) {
+      // An engine known to be down says so itself (503), not as a failed upload.
+      if (isKind(err, 'unavailable')) throw err;
       this.deps.logger.error('image upload to the engine failed', err);
       throw new HttpError(500, `Upload failed: ${(err as Error).message}`);
     }
@@ -80,6 +82,8 @@ export class RunnerService {
   /** `POST /api/run/{id}/execute`. */
   async execute(workflowId: string, params: Record<string, unknown>, image?: UploadedFile, origin: JobOrigin = {}): Promise<ExecuteResult> {
     const definition = await this.deps.workflows.definition(workflowId);
+    // Nothing below can succeed while the engine is known to be down: say so now (503).
+    this.deps.engine.assertAvailable();
     const objectInfo = await this.deps.workflows.objectInfo().catch(() => undefined);
     const promptId = crypto.randomUUID();
     const folder = newJobFolderName(workflowId);

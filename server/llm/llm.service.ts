@@ -69,8 +69,9 @@ export class LlmService {
 
   /** `POST /api/admin/llm/start`. */
   start(model: string, patch: Partial<LlmConfig>): Promise<{ status: 'started'; model: string; port: number }> {
+    // A plain file name of a file in the models folder: not `..`, `.`, a sub-folder or a path.
     const file = path.join(this.deps.server.modelsDir, model);
-    if (path.basename(model) !== model || !fs.existsSync(file)) throw notFound(`Model not on disk: ${model}`);
+    if (path.basename(model) !== model || model === '..' || model === '.' || !isFile(file)) throw notFound(`Model not on disk: ${model}`);
     const launch = { model, config: { ...this.deps.store.get(), ...patch } };
     return this.serialize(async () => {
       this.resumable = null;
@@ -232,5 +233,13 @@ export class LlmService {
     } catch {
       return null;
     }
+  }
+}
+
+function isFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
   }
 }

@@ -1,17 +1,20 @@
 /**
  * Workflows as Studio serves them: the list with readiness, one manifest, its definition for
  * building, and the engine's node schemas (cached per engine start, as `object_info` is heavy).
+ * When the engine cannot give its node list (down, hung), readiness is computed from the last
+ * list it gave and marked stale (`readiness_stale`, `readiness_as_of`) rather than waiting for it
+ * or calling every node missing.
  */
 import type { EngineClient } from '../engine/engine.client.js';
 import type { EventBus } from '../events/event-bus.js';
 import { DomainError, notFound } from '../domain-error.js';
 import type { Logger } from '../logging.js';
+import { romeIso } from '../time.js';
 import { createEngineModelPresence } from './engine-model-presence.js';
 import { createModelPresence } from './model-presence.store.js';
 import { groupNodePackages } from './node-packages.js';
 import { workflowListEntry } from './readiness.js';
 import type { ObjectInfo } from './types.js';
-import type { NodePackage } from '../contracts/nodes.contract.js';
 import { loadDefinition, loadIndex, loadWorkflow, loadWorkflows, type WorkflowDefinition, type WorkflowEntry } from './workflow.store.js';
 
 /** How long an external engine's model lists are trusted before they are asked again. */
@@ -33,28 +36,50 @@ export interface WorkflowServiceDeps {
   logger: Logger;
 }
 
+/** Marks readiness computed without a current node list from the engine. */
+export interface StaleReadiness {
+  readiness_stale: true;
+  /** When the engine gave the node list used (Rome time), or null when it never has. */
+  readiness_as_of: string | null;
+}
+
+/** The engine's node list readiness is computed from, and whether it is the current one. */
+interface NodeInfo {
+  info: ObjectInfo | null;
+  stale: StaleReadiness | null;
+  reason: string | null;
+}
+
 export class WorkflowService {
   private objectInfoCache: Promise<ObjectInfo> | null = null;
   private objectInfoAt = 0;
+  /** The last node list the engine gave, kept for readiness while it cannot give one. */
+  private lastObjectInfo: { info: ObjectInfo; at: string } | null = null;
   /** Broken workflows already reported, so a list refresh does not repeat the event. */
   private readonly reported = new Map<string, string>();
 
   constructor(private readonly deps: WorkflowServiceDeps) {}
 
-  /** `GET /api/admin/workflows`: the index plus every workflow with its readiness. */
+  /**
+   * `GET /api/admin/workflows`: the index plus every workflow with its readiness. While the
+   * engine cannot give its node list, the list and each entry carry `readiness_stale` and
+   * `readiness_as_of`, and the list says why (`readiness_reason`).
+   */
   async list(): Promise<{ version: number; date: string; workflows: Record<string, unknown>[] }> {
-    const [{ index }, entries, packages] = await Promise.all([loadIndex(this.deps.dir), loadWorkflows(this.deps.dir), this.packagesOrEmpty()]);
-    const isPresent = await this.modelPresence();
+    const [{ index }, entries, nodes] = await Promise.all([loadIndex(this.deps.dir), loadWorkflows(this.deps.dir), this.nodeInfo()]);
+    const isPresent = this.modelPresence(nodes.info);
+    const packages = nodes.info ? groupNodePackages(nodes.info) : [];
     for (const entry of entries) this.reportIfBroken(entry);
-    return { version: index.version, date: index.date, workflows: entries.map((e) => workflowListEntry(e, isPresent, packages)) };
+    const workflows = entries.map((e) => ({ ...workflowListEntry(e, isPresent, packages), ...nodes.stale }));
+    return { version: index.version, date: index.date, workflows, ...(nodes.stale ? { ...nodes.stale, readiness_reason: nodes.reason } : {}) };
   }
 
-  /** One workflow's manifest plus readiness; 404 when unknown. */
+  /** One workflow's manifest plus readiness (marked stale as in `list`); 404 when unknown. */
   async get(id: string): Promise<Record<string, unknown>> {
     const entry = await this.entry(id);
     this.reportIfBroken(entry);
-    const isPresent = await this.modelPresence();
-    return workflowListEntry(entry, isPresent, await this.packagesOrEmpty());
+    const nodes = await this.nodeInfo();
+    return { ...workflowListEntry(entry, this.modelPresence(nodes.info), nodes.info ? groupNodePackages(nodes.info) : []), ...nodes.stale };
   }
 
   /** Everything needed to build the workflow's graph; 404 unknown, 500 broken. */
@@ -70,33 +95,41 @@ export class WorkflowService {
       const pending = this.deps.engine.objectInfo() as Promise<ObjectInfo>;
       this.objectInfoCache = pending;
       this.objectInfoAt = Date.now();
-      pending.catch(() => {
-        if (this.objectInfoCache === pending) this.objectInfoCache = null;
-      });
+      pending.then(
+        (info) => {
+          if (this.objectInfoCache === pending) this.lastObjectInfo = { info, at: romeIso() };
+        },
+        () => {
+          if (this.objectInfoCache === pending) this.objectInfoCache = null;
+        },
+      );
     }
     return this.objectInfoCache;
   }
 
+  /** The node list readiness uses: the engine's current one, else the last it gave, marked stale. */
+  private async nodeInfo(): Promise<NodeInfo> {
+    // An external engine lists its model folders live: a model added there shows up within a minute.
+    if (this.deps.modelsFromEngine && Date.now() - this.objectInfoAt > ENGINE_MODELS_MAX_AGE_MS) this.invalidateNodes();
+    try {
+      // A node list cached before the engine went down is not current either.
+      this.deps.engine.assertAvailable();
+      return { info: await this.objectInfo(), stale: null, reason: null };
+    } catch (err) {
+      const last = this.lastObjectInfo;
+      return { info: last?.info ?? null, stale: { readiness_stale: true, readiness_as_of: last?.at ?? null }, reason: (err as Error).message };
+    }
+  }
+
   /** How readiness decides a model file is there: the engine's own lists, or Studio's disk. */
-  private async modelPresence(): Promise<(file: string) => boolean> {
+  private modelPresence(info: ObjectInfo | null): (file: string) => boolean {
     if (!this.deps.modelsFromEngine) return createModelPresence(this.deps.modelsDir, this.deps.destOf);
-    // The engine lists its model folders live: a model added there shows up within a minute.
-    if (Date.now() - this.objectInfoAt > ENGINE_MODELS_MAX_AGE_MS) this.invalidateNodes();
-    return createEngineModelPresence(await this.objectInfo().catch(() => null));
+    return createEngineModelPresence(info);
   }
 
   /** Forget the cached node list (the engine restarted, nodes were installed). */
   invalidateNodes(): void {
     this.objectInfoCache = null;
-  }
-
-  /** Node packages of the running engine; empty when it is unreachable (readiness then says so). */
-  async packagesOrEmpty(): Promise<NodePackage[]> {
-    try {
-      return groupNodePackages(await this.objectInfo());
-    } catch {
-      return [];
-    }
   }
 
   private async entry(id: string): Promise<WorkflowEntry> {

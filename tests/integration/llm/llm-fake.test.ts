@@ -61,6 +61,13 @@ describe('LLM server lifecycle', () => {
     expect((await t.api('/api/admin/llm/start', json({}))).status).toBe(400);
     expect((await t.api('/api/admin/llm/start', json({ model: 'nope.gguf' }))).status).toBe(404);
     expect((await t.api('/api/admin/llm/start', json({ model: '../../etc/passwd' }))).status).toBe(404);
+    // Names that pass a basename check but are not model files: the folder itself, its parent, a sub-folder.
+    fs.mkdirSync(path.join(models, 'sub.gguf'), { recursive: true });
+    for (const name of ['..', '.', 'sub.gguf']) {
+      const res = await t.api('/api/admin/llm/start', json({ model: name }));
+      expect(res.status, name).toBe(404);
+      expect(await res.json()).toEqual({ detail: `Model not on disk: ${name}` });
+    }
     const bad = await t.api('/api/admin/llm/start', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"model":' });
     expect(bad.status).toBe(400);
   });

@@ -4,10 +4,13 @@
  * file modes.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { loadConfig } from '../../../server/config.js';
 import { KeyLimiter } from '../../../server/http/key-limiter.js';
+import { createFileLogger } from '../../../server/logging.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 
 let t: TestStudio | undefined;
@@ -124,6 +127,27 @@ describe('secrets stay home', () => {
     expect(mode(paths.root)).toBe(0o700);
     for (const file of [paths.dbFile, `${paths.dbFile}-wal`, `${paths.dbFile}-shm`, paths.eventsFile, paths.sessionSecret]) {
       expect(mode(file).toString(8), file).toBe('600');
+    }
+  });
+});
+
+describe('log files', () => {
+  it('writes server.log 0600 under a permissive umask, and tightens one left 0644 by an older version', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-logs-'));
+    const umask = process.umask(0o022);
+    try {
+      createFileLogger(dir, 'server', { console: false }).info('a line with an address 10.0.0.7');
+      const file = path.join(dir, 'server.log');
+      await expect.poll(() => fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes('10.0.0.7')).toBe(true);
+      expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
+
+      const old = path.join(dir, 'old.log');
+      fs.writeFileSync(old, 'from before\n', { mode: 0o644 });
+      createFileLogger(dir, 'old', { console: false }).info('next');
+      expect((fs.statSync(old).mode & 0o777).toString(8)).toBe('600');
+    } finally {
+      process.umask(umask);
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
