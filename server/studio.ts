@@ -67,6 +67,9 @@ import { diskPresence, presenceSummary } from './catalog/model-status.js';
 import { seedWorkflows } from './workflows/workflow-seed.store.js';
 import { WorkflowService } from './workflows/workflow.service.js';
 import { workflowsRoutes } from './workflows/workflows.routes.js';
+import { nodeMapLoader } from './workflows/import/node-map.store.js';
+import { WorkflowImportService } from './workflows/import/workflow-import.service.js';
+import { workflowImportRoutes } from './workflows/import/workflow-import.routes.js';
 import { STUDIO_TIME_ZONE } from './time.js';
 
 export interface StudioOptions {
@@ -304,6 +307,15 @@ export class Studio {
         authRoutes({ auth }),
         eventsRoutes(this.events),
         workflowsRoutes(this.workflows, uploads),
+        workflowImportRoutes(
+          new WorkflowImportService({
+            dir: config.paths.workflows,
+            objectInfo: () => this.workflows.objectInfo(),
+            nodeMap: nodeMapLoader(path.join(SHIPPED_ROOT, 'resources', 'node-packages.json')),
+            catalogDest: (file) => this.catalogDest(file),
+          }),
+          uploads,
+        ),
         runRoutes(this.runner, queries, uploads),
         jobsRoutes({ queries, runner: this.runner, jobs: this.jobs, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
         engineRoutes(this.engineClient, this.sharedFolders),

@@ -69,6 +69,8 @@ export const manifestSchema = z
     outputs: z.array(z.object({ type: z.enum(['video', 'image']), format: z.string().optional() })).default([]),
     required_models: z.array(z.string().min(1)).default([]),
     required_nodes: z.array(z.string().min(1)).default([]),
+    /** Imported workflows: package → install URL for required node packages the engine lacked. */
+    node_sources: z.record(z.string(), z.string().url()).optional(),
     /** Dynamic workflows: block names in assembly order (default: `blocks/*.json` sorted by name). */
     blocks: z.array(z.string().min(1)).optional(),
     /**

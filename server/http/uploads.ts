@@ -23,6 +23,8 @@ export const UPLOAD_LIMITS = {
   inputs: { fileSize: 512 * MB, files: 100, fieldSize: 64 * 1024 },
   /** A JSON document (catalog import, preset import): parsed in memory, so small. */
   json: { fileSize: 5 * MB, files: 1, fieldSize: 64 * 1024 },
+  /** A workflow to import: JSON, or a PNG/WebP carrying one, read in memory. */
+  workflow: { fileSize: 50 * MB, files: 1, fieldSize: 64 * 1024 },
 } as const;
 
 export type UploadKind = keyof typeof UPLOAD_LIMITS;

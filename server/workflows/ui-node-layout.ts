@@ -135,3 +135,26 @@ export function unwrapValue(value: unknown): unknown {
 function isHidden(def: NodeInfo, name: string): boolean {
   return def.input?.hidden?.[name] !== undefined;
 }
+
+/**
+ * What each entry of a node's list-form `widgets_values` holds, in order: a widget's name, or
+ * `null` for the values the frontend stores but never sends (control modes, combo filters, the
+ * upload button). The reading side of `layoutNode`'s rules.
+ */
+export function widgetValueNames(def: NodeInfo): (string | null)[] {
+  const ordered = orderedInputs(def);
+  const names: (string | null)[] = [];
+  let uploadPending = false;
+  ordered.forEach((input, index) => {
+    const { name, spec } = input;
+    if (isWidgetInput(spec)) {
+      names.push(name, ...controlValues(name, spec).map(() => null));
+      if (input.required && spec[1]?.image_upload === true) uploadPending = true;
+    }
+    if (input.required && ordered[index + 1]?.required !== true && uploadPending) {
+      names.push(null);
+      uploadPending = false;
+    }
+  });
+  return names;
+}

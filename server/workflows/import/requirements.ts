@@ -1,0 +1,58 @@
+/**
+ * What an imported graph needs before it can run, without running it: `required_nodes` — the
+ * package of every node type that is not the engine's own (the engine's `python_module` for the
+ * types it has, the node map for those it lacks, with the package's install URL), and
+ * `required_models` — every model file a node's input names (by its extension), each looked up
+ * in the catalogs by file name.
+ */
+import path from 'node:path';
+import { ENGINE_CORE, packageOfModule } from '../node-packages.js';
+import type { ApiGraph, ObjectInfo } from '../types.js';
+
+/** Node class → the package that provides it, and where to install it from. */
+export type NodeMap = Record<string, { package: string; url: string }>;
+
+export interface Requirements {
+  required_nodes: string[];
+  /** Package → install URL, for packages the engine lacks and the map knows. */
+  node_sources: Record<string, string>;
+  required_models: string[];
+  warnings: string[];
+}
+
+const MODEL_FILE = /\.(safetensors|ckpt|pt|pth|bin|gguf|sft|onnx)$/i;
+
+/** Needs of `graph`; `catalogDest(file)` is the catalog folder of a known model file, else undefined. */
+export function requirementsOf(graph: ApiGraph, objectInfo: ObjectInfo, nodeMap: NodeMap, catalogDest: (file: string) => string | undefined): Requirements {
+  const packages = new Set<string>();
+  const node_sources: Record<string, string> = {};
+  const models = new Set<string>();
+  const warnings: string[] = [];
+  const unknown = new Set<string>();
+  for (const node of Object.values(graph)) {
+    const info = objectInfo[node.class_type];
+    if (info) {
+      const pkg = packageOfModule(info.python_module);
+      if (pkg !== ENGINE_CORE) packages.add(pkg);
+    } else {
+      const mapped = nodeMap[node.class_type];
+      if (mapped) {
+        packages.add(mapped.package);
+        node_sources[mapped.package] = mapped.url;
+      } else if (!unknown.has(node.class_type)) {
+        unknown.add(node.class_type);
+        packages.add(node.class_type);
+        warnings.push(`node type "${node.class_type}" is not in the engine and no known package provides it; install its package by hand`);
+      }
+    }
+    for (const value of Object.values(node.inputs)) {
+      if (typeof value === 'string' && MODEL_FILE.test(value) && !value.includes('{{')) models.add(value);
+    }
+  }
+  for (const file of models) {
+    if (catalogDest(file) === undefined && catalogDest(path.posix.basename(file.replace(/\\/g, '/'))) === undefined) {
+      warnings.push(`model "${file}" is in no catalog: Studio cannot download it; add it to the models catalog or place the file by hand`);
+    }
+  }
+  return { required_nodes: [...packages].sort(), node_sources, required_models: [...models].sort(), warnings };
+}

@@ -1,0 +1,104 @@
+/**
+ * The editor's saved workflow (UI format), read defensively: an uploaded file is untrusted, so
+ * every node and link is checked for the fields the conversion needs, and a broken file is an
+ * `invalid` domain error (a 400) that says which node or link is wrong. Links come as arrays
+ * (`[id, from, fromSlot, to, toSlot, type]`, schema 0.4) or objects (schema 1).
+ */
+import { DomainError } from '../../domain-error.js';
+
+export interface UiLinkRef {
+  id: number;
+  from: number;
+  fromSlot: number;
+  to: number;
+  toSlot: number;
+  type: string;
+}
+
+export interface UiNodeRef {
+  id: number;
+  type: string;
+  mode: number;
+  title?: string;
+  inputs: { name: string; type: string; link: number | null; widget?: string }[];
+  outputs: { name: string; type: string }[];
+  widgetsValues: unknown[] | Record<string, unknown>;
+}
+
+export interface UiGraphRef {
+  nodes: Map<number, UiNodeRef>;
+  links: Map<number, UiLinkRef>;
+  extra: Record<string, unknown>;
+}
+
+/** True when the parsed JSON looks like the editor's format (a `nodes` list). */
+export function isUiWorkflow(value: unknown): value is Record<string, unknown> {
+  return isObject(value) && Array.isArray(value.nodes);
+}
+
+/** Read the editor's format; throws `invalid` for a node without a class or a malformed link. */
+export function readUiGraph(raw: Record<string, unknown>): UiGraphRef {
+  const nodes = new Map<number, UiNodeRef>();
+  for (const [index, item] of (raw.nodes as unknown[]).entries()) {
+    const node = readNode(item, index);
+    if (nodes.has(node.id)) throw invalid(`node id ${node.id} appears twice`);
+    nodes.set(node.id, node);
+  }
+  const links = new Map<number, UiLinkRef>();
+  for (const [index, item] of (Array.isArray(raw.links) ? raw.links : []).entries()) {
+    const link = readLink(item, index);
+    links.set(link.id, link);
+  }
+  return { nodes, links, extra: isObject(raw.extra) ? raw.extra : {} };
+}
+
+function readNode(item: unknown, index: number): UiNodeRef {
+  if (!isObject(item)) throw invalid(`node #${index + 1} is not an object`);
+  const id = Number(item.id);
+  if (!Number.isInteger(id)) throw invalid(`node #${index + 1} has no numeric id`);
+  if (typeof item.type !== 'string' || item.type.trim() === '') throw invalid(`node ${id} has no class (its "type" is missing)`);
+  const inputs = (Array.isArray(item.inputs) ? item.inputs : []).map((input: unknown, slot) => {
+    if (!isObject(input) || typeof input.name !== 'string') throw invalid(`node ${id} input ${slot} has no name`);
+    const link = input.link === null || input.link === undefined ? null : Number(input.link);
+    if (link !== null && !Number.isInteger(link)) throw invalid(`node ${id} input "${input.name}" has a malformed link`);
+    const widget = isObject(input.widget) && typeof input.widget.name === 'string' ? input.widget.name : undefined;
+    return { name: input.name, type: String(input.type ?? '*'), link, ...(widget ? { widget } : {}) };
+  });
+  const outputs = (Array.isArray(item.outputs) ? item.outputs : []).map((output: unknown) => ({
+    name: isObject(output) ? String(output.name ?? '') : '',
+    type: isObject(output) ? String(output.type ?? '*') : '*',
+  }));
+  const values = item.widgets_values;
+  return {
+    id,
+    type: item.type,
+    mode: typeof item.mode === 'number' ? item.mode : 0,
+    ...(typeof item.title === 'string' ? { title: item.title } : {}),
+    inputs,
+    outputs,
+    widgetsValues: Array.isArray(values) ? values : isObject(values) ? values : [],
+  };
+}
+
+function readLink(item: unknown, index: number): UiLinkRef {
+  const fields = Array.isArray(item)
+    ? { id: item[0], from: item[1], fromSlot: item[2], to: item[3], toSlot: item[4], type: item[5] }
+    : isObject(item)
+      ? { id: item.id, from: item.origin_id, fromSlot: item.origin_slot, to: item.target_id, toSlot: item.target_slot, type: item.type }
+      : null;
+  if (!fields) throw invalid(`link #${index + 1} is neither a list nor an object`);
+  const numbers = [fields.id, fields.from, fields.fromSlot, fields.to, fields.toSlot].map(Number);
+  if (numbers.some((n) => !Number.isInteger(n))) throw invalid(`link #${index + 1} is malformed (ids and slots must be integers)`);
+  const [id, from, fromSlot, to, toSlot] = numbers as [number, number, number, number, number];
+  return { id, from, fromSlot, to, toSlot, type: String(fields.type ?? '*') };
+}
+
+/** A 400 about the uploaded file. */
+export function invalid(message: string): DomainError {
+  return new DomainError('invalid', message);
+}
+
+/** A plain JSON object. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,160 @@
+/**
+ * `POST /api/admin/workflows/import`: an uploaded workflow file → a Studio workflow stored like
+ * a shipped one (`<id>/manifest.yaml` + `workflow.json`, `index.json` bumped) with a proposed
+ * form and its needs. The folder is written under a hidden temporary name and renamed into
+ * place; the index is written to a temporary file and renamed; imports run one at a time so
+ * two never race on the index.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { stringify as toYaml } from 'yaml';
+import { parseManifest, type WorkflowManifest } from '../../contracts/workflows.contract.js';
+import { DomainError } from '../../domain-error.js';
+import { minuteStamp } from '../../time.js';
+import { buildGraph } from '../graph-builder.js';
+import type { ObjectInfo } from '../types.js';
+import { loadIndex, type WorkflowIndex } from '../workflow.store.js';
+import { proposeForm } from './propose-form.js';
+import { readWorkflowFile } from './read-workflow-file.js';
+import { requirementsOf, type NodeMap } from './requirements.js';
+
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+export interface ImportOptions {
+  /** The uploaded file's name (the default name and id come from it). */
+  fileName: string;
+  id?: string;
+  name?: string;
+  category?: string;
+}
+
+export interface ImportResult {
+  id: string;
+  manifest: WorkflowManifest;
+  warnings: string[];
+}
+
+export interface WorkflowImportDeps {
+  /** The data directory's workflows folder. */
+  dir: string;
+  objectInfo: () => Promise<ObjectInfo>;
+  nodeMap: () => Promise<NodeMap>;
+  /** Catalog folder of a known model file name, else undefined. */
+  catalogDest: (file: string) => string | undefined;
+}
+
+export class WorkflowImportService {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly deps: WorkflowImportDeps) {}
+
+  /** Import one file; 400 for a file that is not a workflow, 409 when the id is taken. */
+  import(bytes: Buffer, options: ImportOptions): Promise<ImportResult> {
+    const run = this.queue.then(() => this.importNow(bytes, options));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async importNow(bytes: Buffer, options: ImportOptions): Promise<ImportResult> {
+    const objectInfo = await this.deps.objectInfo().catch(() => null);
+    const warnings: string[] = [];
+    if (!objectInfo) warnings.push('the engine did not answer: widget names, labels and limits could not be checked against its nodes');
+    const read = readWorkflowFile(bytes, objectInfo ?? {});
+    if (!objectInfo && read.source !== 'api') {
+      throw new DomainError('unavailable', "The engine is not running: an editor-format workflow needs the engine's node list to be converted. Start the engine and import again.");
+    }
+    const form = proposeForm(read, objectInfo ?? {});
+    const needs = requirementsOf(form.graph, objectInfo ?? {}, await this.deps.nodeMap(), this.deps.catalogDest);
+    warnings.push(...read.warnings, ...form.warnings, ...needs.warnings);
+
+    const stem = path.basename(options.fileName).replace(/\.[^.]*$/, '');
+    const name = options.name?.trim() || stem || 'Imported workflow';
+    const id = options.id?.trim() || slugId(name);
+    if (!ID_PATTERN.test(id)) throw new DomainError('invalid', `id "${id}": workflow ids are letters, digits, "-" and "_"`);
+    const manifest = parseManifestOrThrow({
+      id,
+      name,
+      type: 'static',
+      category: options.category?.trim() || 'imported',
+      description: `Imported from ${path.basename(options.fileName)}.`,
+      author: '',
+      version: 1,
+      date: minuteStamp(),
+      inputs: form.inputs,
+      outputs: form.outputs,
+      required_models: needs.required_models,
+      required_nodes: needs.required_nodes,
+      ...(Object.keys(needs.node_sources).length > 0 ? { node_sources: needs.node_sources } : {}),
+    });
+    const template = `${JSON.stringify(form.graph, null, 2)}\n`;
+    try {
+      // A dry build with the form's defaults: a stray `{{…}}` in a prompt or a bad mapping shows now.
+      buildGraph({ manifest, dir: '', template }, {}, { uploadedImage: 'example.png' });
+    } catch (error) {
+      throw new DomainError('invalid', `The workflow converted, but its form does not build: ${(error as Error).message}`);
+    }
+    await this.write(manifest, template);
+    return { id, manifest, warnings };
+  }
+
+  private async write(manifest: WorkflowManifest, template: string): Promise<void> {
+    const { dir } = this.deps;
+    const target = path.join(dir, manifest.id);
+    if (await exists(target)) throw new DomainError('conflict', `A workflow with id "${manifest.id}" exists already; choose another id`);
+    await fs.mkdir(dir, { recursive: true });
+    const temp = path.join(dir, `.import-${manifest.id}-${randomBytes(4).toString('hex')}`);
+    try {
+      await fs.mkdir(temp);
+      await fs.writeFile(path.join(temp, 'manifest.yaml'), toYaml(manifest, { lineWidth: 0 }));
+      await fs.writeFile(path.join(temp, 'workflow.json'), template);
+      await fs.rename(temp, target);
+    } catch (error) {
+      await fs.rm(temp, { recursive: true, force: true });
+      throw error;
+    }
+    await this.bumpIndex(manifest);
+  }
+
+  private async bumpIndex(manifest: WorkflowManifest): Promise<void> {
+    const { index } = await loadIndex(this.deps.dir);
+    const next: WorkflowIndex = {
+      version: index.version + 1,
+      date: manifest.date,
+      workflows: [...index.workflows.filter((w) => w.id !== manifest.id), { id: manifest.id, version: manifest.version, date: manifest.date }].sort((a, b) =>
+        a.id.localeCompare(b.id),
+      ),
+    };
+    const file = path.join(this.deps.dir, 'index.json');
+    const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+    await fs.writeFile(temp, `${JSON.stringify(next, null, 2)}\n`);
+    await fs.rename(temp, file);
+  }
+}
+
+function parseManifestOrThrow(raw: unknown): WorkflowManifest {
+  try {
+    return parseManifest(raw);
+  } catch (error) {
+    throw new DomainError('invalid', (error as Error).message);
+  }
+}
+
+/** `My SDXL flow (v2)` → `my-sdxl-flow-v2`. */
+function slugId(name: string): string {
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
+  return slug || `imported-${randomBytes(3).toString('hex')}`;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

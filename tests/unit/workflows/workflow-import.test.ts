@@ -1,0 +1,103 @@
+/**
+ * The import's pure parts against the real ComfyUI 0.29.0 `object_info`: the editor's format →
+ * API graph (primitives, reroutes, muted and bypassed nodes, control widgets), the API format,
+ * PNGs carrying a workflow, bad files, the proposed form and the needs.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { APP_ROOT } from '../../../server/config.js';
+import { proposeForm } from '../../../server/workflows/import/propose-form.js';
+import { readWorkflowFile } from '../../../server/workflows/import/read-workflow-file.js';
+import { requirementsOf } from '../../../server/workflows/import/requirements.js';
+import type { ApiGraph, ObjectInfo } from '../../../server/workflows/types.js';
+import { classicApi, classicUi, img2imgUi, pngWithText } from '../../fixtures/workflow-import/fixtures.js';
+
+const objectInfo = JSON.parse(fs.readFileSync(path.join(APP_ROOT, 'resources', 'standin', 'object_info.comfyui-0.29.0.json'), 'utf8')) as ObjectInfo;
+const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+const withoutMeta = (graph: ApiGraph) => Object.fromEntries(Object.entries(graph).map(([id, n]) => [id, { class_type: n.class_type, inputs: n.inputs }]));
+
+describe('the editor format → API graph', () => {
+  it('resolves the primitive into both seeds, the reroute and the bypassed node; drops muted nodes, notes and control values', () => {
+    const read = readWorkflowFile(json(classicUi()), objectInfo);
+    expect(read.source).toBe('ui');
+    expect(withoutMeta(read.graph)).toEqual(classicApi());
+    expect(read.graph['6']!._meta?.title).toBe('Positive');
+    expect(read.warnings).toEqual([]);
+  });
+
+  it('reads the API format as it is, and the same graph from a PNG tEXt chunk', () => {
+    expect(withoutMeta(readWorkflowFile(json(classicApi()), objectInfo).graph)).toEqual(classicApi());
+    const png = readWorkflowFile(pngWithText({ prompt: JSON.stringify(classicApi()), workflow: JSON.stringify(classicUi()) }), objectInfo);
+    expect(png.source).toBe('png');
+    expect(withoutMeta(png.graph)).toEqual(classicApi());
+    const promptOnly = readWorkflowFile(pngWithText({ prompt: JSON.stringify(classicApi()) }), objectInfo);
+    expect(withoutMeta(promptOnly.graph)).toEqual(classicApi());
+  });
+
+  it('skips the upload button value after LoadImage', () => {
+    const graph = readWorkflowFile(json(img2imgUi()), objectInfo).graph;
+    expect(graph['10']!.inputs).toEqual({ image: 'example.png' });
+  });
+
+  it('says what is wrong with a bad file', () => {
+    const bad = (value: Buffer | unknown) => () => readWorkflowFile(Buffer.isBuffer(value) ? value : json(value), objectInfo);
+    expect(bad(Buffer.from('hello'))).toThrow(/not a workflow/);
+    expect(bad({ hello: 'world' })).toThrow(/not a workflow/);
+    expect(bad(pngWithText({ parameters: 'a1111 text' }))).toThrow(/carries no "workflow" or "prompt"/);
+    const noClass = classicUi();
+    (noClass.nodes as { type?: string }[])[0]!.type = undefined;
+    expect(bad(noClass)).toThrow(/node 4 has no class/);
+    const dangling = classicUi();
+    (dangling.links as unknown[][]).push([99, 77, 0, 3, 0, 'MODEL']);
+    expect(bad(dangling)).toThrow(/link 99 comes from node 77, which the workflow lacks/);
+    expect(bad({ '1': { class_type: 'VAEDecode', inputs: { samples: ['5', 0] } } })).toThrow(/links to node 5, which the workflow lacks/);
+    expect(bad({ '1': { inputs: {} } })).toThrow(/node 1 has no class/);
+  });
+});
+
+describe('the proposed form', () => {
+  it('guesses prompts, one seed for the primitive (as a placeholder in both samplers), steps, cfg and size', () => {
+    const form = proposeForm(readWorkflowFile(json(classicUi()), objectInfo), objectInfo);
+    expect(form.inputs.map((input) => input.id)).toEqual(['positive', 'negative', 'seed', 'steps', 'cfg', 'width', 'height', 'batch_size']);
+    expect(form.inputs[0]).toMatchObject({ type: 'text', node_id: 6, field: 'text', default: 'a red fox in the snow', multiline: true, label: 'Prompt' });
+    expect(form.inputs[2]).toEqual(expect.objectContaining({ type: 'seed', default: -1 }));
+    expect(form.inputs[2]).not.toHaveProperty('node_id');
+    expect(form.graph['3']!.inputs.seed).toBe('{{seed}}');
+    expect(form.graph['12']!.inputs.noise_seed).toBe('{{seed}}');
+    expect(form.inputs[3]).toMatchObject({ type: 'int', node_id: 3, field: 'steps', default: 25, min: 1, max: 10000 });
+    expect(form.inputs[4]).toMatchObject({ type: 'float', default: 6.5, min: 0, max: 100, step: 0.1 });
+    expect(form.inputs[5]).toMatchObject({ type: 'int', node_id: 5, default: 832, min: 16, step: 8 });
+    expect(form.outputs).toEqual([{ type: 'image', format: 'png' }]);
+  });
+
+  it('adds the LoadImage image and denoise for image to image', () => {
+    const form = proposeForm(readWorkflowFile(json(img2imgUi()), objectInfo), objectInfo);
+    expect(form.inputs.find((input) => input.id === 'image')).toMatchObject({ type: 'image', node_id: 10, field: 'image', default: 'example.png' });
+    expect(form.inputs.find((input) => input.id === 'denoise')).toMatchObject({ type: 'float', default: 0.6, min: 0, max: 1 });
+    expect(form.inputs.find((input) => input.id === 'seed')).toMatchObject({ type: 'seed', node_id: 3, field: 'seed' });
+  });
+
+  it('puts App Mode inputs first, then nodes titled "Input:", then guesses; App Mode outputs pick the save nodes', () => {
+    const ui = classicUi();
+    (ui.extra as Record<string, unknown>).linearData = { inputs: [[5, 'width'], ['3', 'sampler_name', { height: 2 }]], outputs: [9] };
+    const nodes = ui.nodes as { id: number; title?: string }[];
+    nodes.find((n) => n.id === 7)!.title = 'Input: Avoid';
+    const form = proposeForm(readWorkflowFile(json(ui), objectInfo), objectInfo);
+    expect(form.inputs.slice(0, 3).map((input) => [input.id, input.type])).toEqual([['width', 'int'], ['sampler_name', 'select'], ['avoid', 'text']]);
+    expect(form.inputs.filter((input) => input.id === 'negative')).toEqual([]);
+    expect(form.inputs.find((input) => input.id === 'sampler_name')).toMatchObject({ default: 'euler', options: expect.arrayContaining(['euler', 'dpmpp_2m']) });
+  });
+});
+
+describe('needs', () => {
+  it('names the checkpoint, no package for core nodes, and the package and install URL of a node type the engine lacks', () => {
+    const graph = { ...classicApi(), '20': { class_type: 'ImageResizeKJ', inputs: { image: ['8', 0] } }, '21': { class_type: 'MysteryNode', inputs: {} } };
+    const map = { ImageResizeKJ: { package: 'ComfyUI-KJNodes', url: 'https://github.com/kijai/ComfyUI-KJNodes' } };
+    const needs = requirementsOf(graph, objectInfo, map, (file) => (file === 'sd_xl_base_1.0.safetensors' ? 'checkpoints' : undefined));
+    expect(needs.required_models).toEqual(['sd_xl_base_1.0.safetensors']);
+    expect(needs.required_nodes).toEqual(['ComfyUI-KJNodes', 'MysteryNode']);
+    expect(needs.node_sources).toEqual({ 'ComfyUI-KJNodes': 'https://github.com/kijai/ComfyUI-KJNodes' });
+    expect(needs.warnings.join('\n')).toMatch(/"MysteryNode" is not in the engine/);
+  });
+});
