@@ -6,7 +6,6 @@
  */
 import express from 'express';
 import path from 'node:path';
-import { z } from 'zod';
 import { contentDisposition } from '../http/content-disposition.js';
 import { HttpError, validate } from '../http/errors.js';
 import { sendFileResponse } from '../http/file-response.js';
@@ -15,9 +14,7 @@ import type { Uploads } from '../http/uploads.js';
 import { parseAssetType, type AssetType } from './asset-types.js';
 import type { AssetsService } from './assets.service.js';
 import { outputsZipName } from './assets-zip.js';
-
-const deleteBody = z.object({ type: z.enum(['inputs', 'outputs']), files: z.array(z.string()).max(100_000) });
-const fileQuery = z.object({ type: z.enum(['inputs', 'outputs']), path: z.string().min(1) });
+import { assetFileQuery, deleteAssetsBody } from '../contracts/assets.contract.js';
 
 /** Asset routes. */
 export function assetsRoutes(assets: AssetsService, uploads: Uploads): express.Router {
@@ -44,19 +41,19 @@ export function assetsRoutes(assets: AssetsService, uploads: Uploads): express.R
   router.get('/api/admin/assets/download', sendZip);
 
   router.post('/api/admin/assets/delete', async (req, res) => {
-    const body = validate(deleteBody, req.body ?? {});
+    const body = validate(deleteAssetsBody, req.body ?? {});
     res.json(await assets.delete(body.type, body.files));
   });
 
   router.get('/api/admin/assets/thumbnail', async (req, res) => {
-    const query = validate(fileQuery, req.query, 'query');
+    const query = validate(assetFileQuery, req.query, 'query');
     const { file, within } = await assets.thumbnail(query.type, query.path);
     // Revalidated on every view (a cheap 304): a thumbnail kept for an hour outlived its deleted job folder.
     await sendFileResponse(req, res, file, { contentType: 'image/jpeg', cacheControl: 'private, no-cache', within });
   });
 
   router.get('/api/admin/assets/file', async (req, res) => {
-    const query = validate(fileQuery, req.query, 'query');
+    const query = validate(assetFileQuery, req.query, 'query');
     const { file, within } = assets.filePath(query.type, query.path);
     await sendFileResponse(req, res, file, { contentType: viewContentType(file), disposition: contentDisposition('inline', path.basename(file)), within });
   });

@@ -4,12 +4,10 @@
  * queue's own route (`downloads/downloads.routes.ts`).
  */
 import express from 'express';
-import { z } from 'zod';
 import { validate } from '../http/errors.js';
 import type { CatalogActions } from './catalog-actions.service.js';
 import type { CatalogQueries } from './catalog-query.service.js';
-
-const batchBody = z.object({ filenames: z.array(z.string().min(1)).max(1000) });
+import { catalogFilesBody } from '../contracts/catalog.contract.js';
 
 export interface CatalogFileRouteDeps {
   queries: CatalogQueries;
@@ -21,7 +19,7 @@ export function catalogFileRoutes({ queries, actions }: CatalogFileRouteDeps): e
   const router = express.Router();
 
   router.post('/api/admin/models/download-batch', async (req, res) => {
-    const { filenames } = validate(batchBody, req.body ?? {});
+    const { filenames } = validate(catalogFilesBody, req.body ?? {});
     res.json(await actions.downloadBatch(filenames));
   });
 

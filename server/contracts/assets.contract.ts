@@ -1,6 +1,7 @@
 /**
  * The asset listings (`GET /api/assets/{inputs,outputs}`): loose files and job output folders.
  */
+import { z } from 'zod';
 /** A job output folder (`studio_jobs[]`). */
 export interface JobGroup {
   folder: string;
@@ -41,3 +42,7 @@ export interface AssetListing {
   studio_jobs: JobGroup[];
   total_size: number;
 }
+
+export const deleteAssetsBody = z.object({ type: z.enum(['inputs', 'outputs']), files: z.array(z.string()).max(100_000) });
+
+export const assetFileQuery = z.object({ type: z.enum(['inputs', 'outputs']), path: z.string().min(1) });

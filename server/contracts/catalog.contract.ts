@@ -173,3 +173,5 @@ export interface LoraPair {
   low: string | null;
   both: string | null;
 }
+
+export const catalogFilesBody = z.object({ filenames: z.array(z.string().min(1)).max(1000) });

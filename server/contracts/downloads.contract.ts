@@ -1,6 +1,7 @@
 /**
  * The download status stream's entries (`GET /api/admin/downloads/status`, spec "Download status entry").
  */
+import { z } from 'zod';
 
 export type DownloadStatus = 'queued' | 'downloading' | 'done' | 'error';
 
@@ -19,3 +20,6 @@ export interface DownloadStatusEntry {
 }
 
 /** The download-stream statuses (spec "Catalog model status"). */
+
+// Any finite number is accepted and clamped (spec: "clamped to 1-10"); a non-number is a 400.
+export const settingsPutBody = z.object({ max_concurrent: z.number().finite().optional() });

@@ -4,6 +4,7 @@
  * the events route checks its `types` filter against them, and the README's event table is
  * checked against them by a test.
  */
+import { z } from 'zod';
 export type Severity = 'info' | 'success' | 'warning' | 'error';
 
 export const SEVERITIES: readonly Severity[] = ['info', 'success', 'warning', 'error'];
@@ -82,3 +83,15 @@ export interface StudioEvent {
   message: string;
   data: Record<string, unknown>;
 }
+
+const commaList = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+
+export const eventsQuery = z.object({
+  limit: z.coerce.number().int().min(0).max(1000).default(100),
+  // Checked against the one list of event types: a misspelt type is a 400, not an empty answer.
+  types: commaList.pipe(z.array(z.string().refine(isEventTypeFilter, { error: (issue) => `unknown event type ${JSON.stringify(issue.input)}` }))),
+  severity: commaList.pipe(z.array(z.enum(SEVERITIES as [Severity, ...Severity[]]))),
+});

@@ -1,6 +1,9 @@
 /**
  * The job record of the spec (wire names), its progress object, and the run routes' answers.
  */
+import { z } from 'zod';
+import { jsonObjectText } from './fields.js';
+
 export type JobStatus = 'queued' | 'running' | 'completed' | 'error' | 'stalled';
 
 export interface OutputRef {
@@ -59,3 +62,20 @@ export interface ExecuteResult {
   client_id: string;
   seeds: Record<string, number>;
 }
+
+export const runResultQuery = z.object({ output_type: z.enum(['video', 'image']).default('video') });
+
+export const historyQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(10_000).optional(),
+  offset: z.coerce.number().int().min(0).optional(),
+  status: z.enum(['completed', 'error', 'stalled']).optional(),
+  workflow_id: z.string().min(1).optional(),
+});
+
+export const deleteJobsBody = z.object({ prompt_ids: z.array(z.string().min(1)) });
+
+/** `POST /api/admin/history/retry`; any failure is answered "Missing prompt_id". */
+export const retryBody = z.object({ prompt_id: z.string().min(1) });
+
+/** `POST /api/run/{id}/execute`: JSON or multipart, `params` a JSON object or its text. */
+export const executeFields = z.object({ params: jsonObjectText('params') });

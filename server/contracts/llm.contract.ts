@@ -14,3 +14,11 @@ export const llmConfigFields = z.object({
   top_k: z.number().int().min(0).max(100_000),
   repeat_penalty: z.number().min(0).max(10),
 });
+
+/** A partial configuration from a request body (unknown keys ignored, bad values → zod error). */
+export const llmConfigPatch = llmConfigFields.partial();
+
+export const llmStartBody = llmConfigPatch.extend({ model: z.string({ error: 'required (the file name of a downloaded LLM model)' }).min(1) });
+
+/** `POST /api/admin/llm/chat`: an OpenAI-style chat body, passed on to the LLM server as it is. */
+export const llmChatBody = z.looseObject({});

@@ -3,6 +3,7 @@
  * are kept, so a preset exported by a newer Studio survives an import and a re-export here.
  */
 import { z } from 'zod';
+import { textOnce } from './fields.js';
 
 /** Preset ids are file names: letters, digits, `-` and `_` only. */
 export const PRESET_ID = /^[A-Za-z0-9_-]+$/;
@@ -69,6 +70,8 @@ export const fromJobSchema = z.object({
   name: z.string().optional(),
 });
 
+export type FromJobInput = z.infer<typeof fromJobSchema>;
+
 /** One row of `GET /api/admin/presets`. */
 export interface PresetListEntry {
   id: string;
@@ -107,3 +110,6 @@ export interface PlaceholderQuestion {
   raw: string;
   field: string;
 }
+
+/** `POST /{id}/run`: multipart text fields beside the optional `input_image` file. */
+export const presetRunFields = z.object({ seed: textOnce('seed'), answers: textOnce('answers'), existing_image: textOnce('existing_image') });

@@ -113,3 +113,10 @@ export const versionFileSchema = z.looseObject({
 });
 
 export type VersionFile = z.infer<typeof versionFileSchema>;
+
+export const envPutBody = z.object({ key: z.string().min(1), value: z.string() });
+
+// The spec leaves the field name open; `api_key` matches the login form.
+export const revealBody = z.object({ api_key: z.string() });
+
+export const updateBody = z.object({ skip_components: z.array(z.string()).optional() });

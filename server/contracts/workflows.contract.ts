@@ -4,6 +4,7 @@
  * dynamic workflows; `blocks` (assembly order) and `outputs_map` (output classification).
  */
 import { z } from 'zod';
+import { jsonObjectText } from './fields.js';
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** Input ids double as `{{placeholder}}` names, so they keep to identifier characters. */
@@ -140,3 +141,8 @@ export interface NodesStatus {
   installed: number;
   missing: string[];
 }
+
+export const buildQuery = z.object({ format: z.enum(['api', 'workflow']).default('api') });
+
+/** `POST /api/run/{id}/build`: JSON or multipart, `params` a JSON object or its text. */
+export const buildFields = z.object({ params: jsonObjectText('params') });

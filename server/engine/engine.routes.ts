@@ -7,7 +7,6 @@
 import express from 'express';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { z } from 'zod';
 import { contentDisposition } from '../http/content-disposition.js';
 import { HttpError, validate } from '../http/errors.js';
 import { sendFileResponse, USER_FILE_HEADERS } from '../http/file-response.js';
@@ -15,13 +14,8 @@ import type { EngineClient } from './engine.client.js';
 import { pyBasename } from './engine-paths.js';
 import type { SharedFolders } from './shared-folders.js';
 import { safeViewContentType, viewContentType } from './view-file.js';
+import { viewQuery, type ViewQuery } from '../contracts/engine.contract.js';
 
-const viewQuery = z.object({
-  filename: z.string().min(1),
-  type: z.enum(['input', 'output', 'temp']).default('input'),
-  subfolder: z.string().default(''),
-});
-type ViewQuery = z.infer<typeof viewQuery>;
 
 /** Request headers a browser sends for seeking and revalidation; the engine honours them. */
 const FORWARDED_REQUEST_HEADERS = ['range', 'if-range', 'if-none-match', 'if-modified-since'];

@@ -2,20 +2,15 @@
  * Login, logout, the login page, and the middleware that guards everything else.
  */
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { z } from 'zod';
 import { clientAddress, isLoopbackHost, isPublicPath, type AuthResult, type Authenticator } from './authenticator.js';
 import { HttpError, validate } from './errors.js';
 import { loginPage } from './pages.js';
 import { clearedSessionCookie, sessionCookie, type SessionPayload } from './session.js';
+import { loginBody } from '../contracts/auth.contract.js';
 
 const DEFAULT_REDIRECT = '/home';
 /** The login form sends a key and a path: a few KB is plenty, and the route is public. */
 export const LOGIN_BODY_LIMIT = '4kb';
-
-const loginBody = z.object({
-  api_key: z.string({ error: 'required (string)' }),
-  next: z.string().optional(),
-});
 
 /** `Secure` when the request came over HTTPS or to a loopback host (browsers treat both as secure). */
 export function cookieShouldBeSecure(req: Request): boolean {

@@ -17,11 +17,30 @@ export class HttpError extends Error {
   }
 }
 
-/** Parse `value` with a zod schema, or throw a 400 naming the first offending field. */
-export function validate<S extends z.ZodType>(schema: S, value: unknown, where = 'body'): z.infer<S> {
+/** How `validate` words a failure. */
+export interface ValidateOptions {
+  /** What was parsed, named in the default detail: `body` (the default), `query`, a field name. */
+  where?: string;
+  /** A fixed detail for any failure (a route whose wording the spec or the tests pin). */
+  detail?: string;
+  /** The first issue's own message is the detail: for schemas that word each failure themselves. */
+  ownMessages?: boolean;
+  /** The detail when the value is not an object at all (no body, an array, a string). */
+  notObject?: string;
+}
+
+/**
+ * The one way a route checks what it was sent: parse `value` (a body, a query, a field) with its
+ * zod schema from `server/contracts/`, or throw a 400 naming the first offending field.
+ */
+export function validate<S extends z.ZodType>(schema: S, value: unknown, options: string | ValidateOptions = 'body'): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  throw new HttpError(400, describeZodError(result.error, where));
+  const { where = 'body', detail, ownMessages, notObject } = typeof options === 'string' ? { where: options } : options;
+  const first = result.error.issues[0];
+  if (notObject && first?.code === 'invalid_type' && first.path.length === 0) throw new HttpError(400, notObject);
+  if (ownMessages && first) throw new HttpError(400, first.message);
+  throw new HttpError(400, detail ?? describeZodError(result.error, where));
 }
 
 /** `body.api_key: Invalid input: expected string, received undefined` style detail. */

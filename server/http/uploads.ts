@@ -92,18 +92,3 @@ export async function assertImage(file: UploadedFile, field: string): Promise<vo
 export function readUploadText(file: UploadedFile): Promise<string> {
   return fsp.readFile(file.path, 'utf8');
 }
-
-/** A multipart text field holding JSON that must be an object (e.g. `params`); `{}` when absent. */
-export function jsonObjectField(value: unknown, name: string): Record<string, unknown> {
-  if (value === undefined || value === '') return {};
-  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
-  if (typeof value !== 'string') throw new HttpError(400, `${name} must be a JSON object`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch (err) {
-    throw new HttpError(400, `${name} is not valid JSON: ${(err as Error).message}`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new HttpError(400, `${name} must be a JSON object`);
-  return parsed as Record<string, unknown>;
-}

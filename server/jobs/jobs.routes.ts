@@ -3,20 +3,12 @@
  * (`GET /api/admin/history/{prompt_id}`, for the job page), delete, retry and the per-job ZIP package.
  */
 import express from 'express';
-import { z } from 'zod';
 import { HttpError, validate } from '../http/errors.js';
 import { writeJobPackage } from './job-package.js';
 import type { JobQueries } from './job-queries.service.js';
 import type { JobStore } from './job.store.js';
 import type { RunnerService } from './runner.service.js';
-
-const historyQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(10_000).optional(),
-  offset: z.coerce.number().int().min(0).optional(),
-  status: z.enum(['completed', 'error', 'stalled']).optional(),
-  workflow_id: z.string().min(1).optional(),
-});
-const deleteBody = z.object({ prompt_ids: z.array(z.string().min(1)) });
+import { deleteJobsBody, historyQuery, retryBody } from '../contracts/jobs.contract.js';
 
 export interface JobsRouteDeps {
   queries: JobQueries;
@@ -39,14 +31,13 @@ export function jobsRoutes({ queries, runner, jobs, dirs }: JobsRouteDeps): expr
   });
 
   router.post('/api/admin/history/delete', async (req, res) => {
-    const { prompt_ids } = validate(deleteBody, req.body ?? {});
+    const { prompt_ids } = validate(deleteJobsBody, req.body ?? {});
     res.json(await queries.delete(prompt_ids));
   });
 
   router.post('/api/admin/history/retry', async (req, res) => {
-    const body = (req.body ?? {}) as { prompt_id?: unknown };
-    if (typeof body.prompt_id !== 'string' || !body.prompt_id) throw new HttpError(400, 'Missing prompt_id');
-    res.json(await runner.retry(body.prompt_id));
+    const { prompt_id } = validate(retryBody, req.body ?? {}, { detail: 'Missing prompt_id' });
+    res.json(await runner.retry(prompt_id));
   });
 
   router.get('/api/admin/history/:promptId', (req, res) => {

@@ -4,15 +4,13 @@
  */
 import express from 'express';
 import { pipeline } from 'node:stream/promises';
-import { z } from 'zod';
 import { contentDisposition } from '../http/content-disposition.js';
 import { HttpError, validate } from '../http/errors.js';
 import { sendFileResponse, USER_FILE_HEADERS } from '../http/file-response.js';
-import { assertImage, jsonObjectField, type Uploads } from '../http/uploads.js';
+import { assertImage, type Uploads } from '../http/uploads.js';
 import type { JobQueries } from './job-queries.service.js';
 import type { RunnerService } from './runner.service.js';
-
-const resultQuery = z.object({ output_type: z.enum(['video', 'image']).default('video') });
+import { executeFields, runResultQuery } from '../contracts/jobs.contract.js';
 
 /** Runner routes. */
 export function runRoutes(runner: RunnerService, queries: JobQueries, uploads: Uploads): express.Router {
@@ -25,7 +23,7 @@ export function runRoutes(runner: RunnerService, queries: JobQueries, uploads: U
   });
 
   router.post('/api/run/:id/execute', uploads.single('input_image', 'image'), async (req, res) => {
-    const params = jsonObjectField((req.body as Record<string, unknown> | undefined)?.params, 'params');
+    const { params } = validate(executeFields, req.body ?? {}, { ownMessages: true });
     if (req.file) await assertImage(req.file, 'input_image');
     res.json(await runner.execute(String(req.params.id), params, req.file));
   });
@@ -35,7 +33,7 @@ export function runRoutes(runner: RunnerService, queries: JobQueries, uploads: U
   });
 
   router.get('/api/run/result/:promptId', async (req, res) => {
-    const { output_type } = validate(resultQuery, req.query, 'query');
+    const { output_type } = validate(runResultQuery, req.query, 'query');
     const result = await queries.result(String(req.params.promptId), output_type);
     const disposition = contentDisposition('inline', result.filename);
     if ('path' in result) {

@@ -19,9 +19,6 @@ export const DEFAULT_LLM_CONFIG: LlmConfig = {
   repeat_penalty: 1.1,
 };
 
-/** A partial configuration from a request body (unknown keys ignored, bad values → zod error). */
-export const llmConfigPatch = llmConfigFields.partial();
-
 export class LlmConfigStore {
   private stored: Record<string, unknown> = {};
 

@@ -3,12 +3,9 @@
  * delegate.
  */
 import express from 'express';
-import { z } from 'zod';
-import { HttpError, validate } from '../http/errors.js';
-import { llmConfigPatch } from './llm-config.store.js';
+import { validate } from '../http/errors.js';
+import { llmChatBody, llmConfigPatch, llmStartBody } from '../contracts/llm.contract.js';
 import type { LlmService } from './llm.service.js';
-
-const startBody = llmConfigPatch.extend({ model: z.string({ error: 'required (the file name of a downloaded LLM model)' }).min(1) });
 
 export function llmRoutes(llm: LlmService): express.Router {
   const router = express.Router();
@@ -18,7 +15,7 @@ export function llmRoutes(llm: LlmService): express.Router {
   });
 
   router.post('/api/admin/llm/start', async (req, res) => {
-    const { model, ...patch } = validate(startBody, req.body ?? {});
+    const { model, ...patch } = validate(llmStartBody, req.body ?? {});
     res.json(await llm.start(model, patch));
   });
 
@@ -31,13 +28,12 @@ export function llmRoutes(llm: LlmService): express.Router {
   });
 
   router.post('/api/admin/llm/chat', async (req, res) => {
-    const body = req.body as unknown;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'Send a JSON object with messages');
+    const body = validate(llmChatBody, req.body, { notObject: 'Send a JSON object with messages' });
     const left = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) left.abort();
     });
-    const answer = await llm.chat(body as Record<string, unknown>, left.signal);
+    const answer = await llm.chat(body, left.signal);
     if (answer.kind === 'json') return void res.json(answer.body);
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');

@@ -3,23 +3,11 @@
  * listing: `source` (`original`|`community`), `starred` (`true`|`false`), `limit`, `offset`.
  */
 import express from 'express';
-import { z } from 'zod';
 import { validate } from '../http/errors.js';
 import { sendFileResponse } from '../http/file-response.js';
 import { hubId } from './hub-ids.js';
 import type { GalleryFile, GalleryService } from './gallery.service.js';
-
-const listQuery = z.object({
-  source: z.enum(['original', 'community']).optional(),
-  starred: z
-    .enum(['true', 'false', '1', '0'])
-    .transform((v) => v === 'true' || v === '1')
-    .optional(),
-  limit: z.coerce.number().int().min(1).max(100_000).optional(),
-  offset: z.coerce.number().int().min(0).optional(),
-});
-
-const singleBody = z.object({ model_id: z.union([z.string().regex(/^\d+$/), z.number().int().positive()]).transform(String).optional() });
+import { galleryFetchBody, galleryListQuery } from '../contracts/modelhub.contract.js';
 
 /** Gallery routes (see the file comment). */
 export function galleryRoutes(gallery: GalleryService): express.Router {
@@ -48,7 +36,7 @@ export function galleryRoutes(gallery: GalleryService): express.Router {
   });
 
   router.post('/api/admin/loras/gallery/download-single/:imageId', async (req, res) => {
-    const body = validate(singleBody, req.body ?? {});
+    const body = validate(galleryFetchBody, req.body ?? {});
     const fromQuery = typeof req.query.model_id === 'string' ? String(hubId(req.query.model_id, 'model_id')) : undefined;
     res.json(await gallery.downloadSingle(hubId(req.params.imageId, 'image_id'), body.model_id ?? fromQuery ?? null));
   });
@@ -62,7 +50,7 @@ export function galleryRoutes(gallery: GalleryService): express.Router {
   });
 
   router.get('/api/admin/loras/:modelId/gallery', (req, res) => {
-    const query = validate(listQuery, req.query, 'query');
+    const query = validate(galleryListQuery, req.query, 'query');
     res.type('application/json').send(gallery.listJson(String(hubId(req.params.modelId, 'model_id')), query));
   });
 

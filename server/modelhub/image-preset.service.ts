@@ -4,10 +4,9 @@
  * image's prompt (without LoRA tags), negative prompt, seed, steps, CFG and size where the
  * workflow has such inputs, and the image's catalogued LoRAs when it takes a LoRA list.
  */
-import { z } from 'zod';
-import { HttpError, validate } from '../http/errors.js';
+import { HttpError } from '../http/errors.js';
 import type { ImageLookupService } from './image-lookup.service.js';
-import type { ImageLookup, ImagePresetResult } from '../contracts/modelhub.contract.js';
+import type { ImageLookup, ImagePresetOptions, ImagePresetResult } from '../contracts/modelhub.contract.js';
 import { bestWorkflow, candidateSchema, fitNumber, negativeInput, promptInput, type WorkflowCandidate } from './workflow-match.js';
 
 /** What the model hub needs of the presets capability. */
@@ -25,20 +24,12 @@ export interface ImagePresetDeps {
   hubBaseUrl: string;
 }
 
-const bodySchema = z.object({
-  id: z.string().optional(),
-  name: z.string().optional(),
-  /** Use this workflow instead of the best match. */
-  workflow_id: z.string().optional(),
-});
-
 /** Makes presets from hub images. */
 export class ImagePresetService {
   constructor(private readonly deps: ImagePresetDeps) {}
 
   /** Look the image up, pick a workflow, fill its parameters, save the preset. */
-  async create(imageId: number, body: unknown): Promise<ImagePresetResult> {
-    const opts = validate(bodySchema, body ?? {});
+  async create(imageId: number, opts: ImagePresetOptions): Promise<ImagePresetResult> {
     const image = await this.deps.lookup.lookup(imageId);
     const candidates = (await this.deps.workflows()).flatMap((raw) => {
       const parsed = candidateSchema.safeParse(raw);

@@ -3,6 +3,8 @@
  * catalog add and promote, tag names.
  */
 import express from 'express';
+import { imagePresetBody } from '../contracts/modelhub.contract.js';
+import { validate } from '../http/errors.js';
 import type { CatalogMoves } from './catalog-moves.service.js';
 import { hubId } from './hub-ids.js';
 import type { ImageLookupService } from './image-lookup.service.js';
@@ -25,7 +27,7 @@ export function modelhubRoutes({ lookup, moves, tags, imagePresets }: ModelhubRo
   });
 
   router.post('/api/admin/modelhub/image/:imageId/preset', async (req, res) => {
-    res.json(await imagePresets.create(hubId(req.params.imageId, 'image_id'), req.body));
+    res.json(await imagePresets.create(hubId(req.params.imageId, 'image_id'), validate(imagePresetBody, req.body ?? {})));
   });
 
   router.post('/api/admin/modelhub/add/:versionId', async (req, res) => {

@@ -3,7 +3,8 @@
  */
 import express from 'express';
 import type { EngineMode } from '../config.js';
-import { HttpError } from '../http/errors.js';
+import { nodeInstallBody } from '../contracts/nodes.contract.js';
+import { HttpError, validate } from '../http/errors.js';
 import { groupNodePackages } from '../workflows/node-packages.js';
 import type { ObjectInfo } from '../workflows/types.js';
 import type { NodeInstallService } from './node-install.service.js';
@@ -35,7 +36,7 @@ export function nodesRoutes(deps: NodesRouteDeps): express.Router {
   });
 
   router.post('/api/admin/nodes/install', async (req, res) => {
-    const body = (req.body ?? {}) as { url?: unknown; repo_url?: unknown };
+    const body = validate(nodeInstallBody, req.body ?? {}, { detail: 'url is required (an https:// git URL)' });
     const result = await deps.installer.install(body.url ?? body.repo_url);
     // Beyond the spec: say whether Studio can restart the engine to load the package.
     res.json({ ...result, engine_restart: canRestart(deps.engineMode) ? 'available' : 'external engine: restart it yourself' });

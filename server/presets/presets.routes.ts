@@ -3,13 +3,15 @@
  */
 import express from 'express';
 import { contentDisposition } from '../http/content-disposition.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError, validate } from '../http/errors.js';
+import { fromJobSchema, presetInputSchema, presetRunFields, renameSchema } from '../contracts/presets.contract.js';
 import { sendFileResponse } from '../http/file-response.js';
 import { assertImage, readUploadText, type Uploads } from '../http/uploads.js';
 import type { PresetRunService } from './preset-run.service.js';
 import type { PresetsService } from './presets.service.js';
 
 const BASE = '/api/admin/presets';
+const SEND_JSON_OBJECT = 'Send a JSON object body (Content-Type: application/json)';
 
 /** Preset routes. */
 export function presetsRoutes(presets: PresetsService, runs: PresetRunService, uploads: Uploads): express.Router {
@@ -20,7 +22,7 @@ export function presetsRoutes(presets: PresetsService, runs: PresetRunService, u
   });
 
   router.post(BASE, async (req, res) => {
-    res.json(await presets.createPreset(jsonBody(req.body)));
+    res.json(await presets.createPreset(validate(presetInputSchema, req.body, { notObject: SEND_JSON_OBJECT })));
   });
 
   // Before `/:id` routes of the same method so `import` is never read as an id.
@@ -30,7 +32,7 @@ export function presetsRoutes(presets: PresetsService, runs: PresetRunService, u
   });
 
   router.post(`${BASE}/from-job/:promptId`, async (req, res) => {
-    res.json(await presets.fromJob(String(req.params.promptId), req.body ?? {}));
+    res.json(await presets.fromJob(String(req.params.promptId), validate(fromJobSchema, req.body ?? {})));
   });
 
   router.get(`${BASE}/:id`, async (req, res) => {
@@ -38,7 +40,7 @@ export function presetsRoutes(presets: PresetsService, runs: PresetRunService, u
   });
 
   router.put(`${BASE}/:id/rename`, async (req, res) => {
-    res.json(await presets.rename(String(req.params.id), jsonBody(req.body ?? {})));
+    res.json(await presets.rename(String(req.params.id), validate(renameSchema, req.body ?? {}, { notObject: SEND_JSON_OBJECT })));
   });
 
   router.delete(`${BASE}/:id`, async (req, res) => {
@@ -50,16 +52,9 @@ export function presetsRoutes(presets: PresetsService, runs: PresetRunService, u
   });
 
   router.post(`${BASE}/:id/run`, uploads.single('input_image', 'image'), async (req, res) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
+    const fields = validate(presetRunFields, req.body ?? {}, { ownMessages: true });
     if (req.file) await assertImage(req.file, 'input_image');
-    res.json(
-      await runs.run(String(req.params.id), {
-        seed: textField(body.seed, 'seed'),
-        answers: textField(body.answers, 'answers'),
-        existing_image: textField(body.existing_image, 'existing_image'),
-        input_image: req.file,
-      }),
-    );
+    res.json(await runs.run(String(req.params.id), { ...fields, input_image: req.file }));
   });
 
   router.get(`${BASE}/:id/export`, async (req, res) => {
@@ -72,17 +67,4 @@ export function presetsRoutes(presets: PresetsService, runs: PresetRunService, u
   });
 
   return router;
-}
-
-/** A JSON object body, or a 400. */
-function jsonBody(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'Send a JSON object body (Content-Type: application/json)');
-  return body as Record<string, unknown>;
-}
-
-/** A multipart text field (sent once), or undefined. */
-function textField(value: unknown, name: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new HttpError(400, `${name} must be sent once, as text`);
-  return value;
 }

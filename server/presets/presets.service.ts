@@ -11,13 +11,13 @@ import type { Logger } from '../logging.js';
 import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
 import {
   completePreset,
-  fromJobSchema,
   presetIdSchema,
   presetInputSchema,
-  renameSchema,
+  type FromJobInput,
   type Preset,
   type PresetInput,
   type PresetListEntry,
+  type RenameInput,
 } from '../contracts/presets.contract.js';
 import { PresetFileError, type PresetStore } from './preset.store.js';
 import type { SavedPromptsMirror } from './saved-prompts.store.js';
@@ -138,9 +138,8 @@ export class PresetsService {
   }
 
   /** `PUT /{id}/rename`: change fields in place; a new id renames the file (409 when taken). */
-  async rename(id: string, body: unknown): Promise<{ id: string; name: string }> {
+  async rename(id: string, patch: RenameInput): Promise<{ id: string; name: string }> {
     checkId(id);
-    const patch = validate(renameSchema, body ?? {});
     return this.serial(async () => {
       const current = await this.get(id);
       const newId = patch.id ?? id;
@@ -184,8 +183,7 @@ export class PresetsService {
    * resolved seeds included). Body `{id?, name?}`; without an id one is made from the workflow
    * and the prompt id. 404 unknown job, 400 unfinished job, 409 when the given id is taken.
    */
-  async fromJob(promptId: string, body: unknown): Promise<PresetSaved> {
-    const opts = validate(fromJobSchema, body ?? {});
+  async fromJob(promptId: string, opts: FromJobInput): Promise<PresetSaved> {
     const job = this.deps.jobs.get(promptId);
     if (!job) throw new HttpError(404, `Job not found: ${promptId}`);
     if (ACTIVE_STATUSES.includes(job.status)) throw new HttpError(400, `Job ${promptId} is still ${job.status}; make a preset once it has finished`);

@@ -2,14 +2,10 @@
  * Environment settings and the secret reveal (spec "System and settings"). Parse and delegate.
  */
 import express from 'express';
-import { z } from 'zod';
 import { validate } from '../http/errors.js';
 import { clientAddress } from '../http/authenticator.js';
 import type { EnvSettingsService } from './env-settings.service.js';
-
-const putBody = z.object({ key: z.string().min(1), value: z.string() });
-// The spec leaves the field name open; `api_key` matches the login form.
-const revealBody = z.object({ api_key: z.string() });
+import { envPutBody, revealBody } from '../contracts/system.contract.js';
 
 /** `GET/PUT /api/admin/settings/env`, `POST /api/admin/settings/reveal`. */
 export function envSettingsRoutes(service: EnvSettingsService): express.Router {
@@ -20,7 +16,7 @@ export function envSettingsRoutes(service: EnvSettingsService): express.Router {
   });
 
   router.put('/api/admin/settings/env', async (req, res) => {
-    const body = validate(putBody, req.body ?? {});
+    const body = validate(envPutBody, req.body ?? {});
     const entry = await service.update(body.key, body.value);
     res.json({ status: 'updated', entry });
   });

@@ -4,8 +4,8 @@
  * running ones finish.
  */
 import express from 'express';
-import { z } from 'zod';
 import { validate } from '../http/errors.js';
+import { settingsPutBody } from '../contracts/downloads.contract.js';
 
 /** What the routes need from the download manager. */
 export interface ConcurrencySetting {
@@ -13,9 +13,6 @@ export interface ConcurrencySetting {
   /** Clamps to 1–10, stores and applies; returns the value in force. */
   setMaxConcurrent(value: number): number;
 }
-
-// Any finite number is accepted and clamped (spec: "clamped to 1-10"); a non-number is a 400.
-const putBody = z.object({ max_concurrent: z.number().finite().optional() });
 
 /** Settings routes. */
 export function settingsRoutes(downloads: ConcurrencySetting): express.Router {
@@ -26,7 +23,7 @@ export function settingsRoutes(downloads: ConcurrencySetting): express.Router {
   });
 
   router.put('/api/admin/settings', (req, res) => {
-    const body = validate(putBody, req.body ?? {});
+    const body = validate(settingsPutBody, req.body ?? {});
     if (body.max_concurrent !== undefined) downloads.setMaxConcurrent(body.max_concurrent);
     res.json({ max_concurrent: downloads.maxConcurrent() });
   });

@@ -2,11 +2,9 @@
  * Update from git and the syncs (spec "System and settings", Versioning 6). Parse and delegate.
  */
 import express from 'express';
-import { z } from 'zod';
 import { validate } from '../http/errors.js';
 import type { UpdateService } from './update.service.js';
-
-const updateBody = z.object({ skip_components: z.array(z.string()).optional() });
+import { updateBody } from '../contracts/system.contract.js';
 
 /** `GET /system/remote-version`, `POST /system/update`, `POST /workflows/sync`, `POST /models/sync`. */
 export function updateRoutes(service: UpdateService): express.Router {

@@ -3,15 +3,13 @@
  * `POST /api/run/{id}/build?format=api|workflow`.
  */
 import express from 'express';
-import { z } from 'zod';
 import { validate } from '../http/errors.js';
-import { jsonObjectField, type Uploads } from '../http/uploads.js';
+import type { Uploads } from '../http/uploads.js';
 import { buildGraph } from './graph-builder.js';
 import { apiToUiWorkflow } from './graph-to-ui.js';
 import { EXISTING_INPUT_IMAGE_KEY } from './params.js';
 import type { WorkflowService } from './workflow.service.js';
-
-const buildQuery = z.object({ format: z.enum(['api', 'workflow']).default('api') });
+import { buildFields, buildQuery } from '../contracts/workflows.contract.js';
 
 /** Nothing runs on `/build`, so an absent image is shown as this name in the exported graph. */
 const PLACEHOLDER_IMAGE = 'example.png';
@@ -35,7 +33,7 @@ export function workflowsRoutes(workflows: WorkflowService, uploads: Uploads): e
   router.post('/api/run/:id/build', uploads.single('input_image', 'image'), async (req, res) => {
     const { format } = validate(buildQuery, req.query, 'query');
     const definition = await workflows.definition(String(req.params.id));
-    const params = jsonObjectField((req.body as Record<string, unknown> | undefined)?.params, 'params');
+    const { params } = validate(buildFields, req.body ?? {}, { ownMessages: true });
     const imageInput = definition.manifest.inputs.find((i) => i.type === 'image');
     const uploadedImage = req.file?.originalname ?? (imageInput && params[imageInput.id] === undefined && !params[EXISTING_INPUT_IMAGE_KEY] ? PLACEHOLDER_IMAGE : undefined);
     const { graph } = buildGraph(definition, params, { uploadedImage });
