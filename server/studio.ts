@@ -71,6 +71,7 @@ import { nodeMapLoader } from './workflows/import/node-map.store.js';
 import { WorkflowImportService } from './workflows/import/workflow-import.service.js';
 import { workflowImportRoutes } from './workflows/import/workflow-import.routes.js';
 import { STUDIO_TIME_ZONE } from './time.js';
+import type { DesktopUpdates } from './system/app-update.routes.js';
 
 export interface StudioOptions {
   /** Defaults to `STUDIO_DIR/logs/server.log`, echoed to the console. */
@@ -90,6 +91,8 @@ export interface StudioOptions {
    * headless re-executes itself, Electron relaunches. Without it, restart answers 409.
    */
   relaunch?: () => void | Promise<void>;
+  /** The installed desktop app's updater (main/desktop-updater.ts); headless Studio has none. */
+  desktopUpdates?: DesktopUpdates;
 }
 
 /** A running (or stoppable) Studio. */
@@ -290,6 +293,7 @@ export class Studio {
       maintenance: this.maintenance,
       checkpoint: () => checkpoint(this.db),
       relaunch: options.relaunch ?? null,
+      desktopUpdates: options.desktopUpdates ?? null,
       reloadData: async () => {
         await Promise.all(Object.values(this.catalog.catalogs).map((store) => store.load()));
       },
