@@ -3,12 +3,14 @@
  * behind one factory, so the composition root constructs it, mounts its routers and starts and
  * stops it.
  */
-import type express from 'express';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
+import type { StudioModule } from '../module.js';
+import { announceStart } from './startup-events.js';
+import { healthRoutes } from './health.routes.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { BotControl } from './bot-control.js';
 import { extensionRoutes } from './extension.routes.js';
@@ -50,14 +52,15 @@ export interface SystemModuleDeps {
   desktopUpdates: DesktopUpdates | null;
 }
 
-export interface SystemModule {
-  routers: express.Router[];
+export interface SystemModule extends StudioModule {
   telemetry: TelemetryService;
   status: StatusService;
   update: UpdateService;
   restart: RestartService;
   start(): void;
   stop(): void;
+  /** Studio listens on `port`: say so in the event log, and why it stays on loopback if it does. */
+  announce(port: number): void;
 }
 
 /** Where the installed versions are read from. */
@@ -116,7 +119,9 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     scheduleRestart: (delayMs) => restart.schedule(delayMs, 'update applied'),
   });
   return {
+    name: 'system',
     routers: [
+      healthRoutes({ version: config.version, startedAt: deps.startedAt, engineStatus: deps.engineStatus }),
       systemRoutes({ status, telemetry, restart, startedAt: deps.startedAt }),
       envSettingsRoutes(envSettings),
       updateRoutes(update),
@@ -129,5 +134,6 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     restart,
     start: () => telemetry.start(),
     stop: () => telemetry.stop(),
+    announce: (port) => announceStart(config, deps.events, port),
   };
 }
