@@ -11,6 +11,7 @@ import path from 'node:path';
 import { createAssetsModule, type AssetsModule } from './assets/assets.module.js';
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
 import { createChatbotModule, type ChatbotOptions } from './chatbot/chatbot.module.js';
+import { createDiskModule } from './disk/disk.module.js';
 import { APP_ROOT, type Config } from './config.js';
 import { ensureDataDir } from './config/data-dir.js';
 import { checkpoint, openDatabase, type Db } from './db/database.js';
@@ -150,6 +151,7 @@ export class Studio {
       restartEngine: () => engine.process.restart(),
       log: (level, message) => catalog.activity.add(level, message),
     });
+    const disk = createDiskModule({ ...base, catalogs: catalog.catalogs, downloads: catalog.downloads });
     const engineStatus = () => engine.process.state.status;
     this.system = createSystemModule({
       ...base,
@@ -173,7 +175,7 @@ export class Studio {
     const eventsModule = createEventsModule({ events, hub });
     // Health first among the routers, as it always was; engine before jobs so its children start
     // first and stop last (after the job watcher), the rest after what each of them uses.
-    this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, this.assets, chatbot, nodes, this.system];
+    this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, this.assets, chatbot, nodes, disk, this.system];
     ({ server: this.server } = createHttpServer({
       logger,
       auth: auth.auth,
