@@ -5,7 +5,6 @@
  * the modules in reverse order, each within its deadline, then the listener, the bus and the
  * database. No domain logic lives here: only what is built, in which order, and what it is given.
  */
-import type { AddressInfo } from 'node:net';
 import type http from 'node:http';
 import path from 'node:path';
 import { createAssetsModule, type AssetsModule } from './assets/assets.module.js';
@@ -22,9 +21,10 @@ import { createEventsModule } from './events/events.module.js';
 import { createHttpServer } from './http/app.js';
 import { createAuthModule } from './http/auth.module.js';
 import { homeRoutes } from './http/home.routes.js';
+import { boundPort, listen, localUrl } from './http/listen.js';
 import { Maintenance } from './http/maintenance.js';
 import { rendererRoutes } from './http/renderer.routes.js';
-import { StorageFaults } from './http/storage-faults.js';
+import { reportedStorageFaults } from './http/storage-faults.js';
 import { Uploads } from './http/uploads.js';
 import { WsHub } from './http/ws-hub.js';
 import { createJobsModule, type JobsModule } from './jobs/jobs.module.js';
@@ -35,9 +35,7 @@ import { stopModules, withDeadline, type StudioModule } from './module.js';
 import { createNodesModule } from './nodes/nodes.module.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { reportMigrations } from './system/migration-report.js';
-import { Secrets } from './system/secrets.store.js';
-import { SettingsStore } from './system/settings.store.js';
-import { createSystemModule } from './system/system.module.js';
+import { createSecrets, createSystemModule } from './system/system.module.js';
 import { STUDIO_TIME_ZONE } from './time.js';
 import { groupNodePackages } from './workflows/node-packages.js';
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/workflows.module.js';
@@ -98,13 +96,7 @@ export class Studio {
     const events = (this.events = new EventBus({ file: config.paths.eventsFile, db, logger }));
     events.load();
     reportMigrations(db, events, this.startedAt);
-    const secrets = new Secrets(new SettingsStore(db), {
-      API_KEY: config.apiKey,
-      MODELHUB_API_KEY: config.tokens.modelhubApiKey,
-      HUB_TOKEN: config.tokens.hubToken,
-      CHATBOT_BOT_TOKEN: config.tokens.chatbotBotToken,
-      CHATBOT_BOT_NAME: config.tokens.chatbotBotName,
-    });
+    const secrets = createSecrets(db, config);
     const uploads = new Uploads(path.join(config.paths.root, 'tmp', 'uploads'));
     const base = { config, db, events, logger };
 
@@ -162,10 +154,7 @@ export class Studio {
       modelsPresence: () => catalog.modelsPresence(),
       bot: chatbot.control,
       secrets,
-      checkKey: (address, candidate) => {
-        const result = auth.auth.checkKey(address, candidate);
-        return result.kind === 'key' ? { kind: 'ok' } : result.kind === 'throttled' ? result : { kind: 'bad' };
-      },
+      auth: auth.auth,
       maintenance: this.maintenance,
       checkpoint: () => checkpoint(db),
       relaunch: options.relaunch ?? null,
@@ -185,14 +174,7 @@ export class Studio {
       tls: config.tls,
       greeting: () => ({ version: config.version, engine: engineMessage(engine.process.state), maintenance: this.maintenance.active, time_zone: STUDIO_TIME_ZONE }),
       routers: this.modules.flatMap((module) => module.routers),
-      storage: new StorageFaults({
-        dataDir: config.paths.root,
-        dbFile: config.paths.dbFile,
-        onFault: (fault, detail) =>
-          fault.kind === 'disk_full'
-            ? events.emit('system.disk_full', 'warning', detail, { code: fault.code })
-            : events.emit('system.database', 'error', detail, { code: fault.code, file: config.paths.dbFile }),
-      }),
+      storage: reportedStorageFaults({ dataDir: config.paths.root, dbFile: config.paths.dbFile, events }),
       pageRouters: [rendererRoutes({ distDir: path.join(APP_ROOT, 'renderer', 'dist'), fallback: homeRoutes({ version: config.version, engineStatus }) })],
     }));
   }
@@ -204,7 +186,7 @@ export class Studio {
 
   /** The port actually bound (useful with STUDIO_PORT=0). */
   get port(): number {
-    return (this.server.address() as AddressInfo | null)?.port ?? this.config.port;
+    return boundPort(this.server, this.config.port);
   }
 
   /**
@@ -212,9 +194,7 @@ export class Studio {
    * when Studio listens on every interface, else the one address it actually bound.
    */
   get url(): string {
-    const bound = (this.server.address() as AddressInfo | null)?.address ?? '127.0.0.1';
-    const host = bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound.includes(':') ? `[${bound}]` : bound;
-    return `${this.config.tls ? 'https' : 'http'}://${host}:${this.port}`;
+    return localUrl(this.server, Boolean(this.config.tls), this.config.port);
   }
 
   /**
@@ -228,13 +208,7 @@ export class Studio {
   /** Prepare every module, listen, announce, then start every module (the engine in the background). */
   async start(): Promise<void> {
     for (const module of this.modules) await module.prepare?.();
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.config.port, this.config.host, () => {
-        this.server.off('error', reject);
-        resolve();
-      });
-    });
+    await listen(this.server, this.config.port, this.config.host);
     this.system.announce(this.port);
     for (const module of this.modules) await module.start?.();
   }
@@ -269,28 +243,12 @@ export class Studio {
   }
 
   // What tests and the desktop shell read of the running capabilities.
-  get engine() {
-    return this.engineModule.process;
-  }
-  get engineSocket() {
-    return this.engineModule.socket;
-  }
-  get sharedFolders() {
-    return this.engineModule.sharedFolders;
-  }
-  get jobs() {
-    return this.jobsModule.jobs;
-  }
-  get lifecycle() {
-    return this.jobsModule.lifecycle;
-  }
-  get monitor() {
-    return this.jobsModule.monitor;
-  }
-  get workflows() {
-    return this.workflowsModule.service;
-  }
-  get llm() {
-    return this.llmModule.service;
-  }
+  get engine() { return this.engineModule.process; } // prettier-ignore
+  get engineSocket() { return this.engineModule.socket; } // prettier-ignore
+  get sharedFolders() { return this.engineModule.sharedFolders; } // prettier-ignore
+  get jobs() { return this.jobsModule.jobs; } // prettier-ignore
+  get lifecycle() { return this.jobsModule.lifecycle; } // prettier-ignore
+  get monitor() { return this.jobsModule.monitor; } // prettier-ignore
+  get workflows() { return this.workflowsModule.service; } // prettier-ignore
+  get llm() { return this.llmModule.service; } // prettier-ignore
 }

@@ -16,7 +16,9 @@ import type { BotControl } from './bot-control.js';
 import { extensionRoutes } from './extension.routes.js';
 import { envSettingsRoutes } from './env-settings.routes.js';
 import { EnvSettingsService, type KeyVerdict } from './env-settings.service.js';
-import type { Secrets } from './secrets.store.js';
+import { Secrets } from './secrets.store.js';
+import { SettingsStore } from './settings.store.js';
+import type { Authenticator } from '../http/authenticator.js';
 import type { LocalVersionPaths } from './local-versions.js';
 import { GitRepo } from './git-repo.js';
 import { appUpdateRoutes, type DesktopUpdates } from './app-update.routes.js';
@@ -39,8 +41,8 @@ export interface SystemModuleDeps {
   bot: BotControl;
   events: EventBus;
   secrets: Secrets;
-  /** A second key check through the login limiter (reveal). */
-  checkKey: (address: string, candidate: string) => KeyVerdict;
+  /** The key check, through the login limiter (reveal asks it a second time). */
+  auth: Pick<Authenticator, 'checkKey'>;
   maintenance: { enable(): void; disable(): void };
   /** Flush the database's WAL (before a restart). */
   checkpoint: () => void;
@@ -61,6 +63,17 @@ export interface SystemModule extends StudioModule {
   stop(): void;
   /** Studio listens on `port`: say so in the event log, and why it stays on loopback if it does. */
   announce(port: number): void;
+}
+
+/** The editable variables in force: the environment's values, overlaid with the ones set in settings. */
+export function createSecrets(db: Db, config: Readonly<Config>): Secrets {
+  return new Secrets(new SettingsStore(db), {
+    API_KEY: config.apiKey,
+    MODELHUB_API_KEY: config.tokens.modelhubApiKey,
+    HUB_TOKEN: config.tokens.hubToken,
+    CHATBOT_BOT_TOKEN: config.tokens.chatbotBotToken,
+    CHATBOT_BOT_NAME: config.tokens.chatbotBotName,
+  });
 }
 
 /** Where the installed versions are read from. */
@@ -103,7 +116,10 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     readonlyValues: { STUDIO_DIR: config.paths.root, STUDIO_APP_DIR: config.system.appDir, STUDIO_VERSION: config.version },
     events: deps.events,
     bot: deps.bot,
-    checkKey: deps.checkKey,
+    checkKey: (address, candidate): KeyVerdict => {
+      const result = deps.auth.checkKey(address, candidate);
+      return result.kind === 'key' ? { kind: 'ok' } : result.kind === 'throttled' ? result : { kind: 'bad' };
+    },
     signOutEverywhere: () => deps.hub.disconnectAll(4001, 'The API key changed: sign in again'),
   });
   const restart = new RestartService({ checkpoint: deps.checkpoint, relaunch: deps.relaunch, events: deps.events, logger: deps.logger });
