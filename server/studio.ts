@@ -158,8 +158,7 @@ export class Studio {
       reloadData: async () => void (await Promise.all(Object.values(catalog.catalogs).map((store) => store.load()))),
     });
     const eventsModule = createEventsModule({ events, hub });
-    // Health first among the routers, as it always was; engine before jobs so its children start
-    // first and stop last (after the job watcher), the rest after what each of them uses.
+    // Each module after what it uses; the engine before the jobs so it stops after the job watcher.
     this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, this.assets, chatbot, nodes, disk, this.system];
     ({ server: this.server } = createHttpServer({
       logger,

@@ -26,14 +26,17 @@ export type ValidationResult =
   | { ok: true; graph: ApiGraph; outputs: string[]; nodeErrors: Record<string, NodeError> }
   | { ok: false; error: PromptError; nodeErrors: Record<string, NodeError> };
 
+/** What validation reads of a node set: the stand-in's catalog, or Studio's view of an engine's `object_info`. */
+export type NodeLookup = Pick<NodeCatalog, 'get' | 'live' | 'checksFileLists'>;
+
 export interface ValidatorDeps {
-  catalog: NodeCatalog;
+  catalog: NodeLookup;
   /** Whether a LoadImage-style value (`sub/x.png`, `x.png [output]`) names an existing file. */
   fileExists(annotatedName: string): boolean;
 }
 
 /** Inputs checked by a node's own `VALIDATE_INPUTS` (they skip the list/min/max checks). */
-const FILE_CHECKS: Record<string, { input: string; what: string }> = {
+export const FILE_CHECKS: Readonly<Record<string, { input: string; what: string }>> = {
   LoadImage: { input: 'image', what: 'image' },
   LoadImageMask: { input: 'image', what: 'image' },
   VHS_LoadVideo: { input: 'video', what: 'video' },
@@ -142,7 +145,7 @@ function upstreamOf(graph: ApiGraph, id: string): Set<string> {
   return seen;
 }
 
-function missingNodeType(id: string, node: unknown, catalog: NodeCatalog): PromptError | null {
+function missingNodeType(id: string, node: unknown, catalog: NodeLookup): PromptError | null {
   const record = typeof node === 'object' && node !== null ? (node as Record<string, unknown>) : {};
   const meta = record._meta as { title?: unknown } | undefined;
   const classType = typeof record.class_type === 'string' ? record.class_type : null;
