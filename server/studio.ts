@@ -39,6 +39,7 @@ import { createSecrets, createSystemModule } from './system/system.module.js';
 import { STUDIO_TIME_ZONE } from './time.js';
 import { groupNodePackages } from './workflows/node-packages.js';
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/workflows.module.js';
+import type { DesktopUpdates } from './system/app-update.routes.js';
 
 export interface StudioOptions {
   /** Defaults to `STUDIO_DIR/logs/server.log`, echoed to the console. */
@@ -58,6 +59,8 @@ export interface StudioOptions {
    * headless re-executes itself, Electron relaunches. Without it, restart answers 409.
    */
   relaunch?: () => void | Promise<void>;
+  /** The installed desktop app's updater (main/desktop-updater.ts); headless Studio has none. */
+  desktopUpdates?: DesktopUpdates;
 }
 
 /** A running (or stoppable) Studio. */
@@ -155,6 +158,7 @@ export class Studio {
       maintenance: this.maintenance,
       checkpoint: () => checkpoint(db),
       relaunch: options.relaunch ?? null,
+      desktopUpdates: options.desktopUpdates ?? null,
       reloadData: async () => void (await Promise.all(Object.values(catalog.catalogs).map((store) => store.load()))),
     });
     const eventsModule = createEventsModule({ events, hub });
