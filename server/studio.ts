@@ -52,6 +52,7 @@ import { runRoutes } from './jobs/run.routes.js';
 import { RunnerService } from './jobs/runner.service.js';
 import { createLlmModule } from './llm/llm.module.js';
 import type { LlmService } from './llm/llm.service.js';
+import { ModelhubClient } from './modelhub-client/modelhub.client.js';
 import { createModelhubModule, type ModelhubModule } from './modelhub/modelhub.module.js';
 import { NodeInstallService } from './nodes/node-install.service.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
@@ -60,7 +61,7 @@ import { type BotControl } from './system/bot-control.js';
 import { reportMigrations } from './system/migration-report.js';
 import { Secrets } from './system/secrets.store.js';
 import { healthRoutes } from './system/health.routes.js';
-import { SettingsStore } from './system/settings.store.js';
+import { SettingsStore } from './db/settings.store.js';
 import { createSystemModule, type SystemModule } from './system/system.module.js';
 import { groupNodePackages } from './workflows/node-packages.js';
 import { diskPresence, presenceSummary } from './catalog/model-status.js';
@@ -224,6 +225,8 @@ export class Studio {
     const queries = new JobQueries({ ...jobDeps, monitor: this.monitor });
     this.reconciler = new Reconciler({ jobs: this.jobs, engine: this.engineClient, monitor: this.monitor, events: this.events, logger: this.logger });
     const uploads = new Uploads(path.join(config.paths.root, 'tmp', 'uploads'));
+    // One model hub client for the catalogs' metadata and the model hub capability (the key is read per request).
+    const modelhubClient = new ModelhubClient({ baseUrl: config.urls.modelhub, apiKey: () => this.secrets.get('MODELHUB_API_KEY') });
     this.catalog = createCatalogModule({
       config,
       db: this.db,
@@ -233,6 +236,7 @@ export class Studio {
       uploads,
       beforeLlmDelete: (file) => this.llm.beforeModelDelete(file),
       tokens: () => ({ modelhubApiKey: this.secrets.get('MODELHUB_API_KEY'), hubToken: this.secrets.get('HUB_TOKEN') }),
+      modelhub: modelhubClient,
     });
     const llm = createLlmModule({ config, events: this.events, logger: this.logger });
     this.llm = llm.service;
@@ -255,7 +259,7 @@ export class Studio {
       db: this.db,
       events: this.events,
       catalogs: this.catalogs,
-      apiKey: () => this.secrets.get('MODELHUB_API_KEY'),
+      client: modelhubClient,
       toInput: (file) => this.runner.uploadImage(file),
       // The presets capability is built just below; these run only once requests arrive.
       presets: {

@@ -13,7 +13,7 @@ import { parseManifest, type WorkflowManifest } from '../../contracts/workflows.
 import { DomainError } from '../../domain-error.js';
 import { minuteStamp } from '../../time.js';
 import { buildGraph } from '../graph-builder.js';
-import type { ObjectInfo } from '../types.js';
+import type { ObjectInfo } from '../../engine/engine-graph.js';
 import { loadIndex, type WorkflowIndex } from '../workflow.store.js';
 import { proposeForm } from './propose-form.js';
 import { readWorkflowFile } from './read-workflow-file.js';
