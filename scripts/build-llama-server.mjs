@@ -3,8 +3,10 @@
 // prebuilt binaries are not needed), for the test against a real LLM server and the chat bench.
 // The build (~3.5 min on 2 cores) is cached outside the clone, keyed by the package version, so CI
 // on the same machine builds once: `$LLAMA_SERVER_CACHE` or `~/.cache/studio/llama-server-<version>`.
-// Prints the binary's path. Exit 0 with the path; exit 3 with the reason on stderr when build tools
-// or the package are missing; with `--cached`, exit 4 when nothing is built yet.
+// Prints the binary's path, alone, on stdout: everything the build tools print goes to stderr (the
+// build prints megabytes; a caller capturing stdout must not have to hold them). Exit 0 with the
+// path; exit 3 with the reason on stderr when build tools or the package are missing; with
+// `--cached`, exit 4 when nothing is built yet.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -33,7 +35,8 @@ for (const tool of ['git', 'cmake', 'c++']) {
   }
 }
 const src = path.join(cacheDir, 'src');
-const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
+// The tools' output streams to our stderr as it comes: nothing is buffered, so no size limit applies.
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 2, 2] });
 fs.rmSync(cacheDir, { recursive: true, force: true });
 fs.mkdirSync(cacheDir, { recursive: true });
 const packed = spawnSync('npm', ['pack', PACKAGE, '--pack-destination', cacheDir, '--silent'], { cwd: cacheDir, encoding: 'utf8' });

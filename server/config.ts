@@ -84,6 +84,8 @@ export interface Config {
   gallery: { communityLimit: number; pageDelayMs: number };
   /** Node package installs: per-step deadlines (spec Limits: clone 120 s, pip 300 s, install.py 300 s). */
   nodeInstall: { cloneTimeoutMs: number; pipTimeoutMs: number; scriptTimeoutMs: number };
+  /** The disk page's warning threshold. */
+  disk: { warnFreeBytes: number };
   chatbot: {
     /** CHATBOT_ALLOWED_CHATS: the only chats the bot serves; empty means "chats that sent /key". */
     allowedChats: readonly number[];
@@ -185,6 +187,7 @@ export async function loadConfig(
       pipTimeoutMs: v.NODES_PIP_TIMEOUT_S * 1000,
       scriptTimeoutMs: v.NODES_SCRIPT_TIMEOUT_S * 1000,
     },
+    disk: { warnFreeBytes: Math.round(v.DISK_WARN_FREE_GB * 1e9) },
     chatbot: {
       allowedChats: v.CHATBOT_ALLOWED_CHATS ?? [],
       pollTimeoutS: v.CHATBOT_POLL_TIMEOUT_S,

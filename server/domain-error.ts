@@ -14,8 +14,9 @@
  * - `upstream`: an outside service answered something Studio did not expect.
  * - `broken`: Studio's own data for the thing is inconsistent (a workflow's template).
  * - `unavailable`: not now: a service is stopped, parked or busy.
+ * - `no_space`: the disk holding the data has not enough free space for the write (507).
  */
-export type ErrorKind = 'invalid' | 'rejected' | 'not_found' | 'conflict' | 'unreachable' | 'upstream' | 'broken' | 'unavailable';
+export type ErrorKind = 'invalid' | 'rejected' | 'not_found' | 'conflict' | 'unreachable' | 'upstream' | 'broken' | 'unavailable' | 'no_space';
 
 export class DomainError extends Error {
   constructor(

@@ -1,11 +1,11 @@
 /**
  * Wiring of the assets capability behind one factory for the composition root.
  */
-import type express from 'express';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
+import type { StudioModule } from '../module.js';
 import type { Uploads } from '../http/uploads.js';
 import { assetsRoutes } from './assets.routes.js';
 import { AssetsService } from './assets.service.js';
@@ -21,8 +21,7 @@ export interface AssetsModuleDeps {
   uploads: Uploads;
 }
 
-export interface AssetsModule {
-  routers: express.Router[];
+export interface AssetsModule extends StudioModule {
   service: AssetsService;
   /** Kill thumbnail children still running. */
   stop(): void;
@@ -38,5 +37,5 @@ export function createAssetsModule(deps: AssetsModuleDeps): AssetsModule {
   const roots = { inputs: deps.config.paths.assetsInput, outputs: deps.config.paths.assetsOutput };
   const thumbnails = new Thumbnails({ cacheDir: thumbnailCacheDir(deps.config), logger: deps.logger, ffmpegPath: deps.ffmpegPath, env: deps.config.childEnv });
   const service = new AssetsService({ roots, events: deps.events, thumbnails });
-  return { routers: [assetsRoutes(service, deps.uploads)], service, stop: () => thumbnails.stop() };
+  return { name: 'assets', routers: [assetsRoutes(service, deps.uploads)], service, stop: () => thumbnails.stop() };
 }

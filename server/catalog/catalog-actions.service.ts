@@ -4,8 +4,9 @@
  * first, so a download can never re-create a file the user just deleted.
  */
 import fsp from 'node:fs/promises';
-import type { Downloads } from '../downloads/index.js';
+import { partFileFor, type Downloads } from '../downloads/index.js';
 import type { EventBus } from '../events/event-bus.js';
+import { ensureFreeSpace } from '../free-space.js';
 import { HttpError } from '../http/errors.js';
 import { loadWorkflow } from '../workflows/workflow.store.js';
 import type { ActivityLog } from './activity-log.js';
@@ -131,9 +132,15 @@ export class CatalogActions {
     return { queued, skipped, message: parts.join('; ') };
   }
 
-  private queue(hit: CatalogHit): DownloadAnswer {
+  private async queue(hit: CatalogHit): Promise<DownloadAnswer> {
     if (this.isPresent(hit)) return { status: 'present', file: hit.entry.file };
-    const { created } = this.deps.downloads.enqueue(downloadJobOf(this.deps.dirs, hit.kind, hit.entry));
+    const job = downloadJobOf(this.deps.dirs, hit.kind, hit.entry);
+    if (!this.deps.downloads.queueStates().has(job.file)) {
+      // Refuse now, with the numbers, rather than fail half-way with a full disk.
+      const partBytes = (await fsp.stat(partFileFor(job.finalFile)).catch(() => null))?.size ?? 0;
+      await ensureFreeSpace(hit.kind === 'llm' ? this.deps.dirs.llmModels : this.deps.dirs.models, (job.estimatedBytes ?? 0) - partBytes, `downloading ${job.file}`);
+    }
+    const { created } = this.deps.downloads.enqueue(job);
     return { status: created ? 'queued' : 'downloading', file: hit.entry.file };
   }
 

@@ -3,14 +3,14 @@
  * one factory, so the composition root only constructs it, mounts its routers and starts/stops
  * it. The queue itself lives in `downloads/`; the catalogs reach it through `Downloads` only.
  */
-import type express from 'express';
 import path from 'node:path';
-import type { Config } from '../config.js';
+import { SHIPPED_ROOT, type Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Uploads } from '../http/uploads.js';
 import { createDownloadsModule, type Downloads, type StatusStreams, type ThreadDownloadOptions } from '../downloads/index.js';
 import type { Logger } from '../logging.js';
+import type { StudioModule } from '../module.js';
 import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
 import { RepohostClient } from '../repohost/repohost.client.js';
 import { ActivityLog } from './activity-log.js';
@@ -20,8 +20,9 @@ import { catalogFileRoutes } from './catalog-files.routes.js';
 import { CatalogQueries } from './catalog-query.service.js';
 import { catalogRoutes } from './catalog.routes.js';
 import { CATALOG_FILE_NAMES, catalogSchemaFor } from '../contracts/catalog.contract.js';
-import { CatalogStore } from './catalog.store.js';
-import type { CatalogSet } from './catalog-set.js';
+import { CatalogStore, seedCatalogs } from './catalog.store.js';
+import { diskPresence, presenceSummary } from './model-status.js';
+import { findEntry, type CatalogSet } from './catalog-set.js';
 import { DiskUsage } from './disk-usage.js';
 import { MetadataService } from './metadata.service.js';
 
@@ -36,8 +37,6 @@ export interface CatalogModuleDeps {
   db: Db;
   events: EventBus;
   logger: Logger;
-  /** The stores the composition root already loads on boot. */
-  catalogs: { models: CatalogStore; loras: CatalogStore };
   /** Multipart uploads (catalog import). */
   uploads: Uploads;
   /** Runs before an LLM model file is deleted. */
@@ -51,15 +50,20 @@ export interface CatalogModuleDeps {
 }
 
 /** The built capability. */
-export interface CatalogModule {
-  routers: express.Router[];
+export interface CatalogModule extends StudioModule {
   catalogs: CatalogSet;
+  /** The `dest` folder the model and LoRA catalogs give a model file. */
+  destOf(file: string): string | undefined;
+  /** How many catalogued models there are and how many are on disk (system status). */
+  modelsPresence(): { count: number; present: number };
   downloads: Downloads;
   metadata: MetadataService;
   disk: DiskUsage;
   activity: ActivityLog;
   /** Open status streams (SSE clients). */
   streams: StatusStreams;
+  /** Seed the shipped catalogs on first boot; load the model and LoRA catalogs. */
+  prepare(): Promise<void>;
   /** Load the LLM catalog and resume the download queue (after the other catalogs loaded). */
   start(): Promise<void>;
   /** End status streams, abort metadata lookups and running downloads (their parts stay). */
@@ -70,10 +74,8 @@ export interface CatalogModule {
 export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const { config, logger } = deps;
   const tokens = deps.tokens ?? (() => ({ modelhubApiKey: config.tokens.modelhubApiKey, hubToken: config.tokens.hubToken }));
-  const catalogs: CatalogSet = {
-    ...deps.catalogs,
-    llm: new CatalogStore({ file: path.join(config.paths.catalogs, CATALOG_FILE_NAMES.llm), schema: catalogSchemaFor('llm') }),
-  };
+  const store = (kind: 'models' | 'loras' | 'llm') => new CatalogStore({ file: path.join(config.paths.catalogs, CATALOG_FILE_NAMES[kind]), schema: catalogSchemaFor(kind) });
+  const catalogs: CatalogSet = { models: store('models'), loras: store('loras'), llm: store('llm') };
   const dirs = { models: config.paths.models, llmModels: config.paths.llmModels };
   const activity = new ActivityLog();
   const disk = new DiskUsage({ modelsDir: config.paths.models });
@@ -109,6 +111,7 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const actions = new CatalogActions({ catalogs, dirs, downloads, events: deps.events, activity, disk, workflowsDir: config.paths.workflows, beforeLlmDelete: deps.beforeLlmDelete });
 
   return {
+    name: 'catalog',
     routers: [catalogRoutes({ queries, actions, metadata, activity, uploads: deps.uploads }), catalogFileRoutes({ queries, actions }), ...queue.routers],
     catalogs,
     downloads,
@@ -116,6 +119,18 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
     disk,
     activity,
     streams: queue.streams,
+    destOf: (file) => findEntry(catalogs, file)?.entry.dest,
+    modelsPresence() {
+      if (!catalogs.models.isLoaded()) return { count: 0, present: 0 };
+      const { total, present } = presenceSummary(catalogs.models.get(), 'models', diskPresence(dirs));
+      return { count: total, present };
+    },
+    async prepare() {
+      await seedCatalogs(path.join(SHIPPED_ROOT, 'resources', 'catalogs'), config.paths.catalogs);
+      for (const kind of ['models', 'loras'] as const) {
+        await catalogs[kind].load().catch((err: unknown) => logger.error(`catalog ${kind} could not be loaded`, err));
+      }
+    },
     async start() {
       await catalogs.llm.load().catch((err: unknown) => logger.error('catalog llm could not be loaded', err));
       queue.start();

@@ -2,11 +2,11 @@
  * The chat bot capability as `studio.ts` builds it: the polling service, its routes, and the
  * `BotControl` the system status and the settings use (token or name changed → restart).
  */
-import type express from 'express';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
+import type { StudioModule } from '../module.js';
 import type { BotControl } from '../system/bot-control.js';
 import type { Secrets } from '../system/secrets.store.js';
 import { SettingsStore } from '../db/settings.store.js';
@@ -31,14 +31,13 @@ export interface ChatbotModuleDeps {
   options?: ChatbotOptions;
 }
 
-export interface ChatbotModule {
+export interface ChatbotModule extends StudioModule {
   service: ChatbotService;
   /** The status block of system status, and the restart the settings ask for. */
   control: BotControl;
-  routers: express.Router[];
 }
 
-/** Build the chat bot; it starts only when `service.start()` is called. */
+/** Build the chat bot; it starts at Studio's start when it has a token, or when asked. */
 export function createChatbotModule(deps: ChatbotModuleDeps): ChatbotModule {
   const { config, secrets, options } = deps;
   const service = new ChatbotService({
@@ -64,5 +63,13 @@ export function createChatbotModule(deps: ChatbotModuleDeps): ChatbotModule {
     restart: () => service.restart(),
     forgetAdmittedChats: () => service.forgetAdmittedChats(),
   };
-  return { service, control, routers: [chatbotRoutes(service)] };
+  return {
+    name: 'chatbot',
+    routers: [chatbotRoutes(service)],
+    service,
+    control,
+    // After Studio listens: the bot calls Studio's own HTTP API.
+    start: () => service.autoStart(),
+    stop: async () => void (await service.stop()),
+  };
 }

@@ -68,6 +68,7 @@ export const ENV_VARS = {
   LLM_READY_TIMEOUT_S: { group: 'config', default: '300', parse: integer(), description: 'How long a starting LLM server may keep loading its model' },
   NODES_CLONE_TIMEOUT_S: { group: 'config', default: '120', parse: integer(), description: 'Node package clone deadline' },
   NODES_PIP_TIMEOUT_S: { group: 'config', default: '300', parse: integer(), description: 'Node package dependency install deadline' },
+  DISK_WARN_FREE_GB: { group: 'config', default: '10', parse: nonNegativeNumber, description: "Warn (event, Disk page) when a volume holding Studio's data has less free space than this many GB" },
   NODES_SCRIPT_TIMEOUT_S: { group: 'config', default: '300', parse: integer(), description: 'Node package install script deadline' },
   CHATBOT_ALLOWED_CHATS: { group: 'config', default: null, parse: chatIds, description: 'Chat ids the chat bot serves' },
   // 0 would be short polling: a tight loop against the platform while nothing happens.

@@ -58,6 +58,9 @@ export const EVENT_TYPE_MEANINGS = {
   'chatbot.chat.removed': 'A chat admitted with the API key was removed from the chat bot',
   'chatbot.chats.cleared': 'The API key changed: chats admitted with the old one must send the new one',
   'chatbot.key.locked': 'Too many wrong keys were sent to the chat bot',
+  'disk.low_space': "Free space on a volume holding Studio's data fell under DISK_WARN_FREE_GB",
+  'disk.duplicates.linked': 'Copies of a model file were replaced by hard links to one file',
+  'disk.orphans.deleted': 'Unused files chosen on the Disk page were deleted',
 } as const satisfies Record<string, string>;
 
 export type KnownEventType = keyof typeof EVENT_TYPE_MEANINGS;

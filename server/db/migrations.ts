@@ -163,4 +163,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE jobs ADD COLUMN preset_id TEXT;
     `,
   },
+  {
+    version: 7,
+    name: 'stored SHA-256 of files the disk page compared',
+    sql: `
+      -- One row per file hashed for the duplicate finder; a row is trusted only while the file's
+      -- size and mtime still match, so a changed file is hashed again.
+      CREATE TABLE file_hashes (
+        path      TEXT PRIMARY KEY,
+        size      INTEGER NOT NULL,
+        mtime_ms  INTEGER NOT NULL,
+        sha256    TEXT NOT NULL,
+        hashed_at TEXT NOT NULL
+      );
+    `,
+  },
 ];

@@ -8,3 +8,4 @@ export type { DownloadStatusEntry } from '../contracts/downloads.contract.js';
 export { createDownloadsModule, type DownloadsModule, type DownloadsModuleDeps } from './downloads.module.js';
 export type { ThreadDownloadOptions } from './download-thread.js';
 export type { StatusStreams } from './status-stream.js';
+export { partFileFor } from './download-manager.service.js';

@@ -67,6 +67,7 @@ const STATUS_OF_KIND: Record<ErrorKind, number> = {
   upstream: 500,
   broken: 500,
   unavailable: 503,
+  no_space: 507,
 };
 
 /** `detail` is always a string; structured extras (engine node errors) travel beside it. */

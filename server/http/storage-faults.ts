@@ -5,6 +5,7 @@
  * once space is freed the next request simply succeeds.
  */
 import fs from 'node:fs';
+import type { EventBus } from '../events/event-bus.js';
 
 export type StorageFault = { kind: 'disk_full'; code: string } | { kind: 'corrupt'; code: string };
 
@@ -85,4 +86,16 @@ function freeSpace(dir: string): string | null {
   if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
   if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
   return `${bytes} bytes`;
+}
+
+/** Storage faults for Studio's data directory and database, each reported as an event. */
+export function reportedStorageFaults(deps: { dataDir: string; dbFile: string; events: EventBus }): StorageFaults {
+  return new StorageFaults({
+    dataDir: deps.dataDir,
+    dbFile: deps.dbFile,
+    onFault: (fault, detail) =>
+      fault.kind === 'disk_full'
+        ? deps.events.emit('system.disk_full', 'warning', detail, { code: fault.code })
+        : deps.events.emit('system.database', 'error', detail, { code: fault.code, file: deps.dbFile }),
+  });
 }

@@ -15,16 +15,24 @@ import { looksLikeImage, readHead } from './file-sniff.js';
 
 const MB = 1024 * 1024;
 
-/** Per-route limits: size of one file, how many files, size of one text field. */
+/**
+ * What every upload route accepts besides its files: a few named text fields (`params`, `seed`,
+ * `answers`), each with a short plain name. Bracketed names (`x[4294967294]`) are refused: the
+ * form parser would build nested objects and arrays of any length from them, and walking such an
+ * array blocks the server for minutes.
+ */
+const FIELD_LIMITS = { fields: 16, fieldNameSize: 100, fieldNestingDepth: 0 } as const;
+
+/** Per-route limits: size of one file, how many files, size of one text field, parts in all. */
 export const UPLOAD_LIMITS = {
   /** An input image for a prompt (upload-image, execute, build, preset run). */
-  image: { fileSize: 50 * MB, files: 1, fieldSize: 5 * MB },
+  image: { ...FIELD_LIMITS, fileSize: 50 * MB, files: 1, fieldSize: 5 * MB, parts: 1 + FIELD_LIMITS.fields },
   /** Input files for the asset browser (images and videos). */
-  inputs: { fileSize: 512 * MB, files: 100, fieldSize: 64 * 1024 },
+  inputs: { ...FIELD_LIMITS, fileSize: 512 * MB, files: 100, fieldSize: 64 * 1024, parts: 100 + FIELD_LIMITS.fields },
   /** A JSON document (catalog import, preset import): parsed in memory, so small. */
-  json: { fileSize: 5 * MB, files: 1, fieldSize: 64 * 1024 },
+  json: { ...FIELD_LIMITS, fileSize: 5 * MB, files: 1, fieldSize: 64 * 1024, parts: 1 + FIELD_LIMITS.fields },
   /** A workflow to import: JSON, or a PNG/WebP carrying one, read in memory. */
-  workflow: { fileSize: 50 * MB, files: 1, fieldSize: 64 * 1024 },
+  workflow: { ...FIELD_LIMITS, fileSize: 50 * MB, files: 1, fieldSize: 64 * 1024, parts: 1 + FIELD_LIMITS.fields },
 } as const;
 
 export type UploadKind = keyof typeof UPLOAD_LIMITS;

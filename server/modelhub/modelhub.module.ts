@@ -2,13 +2,13 @@
  * Wiring of the model hub capability (image lookup, catalog add/promote, gallery, tags) behind
  * one factory, so the composition root only constructs it, mounts its routers and starts/stops it.
  */
-import type express from 'express';
 import type { CatalogStore } from '../catalog/catalog.store.js';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { UploadedFile } from '../http/uploads.js';
 import type { Logger } from '../logging.js';
+import type { StudioModule } from '../module.js';
 import { GalleryFetcher } from './gallery-fetch.service.js';
 import { GalleryItems } from './gallery-items.js';
 import { galleryRoutes } from './gallery.routes.js';
@@ -42,8 +42,7 @@ export interface ModelhubModuleDeps {
 }
 
 /** The built capability. */
-export interface ModelhubModule {
-  routers: express.Router[];
+export interface ModelhubModule extends StudioModule {
   client: ModelhubClient;
   gallery: GalleryService;
   fetcher: GalleryFetcher;
@@ -71,6 +70,7 @@ export function createModelhubModule(deps: ModelhubModuleDeps): ModelhubModule {
   });
   const gallery = new GalleryService({ store, fetcher, items, thumbs, client, root, toInput: deps.toInput });
   return {
+    name: 'modelhub',
     routers: [
       modelhubRoutes({
         lookup,

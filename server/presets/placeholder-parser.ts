@@ -40,17 +40,23 @@ export const MAX_PLACEHOLDER_LENGTH = 4096;
 
 const SCENE_MARKER = /\[\s*scene\s*(\d+)\s*\]|\bscene\s*(\d+)\s*:/gi;
 
-/** Every placeholder in one string, in order of position. */
+/**
+ * Every placeholder in one string, in order of position. Linear in the length of the text (a
+ * prompt may be megabytes, and this runs on the request's thread): where each `[[` would close is
+ * found for all of them in one pass, the question and option checks read positions found by
+ * pointers that only move forward, and scene markers are matched to placeholders by merging.
+ */
 export function parseString(text: string): StringPlaceholder[] {
   if (!text.includes('[[')) return [];
+  const { starts, ends } = closingIndexes(text);
   const found: StringPlaceholder[] = [];
-  const markers = sceneMarkers(text);
+  const next = forwardFinders(text);
   let from = 0;
-  for (;;) {
-    const start = text.indexOf('[[', from);
-    if (start < 0) break;
-    const end = closingIndex(text, start + 2);
-    const parsed = end < 0 ? null : splitInner(text.slice(start + 2, end));
+  for (let k = 0; k < starts.length; k++) {
+    const start = starts[k]!;
+    const end = ends[k]!;
+    if (start < from) continue;
+    const parsed = end < 0 ? null : checkInner(text, start + 2, end, next);
     if (!parsed) {
       from = start + 1;
       continue;
@@ -58,36 +64,91 @@ export function parseString(text: string): StringPlaceholder[] {
     found.push({ start, raw: text.slice(start, end + 2), ...parsed, scene: 0 });
     from = end + 2;
   }
-  // A marker written inside a placeholder's options is an option's text, not a scene change.
-  const outside = markers.filter((m) => !found.some((p) => m.at >= p.start && m.at < p.start + p.raw.length));
-  for (const p of found) p.scene = sceneAt(outside, p.start);
+  assignScenes(found, sceneMarkers(text));
   return found;
 }
 
-/** Index of the `]]` closing a placeholder whose body starts at `from`, or -1. */
-function closingIndex(text: string, from: number): number {
-  const limit = Math.min(text.length, from + MAX_PLACEHOLDER_LENGTH);
-  let depth = 0;
-  for (let i = from; i < limit; i++) {
-    const c = text[i];
-    if (c === '[') depth++;
-    else if (c === ']') {
-      if (depth > 0) depth--;
-      else if (text[i + 1] === ']') return i;
+/**
+ * For every `[[` (overlapping ones too), in order: its start and the index of the `]]` closing it
+ * (`ends`, -1 when none does). A placeholder whose body starts at `p` closes at the first `]]` where every `[` opened
+ * since `p` has been closed. With one stack of open `[` over the whole text that is the first `]]`
+ * whose stack top lies before `p`: the starts still waiting sit on a stack in the order they
+ * opened, and each `]]` answers those above the top, so each start is pushed and popped once.
+ */
+function closingIndexes(text: string): { starts: number[]; ends: number[] } {
+  const open: number[] = [];
+  /** Indexes (into `starts`) of the starts still waiting for their `]]`, in opening order. */
+  const waiting: number[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === RIGHT && text.charCodeAt(i + 1) === RIGHT) {
+      const top = open.length ? open[open.length - 1]! : -1;
+      while (waiting.length && starts[waiting[waiting.length - 1]!]! + 2 > top) {
+        const k = waiting.pop()!;
+        // Within MAX_PLACEHOLDER_LENGTH of its body, or it stays text.
+        if (i - (starts[k]! + 2) < MAX_PLACEHOLDER_LENGTH) ends[k] = i;
+      }
     }
+    if (c === LEFT) {
+      open.push(i);
+      if (i > 0 && text.charCodeAt(i - 1) === LEFT) {
+        // A `[[` at i - 1: its body starts at i + 1.
+        waiting.push(starts.length);
+        starts.push(i - 1);
+        ends.push(-1);
+      }
+    } else if (c === RIGHT) open.pop();
   }
-  return -1;
+  return { starts, ends };
 }
 
-function splitInner(inner: string): { question: string; options: string[] } | null {
-  const colon = inner.indexOf(':');
-  if (colon < 0) return null;
-  const question = inner.slice(0, colon).trim();
-  if (!question || /[[\]|]/.test(question)) return null;
-  const options = splitOptions(inner.slice(colon + 1))
+const LEFT = 0x5b; // [
+const RIGHT = 0x5d; // ]
+const COLON = 0x3a;
+const PIPE = 0x7c;
+
+/** "The first index at or after `from` where `test` holds", each with a pointer that only moves forward. */
+type Finder = (from: number) => number;
+
+function forwardFinder(text: string, test: (c: string) => boolean): Finder {
+  let at = 0;
+  let found = -1;
+  return (from) => {
+    if (found >= from) return found;
+    at = Math.max(at, from);
+    while (at < text.length && !test(text[at]!)) at++;
+    found = at;
+    return at;
+  };
+}
+
+function forwardFinders(text: string): { colon: Finder; notSpace: Finder; bracketOrPipe: Finder; optionText: Finder } {
+  return {
+    colon: forwardFinder(text, (c) => c.charCodeAt(0) === COLON),
+    notSpace: forwardFinder(text, (c) => !/\s/.test(c)),
+    bracketOrPipe: forwardFinder(text, (c) => c === '[' || c === ']' || c === '|'),
+    // An option has text when it holds something besides spaces and the `|` between options.
+    optionText: forwardFinder(text, (c) => c.charCodeAt(0) !== PIPE && !/\s/.test(c)),
+  };
+}
+
+/**
+ * The question and options of the body `text[from, end)`, or null when it is not a placeholder
+ * (see the rules above). Placeholder starts are checked in increasing order, so the finders'
+ * positions only move forward; the body is split only when it is a placeholder.
+ */
+function checkInner(text: string, from: number, end: number, next: ReturnType<typeof forwardFinders>): { question: string; options: string[] } | null {
+  const colon = next.colon(from);
+  if (colon >= end) return null;
+  if (next.notSpace(from) >= colon || next.bracketOrPipe(from) < colon) return null;
+  if (next.optionText(colon + 1) >= end) return null;
+  const question = text.slice(from, colon).trim();
+  const options = splitOptions(text.slice(colon + 1, end))
     .map((o) => o.trim())
     .filter((o) => o !== '');
-  return options.length ? { question, options } : null;
+  return { question, options };
 }
 
 /** Split on `|` outside nested brackets. */
@@ -117,13 +178,20 @@ function sceneMarkers(text: string): Array<{ at: number; scene: number }> {
   return markers;
 }
 
-function sceneAt(markers: ReadonlyArray<{ at: number; scene: number }>, position: number): number {
+/**
+ * Each placeholder's scene: the last marker before it, not counting markers written inside a
+ * placeholder's options (those are option text). Both lists are in position order: one merge.
+ */
+function assignScenes(found: StringPlaceholder[], markers: ReadonlyArray<{ at: number; scene: number }>): void {
   let scene = 0;
-  for (const marker of markers) {
-    if (marker.at >= position) break;
-    scene = marker.scene;
+  let m = 0;
+  for (const p of found) {
+    // Markers between the previous placeholder's end and this one's start are outside every placeholder.
+    for (; m < markers.length && markers[m]!.at < p.start; m++) scene = markers[m]!.scene;
+    p.scene = scene;
+    // Markers inside this placeholder are option text: skipped.
+    while (m < markers.length && markers[m]!.at < p.start + p.raw.length) m++;
   }
-  return scene;
 }
 
 /**
@@ -161,20 +229,26 @@ export function applyChoices(params: Record<string, unknown>, located: readonly 
   const byString = new Map<string, LocatedPlaceholder[]>();
   for (const p of located) {
     const key = JSON.stringify(p.path);
-    byString.set(key, [...(byString.get(key) ?? []), p]);
+    const group = byString.get(key);
+    if (group) group.push(p);
+    else byString.set(key, [p]);
   }
   for (const group of byString.values()) {
     const path = group[0]!.path;
     const parent = resolveParent(copy, path);
     const leaf = path[path.length - 1]!;
-    let text = (parent as Record<string | number, unknown>)[leaf] as string;
-    // Right to left, so earlier offsets stay valid while later ones are replaced.
-    for (const p of [...group].sort((a, b) => b.start - a.start)) {
+    const text = (parent as Record<string | number, unknown>)[leaf] as string;
+    // One pass left to right, joined once: thousands of placeholders in one prompt stay linear.
+    const pieces: string[] = [];
+    let at = 0;
+    for (const p of [...group].sort((a, b) => a.start - b.start)) {
       const choice = chosen.get(p.index);
       if (choice === undefined) throw new Error(`no choice for placeholder ${p.index}`);
-      text = text.slice(0, p.start) + choice + text.slice(p.start + p.raw.length);
+      pieces.push(text.slice(at, p.start), choice);
+      at = p.start + p.raw.length;
     }
-    (parent as Record<string | number, unknown>)[leaf] = text;
+    pieces.push(text.slice(at));
+    (parent as Record<string | number, unknown>)[leaf] = pieces.join('');
   }
   return copy;
 }

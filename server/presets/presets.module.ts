@@ -1,13 +1,13 @@
 /**
  * Wiring of the presets capability behind one factory for the composition root.
  */
-import type express from 'express';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Uploads } from '../http/uploads.js';
 import type { JobStore } from '../jobs/job.store.js';
 import type { RunnerService } from '../jobs/runner.service.js';
 import type { Logger } from '../logging.js';
+import type { StudioModule } from '../module.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import { PresetRunService } from './preset-run.service.js';
 import { PresetStore } from './preset.store.js';
@@ -25,13 +25,12 @@ export interface PresetsModuleDeps {
   logger: Logger;
 }
 
-export interface PresetsModule {
-  routers: express.Router[];
+export interface PresetsModule extends StudioModule {
   /** CRUD and `createPreset(preset)` (the model hub makes presets from hub images with it). */
   service: PresetsService;
   runs: PresetRunService;
   /** Rebuild the `saved_prompts` mirror from the preset folder. */
-  start(): Promise<void>;
+  prepare(): Promise<void>;
 }
 
 /** Build the presets capability. */
@@ -49,5 +48,12 @@ export function createPresetsModule(deps: PresetsModuleDeps): PresetsModule {
     logger: deps.logger,
   });
   const runs = new PresetRunService({ presets: service, runner: deps.runner, workflows: deps.workflows });
-  return { routers: [presetsRoutes(service, runs, deps.uploads)], service, runs, start: () => service.rebuildMirror() };
+  return {
+    name: 'presets',
+    routers: [presetsRoutes(service, runs, deps.uploads)],
+    service,
+    runs,
+    prepare: () =>
+      service.rebuildMirror().catch((err: unknown) => deps.logger.error('the saved_prompts mirror could not be rebuilt from the presets folder', err)),
+  };
 }

@@ -3,18 +3,22 @@
  * behind one factory, so the composition root constructs it, mounts its routers and starts and
  * stops it.
  */
-import type express from 'express';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
+import type { StudioModule } from '../module.js';
+import { announceStart } from './startup-events.js';
+import { healthRoutes } from './health.routes.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { BotControl } from './bot-control.js';
 import { extensionRoutes } from './extension.routes.js';
 import { envSettingsRoutes } from './env-settings.routes.js';
 import { EnvSettingsService, type KeyVerdict } from './env-settings.service.js';
-import type { Secrets } from './secrets.store.js';
+import { Secrets } from './secrets.store.js';
+import { SettingsStore } from '../db/settings.store.js';
+import type { Authenticator } from '../http/authenticator.js';
 import type { LocalVersionPaths } from './local-versions.js';
 import { GitRepo } from './git-repo.js';
 import { RestartService } from './restart.service.js';
@@ -36,8 +40,8 @@ export interface SystemModuleDeps {
   bot: BotControl;
   events: EventBus;
   secrets: Secrets;
-  /** A second key check through the login limiter (reveal). */
-  checkKey: (address: string, candidate: string) => KeyVerdict;
+  /** The key check, through the login limiter (reveal asks it a second time). */
+  auth: Pick<Authenticator, 'checkKey'>;
   maintenance: { enable(): void; disable(): void };
   /** Flush the database's WAL (before a restart). */
   checkpoint: () => void;
@@ -47,14 +51,26 @@ export interface SystemModuleDeps {
   reloadData: () => Promise<void>;
 }
 
-export interface SystemModule {
-  routers: express.Router[];
+export interface SystemModule extends StudioModule {
   telemetry: TelemetryService;
   status: StatusService;
   update: UpdateService;
   restart: RestartService;
   start(): void;
   stop(): void;
+  /** Studio listens on `port`: say so in the event log, and why it stays on loopback if it does. */
+  announce(port: number): void;
+}
+
+/** The editable variables in force: the environment's values, overlaid with the ones set in settings. */
+export function createSecrets(db: Db, config: Readonly<Config>): Secrets {
+  return new Secrets(new SettingsStore(db), {
+    API_KEY: config.apiKey,
+    MODELHUB_API_KEY: config.tokens.modelhubApiKey,
+    HUB_TOKEN: config.tokens.hubToken,
+    CHATBOT_BOT_TOKEN: config.tokens.chatbotBotToken,
+    CHATBOT_BOT_NAME: config.tokens.chatbotBotName,
+  });
 }
 
 /** Where the installed versions are read from. */
@@ -97,7 +113,10 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     readonlyValues: { STUDIO_DIR: config.paths.root, STUDIO_APP_DIR: config.system.appDir, STUDIO_VERSION: config.version },
     events: deps.events,
     bot: deps.bot,
-    checkKey: deps.checkKey,
+    checkKey: (address, candidate): KeyVerdict => {
+      const result = deps.auth.checkKey(address, candidate);
+      return result.kind === 'key' ? { kind: 'ok' } : result.kind === 'throttled' ? result : { kind: 'bad' };
+    },
     signOutEverywhere: () => deps.hub.disconnectAll(4001, 'The API key changed: sign in again'),
   });
   const restart = new RestartService({ checkpoint: deps.checkpoint, relaunch: deps.relaunch, events: deps.events, logger: deps.logger });
@@ -113,7 +132,9 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     scheduleRestart: (delayMs) => restart.schedule(delayMs, 'update applied'),
   });
   return {
+    name: 'system',
     routers: [
+      healthRoutes({ version: config.version, startedAt: deps.startedAt, engineStatus: deps.engineStatus }),
       systemRoutes({ status, telemetry, restart, startedAt: deps.startedAt }),
       envSettingsRoutes(envSettings),
       updateRoutes(update),
@@ -125,5 +146,6 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     restart,
     start: () => telemetry.start(),
     stop: () => telemetry.stop(),
+    announce: (port) => announceStart(config, deps.events, port),
   };
 }

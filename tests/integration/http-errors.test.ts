@@ -90,6 +90,7 @@ describe('the error middleware', () => {
       upstream: 500,
       broken: 500,
       unavailable: 503,
+      no_space: 507,
     };
     for (const [kind, status] of Object.entries(expected)) {
       const res = await fetch(`${url}/api/domain/${kind}`, { headers });

@@ -23,13 +23,32 @@ export interface UiNodeRef {
   inputs: { name: string; type: string; link: number | null; widget?: string }[];
   outputs: { name: string; type: string }[];
   widgetsValues: unknown[] | Record<string, unknown>;
+  /** Widget values that win over `widgetsValues` (a subgraph instance's promoted widgets). */
+  overrides?: Record<string, unknown>;
 }
 
 export interface UiGraphRef {
   nodes: Map<number, UiNodeRef>;
   links: Map<number, UiLinkRef>;
   extra: Record<string, unknown>;
+  /** Subgraph definitions by id (`definitions.subgraphs`); a node whose type is one is an instance. */
+  subgraphs: Map<string, SubgraphDef>;
 }
+
+/** A subgraph: its inner nodes and links; links from node -10 are its inputs, to node -20 its outputs. */
+export interface SubgraphDef {
+  id: string;
+  nodes: Map<number, UiNodeRef>;
+  links: Map<number, UiLinkRef>;
+}
+
+/** Node modes: muted nodes never run; bypassed ones pass their inputs through. */
+export const MODE_MUTED = 2;
+export const MODE_BYPASS = 4;
+
+/** The ids the editor gives a subgraph's input and output boundary nodes. */
+export const SUBGRAPH_INPUT_NODE = -10;
+export const SUBGRAPH_OUTPUT_NODE = -20;
 
 /** True when the parsed JSON looks like the editor's format (a `nodes` list). */
 export function isUiWorkflow(value: unknown): value is Record<string, unknown> {
@@ -38,18 +57,37 @@ export function isUiWorkflow(value: unknown): value is Record<string, unknown> {
 
 /** Read the editor's format; throws `invalid` for a node without a class or a malformed link. */
 export function readUiGraph(raw: Record<string, unknown>): UiGraphRef {
+  const { nodes, links } = readNodesAndLinks(raw, '');
+  const subgraphs = new Map<string, SubgraphDef>();
+  const definitions = isObject(raw.definitions) && Array.isArray(raw.definitions.subgraphs) ? raw.definitions.subgraphs : [];
+  for (const [index, item] of definitions.entries()) {
+    if (!isObject(item) || typeof item.id !== 'string') throw invalid(`subgraph #${index + 1} has no id`);
+    subgraphs.set(item.id, { id: item.id, ...readNodesAndLinks(item, `subgraph "${String(item.name ?? item.id)}": `) });
+  }
+  return { nodes, links, extra: isObject(raw.extra) ? raw.extra : {}, subgraphs };
+}
+
+function readNodesAndLinks(raw: Record<string, unknown>, where: string): Pick<SubgraphDef, 'nodes' | 'links'> {
   const nodes = new Map<number, UiNodeRef>();
-  for (const [index, item] of (raw.nodes as unknown[]).entries()) {
-    const node = readNode(item, index);
-    if (nodes.has(node.id)) throw invalid(`node id ${node.id} appears twice`);
+  for (const [index, item] of (Array.isArray(raw.nodes) ? raw.nodes : []).entries()) {
+    const node = withWhere(where, () => readNode(item, index));
+    if (nodes.has(node.id)) throw invalid(`${where}node id ${node.id} appears twice`);
     nodes.set(node.id, node);
   }
   const links = new Map<number, UiLinkRef>();
   for (const [index, item] of (Array.isArray(raw.links) ? raw.links : []).entries()) {
-    const link = readLink(item, index);
+    const link = withWhere(where, () => readLink(item, index));
     links.set(link.id, link);
   }
-  return { nodes, links, extra: isObject(raw.extra) ? raw.extra : {} };
+  return { nodes, links };
+}
+
+function withWhere<T>(where: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw where ? invalid(`${where}${(error as Error).message}`) : error;
+  }
 }
 
 function readNode(item: unknown, index: number): UiNodeRef {

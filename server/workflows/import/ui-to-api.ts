@@ -3,18 +3,17 @@
  * `graphToPrompt`: virtual nodes (primitives, reroutes, notes) and muted (mode 2) or bypassed
  * (mode 4) nodes are left out; each widget's value becomes `inputs[name]` (list values wrapped
  * as `{__value__}`), the values the frontend never sends (control modes, combo filters, the
- * upload button) are skipped; then each linked input becomes `[origin id, slot]`, looking
+ * upload button) are skipped; subgraphs are flattened first (`subgraphs.ts`); then each linked input becomes `[origin id, slot]`, looking
  * through reroutes, taking a primitive's value, and passing a bypassed node's matching-type
  * input through. Inputs whose origin was left out are dropped, as the frontend drops them.
  */
 import type { ApiGraph, NodeInfo, ObjectInfo } from '../../engine/engine-graph.js';
 import { widgetValueNames } from '../ui-node-layout.js';
-import { invalid, type UiGraphRef, type UiLinkRef, type UiNodeRef } from './ui-graph.js';
+import { flattenSubgraphs } from './subgraphs.js';
+import { invalid, MODE_BYPASS, MODE_MUTED, type UiGraphRef, type UiLinkRef, type UiNodeRef } from './ui-graph.js';
 
 /** Node types the frontend draws but never sends (its `isVirtualNode`s). */
 const VIRTUAL_TYPES = new Set(['PrimitiveNode', 'Reroute', 'Note', 'MarkdownNote']);
-export const MODE_MUTED = 2;
-export const MODE_BYPASS = 4;
 
 export interface ConvertResult {
   graph: ApiGraph;
@@ -24,8 +23,9 @@ export interface ConvertResult {
 }
 
 /** Convert a read UI graph; `objectInfo` names the widgets of the node types the engine has. */
-export function uiToApiGraph(ui: UiGraphRef, objectInfo: ObjectInfo): ConvertResult {
+export function uiToApiGraph(read: UiGraphRef, objectInfo: ObjectInfo): ConvertResult {
   const warnings: string[] = [];
+  const ui = flattenSubgraphs(read);
   for (const link of ui.links.values()) {
     if (!ui.nodes.has(link.from)) throw invalid(`link ${link.id} comes from node ${link.from}, which the workflow lacks`);
     if (!ui.nodes.has(link.to)) throw invalid(`link ${link.id} goes to node ${link.to}, which the workflow lacks`);
@@ -35,6 +35,7 @@ export function uiToApiGraph(ui: UiGraphRef, objectInfo: ObjectInfo): ConvertRes
   for (const node of ui.nodes.values()) {
     if (VIRTUAL_TYPES.has(node.type) || node.mode === MODE_MUTED || node.mode === MODE_BYPASS) continue;
     const inputs = widgetInputs(node, objectInfo[node.type], warnings);
+    for (const [name, value] of Object.entries(node.overrides ?? {})) inputs[name] = wrapList(value);
     for (const input of node.inputs) {
       if (input.link === null) continue;
       const link = ui.links.get(input.link);
@@ -48,7 +49,7 @@ export function uiToApiGraph(ui: UiGraphRef, objectInfo: ObjectInfo): ConvertRes
         primitives.set(primitive.id, entry);
       }
       else if (resolved.kind === 'link') inputs[input.name] = [String(resolved.from), resolved.slot];
-      else delete inputs[input.name];
+      // Nothing at the other end: a widget keeps its own value, as in the frontend.
     }
     graph[String(node.id)] = { class_type: node.type, inputs, _meta: { title: node.title ?? objectInfo[node.type]?.display_name ?? node.type } };
   }
@@ -74,7 +75,9 @@ function resolveLink(ui: UiGraphRef, link: UiLinkRef, seen: Set<number>): Resolv
     return Array.isArray(values) && values.length > 0 ? { kind: 'value', value: values[0], primitive: origin.id } : { kind: 'none' };
   }
   if (origin.type === 'Reroute') return follow(ui, origin.inputs[0]?.link ?? null, seen);
-  if (origin.mode === MODE_MUTED || origin.type === 'Note' || origin.type === 'MarkdownNote') return { kind: 'none' };
+  if (origin.type === 'Note' || origin.type === 'MarkdownNote') return { kind: 'none' };
+  // A muted origin stays a link here; the pass after conversion drops links to absent nodes.
+  if (origin.mode === MODE_MUTED) return { kind: 'link', from: origin.id, slot: link.fromSlot };
   if (origin.mode === MODE_BYPASS) return follow(ui, bypassInput(origin, link), seen);
   return { kind: 'link', from: origin.id, slot: link.fromSlot };
 }

@@ -148,10 +148,20 @@ describe('download manager', () => {
     expect(sha256(path.join(dir, 'models', 'checkpoints', 'drop.safetensors'))).toBe(sha256(content));
   });
 
-  it('refuses to start when the catalog size cannot fit on the disk', async () => {
+  it('refuses a download whose catalog size cannot fit on the disk before queueing it, with the numbers', async () => {
     const origin = await serve({ content: randomBytes(1024) });
     const t = await boot([repoEntry('huge.safetensors', { size_gb: 1e9 })], origin);
-    await post(t, '/api/admin/models/download/huge.safetensors');
+    const res = await post(t, '/api/admin/models/download/huge.safetensors');
+    expect(res.status).toBe(507);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/^Not enough free disk space for downloading huge\.safetensors: needs 1000000000\.0 GB, \d+(\.\d)? (GB|MB) free$/);
+    expect((await downloadStatuses(t))['huge.safetensors']).toBeUndefined();
+    expect(origin.requests.length).toBe(0);
+  });
+
+  it('refuses to start a batch download whose catalog size cannot fit on the disk', async () => {
+    const origin = await serve({ content: randomBytes(1024) });
+    const t = await boot([repoEntry('huge.safetensors', { size_gb: 1e9 })], origin);
+    await post(t, '/api/admin/models/download-batch', { filenames: ['huge.safetensors'] });
     await waitForStatus(t, 'huge.safetensors', 'error');
     expect((await downloadStatuses(t))['huge.safetensors']?.error).toMatch(/Not enough free disk space/);
     expect(origin.requests.length).toBe(0);

@@ -114,3 +114,37 @@ describe('large and aborted uploads', () => {
     expect((await t.api('/api/health')).status).toBe(200);
   });
 });
+
+describe('form fields an attacker chooses', () => {
+  const routes = ['/api/run/image-filter/execute', '/api/run/image-filter/build', '/api/admin/presets/any/run', '/api/run/upload-image', '/api/admin/assets/upload-inputs', '/api/admin/models/import', '/api/admin/presets/import', '/api/admin/workflows/import'];
+
+  it('refuses a bracketed field name (an array of 4 294 967 295 items) with 400 on every upload route, and keeps serving', async () => {
+    for (const route of routes) {
+      const body = new FormData();
+      body.append('x[4294967294]', 'a');
+      body.append('params', '{}');
+      const res = await t.api(route, { method: 'POST', body });
+      expect(res.status, route).toBe(400);
+      expect(((await res.json()) as { detail: string }).detail, route).toMatch(/field .*x\[4294967294\]/);
+    }
+    const nested = new FormData();
+    nested.append('params[a][b][c]', '1');
+    expect((await t.api('/api/run/image-filter/build', { method: 'POST', body: nested })).status).toBe(400);
+    expect((await t.api('/api/health')).status).toBe(200);
+  });
+
+  it('caps how many fields and parts a form may have, and how long a name may be', async () => {
+    for (const route of routes) {
+      const many = new FormData();
+      for (let i = 0; i < 5000; i++) many.append(`f${i}`, 'v');
+      const res = await t.api(route, { method: 'POST', body: many });
+      expect(res.status, route).toBe(400);
+      expect(((await res.json()) as { detail: string }).detail, route).toMatch(/Too many (fields|parts)/);
+    }
+    const long = new FormData();
+    long.append('n'.repeat(10_000), 'v');
+    const res = await t.api('/api/run/image-filter/build', { method: 'POST', body: long });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/Field name too long/);
+  });
+});

@@ -9,6 +9,10 @@ const { ipcHandlers, isStudioSender, isWebUrl } = await import('../../../main/ip
 const { electronModule } = await import('../../helpers/fake-electron.js');
 const { ConfigError } = await import('../../../server/config.js');
 const { DatabaseTooNewError } = await import('../../../server/db/database.js');
+const { DatabaseCorruptError } = await import('../../../server/db/database-check.js');
+const fs = await import('node:fs');
+const os = await import('node:os');
+const path = await import('node:path');
 
 describe('the cookie hand-off', () => {
   it('turns a session minted in-process into Electron cookie details', () => {
@@ -34,6 +38,25 @@ describe('startup errors', () => {
     expect(describeStartupError(new DatabaseTooNewError('/x.db', 9, 1), 'l').message).toMatch(/newer Studio/);
     const denied = Object.assign(new Error('EACCES'), { code: 'EACCES', path: '/workspace/studio' });
     expect(describeStartupError(denied, 'l').message).toMatch(/not writable \(\/workspace\/studio\)/);
+  });
+});
+
+describe('a damaged database at desktop start', () => {
+  it('says what is wrong and how to restore, and keeps a copy of the file', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-desktop-db-'));
+    try {
+      const db = path.join(dir, 'studio.db');
+      fs.writeFileSync(db, 'not a database');
+      const { message } = describeStartupError(new DatabaseCorruptError(db, ['file is not a database']), '/d/logs/main.log');
+      expect(message).toContain(`Studio's database ${db} is damaged (SQLite reports: file is not a database), so Studio cannot start.`);
+      expect(message).toMatch(/How to restore:\n1\. Stop Studio\.\n2\. .*\.recover/);
+      const copies = fs.readdirSync(dir).filter((f) => f.startsWith('studio.db.broken-'));
+      expect(copies).toHaveLength(1);
+      expect(fs.readFileSync(path.join(dir, copies[0]!), 'utf8')).toBe('not a database');
+      expect(message).toContain('/d/logs/main.log');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

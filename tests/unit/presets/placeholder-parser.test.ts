@@ -200,3 +200,30 @@ describe('parser invariants on random bracket soup', () => {
     }
   });
 });
+
+/**
+ * Event-loop stalls: a prompt may be megabytes (the body limit is 5 MB) and parsing runs on the
+ * request's thread. Each shape here made the old parser quadratic (minutes at this size); a linear
+ * one answers in about a second on a busy machine. The failing mode of a quadratic parser is this
+ * test timing out; nothing here measures time.
+ */
+describe('hostile prompts of 5 MB', () => {
+  const SIZE = 5 * 1024 * 1024;
+
+  it('reads nothing from 5 MB of unclosed [[ after a question; stray starts do not hide a real placeholder', () => {
+    expect(parseString(`[[a:${'['.repeat(SIZE)}`)).toEqual([]);
+    const tail = parseString(`${'[[x '.repeat(SIZE / 16)}[[Mood:calm|wild]] scene 2: end`);
+    expect(tail.map((p) => [p.question, p.options, p.scene])).toEqual([['Mood', ['calm', 'wild'], 0]]);
+  });
+
+  it('finds 200 000 placeholders between scene markers and puts 200 000 answers back', () => {
+    const unit = 'scene 7: [[Q:a|b]] ';
+    const text = unit.repeat(200_000);
+    const found = findPlaceholders({ prompt: text });
+    expect(found).toHaveLength(200_000);
+    expect(found.every((p) => p.scene === 7 && p.options.length === 2)).toBe(true);
+    expect(found[199_999]!.start).toBe(199_999 * unit.length + 'scene 7: '.length);
+    const answered = applyChoices({ prompt: text }, found, new Map(found.map((p) => [p.index, 'b'])));
+    expect(answered.prompt).toBe('scene 7: b '.repeat(200_000));
+  });
+});

@@ -11,7 +11,7 @@ import { proposeForm } from '../../../server/workflows/import/propose-form.js';
 import { readWorkflowFile } from '../../../server/workflows/import/read-workflow-file.js';
 import { requirementsOf } from '../../../server/workflows/import/requirements.js';
 import type { ApiGraph, ObjectInfo } from '../../../server/engine/engine-graph.js';
-import { classicApi, classicUi, img2imgUi, pngWithText } from '../../fixtures/workflow-import/fixtures.js';
+import { classicApi, classicUi, img2imgUi, pngWithText, subgraphUi, webpWithExif } from '../../fixtures/workflow-import/fixtures.js';
 
 const objectInfo = JSON.parse(fs.readFileSync(path.join(APP_ROOT, 'resources', 'standin', 'object_info.comfyui-0.29.0.json'), 'utf8')) as ObjectInfo;
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
@@ -33,6 +33,24 @@ describe('the editor format → API graph', () => {
     expect(withoutMeta(png.graph)).toEqual(classicApi());
     const promptOnly = readWorkflowFile(pngWithText({ prompt: JSON.stringify(classicApi()) }), objectInfo);
     expect(withoutMeta(promptOnly.graph)).toEqual(classicApi());
+    const webp = readWorkflowFile(webpWithExif({ prompt: JSON.stringify(classicApi()), workflow: JSON.stringify(classicUi()) }), objectInfo);
+    expect(webp.source).toBe('webp');
+    expect(webp.ui).toBeDefined();
+    expect(withoutMeta(webp.graph)).toEqual(classicApi());
+  });
+
+  it('flattens a subgraph: inner nodes get fresh ids, boundary links join the outer ones, a promoted widget wins', () => {
+    const read = readWorkflowFile(json(subgraphUi()), objectInfo);
+    const graph = withoutMeta(read.graph);
+    const expected = classicApi();
+    delete expected['6'];
+    delete expected['7'];
+    expected['31'] = { class_type: 'CLIPTextEncode', inputs: { text: 'a promoted fox', clip: ['4', 1] } };
+    expected['32'] = { class_type: 'CLIPTextEncode', inputs: { text: 'blurry', clip: ['4', 1] } };
+    for (const id of ['3', '12']) Object.assign(expected[id]!.inputs, { positive: ['31', 0], negative: ['32', 0] });
+    expect(graph).toEqual(expected);
+    const form = proposeForm(read, objectInfo);
+    expect(form.inputs.slice(0, 2)).toMatchObject([{ id: 'positive', node_id: 31, default: 'a promoted fox' }, { id: 'negative', node_id: 32 }]);
   });
 
   it('skips the upload button value after LoadImage', () => {

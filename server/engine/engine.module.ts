@@ -1,0 +1,118 @@
+/**
+ * The engine capability as `studio.ts` builds it: the engine's lifecycle (a child Studio starts,
+ * or someone else's engine it watches), its HTTP client and WebSocket listener, the shared-folder
+ * check, the `/api/engine/view` route, and the policy that turns its states into WebSocket
+ * messages and events. Other modules follow it through `onUp` / `onDown`.
+ */
+import path from 'node:path';
+import type { Config } from '../config.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { WsHub } from '../http/ws-hub.js';
+import type { Logger } from '../logging.js';
+import { withDeadline, type StudioModule } from '../module.js';
+import { announceEngineStates } from './engine-announce.js';
+import { engineAvailability } from './engine-availability.js';
+import { loadEngineClientId } from './engine-client-id.store.js';
+import { EngineClient } from './engine.client.js';
+import { studioEngineDirs } from './engine-launch.js';
+import { EngineProcess } from './engine-process.js';
+import { engineRoutes } from './engine.routes.js';
+import { EngineSocket } from './engine-socket.js';
+import { SharedFolders } from './shared-folders.js';
+
+export interface EngineModuleDeps {
+  config: Readonly<Config>;
+  events: EventBus;
+  hub: WsHub;
+  logger: Logger;
+  /** Start the engine with Studio (tests of the HTTP layer alone turn it off). */
+  startEngine: boolean;
+  /** First wait before the shared-folder probe runs again after a marker could not be written. */
+  sharedFolderRecheckMs?: number;
+}
+
+export interface EngineModule extends StudioModule {
+  process: EngineProcess;
+  client: EngineClient;
+  socket: EngineSocket;
+  /** Which engine folders are Studio's own (re-checked each time the engine comes up). */
+  sharedFolders: SharedFolders;
+  /** Runs each time the engine is (again) running, after the module's own checks. */
+  onUp(listener: () => void): void;
+  /** Runs each time a running engine stops running. */
+  onDown(listener: () => void): void;
+  /** Resolves when the engine answers (or rejects after `timeoutMs`). */
+  ready(timeoutMs?: number): Promise<void>;
+}
+
+export function createEngineModule(deps: EngineModuleDeps): EngineModule {
+  const { config, logger } = deps;
+  const engine = new EngineProcess({ config, logger, env: config.childEnv });
+  // Calls fail at once while the engine is known to be down, instead of waiting out timeouts.
+  const client = new EngineClient({ baseUrl: engine.url, availability: engineAvailability(engine) });
+  // Kept across restarts: the engine sends a prompt's events to the id it was submitted with.
+  const socket = new EngineSocket({ baseUrl: engine.url, clientId: loadEngineClientId(path.join(config.paths.jobs, 'engine-client-id')), logger });
+  const sharedFolders = new SharedFolders({ engine: client, dirs: studioEngineDirs(config), logger, recheckMs: deps.sharedFolderRecheckMs });
+  const up: Array<() => void> = [];
+  const down: Array<() => void> = [];
+  const probe = () => sharedFolders.probe().catch((err: unknown) => logger.warn(`shared folder probe failed: ${String(err)}`));
+
+  const offs = [
+    announceEngineStates(engine, deps, (state, previous) => {
+      if (state.status === 'running') {
+        void probe();
+        // The socket may sit in a backoff of several seconds; the engine answers now, so connect now.
+        socket.retryNow();
+        for (const listener of up) listener();
+      } else if (previous === 'running') {
+        sharedFolders.forget();
+        for (const listener of down) listener();
+      }
+    }),
+    // A reconnect may mean an engine restarted unnoticed (perhaps with other folders): check again.
+    socket.onReconnect(() => {
+      if (engine.state.status === 'running') void probe();
+    }),
+  ];
+
+  return {
+    name: 'engine',
+    routers: [engineRoutes(client, sharedFolders)],
+    process: engine,
+    client,
+    socket,
+    sharedFolders,
+    onUp: (listener) => void up.push(listener),
+    onDown: (listener) => void down.push(listener),
+    ready: (timeoutMs = 30_000) => engineReady(engine, timeoutMs),
+    start() {
+      if (!deps.startEngine) return;
+      socket.start();
+      engine.start().catch((err: unknown) => logger.error('engine did not start', err));
+    },
+    stopDeadlineMs: 20_000,
+    async stop() {
+      sharedFolders.stop();
+      await withDeadline(socket.stop(), 3_000, () => logger.warn('engine socket did not close in time'));
+      await withDeadline(engine.stop(), 15_000, () => logger.warn('engine did not stop in time'));
+      for (const off of offs) off();
+    },
+  };
+}
+
+function engineReady(engine: EngineProcess, timeoutMs: number): Promise<void> {
+  if (engine.state.status === 'running') return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`engine not ready after ${timeoutMs} ms (status ${engine.state.status})`));
+    }, timeoutMs);
+    const off = engine.onStateChange((state) => {
+      if (state.status === 'running') {
+        clearTimeout(timer);
+        off();
+        resolve();
+      }
+    });
+  });
+}

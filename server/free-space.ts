@@ -1,0 +1,40 @@
+/**
+ * The free-space guard: work that writes a known amount (a download, an upload) asks first and
+ * is refused with the numbers ("needs 6.5 GB, 4.1 GB free") instead of failing half-way with a
+ * full disk. Shared infrastructure: uploads (`http/`), the catalog's download queue and the disk
+ * page use it.
+ */
+import fsp from 'node:fs/promises';
+import { DomainError } from './domain-error.js';
+
+/** Free bytes for Studio's (unprivileged) writes on the volume holding `dir`; null when unknown. */
+export async function freeBytesOf(dir: string): Promise<number | null> {
+  try {
+    const stats = await fsp.statfs(dir);
+    return stats.bavail * stats.bsize;
+  } catch {
+    return null;
+  }
+}
+
+/** `6.5 GB`, `820.0 MB`, `12 KB`, in decimal units like the catalogs' `size_gb`. */
+export function formatSize(bytes: number): string {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 1e3) return `${Math.round(bytes / 1e3)} KB`;
+  return `${bytes} bytes`;
+}
+
+/**
+ * Refuse (`no_space`, answered 507) when `needed` bytes do not fit on the volume holding `dir`.
+ * A volume that cannot be asked is let through: the write itself will report a full disk.
+ */
+export async function ensureFreeSpace(dir: string, needed: number, what: string): Promise<void> {
+  if (!(needed > 0)) return;
+  const free = await freeBytesOf(dir);
+  if (free === null || free >= needed) return;
+  throw new DomainError('no_space', `Not enough free disk space for ${what}: needs ${formatSize(needed)}, ${formatSize(free)} free`, {
+    needed_bytes: needed,
+    free_bytes: free,
+  });
+}

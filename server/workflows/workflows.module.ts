@@ -1,0 +1,67 @@
+/**
+ * The workflows capability as `studio.ts` builds it: the installed workflows (seeded from the
+ * shipped ones on first boot), their readiness against the engine and the catalogs, the import of
+ * any engine workflow, and their routes. The engine's node list is read again after each engine start.
+ */
+import path from 'node:path';
+import { SHIPPED_ROOT, type Config } from '../config.js';
+import type { EngineModule } from '../engine/engine.module.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Uploads } from '../http/uploads.js';
+import type { Logger } from '../logging.js';
+import type { StudioModule } from '../module.js';
+import { nodeMapLoader } from './import/node-map.store.js';
+import { workflowImportRoutes } from './import/workflow-import.routes.js';
+import { WorkflowImportService } from './import/workflow-import.service.js';
+import { seedWorkflows } from './workflow-seed.store.js';
+import { WorkflowService } from './workflow.service.js';
+import { workflowsRoutes } from './workflows.routes.js';
+
+export interface WorkflowsModuleDeps {
+  config: Readonly<Config>;
+  engine: Pick<EngineModule, 'client' | 'onUp'>;
+  /** The `dest` folder the catalogs give a model file (the catalog capability's lookup). */
+  destOf: (file: string) => string | undefined;
+  uploads: Uploads;
+  events: EventBus;
+  logger: Logger;
+}
+
+export interface WorkflowsModule extends StudioModule {
+  service: WorkflowService;
+}
+
+export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModule {
+  const { config, logger } = deps;
+  const service = new WorkflowService({
+    dir: config.paths.workflows,
+    modelsDir: config.paths.models,
+    modelsFromEngine: config.engine.mode === 'external',
+    engine: deps.engine.client,
+    destOf: deps.destOf,
+    events: deps.events,
+    logger,
+  });
+  // The engine (re)started: its node list may have changed.
+  deps.engine.onUp(() => service.invalidateNodes());
+  return {
+    name: 'workflows',
+    routers: [
+      workflowsRoutes(service, deps.uploads),
+      workflowImportRoutes(
+        new WorkflowImportService({
+          dir: config.paths.workflows,
+          objectInfo: () => service.objectInfo(),
+          nodeMap: nodeMapLoader(path.join(SHIPPED_ROOT, 'resources', 'node-packages.json')),
+          catalogDest: deps.destOf,
+        }),
+        deps.uploads,
+      ),
+    ],
+    service,
+    async prepare() {
+      const seeded = await seedWorkflows(path.join(SHIPPED_ROOT, 'workflows'), config.paths.workflows);
+      if (seeded.seeded) logger.info(`seeded ${seeded.copied.length} workflow(s) into ${config.paths.workflows}`);
+    },
+  };
+}
