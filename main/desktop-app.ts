@@ -5,10 +5,10 @@
  */
 import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, session, shell, Tray, type Event as ElectronEvent } from 'electron';
 import path from 'node:path';
-import { registerIpc } from './ipc.js';
-import { isWebUrl } from './ipc.js';
+import { isWebUrl, registerIpc } from './ipc.js';
 import { sessionCookieDetails } from './session-handoff.js';
 import type { StudioHandle } from './studio-handle.js';
+import type { DesktopUpdater } from './desktop-updater.js';
 import { describeStartupError } from './fatal-error.js';
 import { buildTrayMenu, trayIconState, trayTooltip, type TrayActions, type TrayState } from './tray-menu.js';
 
@@ -30,6 +30,7 @@ export class DesktopApp {
   private quitting = false;
   private stopped = false;
   private offEngine: (() => void) | null = null;
+  private updater: DesktopUpdater | null = null;
 
   constructor(private readonly opts: DesktopOptions) {}
 
@@ -90,6 +91,9 @@ export class DesktopApp {
         this.handle?.stopLlm().catch((err: unknown) => this.opts.log.error('LLM stop failed', err));
       },
       restartBackend: () => void this.restartBackend(),
+      checkForUpdate: () => void this.handle?.updater?.check(),
+      downloadUpdate: () => void this.handle?.updater?.download(),
+      installUpdate: () => void this.handle?.updater?.install(),
       quit: () => {
         this.quitting = true;
         app.quit();
@@ -105,6 +109,7 @@ export class DesktopApp {
       llm: this.handle?.llmState() ?? { status: 'unavailable', model: null },
       lanUrl: this.handle?.lanUrl() ?? null,
       backendRunning: this.handle !== null,
+      update: trayUpdate(this.updater),
     };
   }
 
@@ -126,6 +131,14 @@ export class DesktopApp {
   private watchState(): void {
     this.offEngine?.();
     this.offEngine = this.handle?.onEngineState(() => this.refreshTray()) ?? null;
+    // The updater outlives a backend restart: subscribe once, and check at boot and every 6 hours.
+    const updater = this.handle?.updater ?? null;
+    if (updater && updater !== this.updater) {
+      this.updater = updater;
+      updater.onChange(() => this.refreshTray());
+      void updater.check();
+      setInterval(() => void updater.check(), UPDATE_CHECK_MS).unref();
+    }
   }
 
   private async openWindow(): Promise<void> {
@@ -207,7 +220,10 @@ export class DesktopApp {
     this.tray?.destroy();
     void (handle ? handle.stop() : Promise.resolve())
       .catch((err: unknown) => this.opts.log.error('shutdown failed', err))
-      .finally(() => app.exit(0));
+      .finally(() => {
+        this.updater?.finishOnExit();
+        app.exit(0);
+      });
   }
 
   private fail(err: unknown): void {
@@ -221,6 +237,15 @@ export class DesktopApp {
   private icon(state: 'running' | 'starting' | 'crashed' | 'stopped'): Electron.NativeImage {
     return nativeImage.createFromPath(path.join(this.opts.iconDir, `tray-${state}.png`));
   }
+}
+
+const UPDATE_CHECK_MS = 6 * 60 * 60 * 1000;
+
+/** The tray's view of the updater (null while off). */
+function trayUpdate(updater: DesktopUpdater | null): TrayState['update'] {
+  const s = updater?.status();
+  if (!s || s.status === 'off') return null;
+  return { status: s.status, version: s.version, percent: s.progress?.percent ?? null, error: s.error };
 }
 
 function sameOrigin(a: string, b: string): boolean {

@@ -8,6 +8,7 @@ import { loadConfig, type Config, type LoadConfigOptions } from '../server/confi
 import type { EngineState } from '../server/engine/engine-process.js';
 import type { Logger } from '../server/logging.js';
 import { Studio } from '../server/studio.js';
+import type { DesktopUpdater } from './desktop-updater.js';
 
 /** The LLM server as the tray shows it; Studio gains an LLM service in a later issue. */
 export interface LlmTrayState {
@@ -28,6 +29,8 @@ export interface StudioHandle {
   llmState(): LlmTrayState;
   stopLlm(): Promise<void>;
   stop(): Promise<void>;
+  /** The installed app's updater (null headless and in tests that give none). */
+  readonly updater: DesktopUpdater | null;
 }
 
 export interface StartOptions {
@@ -37,12 +40,15 @@ export interface StartOptions {
   console?: boolean;
   /** Replace the running app (Electron: `app.relaunch()` then quit); used by restart and update. */
   relaunch?: () => void;
+  /** The desktop app's updater for this config (its feed is a config value); System shows it. */
+  desktopUpdater?: (config: Readonly<Config>) => DesktopUpdater;
 }
 
 /** Load the config, start Studio and return its handle. Throws (config, port, database) to the caller. */
 export async function startStudio(options: StartOptions = {}): Promise<StudioHandle> {
   const config = await loadConfig(options.env, options.configOptions);
-  const studio = Studio.create(config, { logger: options.logger, console: options.console ?? false, relaunch: options.relaunch });
+  const updater = options.desktopUpdater?.(config) ?? null;
+  const studio = Studio.create(config, { logger: options.logger, console: options.console ?? false, relaunch: options.relaunch, desktopUpdates: updater ?? undefined });
   try {
     await studio.start();
   } catch (err) {
@@ -60,6 +66,7 @@ export async function startStudio(options: StartOptions = {}): Promise<StudioHan
     llmState: () => ({ status: 'unavailable', model: null }),
     stopLlm: async () => {},
     stop: () => studio.stop(),
+    updater,
   };
 }
 

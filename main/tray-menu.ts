@@ -4,6 +4,7 @@
  */
 import type { MenuItemConstructorOptions } from 'electron';
 import type { EngineStatus } from '../server/engine/engine-process.js';
+import type { DesktopUpdateStatus } from '../server/contracts/system.contract.js';
 import type { LlmTrayState } from './studio-handle.js';
 
 export interface TrayState {
@@ -12,6 +13,8 @@ export interface TrayState {
   /** Null while LAN access is off: the item is then not shown. */
   lanUrl: string | null;
   backendRunning: boolean;
+  /** The installed app's update, when its updater is on. */
+  update?: { status: DesktopUpdateStatus['status']; version: string | null; percent: number | null; error: string | null } | null;
 }
 
 export interface TrayActions {
@@ -21,6 +24,9 @@ export interface TrayActions {
   restartEngine(): void;
   stopLlm(): void;
   restartBackend(): void;
+  checkForUpdate(): void;
+  downloadUpdate(): void;
+  installUpdate(): void;
   quit(): void;
 }
 
@@ -44,7 +50,28 @@ export function trayIconState(status: EngineStatus): 'running' | 'starting' | 'c
 
 /** The tooltip: product name and engine state. */
 export function trayTooltip(state: TrayState): string {
-  return `Studio — engine ${ENGINE_LABELS[state.engine.status]}`;
+  const update = state.update?.status === 'available' || state.update?.status === 'downloaded' ? ` — update ${state.update.version ?? ''} available` : '';
+  return `Studio — engine ${ENGINE_LABELS[state.engine.status]}${update}`;
+}
+
+/** The update item: none while updates are off. */
+function updateItems(update: TrayState['update'], actions: TrayActions): MenuItemConstructorOptions[] {
+  if (!update || update.status === 'off') return [];
+  const version = update.version ?? '';
+  switch (update.status) {
+    case 'available':
+      return [{ label: `Update available: ${version} — Download`, click: () => actions.downloadUpdate() }];
+    case 'downloading':
+      return [{ label: `Downloading update ${version}… ${Math.floor(update.percent ?? 0)}%`, enabled: false }];
+    case 'downloaded':
+      return [{ label: `Restart to install ${version}`, click: () => actions.installUpdate() }];
+    case 'checking':
+      return [{ label: 'Checking for updates…', enabled: false }];
+    case 'error':
+      return [{ label: 'Update failed — check again', click: () => actions.checkForUpdate(), toolTip: update.error ?? undefined }];
+    default:
+      return [{ label: 'Check for updates', click: () => actions.checkForUpdate() }];
+  }
 }
 
 /** Menu template for `Menu.buildFromTemplate`. */
@@ -66,6 +93,7 @@ export function buildTrayMenu(state: TrayState, actions: TrayActions): MenuItemC
   items.push({ label: llmLabel, enabled: false });
   items.push({ label: 'Stop LLM server', click: () => actions.stopLlm(), enabled: state.llm.status === 'running' });
   items.push({ type: 'separator' });
+  items.push(...updateItems(state.update, actions));
   items.push({ label: 'Restart backend', click: () => actions.restartBackend(), enabled: state.backendRunning });
   items.push({ label: 'Quit Studio', click: () => actions.quit() });
   return items;

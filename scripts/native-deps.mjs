@@ -3,6 +3,7 @@
 //   node scripts/native-deps.mjs electron  rebuild for Electron (npm run desktop / dist)
 // `npm start` and `npm test` run the first, so switching back from the desktop app is automatic.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,7 +27,12 @@ if (target === 'node') {
   const rebuild = spawnSync('npm', ['rebuild', 'better-sqlite3'], { cwd: root, stdio: 'inherit', shell });
   process.exit(rebuild.status ?? 1);
 } else if (target === 'electron') {
-  const bin = path.join(root, 'node_modules', '.bin', shell ? 'electron-builder.cmd' : 'electron-builder');
+  // electron-builder is one of the desktop tools (desktop/, `npm run desktop:install`).
+  const bin = path.join(root, 'desktop', 'node_modules', '.bin', shell ? 'electron-builder.cmd' : 'electron-builder');
+  if (!fs.existsSync(bin)) {
+    console.error('The desktop tools are not installed: run `npm run desktop:install` first.');
+    process.exit(1);
+  }
   const rebuild = spawnSync(bin, ['install-app-deps'], { cwd: root, stdio: 'inherit', shell });
   process.exit(rebuild.status ?? 1);
 } else {

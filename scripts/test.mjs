@@ -26,6 +26,10 @@ function check(label, command, args) {
 
 // `npm run desktop` rebuilds better-sqlite3 for Electron; the tests run in Node.
 spawnSync(process.execPath, [path.join(root, 'scripts', 'native-deps.mjs'), 'node'], { cwd: root, stdio: 'inherit' });
+// main/ and preload/ typecheck against Electron's types, which come with the desktop tools.
+if (!['desktop/node_modules/electron', 'node_modules/electron'].some((dir) => fs.existsSync(path.join(root, dir, 'electron.d.ts')))) {
+  console.error("\nElectron's types are missing (the desktop shell typechecks against them): run `npm run desktop:install` once.");
+}
 check('typecheck (server, main, preload, tests)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 if (fs.existsSync(path.join(root, 'renderer', 'tsconfig.json'))) {
   check('typecheck (renderer)', bin('vue-tsc'), ['-p', 'renderer/tsconfig.json', '--noEmit']);

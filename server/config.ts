@@ -67,6 +67,8 @@ export interface Config {
     repohost: string;
     chatbotApi: string;
     repo: string | null;
+    /** The installed desktop app's update feed (electron-updater, generic provider); null: no checks. */
+    desktopUpdates: string | null;
   };
   /** Jobs: a running job silent this long (no engine message) is marked stalled; 0 never. */
   jobs: { stallMs: number };
@@ -169,6 +171,7 @@ export async function loadConfig(
       repohost: v.REPOHOST_BASE_URL,
       chatbotApi: v.CHATBOT_API_BASE_URL,
       repo: v.REPO_URL,
+      desktopUpdates: v.DESKTOP_UPDATE_URL,
     },
     jobs: { stallMs: Math.round(v.JOB_STALL_MINUTES * 60_000) },
     llm: {

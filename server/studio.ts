@@ -40,6 +40,7 @@ import { createSecrets, createSystemModule } from './system/system.module.js';
 import { STUDIO_TIME_ZONE } from './time.js';
 import { groupNodePackages } from './workflows/node-packages.js';
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/workflows.module.js';
+import type { DesktopUpdates } from './system/app-update.routes.js';
 
 export interface StudioOptions {
   /** Defaults to `STUDIO_DIR/logs/server.log`, echoed to the console. */
@@ -59,6 +60,8 @@ export interface StudioOptions {
    * headless re-executes itself, Electron relaunches. Without it, restart answers 409.
    */
   relaunch?: () => void | Promise<void>;
+  /** The installed desktop app's updater (main/desktop-updater.ts); headless Studio has none. */
+  desktopUpdates?: DesktopUpdates;
 }
 
 /** A running (or stoppable) Studio. */
@@ -159,11 +162,11 @@ export class Studio {
       maintenance: this.maintenance,
       checkpoint: () => checkpoint(db),
       relaunch: options.relaunch ?? null,
+      desktopUpdates: options.desktopUpdates ?? null,
       reloadData: async () => void (await Promise.all(Object.values(catalog.catalogs).map((store) => store.load()))),
     });
     const eventsModule = createEventsModule({ events, hub });
-    // Health first among the routers, as it always was; engine before jobs so its children start
-    // first and stop last (after the job watcher), the rest after what each of them uses.
+    // Each module after what it uses; the engine before the jobs so it stops after the job watcher.
     this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, this.assets, chatbot, nodes, disk, this.system];
     ({ server: this.server } = createHttpServer({
       logger,

@@ -157,7 +157,7 @@ export class Conversation {
     const chosen = session.chosen!;
     let promptId: string;
     try {
-      promptId = await this.deps.studio.run(chosen.id, session.answers, image);
+      promptId = await this.deps.studio.run(chosen.id, session.answers, image, chatId);
     } catch (err) {
       // The preset list does not say whether a workflow takes an image; the runner's 400 does.
       if (!image && err instanceof StudioApiError && err.status === 400 && /missing parameter "[^"]*image[^"]*"/i.test(err.detail)) {

@@ -77,6 +77,8 @@ interface RequestOptions {
   type?: string;
   maxBytes?: number;
   timeoutMs?: number;
+  /** Sent as `X-Studio-Submitter` (the queue's fair share). */
+  submitter?: string;
 }
 
 /** The input image of a run. */
@@ -105,7 +107,7 @@ export class StudioApiClient {
   }
 
   /** `POST /api/admin/presets/{id}/run` with the answers (index → option) and an optional image. */
-  async run(id: string, answers: Record<string, string>, image?: RunImage): Promise<string> {
+  async run(id: string, answers: Record<string, string>, image?: RunImage, chatId?: number | string): Promise<string> {
     const form = new FormData();
     form.set('seed', '-1');
     form.set('answers', JSON.stringify(answers));
@@ -115,7 +117,9 @@ export class StudioApiClient {
     const body = Buffer.from(await encoded.arrayBuffer());
     const type = encoded.headers.get('content-type') ?? 'multipart/form-data';
     // The image goes on to the engine before the answer: allow for a slow engine.
-    const answer = await this.json(`/api/admin/presets/${encodeURIComponent(id)}/run`, { method: 'POST', body, type, timeoutMs: 120_000 });
+    // Each chat is its own submitter for the queue's fair share.
+    const submitter = chatId === undefined ? undefined : `chat:${chatId}`;
+    const answer = await this.json(`/api/admin/presets/${encodeURIComponent(id)}/run`, { method: 'POST', body, type, timeoutMs: 120_000, submitter });
     return runAnswer.parse(answer).prompt_id;
   }
 
@@ -143,7 +147,12 @@ export class StudioApiClient {
       maxBytes: init.maxBytes,
       timeoutMs: init.timeoutMs,
       signal: this.options.signal,
-      headers: { ...this.options.credential(), Accept: 'application/json', ...(init.type ? { 'Content-Type': init.type } : {}) },
+      headers: {
+        ...this.options.credential(),
+        Accept: 'application/json',
+        ...(init.type ? { 'Content-Type': init.type } : {}),
+        ...(init.submitter ? { 'X-Studio-Submitter': init.submitter } : {}),
+      },
     });
     if (res.status >= 200 && res.status < 300) return res;
     const text = res.body?.toString('utf8') ?? '';

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { jsonObjectText } from './fields.js';
 
-export type JobStatus = 'queued' | 'running' | 'completed' | 'error' | 'stalled';
+export type JobStatus = 'queued' | 'running' | 'completed' | 'error' | 'stalled' | 'cancelled';
 
 export interface OutputRef {
   filename: string;
@@ -32,10 +32,14 @@ export interface JobRecord {
   preset_id?: string;
   /** Only in the queue listing. */
   progress?: ProgressObject;
+  /** Only in the queue listing: the engine the job was handed to (null while it waits in Studio's queue). */
+  engine_id?: string | null;
+  /** Only in the queue listing: place among the jobs waiting in Studio (0 = next), null once handed to an engine. */
+  position?: number | null;
 }
 
 export const ACTIVE_STATUSES: readonly JobStatus[] = ['queued', 'running'];
-export const FINISHED_STATUSES: readonly JobStatus[] = ['completed', 'error', 'stalled'];
+export const FINISHED_STATUSES: readonly JobStatus[] = ['completed', 'error', 'stalled', 'cancelled'];
 
 export type ProgressStatus = 'pending' | 'running' | 'completed' | 'error' | 'interrupted';
 
@@ -68,7 +72,7 @@ export const runResultQuery = z.object({ output_type: z.enum(['video', 'image'])
 export const historyQuery = z.object({
   limit: z.coerce.number().int().min(1).max(10_000).optional(),
   offset: z.coerce.number().int().min(0).optional(),
-  status: z.enum(['completed', 'error', 'stalled']).optional(),
+  status: z.enum(['completed', 'error', 'stalled', 'cancelled']).optional(),
   workflow_id: z.string().min(1).optional(),
 });
 

@@ -120,3 +120,31 @@ export const envPutBody = z.object({ key: z.string().min(1), value: z.string() }
 export const revealBody = z.object({ api_key: z.string() });
 
 export const updateBody = z.object({ skip_components: z.array(z.string()).optional() });
+
+/**
+ * The installed desktop app's own updater (electron-updater). `off`: no feed configured, or not a
+ * packaged app (`reason` says which); otherwise the last check's or download's state.
+ */
+export interface DesktopUpdateStatus {
+  status: 'off' | 'idle' | 'checking' | 'available' | 'not-available' | 'downloading' | 'downloaded' | 'error';
+  reason: string | null;
+  current_version: string;
+  /** The newer version the feed offers (available, downloading, downloaded). */
+  version: string | null;
+  feed_url: string | null;
+  /** While downloading: percent 0–100 and bytes. */
+  progress: { percent: number; transferred: number; total: number } | null;
+  error: string | null;
+  checked_at: string | null;
+}
+
+/**
+ * `GET /api/admin/system/app-update`: which updater applies to this installation. `desktop`: the
+ * packaged app replaces itself (electron-updater, installed on quit); `git`: the backend's own update
+ * from `REPO_URL` (`/system/remote-version`, `/system/update`), for headless installs.
+ */
+export interface AppUpdateInfo {
+  channel: 'desktop' | 'git';
+  desktop: DesktopUpdateStatus | null;
+  git: { repo_configured: boolean };
+}

@@ -32,6 +32,7 @@ export interface WsEventMap {
   'job.failed': JobRecord;
   /** The engine lost the job, or went silent on it for JOB_STALL_MINUTES (the record's `error` says which). */
   'job.stalled': JobRecord;
+  'job.cancelled': JobRecord;
   /** Live progress of a running job. */
   'job.progress': { prompt_id: string; progress: ProgressObject };
   /** Records removed by a history delete. */

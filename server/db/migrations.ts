@@ -178,4 +178,51 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    name: "Studio's own queue: status cancelled, queue entries, queue settings",
+    sql: `
+      -- SQLite cannot change a CHECK constraint: the table is rebuilt with 'cancelled' allowed.
+      CREATE TABLE jobs_v7 (
+        prompt_id     TEXT PRIMARY KEY,
+        workflow_id   TEXT,
+        workflow_name TEXT,
+        output_dir    TEXT,
+        status        TEXT NOT NULL CHECK (status IN ('queued','running','completed','error','stalled','cancelled')),
+        queued_at     TEXT,
+        started_at    TEXT,
+        finished_at   TEXT,
+        duration      INTEGER,
+        input_image   TEXT,
+        params        TEXT NOT NULL DEFAULT '{}',
+        seeds         TEXT NOT NULL DEFAULT '{}',
+        output        TEXT,
+        error         TEXT,
+        retry_of      TEXT,
+        created_ms    INTEGER NOT NULL,
+        preset_id     TEXT
+      );
+      INSERT INTO jobs_v7 (prompt_id, workflow_id, workflow_name, output_dir, status, queued_at, started_at, finished_at, duration,
+        input_image, params, seeds, output, error, retry_of, created_ms, preset_id)
+        SELECT prompt_id, workflow_id, workflow_name, output_dir, status, queued_at, started_at, finished_at, duration,
+        input_image, params, seeds, output, error, retry_of, created_ms, preset_id FROM jobs;
+      DROP TABLE jobs;
+      ALTER TABLE jobs_v7 RENAME TO jobs;
+      CREATE INDEX jobs_status ON jobs (status);
+      CREATE INDEX jobs_created ON jobs (created_ms DESC);
+
+      -- One row per job Studio holds for an engine: waiting (engine_id NULL, ordered by seq) or
+      -- handed to an engine (engine_id set). The graph is kept because it is submitted later.
+      CREATE TABLE job_queue (
+        prompt_id  TEXT PRIMARY KEY REFERENCES jobs (prompt_id) ON DELETE CASCADE,
+        submitter  TEXT NOT NULL,
+        seq        INTEGER NOT NULL,
+        graph      TEXT NOT NULL,
+        extra_data TEXT NOT NULL,
+        engine_id  TEXT,
+        handed_ms  INTEGER
+      );
+      CREATE INDEX job_queue_seq ON job_queue (seq);
+    `,
+  },
 ];

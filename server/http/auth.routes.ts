@@ -7,6 +7,7 @@ import { HttpError, validate } from './errors.js';
 import { loginPage } from './pages.js';
 import { clearedSessionCookie, sessionCookie, type SessionPayload } from './session.js';
 import { loginBody } from '../contracts/auth.contract.js';
+import { rememberAuth } from './submitter.js';
 
 const DEFAULT_REDIRECT = '/home';
 /** The login form sends a key and a path: a few KB is plenty, and the route is public. */
@@ -69,6 +70,7 @@ export function requireAuth(auth: Authenticator): RequestHandler {
   return (req, res, next) => {
     if (isPublicPath(req.path)) return next();
     const result = auth.authenticate(req);
+    rememberAuth(res, result);
     if (result.kind === 'cookie') {
       renewCookie(auth, req, res, result.session);
       return next();

@@ -1,6 +1,6 @@
 /**
  * The one owner of a job's status. Every change (a new job, start, completion, failure, stall,
- * removal) comes here: it is checked against the transition table, written to the `jobs` table
+ * cancel, removal) comes here: it is checked against the transition table, written to the `jobs` table
  * (compare and set, so two paths racing on one job cannot both win), and published as one typed
  * change. The event log, the WebSocket hub and the LLM's GPU policy subscribe to that change
  * (`job-announce.ts`, `studio.ts`), so what they say always agrees with the record.
@@ -20,6 +20,7 @@ export type JobChange =
   | { type: 'job.completed'; job: JobRecord; from: JobStatus }
   | { type: 'job.failed'; job: JobRecord; from: JobStatus }
   | { type: 'job.stalled'; job: JobRecord; from: JobStatus; reason: StallReason }
+  | { type: 'job.cancelled'; job: JobRecord; from: JobStatus }
   | { type: 'job.deleted'; jobs: JobRecord[] };
 
 /** A move to a status other than `queued` (a job is only ever created `queued`). */
@@ -27,7 +28,8 @@ export type JobMove =
   | { to: 'running' }
   | { to: 'completed'; output: OutputRef | null }
   | { to: 'error'; error: string; output?: OutputRef | null }
-  | { to: 'stalled'; reason: StallReason };
+  | { to: 'stalled'; reason: StallReason }
+  | { to: 'cancelled' };
 
 /** What a move did: the new record, or why not and the record as it is. */
 export type MoveResult = { ok: true; job: JobRecord; from: JobStatus } | { ok: false; job: JobRecord | null; refused: string };
@@ -106,6 +108,11 @@ export class JobLifecycle {
     return this.move(promptId, { to: 'stalled', reason });
   }
 
+  /** `queued|running → cancelled` (Studio's queue: the user cancelled it). */
+  cancel(promptId: string): MoveResult {
+    return this.move(promptId, { to: 'cancelled' });
+  }
+
   /** Apply one move if the table allows it from the job's current status; publish it. */
   move(promptId: string, move: JobMove): MoveResult {
     const job = this.deps.jobs.get(promptId);
@@ -131,6 +138,7 @@ export class JobLifecycle {
     const now = this.now();
     if (move.to === 'running') return { started_at: localStamp(now) };
     if (move.to === 'stalled') return { error: stallMessage(move.reason), finished_at: localStamp(now) };
+    if (move.to === 'cancelled') return { finished_at: localStamp(now) };
     const startedAt = job.started_at ?? job.queued_at;
     const startedMs = parseLocalStamp(startedAt);
     return {
@@ -164,5 +172,7 @@ function changeOf(job: JobRecord, from: JobStatus, move: JobMove): JobChange {
       return { type: 'job.failed', job, from };
     case 'stalled':
       return { type: 'job.stalled', job, from, reason: move.reason };
+    case 'cancelled':
+      return { type: 'job.cancelled', job, from };
   }
 }

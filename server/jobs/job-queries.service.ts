@@ -45,6 +45,8 @@ export interface JobQueriesDeps {
   engine: EngineClient;
   folders: JobFolders;
   logger: Logger;
+  /** Studio's queue order of the active jobs, each with its `engine_id` and `position`. */
+  queueOrder?: (active: JobRecord[]) => JobRecord[];
 }
 
 export class JobQueries {
@@ -56,6 +58,8 @@ export class JobQueries {
     if (progress?.status === 'running') return { prompt_id: promptId, ...progress };
     const job = this.deps.jobs.get(promptId);
     if (job?.status === 'error' || job?.status === 'stalled') return errorBody(promptId, job.error);
+    // The status endpoint knows four states (spec); a cancelled job ends it as an error that says so.
+    if (job?.status === 'cancelled') return { ...errorBody(promptId, 'Cancelled'), cancelled: true };
     // Finished, or unknown to Studio (a prompt submitted by someone else): the engine's history says.
     const settled = progress?.status === 'completed' || progress?.status === 'error' || progress?.status === 'interrupted';
     if (!job || job.status === 'completed' || settled) {
@@ -72,6 +76,11 @@ export class JobQueries {
     if (queue?.running.includes(promptId)) {
       // Running, but no live progress (Studio restarted, or the socket missed the start).
       return { prompt_id: promptId, ...(progress ?? storedProgress(job ?? { status: 'running' })), status: 'running' };
+    }
+    if (job?.status === 'queued') {
+      // Studio's queue order: the jobs on the engine first, then those waiting in Studio.
+      const place = this.queue().filter((j) => j.status === 'queued').findIndex((j) => j.prompt_id === promptId);
+      return { status: 'pending', prompt_id: promptId, queue_position: place >= 0 ? place + 1 : null };
     }
     const index = queue?.pending.indexOf(promptId) ?? -1;
     // Spec (Job status): a prompt not yet known to be running is `pending`, also one Studio never
@@ -97,7 +106,8 @@ export class JobQueries {
 
   /** `GET /api/admin/queue`: active jobs with progress (stored status after a restart). */
   queue(): JobRecord[] {
-    return this.deps.jobs.active().map((job) => {
+    const active = this.deps.jobs.active();
+    return (this.deps.queueOrder?.(active) ?? active).map((job) => {
       const live = this.deps.monitor.progress(job.prompt_id);
       // A prompt followed again after a restart runs before its new tracker hears from it.
       const progress = live && live.status === 'pending' && job.status === 'running' ? { ...live, status: 'running' as const } : (live ?? storedProgress(job));

@@ -17,6 +17,8 @@ export interface ReconcileDeps {
   monitor: JobMonitor;
   events: EventBus;
   logger: Logger;
+  /** True for a job still waiting in Studio's queue: the engine has not seen it, nothing to check. */
+  isWaiting?: (promptId: string) => boolean;
 }
 
 export interface ReconcileResult {
@@ -31,7 +33,7 @@ export interface ReconcileResult {
  * counts as what the watcher made of it.
  */
 export async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResult | null> {
-  const active = deps.jobs.active();
+  const active = deps.jobs.active().filter((job) => !deps.isWaiting?.(job.prompt_id));
   if (active.length === 0) return { followed: [], finished: [], stalled: [] };
   let queue;
   try {

@@ -41,7 +41,7 @@ export class JobStore {
     return (this.activeCountStmt.get() as { n: number }).n;
   }
 
-  /** Finished jobs (completed, error, stalled), newest first, optionally paged and filtered. */
+  /** Finished jobs (completed, error, stalled, cancelled), newest first, optionally paged and filtered. */
   history(query: HistoryQuery = {}): JobRecord[] {
     // `+status` keeps SQLite off the status index: nearly every row is finished, so walking
     // `jobs_created` newest first and filtering is what makes a page cheap (0.3 ms instead of a
@@ -66,6 +66,11 @@ export class JobStore {
       values.offset = query.offset;
     }
     return (this.db.prepare(sql).all(values) as JobRow[]).map(fromRow);
+  }
+
+  /** Prompt ids some job was retried from (`retry_of` of any job). */
+  retriedIds(): string[] {
+    return (this.db.prepare('SELECT DISTINCT retry_of AS id FROM jobs WHERE retry_of IS NOT NULL').all() as Array<{ id: string }>).map((r) => r.id);
   }
 
   /** Rows in the table. */

@@ -1,8 +1,8 @@
 /**
  * The jobs capability as `studio.ts` builds it, around the job lifecycle (the one writer of job
  * status, whose changes go to the event log and the WebSocket clients): the runner (execute,
- * retry), the engine watcher, queue and history queries, reconciliation after the engine was
- * down, the job folders (built once, shared by all of them) and Studio's copies of input images.
+ * retry), Studio's queue (`queue/`: waiting jobs handed to the engine), the engine watcher, queue
+ * and history queries, reconciliation after the engine was down, the job folders (built once, shared by all of them) and Studio's copies of input images.
  */
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
@@ -25,6 +25,11 @@ import { jobsRoutes } from './jobs.routes.js';
 import { OutputCollector } from './output-collector.js';
 import { runRoutes } from './run.routes.js';
 import { RunnerService } from './runner.service.js';
+import { JobQueueService, LOCAL_ENGINE_ID } from './queue/job-queue.service.js';
+import { queueRoutes } from './queue/queue.routes.js';
+import { QueueStore } from './queue/queue.store.js';
+import { RetryStalled } from './queue/retry-stalled.js';
+import { SettingsStore } from '../db/settings.store.js';
 
 export interface JobsModuleDeps {
   config: Readonly<Config>;
@@ -43,6 +48,8 @@ export interface JobsModule extends StudioModule {
   lifecycle: JobLifecycle;
   monitor: JobMonitor;
   runner: RunnerService;
+  /** Studio's own queue: holds validated jobs and hands them to the engine. */
+  queue: JobQueueService;
 }
 
 export function createJobsModule(deps: JobsModuleDeps): JobsModule {
@@ -55,6 +62,13 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const common = { engine: engine.client, jobs, lifecycle, folders, hub: deps.hub, logger };
   const collector = new OutputCollector({ engine: engine.client, folders, outputShared: shared('output'), logger });
   const monitor = new JobMonitor({ ...common, socket: engine.socket, collector, stallMs: config.jobs.stallMs });
+  const queue = new JobQueueService({
+    ...common,
+    store: new QueueStore(deps.db),
+    settings: new SettingsStore(deps.db),
+    engines: [{ id: LOCAL_ENGINE_ID, client: engine.client, monitor, clientId: engine.socket.clientId }],
+    events: deps.events,
+  });
   const inputs = new InputCopies({ dir: config.paths.assetsInput, shared: shared('input') });
   const runner = new RunnerService({
     ...common,
@@ -63,12 +77,12 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     removeInput: (name) => inputs.remove(name),
     workflows: deps.workflows,
     clientId: engine.socket.clientId,
-    monitor,
+    queue,
     events: deps.events,
   });
-  const queries = new JobQueries({ ...common, monitor });
+  const queries = new JobQueries({ ...common, monitor, queueOrder: (active) => queue.order(active) });
   // Unfinished jobs are checked against the engine when it comes up, at boot and after it was down.
-  const reconciler = new Reconciler({ jobs, engine: engine.client, monitor, events: deps.events, logger });
+  const reconciler = new Reconciler({ jobs, engine: engine.client, monitor, events: deps.events, logger, isWaiting: (id) => queue.isWaiting(id) });
   engine.onUp(() => void reconciler.runIfPending());
   engine.onDown(() => reconciler.markPending());
 
@@ -77,14 +91,22 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     routers: [
       runRoutes(runner, queries, deps.uploads),
       jobsRoutes({ queries, runner, jobs, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
+      queueRoutes({ queue, retryStalled: new RetryStalled({ jobs, retry: (id, who) => runner.retry(id, who) }) }),
     ],
     jobs,
     lifecycle,
     monitor,
     runner,
-    // Before any module starts, the engine among them: no message of a running job is missed.
-    prepare: async () => monitor.start(),
+    queue,
+    // Before any module starts, the engine among them: no message of a running job is missed, and
+    // jobs left waiting by the last run are stalled before the engine's jobs are reconciled.
+    prepare: async () => {
+      monitor.start();
+      queue.recover();
+    },
+    start: () => queue.start(),
     stop() {
+      queue.stop();
       monitor.stop();
       for (const off of offs) off();
     },

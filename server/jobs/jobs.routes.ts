@@ -9,6 +9,7 @@ import type { JobQueries } from './job-queries.service.js';
 import type { JobStore } from './job.store.js';
 import type { RunnerService } from './runner.service.js';
 import { deleteJobsBody, historyQuery, retryBody } from '../contracts/jobs.contract.js';
+import { submitterOf } from '../http/submitter.js';
 
 export interface JobsRouteDeps {
   queries: JobQueries;
@@ -37,7 +38,7 @@ export function jobsRoutes({ queries, runner, jobs, dirs }: JobsRouteDeps): expr
 
   router.post('/api/admin/history/retry', async (req, res) => {
     const { prompt_id } = validate(retryBody, req.body ?? {}, { detail: 'Missing prompt_id' });
-    res.json(await runner.retry(prompt_id));
+    res.json(await runner.retry(prompt_id, submitterOf(req, res)));
   });
 
   router.get('/api/admin/history/:promptId', (req, res) => {

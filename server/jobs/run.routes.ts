@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { contentDisposition } from '../http/content-disposition.js';
 import { HttpError, validate } from '../http/errors.js';
 import { sendFileResponse, USER_FILE_HEADERS } from '../http/file-response.js';
+import { submitterOf } from '../http/submitter.js';
 import { assertImage, type Uploads } from '../http/uploads.js';
 import type { JobQueries } from './job-queries.service.js';
 import type { RunnerService } from './runner.service.js';
@@ -25,7 +26,7 @@ export function runRoutes(runner: RunnerService, queries: JobQueries, uploads: U
   router.post('/api/run/:id/execute', uploads.single('input_image', 'image'), async (req, res) => {
     const { params } = validate(executeFields, req.body ?? {}, { ownMessages: true });
     if (req.file) await assertImage(req.file, 'input_image');
-    res.json(await runner.execute(String(req.params.id), params, req.file));
+    res.json(await runner.execute(String(req.params.id), params, req.file, { submitter: submitterOf(req, res) }));
   });
 
   router.get('/api/run/status/:promptId', async (req, res) => {

@@ -1,13 +1,15 @@
 /**
  * The runner (spec "Workflow execution"): uploads the input image, resolves seeds, builds the
- * graph, points every output into the job's folder, submits it with Studio's client id and
- * records the job. Retry re-runs a recorded job with the same parameters and seeds.
+ * graph, points every output into the job's folder, validates it as the engine would, records the
+ * job and puts it in Studio's queue (which hands it to an engine). Retry re-runs a recorded job with the same parameters and seeds.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DomainError, isKind } from '../domain-error.js';
 import type { EngineClient } from '../engine/engine.client.js';
+import { EngineValidationError } from '../engine/engine-errors.js';
+import { precheckPrompt } from '../engine/prompt-precheck.js';
 import type { EventBus } from '../events/event-bus.js';
 import { HttpError } from '../http/errors.js';
 import type { UploadedFile } from '../http/uploads.js';
@@ -21,17 +23,20 @@ import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import { JobFolders, newJobFolderName } from './job-folders.store.js';
 import type { JobLifecycle } from './job-lifecycle.js';
-import type { JobMonitor } from './job-monitor.js';
 import type { ExecuteResult, JobRecord } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
-
-/** How long a submit waits for the engine socket to be open. */
-const SOCKET_WAIT_MS = 2_000;
 
 /** Where a job came from, recorded on it: a retried job, a preset run. */
 export interface JobOrigin {
   retryOf?: string;
   presetId?: string;
+  /** Who queued it, for fair share (`http/submitter.ts`); a retry keeps the caller's. */
+  submitter?: string;
+}
+
+/** Studio's queue, as the runner sees it. */
+export interface JobQueueing {
+  enqueue(promptId: string, entry: { submitter: string; graph: ApiGraph; extraData: Record<string, unknown> }): void;
 }
 
 export interface RunnerDeps {
@@ -51,7 +56,8 @@ export interface RunnerDeps {
   /** The one writer of job status: records the job and announces it. */
   lifecycle: JobLifecycle;
   folders: JobFolders;
-  monitor: JobMonitor;
+  /** Studio's queue: where a validated job waits for an engine. */
+  queue: JobQueueing;
   events: EventBus;
   logger: Logger;
 }
@@ -96,6 +102,13 @@ export class RunnerService {
       if (stored !== uploadedImage) run = prepareRun(definition, params, folder, { uploadedImage: stored, objectInfo });
       uploadedImage = stored;
     }
+    try {
+      await this.precheck(run.graph, objectInfo);
+    } catch (err) {
+      // The image came with this request only for this prompt: nothing is left behind for it.
+      if (image && uploadedImage) await this.deps.removeInput?.(uploadedImage).catch(() => undefined);
+      throw err;
+    }
     const inputImage = uploadedImage ?? stringOrNull(params[EXISTING_INPUT_IMAGE_KEY]) ?? imageParam(definition.manifest.inputs, run.params);
 
     const job: JobRecord = {
@@ -116,33 +129,36 @@ export class RunnerService {
       ...(origin.retryOf ? { retry_of: origin.retryOf } : {}),
       ...(origin.presetId ? { preset_id: origin.presetId } : {}),
     };
-    // Events sent before the engine socket is open are lost for good (nothing is replayed), so give
-    // a socket that is (re)connecting a moment; past that the `/history` poll still finishes the job.
-    await this.deps.monitor.socketReady(SOCKET_WAIT_MS);
+    // Studio holds the queue: the job waits there and is handed to an engine when one has room
+    // (`queue/job-queue.service.ts`), with this prompt id as the engine's.
     this.deps.folders.create(folder);
-    this.deps.monitor.track(promptId, run.graph, { held: true });
     try {
       await this.deps.lifecycle.submit(job, async () => {
-        const submitted = await this.deps.engine.submitPrompt({
-          prompt: run.graph,
-          client_id: this.deps.clientId,
-          prompt_id: promptId,
-          extra_data: this.extraData(run.graph, objectInfo),
-        });
-        // A 200 can still carry node errors: the engine dropped the outputs that failed and queued the rest.
-        if (Object.keys(submitted.node_errors).length) {
-          this.deps.logger.warn(`prompt ${promptId} was queued with node errors: ${JSON.stringify(submitted.node_errors).slice(0, 1000)}`);
-        }
+        this.deps.queue.enqueue(promptId, { submitter: origin.submitter ?? 'anonymous', graph: run.graph, extraData: this.extraData(run.graph, objectInfo) });
       });
     } catch (err) {
-      this.deps.monitor.untrack(promptId);
       this.deps.folders.remove(folder);
-      // The image came with this request only for this prompt: nothing is left behind for it.
-      if (image && uploadedImage) await this.deps.removeInput?.(uploadedImage).catch(() => undefined);
       throw err;
     }
-    this.deps.monitor.release(promptId);
     return { prompt_id: promptId, client_id: this.deps.clientId, seeds: run.seeds };
+  }
+
+  /**
+   * The engine's validation, at once (a queued job may wait long before an engine takes it): a bad
+   * graph is a 400 with the engine's node errors. A refusal is checked again against a fresh
+   * `object_info`, so a model added a moment ago is not refused from a stale list.
+   */
+  private async precheck(graph: ApiGraph, objectInfo: ObjectInfo | undefined): Promise<void> {
+    if (!objectInfo) {
+      // Unreachable engine: the same error a submit would have met.
+      await this.deps.workflows.objectInfo();
+      return;
+    }
+    let refused = await precheckPrompt(graph, objectInfo, this.deps.engine);
+    if (!refused) return;
+    this.deps.workflows.invalidateNodes();
+    refused = await precheckPrompt(graph, await this.deps.workflows.objectInfo(), this.deps.engine);
+    if (refused) throw new EngineValidationError(refused);
   }
 
   /**
@@ -162,7 +178,7 @@ export class RunnerService {
   }
 
   /** `POST /api/admin/history/retry`: same parameters, same resolved seeds, same input image. */
-  async retry(promptId: string): Promise<{ prompt_id: string; retry_of: string }> {
+  async retry(promptId: string, submitter?: string): Promise<{ prompt_id: string; retry_of: string }> {
     const original = this.deps.jobs.get(promptId);
     if (!original) throw new HttpError(404, `Job not found: ${promptId}`);
     if (!original.workflow_id) throw new HttpError(400, `Job ${promptId} has no workflow_id and cannot be retried`);
@@ -170,7 +186,7 @@ export class RunnerService {
     if (original.input_image) params[EXISTING_INPUT_IMAGE_KEY] = original.input_image;
     let result: ExecuteResult;
     try {
-      result = await this.execute(original.workflow_id, params, undefined, { retryOf: promptId, presetId: original.preset_id });
+      result = await this.execute(original.workflow_id, params, undefined, { retryOf: promptId, presetId: original.preset_id, submitter });
     } catch (err) {
       // "Not found" here would read as "job not found"; the job exists, its workflow does not (spec: 500).
       if (isKind(err, 'not_found')) throw new DomainError('broken', `Cannot retry ${promptId}: ${err.message}`);

@@ -18,6 +18,8 @@ export interface PresetRunRequest {
   answers?: string;
   existing_image?: string;
   input_image?: UploadedFile;
+  /** Who runs it (the queue's fair share). */
+  submitter?: string;
 }
 
 export interface PresetRunDeps {
@@ -47,7 +49,7 @@ export class PresetRunService {
     for (const input of definition.manifest.inputs) if (input.type === 'seed') params[input.id] = seed;
     const existing = request.existing_image?.trim();
     if (existing) params[EXISTING_INPUT_IMAGE_KEY] = existing;
-    const result = await this.deps.runner.execute(workflowId, params, request.input_image, { presetId: preset.id });
+    const result = await this.deps.runner.execute(workflowId, params, request.input_image, { presetId: preset.id, submitter: request.submitter });
     return { prompt_id: result.prompt_id, seeds: result.seeds };
   }
 }

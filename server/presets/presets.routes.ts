@@ -6,6 +6,7 @@ import { contentDisposition } from '../http/content-disposition.js';
 import { HttpError, validate } from '../http/errors.js';
 import { fromJobSchema, presetInputSchema, presetRunFields, renameSchema } from '../contracts/presets.contract.js';
 import { sendFileResponse } from '../http/file-response.js';
+import { submitterOf } from '../http/submitter.js';
 import { assertImage, readUploadText, type Uploads } from '../http/uploads.js';
 import type { PresetRunService } from './preset-run.service.js';
 import type { PresetsService } from './presets.service.js';
@@ -54,7 +55,7 @@ export function presetsRoutes(presets: PresetsService, runs: PresetRunService, u
   router.post(`${BASE}/:id/run`, uploads.single('input_image', 'image'), async (req, res) => {
     const fields = validate(presetRunFields, req.body ?? {}, { ownMessages: true });
     if (req.file) await assertImage(req.file, 'input_image');
-    res.json(await runs.run(String(req.params.id), { ...fields, input_image: req.file }));
+    res.json(await runs.run(String(req.params.id), { ...fields, input_image: req.file, submitter: submitterOf(req, res) }));
   });
 
   router.get(`${BASE}/:id/export`, async (req, res) => {

@@ -7,8 +7,7 @@
 import { checkValue, coerce, typesMatch } from './input-checks.util.js';
 import { inputDefs, type InputDef, type NodeCatalog } from './object-info.store.js';
 import { fakeTraceback, pyRepr, pyStr, pyTypeName } from './py-format.util.js';
-import type { ApiGraph, NodeInfo } from './standin.types.js';
-import type { PromptError } from './standin.types.js';
+import type { ApiGraph, NodeInfo, PromptError } from './standin.types.js';
 
 export interface NodeError {
   errors: PromptError[];
@@ -20,14 +19,17 @@ export type ValidationResult =
   | { ok: true; graph: ApiGraph; outputs: string[]; nodeErrors: Record<string, NodeError> }
   | { ok: false; error: PromptError; nodeErrors: Record<string, NodeError> };
 
+/** What validation reads of a node set: the stand-in's catalog, or Studio's view of an engine's `object_info`. */
+export type NodeLookup = Pick<NodeCatalog, 'get' | 'live' | 'checksFileLists'>;
+
 export interface ValidatorDeps {
-  catalog: NodeCatalog;
+  catalog: NodeLookup;
   /** Whether a LoadImage-style value (`sub/x.png`, `x.png [output]`) names an existing file. */
   fileExists(annotatedName: string): boolean;
 }
 
 /** Inputs checked by a node's own `VALIDATE_INPUTS` (they skip the list/min/max checks). */
-const FILE_CHECKS: Record<string, { input: string; what: string }> = {
+export const FILE_CHECKS: Readonly<Record<string, { input: string; what: string }>> = {
   LoadImage: { input: 'image', what: 'image' },
   LoadImageMask: { input: 'image', what: 'image' },
   VHS_LoadVideo: { input: 'video', what: 'video' },
@@ -136,7 +138,7 @@ function upstreamOf(graph: ApiGraph, id: string): Set<string> {
   return seen;
 }
 
-function missingNodeType(id: string, node: unknown, catalog: NodeCatalog): PromptError | null {
+function missingNodeType(id: string, node: unknown, catalog: NodeLookup): PromptError | null {
   const record = typeof node === 'object' && node !== null ? (node as Record<string, unknown>) : {};
   const meta = record._meta as { title?: unknown } | undefined;
   const classType = typeof record.class_type === 'string' ? record.class_type : null;

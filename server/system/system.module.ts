@@ -21,6 +21,7 @@ import { SettingsStore } from '../db/settings.store.js';
 import type { Authenticator } from '../http/authenticator.js';
 import type { LocalVersionPaths } from './local-versions.js';
 import { GitRepo } from './git-repo.js';
+import { appUpdateRoutes, type DesktopUpdates } from './app-update.routes.js';
 import { RestartService } from './restart.service.js';
 import { StatusService } from './status.service.js';
 import { updateRoutes } from './update.routes.js';
@@ -49,6 +50,8 @@ export interface SystemModuleDeps {
   relaunch: (() => void | Promise<void>) | null;
   /** Reload the catalogs kept in memory after an update or sync replaced their files. */
   reloadData: () => Promise<void>;
+  /** The desktop app's own updater when the desktop app runs Studio; null headless (git update). */
+  desktopUpdates: DesktopUpdates | null;
 }
 
 export interface SystemModule extends StudioModule {
@@ -138,6 +141,7 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
       systemRoutes({ status, telemetry, restart, startedAt: deps.startedAt }),
       envSettingsRoutes(envSettings),
       updateRoutes(update),
+      appUpdateRoutes(deps.desktopUpdates, config.urls.repo !== null),
       extensionRoutes(path.join(config.system.appDir, 'resources', 'browser-extension')),
     ],
     telemetry,

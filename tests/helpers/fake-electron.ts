@@ -3,6 +3,8 @@
  * cannot run here). It records what main does: windows, tray menus, cookies, quits.
  */
 import { EventEmitter } from 'node:events';
+import http from 'node:http';
+import { createRequire } from 'node:module';
 import { vi } from 'vitest';
 
 export const calls: string[] = [];
@@ -26,14 +28,24 @@ class FakeApp extends EventEmitter {
     calls.push(`exit:${code}`);
     this.exitCode = code;
   });
-  getVersion = () => '0.0.0-test';
+  version = '0.0.0-test';
+  getVersion = () => this.version;
+  getName = () => 'Studio';
   isPackaged = false;
+  /** `app.getPath(name)`: tests set the folders they need. */
+  paths: Record<string, string> = {};
+  getPath = (name: string) => this.paths[name] ?? `/fake-electron/${name}`;
+  getAppPath = () => '/fake-electron/app';
+  relaunch = vi.fn(() => calls.push('relaunch'));
 
   /** Forget listeners and state between tests. */
   reset(): void {
     this.removeAllListeners();
     this.lock = true;
     this.exitCode = null;
+    this.version = '0.0.0-test';
+    this.isPackaged = false;
+    this.paths = {};
     this.readyPromise = new Promise<void>((resolve) => (this.ready = resolve));
     calls.length = 0;
     FakeBrowserWindow.all.length = 0;
@@ -117,4 +129,23 @@ export const electronModule = {
     },
   },
   ipcMain: { handle: vi.fn() },
+  // electron-updater's HTTP goes through Electron's `net`; Node's http answers the same events.
+  net: { request: (options: http.RequestOptions) => http.request(options) },
+  autoUpdater: new EventEmitter(),
 };
+Object.assign(electronModule.session, { fromPartition: () => ({}) });
+
+/**
+ * `vi.mock('electron')` reaches ES modules only: a CommonJS dependency (electron-updater) calls
+ * `require('electron')` itself. Route that to this fake too; returns the undo.
+ */
+export function fakeElectronForRequire(): () => void {
+  const Module = createRequire(import.meta.url)('node:module') as { _load: (request: string, ...rest: unknown[]) => unknown };
+  const load = Module._load;
+  Module._load = function (request: string, ...rest: unknown[]) {
+    return request === 'electron' ? electronModule : load.call(this, request, ...rest);
+  };
+  return () => {
+    Module._load = load;
+  };
+}

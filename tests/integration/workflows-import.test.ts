@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execute, plantModels, SAMPLE_PNG, waitForJob } from '../helpers/runner.js';
+import { execute, executeRaw, plantModels, SAMPLE_PNG, waitForJob } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { classicApi, classicUi, img2imgUi, pngWithText } from '../fixtures/workflow-import/fixtures.js';
 
@@ -109,6 +109,46 @@ describe('importing a workflow', () => {
     expect(body.manifest.required_nodes).toEqual(['ComfyUI-KJNodes']);
     expect(body.manifest.node_sources).toEqual({ 'ComfyUI-KJNodes': 'https://github.com/kijai/ComfyUI-KJNodes' });
     expect(await listEntry(body.id)).toMatchObject({ ready: false, nodes_status: { total: 1, installed: 0, missing: ['ComfyUI-KJNodes'] } });
+  });
+
+  it('test-runs an import with its defaults; a missing model is the engine\'s error on its node', async () => {
+    const run = await execute(t.api, 'fox-api');
+    expect((await waitForJob(t.api, run.prompt_id)).status).toBe('completed');
+    expect((await submittedGraph(run.prompt_id))['6']!.inputs.text).toBe('a red fox in the snow');
+    const graph = classicApi();
+    graph['4']!.inputs.ckpt_name = 'not_here.safetensors';
+    const { body } = await importFile(JSON.stringify(graph), 'missing.json');
+    expect(await listEntry(body.id)).toMatchObject({ ready: false, models_status: { missing: ['not_here.safetensors'] } });
+    const res = await executeRaw(t.api, body.id);
+    const failed = (await res.json()) as { detail: string; node_errors?: Record<string, unknown> };
+    expect(res.status).toBe(400);
+    expect(failed.detail).toMatch(/CheckpointLoaderSimple.*node 4|node 4.*ckpt_name/s);
+  });
+
+  it('exports a workflow folder as a ZIP that an import restores exactly (static and dynamic)', async () => {
+    for (const [id, files] of [['my-fox-flow', ['manifest.yaml', 'workflow.json']], ['txt2img-sdxl-lora', null]] as const) {
+      const res = await t.api(`/api/admin/workflows/${id}/export`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/zip');
+      const zip = Buffer.from(await res.arrayBuffer());
+      const { status, body } = await importFile(zip, `${id}.zip`, { id: `${id}-copy` });
+      expect(status, JSON.stringify(body)).toBe(200);
+      const original = path.join(t.dir, 'workflows', id);
+      const copy = path.join(t.dir, 'workflows', `${id}-copy`);
+      const listing = (dir: string) => fs.readdirSync(dir, { recursive: true }).map(String).sort();
+      expect(listing(copy)).toEqual(files ? [...files] : listing(original));
+      for (const rel of listing(copy).filter((name) => name.endsWith('.json'))) {
+        expect(fs.readFileSync(path.join(copy, rel), 'utf8')).toBe(fs.readFileSync(path.join(original, rel), 'utf8'));
+      }
+      const before = (await listEntry(id)) as Record<string, unknown>;
+      const after = (await listEntry(`${id}-copy`)) as Record<string, unknown>;
+      expect({ ...after, id }).toEqual(before);
+    }
+    // Without a new id the export's own id is taken.
+    const zip = Buffer.from(await (await t.api('/api/admin/workflows/my-fox-flow/export')).arrayBuffer());
+    expect(await importFile(zip, 'again.zip')).toMatchObject({ status: 409 });
+    expect((await t.api('/api/admin/workflows/nope/export')).status).toBe(404);
+    expect(await importFile(Buffer.concat([zip.subarray(0, 40), Buffer.alloc(10)]), 'cut.zip')).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/ZIP is damaged/) } });
   });
 
   it('answers 400 saying what is wrong, and 409 for a taken id', async () => {

@@ -92,7 +92,7 @@ export type AssetType = 'inputs' | 'outputs';
 export interface HistoryQuery {
   limit: number;
   offset: number;
-  status?: 'completed' | 'error' | 'stalled';
+  status?: 'completed' | 'error' | 'stalled' | 'cancelled';
   workflow_id?: string;
 }
 

@@ -43,7 +43,7 @@ export interface StatusStep {
 export function statusHistory(job: JobRecord): StatusStep[] {
   const steps: StatusStep[] = [{ label: 'Queued', at: job.queued_at }];
   if (job.started_at) steps.push({ label: 'Started', at: job.started_at });
-  if (job.finished_at) steps.push({ label: job.status === 'completed' ? 'Completed' : job.status === 'stalled' ? 'Stalled' : 'Failed', at: job.finished_at });
+  if (job.finished_at) steps.push({ label: job.status === 'completed' ? 'Completed' : job.status === 'stalled' ? 'Stalled' : job.status === 'cancelled' ? 'Cancelled' : 'Failed', at: job.finished_at });
   return steps;
 }
 

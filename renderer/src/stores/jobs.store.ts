@@ -10,7 +10,7 @@ import type { HistoryQuery, JobRecord, ProgressObject } from '../api/types.js';
 
 export type HistoryFilter = Pick<HistoryQuery, 'status' | 'workflow_id'>;
 
-export type TrackedStatus = 'queued' | 'running' | 'completed' | 'error' | 'unknown';
+export type TrackedStatus = 'queued' | 'running' | 'completed' | 'error' | 'cancelled' | 'unknown';
 
 export interface TrackedJob {
   status: TrackedStatus;
@@ -48,7 +48,7 @@ export function finalProgress(last: ProgressObject | null, ok: boolean): Progres
 export function matchesHistoryFilter(job: JobRecord, filter: HistoryFilter): boolean {
   if (filter.status && job.status !== filter.status) return false;
   if (filter.workflow_id && job.workflow_id !== filter.workflow_id) return false;
-  return job.status === 'completed' || job.status === 'error' || job.status === 'stalled';
+  return job.status === 'completed' || job.status === 'error' || job.status === 'stalled' || job.status === 'cancelled';
 }
 
 export const useJobsStore = defineStore('jobs', () => {
@@ -125,6 +125,7 @@ export const useJobsStore = defineStore('jobs', () => {
     socket.on('job.completed', onFinished),
     socket.on('job.failed', onFinished),
     socket.on('job.stalled', onFinished),
+    socket.on('job.cancelled', onFinished),
     socket.on('job.deleted', ({ prompt_ids }) => forget(prompt_ids)),
     socket.onPreview(({ meta, image }) => {
       if (!meta.prompt_id) return;

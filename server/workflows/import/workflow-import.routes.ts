@@ -1,7 +1,12 @@
-/** `POST /api/admin/workflows/import` (multipart `file`, optional `id`, `name`, `category`). */
+/**
+ * `POST /api/admin/workflows/import` (multipart `file`, optional `id`, `name`, `category`) and
+ * `GET /api/admin/workflows/{id}/export` (the workflow folder as a ZIP an import restores).
+ */
 import fs from 'node:fs/promises';
 import express from 'express';
 import { z } from 'zod';
+import { writeDirectoryZip } from '../../assets/assets-zip.js';
+import { contentDisposition } from '../../http/content-disposition.js';
 import { HttpError, validate } from '../../http/errors.js';
 import type { Uploads } from '../../http/uploads.js';
 import type { WorkflowImportService } from './workflow-import.service.js';
@@ -12,16 +17,31 @@ const importFields = z.object({
   category: z.string().max(100).optional(),
 });
 
-/** The import route. */
+/** The import and export routes. */
 export function workflowImportRoutes(importer: WorkflowImportService, uploads: Uploads): express.Router {
   const router = express.Router();
+
   router.post('/api/admin/workflows/import', uploads.single('file', 'workflow'), async (req, res) => {
     const fields = validate(importFields, req.body ?? {});
-    if (!req.file) throw new HttpError(400, 'file: a workflow file is required (the editor\'s JSON, the API JSON, or a PNG/WebP carrying a workflow)');
+    if (!req.file) throw new HttpError(400, "file: a workflow file is required (the editor's JSON, the API JSON, a PNG/WebP carrying a workflow, or a Studio workflow ZIP)");
     if (req.file.size === 0) throw new HttpError(400, 'file: the file is empty');
     const bytes = await fs.readFile(req.file.path);
-    const result = await importer.import(bytes, { fileName: req.file.originalname, ...fields });
-    res.json(result);
+    res.json(await importer.import(bytes, { fileName: req.file.originalname, ...fields }));
   });
+
+  router.get('/api/admin/workflows/:id/export', async (req, res) => {
+    const { dir, fileName } = await importer.exportFolder(String(req.params.id));
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    res.set('Content-Type', 'application/zip');
+    res.set('Content-Disposition', contentDisposition('attachment', fileName));
+    res.set('Cache-Control', 'no-store');
+    await writeDirectoryZip(dir, res, controller.signal).catch((err: unknown) => {
+      if (!controller.signal.aborted) throw err;
+    });
+  });
+
   return router;
 }

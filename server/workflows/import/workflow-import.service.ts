@@ -1,7 +1,7 @@
 /**
  * `POST /api/admin/workflows/import`: an uploaded workflow file → a Studio workflow stored like
  * a shipped one (`<id>/manifest.yaml` + `workflow.json`, `index.json` bumped) with a proposed
- * form and its needs. The folder is written under a hidden temporary name and renamed into
+ * form and its needs, or a Studio workflow ZIP (an export) restored as it was. The folder is written under a hidden temporary name and renamed into
  * place; the index is written to a temporary file and renamed; imports run one at a time so
  * two never race on the index.
  */
@@ -10,14 +10,16 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { parseManifest, type WorkflowManifest } from '../../contracts/workflows.contract.js';
-import { DomainError } from '../../domain-error.js';
+import { DomainError, notFound } from '../../domain-error.js';
 import { minuteStamp } from '../../time.js';
 import { buildGraph } from '../graph-builder.js';
 import type { ObjectInfo } from '../../engine/engine-graph.js';
-import { loadIndex, type WorkflowIndex } from '../workflow.store.js';
+import { loadIndex, loadWorkflow, type WorkflowIndex } from '../workflow.store.js';
 import { proposeForm } from './propose-form.js';
 import { readWorkflowFile } from './read-workflow-file.js';
 import { requirementsOf, type NodeMap } from './requirements.js';
+import { readWorkflowZip } from './workflow-zip.js';
+import { isZip } from './zip-reader.js';
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
@@ -56,7 +58,22 @@ export class WorkflowImportService {
     return run;
   }
 
+  /** The folder of workflow `id`, to be zipped for export; 404 when unknown. */
+  async exportFolder(id: string): Promise<{ dir: string; fileName: string }> {
+    const entry = await loadWorkflow(this.deps.dir, id);
+    if (!entry) throw notFound(`Workflow not found: ${id}`);
+    const version = entry.manifest?.version;
+    return { dir: entry.dir, fileName: `${id}${version === undefined ? '' : `-v${version}`}.zip` };
+  }
+
   private async importNow(bytes: Buffer, options: ImportOptions): Promise<ImportResult> {
+    if (isZip(bytes)) {
+      const id = options.id?.trim() || undefined;
+      if (id !== undefined && !ID_PATTERN.test(id)) throw new DomainError('invalid', `id "${id}": workflow ids are letters, digits, "-" and "_"`);
+      const folder = readWorkflowZip(bytes, id);
+      await this.write(folder.manifest, folder.files);
+      return { id: folder.manifest.id, manifest: folder.manifest, warnings: [] };
+    }
     const objectInfo = await this.deps.objectInfo().catch(() => null);
     const warnings: string[] = [];
     if (!objectInfo) warnings.push('the engine did not answer: widget names, labels and limits could not be checked against its nodes');
@@ -94,11 +111,15 @@ export class WorkflowImportService {
     } catch (error) {
       throw new DomainError('invalid', `The workflow converted, but its form does not build: ${(error as Error).message}`);
     }
-    await this.write(manifest, template);
+    const files = new Map([
+      ['manifest.yaml', Buffer.from(toYaml(manifest, { lineWidth: 0 }))],
+      ['workflow.json', Buffer.from(template)],
+    ]);
+    await this.write(manifest, files);
     return { id, manifest, warnings };
   }
 
-  private async write(manifest: WorkflowManifest, template: string): Promise<void> {
+  private async write(manifest: WorkflowManifest, files: Map<string, Buffer>): Promise<void> {
     const { dir } = this.deps;
     const target = path.join(dir, manifest.id);
     if (await exists(target)) throw new DomainError('conflict', `A workflow with id "${manifest.id}" exists already; choose another id`);
@@ -106,8 +127,10 @@ export class WorkflowImportService {
     const temp = path.join(dir, `.import-${manifest.id}-${randomBytes(4).toString('hex')}`);
     try {
       await fs.mkdir(temp);
-      await fs.writeFile(path.join(temp, 'manifest.yaml'), toYaml(manifest, { lineWidth: 0 }));
-      await fs.writeFile(path.join(temp, 'workflow.json'), template);
+      for (const [rel, data] of files) {
+        await fs.mkdir(path.dirname(path.join(temp, rel)), { recursive: true });
+        await fs.writeFile(path.join(temp, rel), data);
+      }
       await fs.rename(temp, target);
     } catch (error) {
       await fs.rm(temp, { recursive: true, force: true });

@@ -1,8 +1,10 @@
 /**
- * The engine crashes (SIGKILL) with three jobs on it: one running, two waiting in its queue. The
- * restarted engine knows none of them, so all three stall, and each gets its own `job.stalled`
- * event with the same wording (whoever noticed first: the engine watcher after the socket
- * reconnect, or reconciliation once the engine is up), and the check summary counts each job once.
+ * The engine crashes (SIGKILL) with three jobs queued: one running and one prefetched on the
+ * engine, the third still waiting in Studio's queue. The restarted engine knows neither of its
+ * two, so both stall, each with its own `job.stalled` event and the same wording (whoever noticed
+ * first: the engine watcher after the socket reconnect, or reconciliation once the engine is up),
+ * and the check summary counts each job once. The third never reached the dead engine: it is
+ * handed to the restarted one and completes.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -59,8 +61,10 @@ describe('an engine crash with three jobs on it', () => {
     const crashedAt = new Date().toISOString();
     process.kill(pid!, 'SIGKILL');
 
+    const waited = ids.pop()!;
     for (const id of ids) expect((await waitForJob(t.api, id, ['stalled', 'completed', 'error'], 60_000)).status).toBe('stalled');
-    // Every stall is announced on the WebSocket as it is written: all three frames have been sent.
+    expect((await waitForJob(t.api, waited, ['stalled', 'completed', 'error'], 60_000)).status).toBe('completed');
+    // Every stall is announced on the WebSocket as it is written: both frames have been sent.
     await until(() => ids.every((id) => ws!.ofType('job.stalled').some((f) => f.data.prompt_id === id)), 'job.stalled frames');
     const events = (await (await t.api('/api/admin/events?types=job.stalled,system.startup&limit=1000')).json()) as LoggedEvent[];
     const stalledEvents = events.filter((e) => e.type === 'job.stalled');
@@ -97,8 +101,13 @@ describe('an engine crash with three jobs on it', () => {
     for (const id of ids) expect((await waitForJob(t.api, id, ['stalled', 'completed', 'error'], 30_000)).status).toBe('stalled');
     const events = (await (await t.api('/api/admin/events?types=job.stalled,system.startup&limit=1000')).json()) as LoggedEvent[];
     for (const id of ids) expect(events.filter((e) => e.type === 'job.stalled' && e.data.prompt_id === id)).toHaveLength(1);
-    const summary = events.filter((e) => e.type === 'system.startup').at(-1)!;
-    expect(summary.data).toEqual({ followed: [], finished: [], stalled: ids });
-    expect(summary.message).toBe('Checked 3 unfinished job(s) with the engine: 0 still running, 0 finished, 3 stalled');
+    // The third never left Studio's queue: stalled at boot by the restart rule, in a summary of its own.
+    const [onEngine, waited] = [ids.slice(0, 2), ids[2]!];
+    expect(t.studio.jobs.get(waited)!.error).toMatch(/^Studio restarted while this job waited in its queue/);
+    const summaries = events.filter((e) => e.type === 'system.startup');
+    expect(summaries.find((e) => (e.data.stalled as string[]).includes(waited) && !('followed' in e.data))).toBeDefined();
+    const summary = summaries.at(-1)!;
+    expect(summary.data).toEqual({ followed: [], finished: [], stalled: onEngine });
+    expect(summary.message).toBe('Checked 2 unfinished job(s) with the engine: 0 still running, 0 finished, 2 stalled');
   }, 120_000);
 });

@@ -58,6 +58,7 @@ const EXAMPLE_MOVES: Record<Exclude<JobStatus, 'queued'>, JobMove> = {
   completed: { to: 'completed', output: { filename: 'out.png', subfolder: 'x/final', type: 'output' } },
   error: { to: 'error', error: '[KSampler] out of memory' },
   stalled: { to: 'stalled', reason: { cause: 'lost' } },
+  cancelled: { to: 'cancelled' },
 };
 
 /** A job in `status`, reached through the lifecycle from `queued`. */
@@ -69,8 +70,8 @@ async function jobIn(status: JobStatus): Promise<JobRecord> {
   return result.job!;
 }
 
-const EVENT_OF: Record<JobStatus, string> = { queued: 'job.queued', running: 'job.started', completed: 'job.completed', error: 'job.failed', stalled: 'job.stalled' };
-const SEVERITY_OF: Record<JobStatus, string> = { queued: 'info', running: 'info', completed: 'success', error: 'error', stalled: 'warning' };
+const EVENT_OF: Record<JobStatus, string> = { queued: 'job.queued', running: 'job.started', completed: 'job.completed', error: 'job.failed', stalled: 'job.stalled', cancelled: 'job.cancelled' };
+const SEVERITY_OF: Record<JobStatus, string> = { queued: 'info', running: 'info', completed: 'success', error: 'error', stalled: 'warning', cancelled: 'info' };
 
 describe('the job lifecycle', () => {
   it('announces a new job: record, job.queued event and WS message agree', async () => {

@@ -35,11 +35,12 @@ describe('the owner of job status', () => {
 });
 
 describe('the transition table', () => {
-  it("matches the spec's job states: created queued, final states final, stalled only from queued or running", () => {
-    expect(JOB_STATUSES).toEqual(['queued', 'running', 'completed', 'error', 'stalled']);
+  it("matches the spec's job states (plus Studio's cancelled): created queued, final states final, stalled and cancelled only from queued or running", () => {
+    expect(JOB_STATUSES).toEqual(['queued', 'running', 'completed', 'error', 'stalled', 'cancelled']);
     for (const from of JOB_STATUSES) expect(canMove(from, 'queued')).toBe(false);
-    for (const done of ['completed', 'error', 'stalled'] as const) expect(JOB_TRANSITIONS[done]).toEqual([]);
+    for (const done of ['completed', 'error', 'stalled', 'cancelled'] as const) expect(JOB_TRANSITIONS[done]).toEqual([]);
     expect(JOB_STATUSES.filter((s) => canMove(s, 'stalled'))).toEqual(['queued', 'running']);
+    expect(JOB_STATUSES.filter((s) => canMove(s, 'cancelled'))).toEqual(['queued', 'running']);
     expect(canMove('running', 'queued')).toBe(false);
     expect(canMove('queued', 'running')).toBe(true);
   });

@@ -3,7 +3,18 @@ import type { EngineStatus } from '../../../server/engine/engine-process.js';
 import { buildTrayMenu, trayIconState, trayTooltip, type TrayActions, type TrayState } from '../../../main/tray-menu.js';
 
 function actions(): TrayActions {
-  return { openWindow: vi.fn(), openInBrowser: vi.fn(), copyLanAddress: vi.fn(), restartEngine: vi.fn(), stopLlm: vi.fn(), restartBackend: vi.fn(), quit: vi.fn() };
+  return {
+    openWindow: vi.fn(),
+    openInBrowser: vi.fn(),
+    copyLanAddress: vi.fn(),
+    restartEngine: vi.fn(),
+    stopLlm: vi.fn(),
+    restartBackend: vi.fn(),
+    checkForUpdate: vi.fn(),
+    downloadUpdate: vi.fn(),
+    installUpdate: vi.fn(),
+    quit: vi.fn(),
+  };
 }
 
 function state(patch: Partial<TrayState> = {}, engine: Partial<TrayState['engine']> = {}): TrayState {
@@ -32,6 +43,26 @@ describe('the tray menu', () => {
       'Restart backend',
       'Quit Studio',
     ]);
+  });
+
+  it("shows the installed app's update: nothing while off, then download, progress and install", () => {
+    const update = (patch: Partial<NonNullable<TrayState['update']>>) => state({ update: { status: 'idle', version: null, percent: null, error: null, ...patch } });
+    expect(labels(state({ update: null })).some((l) => /update/i.test(l))).toBe(false);
+    expect(labels(update({ status: 'off' })).some((l) => /update/i.test(l))).toBe(false);
+    expect(labels(update({ status: 'idle' }))).toContain('Check for updates');
+    const a = actions();
+    const available = buildTrayMenu(update({ status: 'available', version: '0.2.0' }), a);
+    const download = available.find((i) => i.label === 'Update available: 0.2.0 — Download');
+    download?.click?.({} as never, undefined, {} as never);
+    expect(a.downloadUpdate).toHaveBeenCalledOnce();
+    expect(trayTooltip(update({ status: 'available', version: '0.2.0' }))).toBe('Studio — engine running — update 0.2.0 available');
+    const downloading = buildTrayMenu(update({ status: 'downloading', version: '0.2.0', percent: 42.7 }), a).find((i) => i.label?.startsWith('Downloading'));
+    expect(downloading).toMatchObject({ label: 'Downloading update 0.2.0… 42%', enabled: false });
+    const install = buildTrayMenu(update({ status: 'downloaded', version: '0.2.0' }), a).find((i) => i.label === 'Restart to install 0.2.0');
+    install?.click?.({} as never, undefined, {} as never);
+    expect(a.installUpdate).toHaveBeenCalledOnce();
+    const failed = buildTrayMenu(update({ status: 'error', error: 'sha512 checksum mismatch' }), a).find((i) => i.label === 'Update failed — check again');
+    expect(failed?.toolTip).toBe('sha512 checksum mismatch');
   });
 
   it('shows Copy LAN address only when LAN access is on', () => {
@@ -76,6 +107,9 @@ describe('the tray menu', () => {
     const a = actions();
     const menu = buildTrayMenu(state({ lanUrl: 'http://10.0.0.2:8000' }), a);
     for (const item of menu) (item.click as (() => void) | undefined)?.();
-    for (const fn of Object.values(a)) expect(fn).toHaveBeenCalledTimes(1);
+    // The update items show one at a time, by the updater's state (the update test clicks them).
+    const { checkForUpdate, downloadUpdate, installUpdate, ...always } = a;
+    for (const fn of Object.values(always)) expect(fn).toHaveBeenCalledTimes(1);
+    for (const fn of [checkForUpdate, downloadUpdate, installUpdate]) expect(fn).not.toHaveBeenCalled();
   });
 });

@@ -1,9 +1,10 @@
 /**
- * Renders `parseMarkdown`'s tree with Vue's `h()`: every piece of model text becomes a text
- * node, so nothing in an answer is ever parsed as HTML.
+ * Renders the Markdown tree with Vue's `h()`: every piece of model text becomes a text node, so
+ * nothing in an answer is ever parsed as HTML. While an answer streams in, each token re-parses
+ * only its last block (`IncrementalMarkdown`), not the whole answer.
  */
 import { defineComponent, h, type PropType, type VNode } from 'vue';
-import { parseMarkdown, type Block, type Inline } from '../../lib/markdown.js';
+import { IncrementalMarkdown, type Block, type Inline } from '../../lib/markdown.js';
 
 function inline(nodes: Inline[]): Array<VNode | string> {
   return nodes.map((n) => {
@@ -42,6 +43,7 @@ export default defineComponent({
   name: 'MarkdownView',
   props: { source: { type: String as PropType<string>, required: true } },
   setup(props) {
-    return () => h('div', { class: 'markdown' }, parseMarkdown(props.source).map(block));
+    const markdown = new IncrementalMarkdown();
+    return () => h('div', { class: 'markdown' }, markdown.update(props.source).map(block));
   },
 });

@@ -1,0 +1,58 @@
+/**
+ * The engine's prompt validation, run by Studio before a job enters its queue: a job may wait a
+ * long time before an engine takes it, and a bad graph must still be a 400 at once with the
+ * engine's node errors. The rules are the stand-in's copy of the engine's `validate_prompt`
+ * (one implementation, `standin/prompt.validator.ts`), checked against the engine's own
+ * `object_info` (its node set and live file lists). Input files (a LoadImage value) are asked of
+ * the engine itself, so this holds whether or not its folders are Studio's.
+ */
+import type { ObjectInfo } from './engine-graph.js';
+import { FILE_CHECKS, validatePrompt, type NodeLookup } from '../standin/prompt.validator.js';
+import type { NodeInfo } from '../standin/standin.types.js';
+import type { EngineClient } from './engine.client.js';
+import type { EngineValidationBody } from './engine-protocol.js';
+
+/** Null when the engine would accept `graph`; otherwise the body its `POST /prompt` would answer 400 with. */
+export async function precheckPrompt(graph: Record<string, unknown>, objectInfo: ObjectInfo, engine: Pick<EngineClient, 'view'>): Promise<EngineValidationBody | null> {
+  const existing = await existingInputFiles(graph, engine);
+  const lookup: NodeLookup = {
+    get: (classType: string) => (Object.hasOwn(objectInfo, classType) ? (objectInfo[classType] as unknown as NodeInfo) : undefined),
+    live: (classType: string) => (Object.hasOwn(objectInfo, classType) ? (objectInfo[classType] as unknown as NodeInfo) : undefined),
+    // The engine's object_info lists its files as they are: its combos are the truth.
+    checksFileLists: true,
+  };
+  const result = validatePrompt(graph, { catalog: lookup, fileExists: (name) => existing.has(name) });
+  if (result.ok) return null;
+  return { error: result.error, node_errors: result.nodeErrors };
+}
+
+/** The input-file values of the graph's file-loading nodes that the engine can serve. */
+async function existingInputFiles(graph: Record<string, unknown>, engine: Pick<EngineClient, 'view'>): Promise<Set<string>> {
+  const names = new Set<string>();
+  for (const node of Object.values(graph)) {
+    if (typeof node !== 'object' || node === null) continue;
+    const { class_type: classType, inputs } = node as { class_type?: unknown; inputs?: Record<string, unknown> };
+    const check = typeof classType === 'string' ? FILE_CHECKS[classType] : undefined;
+    const value = check && inputs ? inputs[check.input] : undefined;
+    if (typeof value === 'string' && value !== '') names.add(value);
+  }
+  const found = new Set<string>();
+  await Promise.all(
+    [...names].map(async (name) => {
+      const { filename, subfolder, type } = splitAnnotated(name);
+      const res = await engine.view({ filename, subfolder, type }).catch(() => null);
+      await res?.body?.cancel().catch(() => undefined);
+      if (res?.status === 200) found.add(name);
+    }),
+  );
+  return found;
+}
+
+/** `sub/x.png [output]` → its folder type, subfolder and file name (the engine's annotated names). */
+function splitAnnotated(name: string): { filename: string; subfolder: string; type: 'input' | 'output' | 'temp' } {
+  const match = /^(.*) \[(input|output|temp)\]$/.exec(name);
+  const rel = match ? match[1]! : name;
+  const type = (match ? match[2] : 'input') as 'input' | 'output' | 'temp';
+  const slash = rel.lastIndexOf('/');
+  return slash < 0 ? { filename: rel, subfolder: '', type } : { filename: rel.slice(slash + 1), subfolder: rel.slice(0, slash), type };
+}

@@ -1,0 +1,19 @@
+/**
+ * Fair share between submitters (a browser session, an API key client, a chat of the chat bot):
+ * jobs are interleaved round-robin rather than first come, first served, so one client queueing
+ * fifty jobs does not starve everyone else. A new job of submitter S whose S already has n jobs
+ * waiting goes just before the first waiting job that is the (n+1)-th or later of its own
+ * submitter: with A's a1 a2 a3 waiting, B's first job lands after a1, B's second after a2.
+ * Manual moves are kept: placement reads the order as it is, it does not re-sort it.
+ */
+export function fairIndex(waiting: ReadonlyArray<{ submitter: string }>, submitter: string): number {
+  const round = waiting.filter((w) => w.submitter === submitter).length;
+  const seen = new Map<string, number>();
+  for (let i = 0; i < waiting.length; i++) {
+    const who = waiting[i]!.submitter;
+    const nth = seen.get(who) ?? 0;
+    seen.set(who, nth + 1);
+    if (nth > round) return i;
+  }
+  return waiting.length;
+}

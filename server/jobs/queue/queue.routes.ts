@@ -1,0 +1,53 @@
+/**
+ * Studio's queue: cancel, clear, move, pause/resume, state; and "retry all stalled". Parse and
+ * delegate; the logic is in JobQueueService (and the runner for retries).
+ */
+import express from 'express';
+import { cancelBody, moveBody, type RetryStalledResult } from '../../contracts/queue.contract.js';
+import { validate } from '../../http/errors.js';
+import { submitterOf } from '../../http/submitter.js';
+import type { JobQueueService } from './job-queue.service.js';
+import type { RetryStalled } from './retry-stalled.js';
+
+export interface QueueRouteDeps {
+  queue: JobQueueService;
+  retryStalled: RetryStalled;
+}
+
+/** Queue routes. */
+export function queueRoutes({ queue, retryStalled }: QueueRouteDeps): express.Router {
+  const router = express.Router();
+
+  router.get('/api/admin/queue/state', (_req, res) => {
+    res.json(queue.state());
+  });
+
+  router.post('/api/admin/queue/cancel', async (req, res) => {
+    const { prompt_id } = validate(cancelBody, req.body ?? {});
+    res.json(await queue.cancel(prompt_id));
+  });
+
+  router.post('/api/admin/queue/clear', (_req, res) => {
+    res.json({ cancelled: queue.clear() });
+  });
+
+  router.post('/api/admin/queue/move', (req, res) => {
+    const { prompt_id, position } = validate(moveBody, req.body ?? {});
+    res.json(queue.move(prompt_id, position));
+  });
+
+  router.post('/api/admin/queue/pause', (_req, res) => {
+    res.json(queue.setPaused(true));
+  });
+
+  router.post('/api/admin/queue/resume', (_req, res) => {
+    res.json(queue.setPaused(false));
+  });
+
+  router.post('/api/admin/history/retry-stalled', async (req, res) => {
+    const result: RetryStalledResult = await retryStalled.run(submitterOf(req, res));
+    res.json(result);
+  });
+
+  return router;
+}

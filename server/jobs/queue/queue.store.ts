@@ -1,0 +1,93 @@
+/**
+ * Studio's queue in SQLite (`job_queue`): one row per job Studio holds for an engine, waiting
+ * (`engine_id` null, in `seq` order) or handed to an engine (`engine_id` set). A row goes when its
+ * job finishes (the queue service removes it) or is deleted (foreign key cascade). The job's
+ * status stays in `jobs`, owned by the job lifecycle; this table only says where the job is.
+ */
+import type { Db } from '../../db/database.js';
+import type { ApiGraph } from '../../engine/engine-graph.js';
+
+export interface QueueRow {
+  prompt_id: string;
+  /** Who queued it (fair share): `session:…`, `key:<address>`, `chat:<id>`… */
+  submitter: string;
+  seq: number;
+  graph: ApiGraph;
+  extra_data: Record<string, unknown>;
+  engine_id: string | null;
+  handed_ms: number | null;
+}
+
+interface RawRow extends Omit<QueueRow, 'graph' | 'extra_data'> {
+  graph: string;
+  extra_data: string;
+}
+
+export class QueueStore {
+  private readonly getStmt;
+  private readonly waitingStmt;
+  private readonly handedStmt;
+  private readonly insertStmt;
+  private readonly setSeqStmt;
+  private readonly handStmt;
+  private readonly removeStmt;
+
+  constructor(private readonly db: Db) {
+    this.getStmt = db.prepare('SELECT * FROM job_queue WHERE prompt_id = ?');
+    this.waitingStmt = db.prepare('SELECT * FROM job_queue WHERE engine_id IS NULL ORDER BY seq');
+    this.handedStmt = db.prepare('SELECT * FROM job_queue WHERE engine_id IS NOT NULL ORDER BY handed_ms');
+    this.insertStmt = db.prepare(
+      'INSERT INTO job_queue (prompt_id, submitter, seq, graph, extra_data, engine_id, handed_ms) VALUES (@prompt_id, @submitter, @seq, @graph, @extra_data, NULL, NULL)',
+    );
+    this.setSeqStmt = db.prepare('UPDATE job_queue SET seq = ? WHERE prompt_id = ?');
+    this.handStmt = db.prepare('UPDATE job_queue SET engine_id = ?, handed_ms = ? WHERE prompt_id = ?');
+    this.removeStmt = db.prepare('DELETE FROM job_queue WHERE prompt_id = ?');
+  }
+
+  get(promptId: string): QueueRow | null {
+    const row = this.getStmt.get(promptId) as RawRow | undefined;
+    return row ? parse(row) : null;
+  }
+
+  /** Jobs waiting in Studio, next first. */
+  waiting(): QueueRow[] {
+    return (this.waitingStmt.all() as RawRow[]).map(parse);
+  }
+
+  /** Jobs handed to an engine, in the order they were handed. */
+  handed(): QueueRow[] {
+    return (this.handedStmt.all() as RawRow[]).map(parse);
+  }
+
+  /** Add a waiting job at `index` of the waiting order (renumbered in one transaction). */
+  insertAt(row: Omit<QueueRow, 'seq' | 'engine_id' | 'handed_ms'>, index: number): void {
+    this.db.transaction(() => {
+      const order = this.waiting().map((r) => r.prompt_id);
+      this.insertStmt.run({ prompt_id: row.prompt_id, submitter: row.submitter, seq: 0, graph: JSON.stringify(row.graph), extra_data: JSON.stringify(row.extra_data) });
+      order.splice(Math.max(0, Math.min(index, order.length)), 0, row.prompt_id);
+      this.renumber(order);
+    })();
+  }
+
+  /** Put the waiting jobs in this order (ids not waiting are ignored). */
+  reorder(order: readonly string[]): void {
+    this.db.transaction(() => this.renumber(order))();
+  }
+
+  /** The job went to `engineId` (null: back to waiting, keeping its place). */
+  hand(promptId: string, engineId: string | null, now = Date.now()): void {
+    this.handStmt.run(engineId, engineId === null ? null : now, promptId);
+  }
+
+  remove(promptId: string): void {
+    this.removeStmt.run(promptId);
+  }
+
+  private renumber(order: readonly string[]): void {
+    order.forEach((id, i) => this.setSeqStmt.run(i, id));
+  }
+}
+
+function parse(row: RawRow): QueueRow {
+  return { ...row, graph: JSON.parse(row.graph) as ApiGraph, extra_data: JSON.parse(row.extra_data) as Record<string, unknown> };
+}

@@ -1,0 +1,31 @@
+/**
+ * "Retry all stalled": every stalled job that has not been retried yet is retried (same
+ * parameters and seeds, `retry_of` set), oldest first so the queue keeps their order. A stalled
+ * job some job already names as its `retry_of` is skipped: a second click does not double them.
+ */
+import type { RetryStalledResult } from '../../contracts/queue.contract.js';
+import type { JobStore } from '../job.store.js';
+
+export interface RetryStalledDeps {
+  jobs: JobStore;
+  retry: (promptId: string, submitter: string) => Promise<{ prompt_id: string; retry_of: string }>;
+}
+
+export class RetryStalled {
+  constructor(private readonly deps: RetryStalledDeps) {}
+
+  async run(submitter: string): Promise<RetryStalledResult> {
+    const retriedAlready = new Set(this.deps.jobs.retriedIds());
+    const stalled = this.deps.jobs.history({ status: 'stalled' }).reverse();
+    const result: RetryStalledResult = { retried: [], errors: [] };
+    for (const job of stalled) {
+      if (retriedAlready.has(job.prompt_id)) continue;
+      try {
+        result.retried.push(await this.deps.retry(job.prompt_id, submitter));
+      } catch (err) {
+        result.errors.push(`${job.prompt_id}: ${(err as Error).message}`);
+      }
+    }
+    return result;
+  }
+}

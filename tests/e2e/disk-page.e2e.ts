@@ -1,0 +1,108 @@
+/**
+ * The Disk page in headless Chromium against a real Studio: reached from System, usage by kind,
+ * a duplicated model file found and linked after confirmation, an unused partial download
+ * deleted after confirmation; screenshots at 1440×900 and 390×844 with no sideways scrolling.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_ROOT } from '../../server/config.js';
+import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { axeViolations, overflowing } from '../helpers/page-checks.js';
+import { ensureRendererBuilt } from '../helpers/renderer-build.js';
+import { startTestStudio, type TestStudio } from '../helpers/studio.js';
+
+const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+const CONTENT = crypto.randomBytes(200_000);
+
+let studio: TestStudio;
+let browser: TestBrowser;
+
+function plant(rel: string, data: Buffer): void {
+  const file = path.join(studio.dir, rel);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, data);
+}
+
+async function signIn(p: Page): Promise<void> {
+  await p.goto(`${studio.url}/login`);
+  await p.getByLabel('API key').fill(studio.apiKey);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.waitForURL((url) => url.pathname !== '/login');
+}
+
+/** Both scans run, so the screenshots show every panel filled. */
+async function scanBoth(p: Page): Promise<void> {
+  await p.getByRole('heading', { name: 'Usage by kind' }).waitFor();
+  await p.getByRole('button', { name: /Find duplicates|Scan again/ }).click();
+  await p.getByText(/files? scanned/).waitFor();
+  await p.getByRole('button', { name: /Find unused files|Look again/ }).click();
+  await p.getByText(/ in \d+ items?/).or(p.getByText('No unused files found.')).waitFor();
+}
+
+beforeAll(async () => {
+  ensureRendererBuilt();
+  studio = await startTestStudio();
+  plant('models/checkpoints/sd_xl_base_1.0.safetensors', CONTENT);
+  plant('models/diffusion_models/sdxl-second-copy.safetensors', CONTENT);
+  plant('models/loras/abandoned-download.safetensors.part', Buffer.alloc(50_000, 1));
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await studio?.stop();
+});
+
+describe('Disk page', () => {
+  it('is reached from System, links a duplicate and deletes an unused file after confirmation', async () => {
+    const ctx = await browser.context(DESKTOP);
+    const page = await ctx.newPage();
+    await signIn(page);
+    await page.goto(`${studio.url}/system`);
+    await page.getByRole('link', { name: 'Disk page' }).click();
+    await page.waitForURL((url) => url.pathname === '/disk');
+    await page.getByRole('heading', { name: 'Volumes' }).waitFor();
+    expect(await page.getByRole('row', { name: /Models/ }).first().textContent()).toContain('models');
+
+    await page.getByRole('button', { name: 'Find duplicates' }).click();
+    await page.getByText('sdxl-second-copy.safetensors', { exact: false }).first().waitFor();
+    await page.getByRole('button', { name: /Link copies/ }).click();
+    const linkDialog = page.getByRole('dialog', { name: 'Link the copies?' });
+    await linkDialog.getByRole('button', { name: 'Link copies' }).click();
+    await page.getByText('No model file is stored twice.').waitFor();
+    const a = fs.statSync(path.join(studio.dir, 'models/checkpoints/sd_xl_base_1.0.safetensors'));
+    const b = fs.statSync(path.join(studio.dir, 'models/diffusion_models/sdxl-second-copy.safetensors'));
+    expect(a.ino).toBe(b.ino);
+
+    await page.getByRole('button', { name: 'Find unused files' }).click();
+    const partial = 'models/loras/abandoned-download.safetensors.part';
+    await page.getByRole('checkbox', { name: `Choose ${partial}` }).check();
+    await page.getByRole('button', { name: /Delete 1 chosen/ }).click();
+    await page.getByRole('dialog', { name: 'Delete the chosen files?' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('checkbox', { name: `Choose ${partial}` }).waitFor({ state: 'detached' });
+    expect(fs.existsSync(path.join(studio.dir, partial))).toBe(false);
+    await ctx.close();
+  });
+
+  it('fits a phone and a desktop, with screenshots', async () => {
+    plant('models/vae/another-copy.safetensors', CONTENT);
+    plant('models/checkpoints/stale.safetensors.part', Buffer.alloc(80_000, 2));
+    fs.mkdirSync(SHOTS, { recursive: true });
+    for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+      const ctx = await browser.context(viewport);
+      const p = await ctx.newPage();
+      await signIn(p);
+      await p.goto(`${studio.url}/disk`);
+      await scanBoth(p);
+      const problems = [...(label === 'phone' ? await overflowing(p) : []), ...(await axeViolations(p))];
+      expect(problems, `/disk at ${label} width`).toEqual([]);
+      await p.screenshot({ path: path.join(SHOTS, `disk-${label}.png`), fullPage: true });
+      await ctx.close();
+    }
+  });
+});
