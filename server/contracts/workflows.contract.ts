@@ -146,3 +146,10 @@ export const buildQuery = z.object({ format: z.enum(['api', 'workflow']).default
 
 /** `POST /api/run/{id}/build`: JSON or multipart, `params` a JSON object or its text. */
 export const buildFields = z.object({ params: jsonObjectText('params') });
+
+/** `POST /api/admin/workflows/import`: the stored workflow's id and manifest, and what to look at. */
+export interface WorkflowImportAnswer {
+  id: string;
+  manifest: WorkflowManifest;
+  warnings: string[];
+}

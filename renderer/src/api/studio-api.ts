@@ -6,6 +6,7 @@ import { openEventStream } from './event-stream.js';
 import { Http } from './http.js';
 import type {
   ActivityLine,
+  WorkflowImportAnswer,
   AssetListing,
   AssetsChange,
   AssetType,
@@ -44,6 +45,16 @@ export class StudioApi {
   }
   installModels(id: string): Promise<InstallModelsResult> {
     return this.http.post(`/api/admin/workflows/${encodeURIComponent(id)}/install-models`);
+  }
+  importWorkflow(file: File, fields: { name?: string; id?: string; category?: string }): Promise<WorkflowImportAnswer> {
+    const form = new FormData();
+    form.append('file', file, file.name);
+    for (const [key, value] of Object.entries(fields)) if (value) form.append(key, value);
+    return this.http.postForm('/api/admin/workflows/import', form);
+  }
+  /** Where the browser downloads a workflow folder as a ZIP. */
+  workflowExportUrl(id: string): string {
+    return `/api/admin/workflows/${encodeURIComponent(id)}/export`;
   }
   uploadImage(file: Blob, name: string): Promise<{ filename: string }> {
     const form = new FormData();

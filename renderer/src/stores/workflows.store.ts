@@ -1,11 +1,11 @@
 /**
  * Workflows: the list with readiness, single manifests for the run form, and "download missing
- * models" for a workflow that is not ready.
+ * models" for a workflow that is not ready, and importing a workflow file.
  */
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { useClient } from '../api/context.js';
-import type { InstallModelsResult, WorkflowEntry } from '../api/types.js';
+import type { InstallModelsResult, WorkflowEntry, WorkflowImportAnswer } from '../api/types.js';
 
 export interface WorkflowGroup {
   category: string;
@@ -64,5 +64,12 @@ export const useWorkflowsStore = defineStore('workflows', () => {
     return api.installModels(id);
   }
 
-  return { list, loaded, loading, error, details, groups, refresh, load, installMissing };
+  /** Import a workflow file (any engine format, or a Studio ZIP); the list then shows it. */
+  async function importWorkflow(file: File, fields: { name?: string; id?: string; category?: string }): Promise<WorkflowImportAnswer> {
+    const answer = await api.importWorkflow(file, fields);
+    await refresh();
+    return answer;
+  }
+
+  return { list, loaded, loading, error, details, groups, refresh, load, installMissing, importWorkflow };
 });

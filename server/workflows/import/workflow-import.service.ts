@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
-import { parseManifest, type WorkflowManifest } from '../../contracts/workflows.contract.js';
+import { parseManifest, type WorkflowImportAnswer, type WorkflowManifest } from '../../contracts/workflows.contract.js';
 import { DomainError, notFound } from '../../domain-error.js';
 import { minuteStamp } from '../../time.js';
 import { buildGraph } from '../graph-builder.js';
@@ -31,11 +31,7 @@ export interface ImportOptions {
   category?: string;
 }
 
-export interface ImportResult {
-  id: string;
-  manifest: WorkflowManifest;
-  warnings: string[];
-}
+export type ImportResult = WorkflowImportAnswer;
 
 export interface WorkflowImportDeps {
   /** The data directory's workflows folder. */
