@@ -206,6 +206,8 @@ describe('System page', () => {
     await components.getByRole('cell', { name: 'Workflows' }).waitFor();
     await components.getByRole('cell', { name: 'Backend' }).waitFor();
     await page.getByText('running', { exact: true }).waitFor();
+    // Headless: the backend's git update applies, and the page says so (the desktop app updates itself).
+    await page.getByRole('region', { name: 'App updates' }).getByText(/updates its backend and data from git/).waitFor();
     const db = page.getByRole('region', { name: 'Database' });
     const jobs = await json<unknown[]>('/api/admin/history?limit=100');
     await db.getByRole('row', { name: `jobs ${jobs.length} rows` }).waitFor();

@@ -2,10 +2,10 @@
  * The system endpoints (spec "System and settings"): status, versions and update, restart,
  * uptime, telemetry, environment settings and the secret reveal.
  */
-import type { ComponentStatus, EnvEntry, EnvGroup, SystemStatus, Telemetry, TelemetrySample, UpdateResult, VersionSummary } from '../../../server/contracts/system.contract.js';
+import type { AppUpdateInfo, ComponentStatus, DesktopUpdateStatus, EnvEntry, EnvGroup, SystemStatus, Telemetry, TelemetrySample, UpdateResult, VersionSummary } from '../../../server/contracts/system.contract.js';
 import type { Http } from './http.js';
 
-export type { ComponentStatus, EnvEntry, EnvGroup, SystemStatus, Telemetry, TelemetrySample, UpdateResult, VersionSummary };
+export type { AppUpdateInfo, ComponentStatus, DesktopUpdateStatus, EnvEntry, EnvGroup, SystemStatus, Telemetry, TelemetrySample, UpdateResult, VersionSummary };
 
 export interface Uptime {
   started_at: string;
@@ -32,6 +32,13 @@ export class SystemApi {
   }
   update(skip: string[] = []): Promise<UpdateResult> {
     return this.http.post('/api/admin/system/update', { skip_components: skip });
+  }
+  /** Which updater applies (the desktop app's own, or the backend's git update) and its state. */
+  appUpdate(): Promise<AppUpdateInfo> {
+    return this.http.get('/api/admin/system/app-update');
+  }
+  appUpdateAction(action: 'check' | 'download' | 'install'): Promise<DesktopUpdateStatus> {
+    return this.http.post(`/api/admin/system/app-update/${action}`);
   }
   restart(): Promise<{ status: string; message: string }> {
     return this.http.post('/api/admin/system/restart');

@@ -6,7 +6,7 @@
 import { defineStore } from 'pinia';
 import { onScopeDispose, ref } from 'vue';
 import { useClient } from '../api/context.js';
-import { SystemApi, type EnvGroup, type SystemStatus, type TelemetrySample, type UpdateResult, type Uptime, type VersionSummary } from '../api/system-api.js';
+import { SystemApi, type AppUpdateInfo, type EnvGroup, type SystemStatus, type TelemetrySample, type UpdateResult, type Uptime, type VersionSummary } from '../api/system-api.js';
 
 const WINDOW_MS = 30 * 60_000;
 // A restart takes about 2 s (spec); an update with a dependency install can take much longer.
@@ -34,6 +34,7 @@ export const useSystemStore = defineStore('system', () => {
   const revealed = ref<Record<string, string> | null>(null);
   const samples = ref<TelemetrySample[]>([]);
   const maxConcurrent = ref<number | null>(null);
+  const appUpdate = ref<AppUpdateInfo | null>(null);
 
   const off = socket.on('telemetry.sample', (sample) => {
     samples.value = trimSamples([...samples.value, sample], Date.now());
@@ -49,9 +50,21 @@ export const useSystemStore = defineStore('system', () => {
       samples.value = trimSamples(h.samples, Date.now());
       maxConcurrent.value = settings.max_concurrent;
       error.value = null;
+      await refreshAppUpdate();
     } catch (err) {
       error.value = err instanceof Error ? err.message : String(err);
     }
+  }
+
+  /** Which updater applies and its state (an older server without the route: none shown). */
+  async function refreshAppUpdate(): Promise<void> {
+    appUpdate.value = await api.appUpdate().catch(() => null);
+  }
+
+  /** Check, download or install the desktop app's update, then show its new state. */
+  async function appUpdateAction(action: 'check' | 'download' | 'install'): Promise<void> {
+    const desktop = await api.appUpdateAction(action);
+    if (appUpdate.value) appUpdate.value = { ...appUpdate.value, desktop };
   }
 
   async function checkRemote(): Promise<void> {
@@ -114,5 +127,5 @@ export const useSystemStore = defineStore('system', () => {
     maxConcurrent.value = (await api.setMaxConcurrent(value)).max_concurrent;
   }
 
-  return { extensionUrl: () => api.extensionUrl(), status, uptime, error, remote, updateResult, updating, restartPhase, env, revealed, samples, maxConcurrent, refresh, checkRemote, update, restart, setEnv, reveal, hide, setMaxConcurrent };
+  return { extensionUrl: () => api.extensionUrl(), status, uptime, error, remote, updateResult, updating, restartPhase, env, revealed, samples, maxConcurrent, appUpdate, refresh, refreshAppUpdate, appUpdateAction, checkRemote, update, restart, setEnv, reveal, hide, setMaxConcurrent };
 });
