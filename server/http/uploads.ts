@@ -10,6 +10,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Request, RequestHandler } from 'express';
 import multer from 'multer';
+import { ensureFreeSpace } from '../free-space.js';
 import { HttpError } from './errors.js';
 import { looksLikeImage, readHead } from './file-sniff.js';
 
@@ -53,12 +54,21 @@ export class Uploads {
 
   /** One file in `field` (plus text fields). */
   single(field: string, kind: UploadKind): RequestHandler {
-    return removingAfterResponse(this.multer(kind).single(field));
+    return this.checkingSpace(removingAfterResponse(this.multer(kind).single(field)));
   }
 
   /** Up to the kind's count of files in `field`. */
   array(field: string, kind: UploadKind): RequestHandler {
-    return removingAfterResponse(this.multer(kind).array(field, UPLOAD_LIMITS[kind].files));
+    return this.checkingSpace(removingAfterResponse(this.multer(kind).array(field, UPLOAD_LIMITS[kind].files)));
+  }
+
+  /** Refuse (507, with the numbers) an upload whose declared size does not fit, before reading it. */
+  private checkingSpace(parse: RequestHandler): RequestHandler {
+    return (req, res, next) => {
+      const length = Number(req.headers['content-length']);
+      if (!(length > 0)) return parse(req, res, next);
+      ensureFreeSpace(this.tmpDir, length, 'this upload').then(() => parse(req, res, next), next);
+    };
   }
 
   private multer(kind: UploadKind): multer.Multer {

@@ -1,7 +1,8 @@
 /**
  * The free-space guard on a real small filesystem (an 8 MB tmpfs holding the data directory): a
  * model download that cannot fit is refused before anything is queued or written, with the
- * numbers, and the low-space warning is raised once.
+ * numbers, an upload that cannot fit is refused before it is read, and the low-space warning
+ * is raised once.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -37,6 +38,16 @@ describe.skipIf('reason' in how)('the free-space guard', () => {
     const entry = status.categories.flatMap((c) => c.models).find((m) => m.file === 'sd_xl_base_1.0.safetensors');
     expect(entry?.status).toBe('not_downloaded');
     expect(fs.existsSync(path.join(t.dir, 'models', 'checkpoints', 'sd_xl_base_1.0.safetensors.part'))).toBe(false);
+  });
+
+  it('refuses an upload that cannot fit before reading it, with the numbers', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(12_000_000)], { type: 'image/png' }), 'huge.png');
+    const res = await t.api('/api/run/upload-image', { method: 'POST', body: form });
+    expect(res.status).toBe(507);
+    const { detail } = (await res.json()) as { detail: string };
+    expect(detail).toMatch(/^Not enough free disk space for this upload: needs 12\.0 MB, \d+(\.\d)? (MB|KB) free$/);
+    expect(fs.readdirSync(path.join(t.dir, 'assets', 'input'))).toEqual([]);
   });
 
   it('warns once that free space is under the threshold, and the page says so', async () => {
