@@ -4,6 +4,12 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** Server folders that hold a capability (ARCHITECTURE.md); shared infrastructure imports none. */
+const CAPABILITY_LIST = ['engine', 'standin', 'workflows', 'jobs', 'assets', 'catalog', 'downloads', 'presets', 'modelhub', 'modelhub-client', 'repohost', 'nodes', 'disk', 'llm', 'chatbot', 'system'];
+const CAPABILITIES = CAPABILITY_LIST.join('|');
+/** Shared infrastructure that sits at the top of server/ beside the composition root. */
+const INFRA_ROOT_FILES = ['server/config.ts', 'server/logging.ts', 'server/time.ts', 'server/fs-durable.ts', 'server/domain-error.ts', 'server/start-failure.ts'];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'renderer/dist/', 'artifacts/', 'coverage/'] },
   js.configs.recommended,
@@ -28,6 +34,36 @@ export default tseslint.config(
     // by vue-tsc (npm test), which keeps their logic thin.
     files: ['renderer/**/*.ts', 'tests/unit/renderer/**/*.ts'],
     languageOptions: { globals: { ...globals.browser } },
+  },
+  // The layers of ARCHITECTURE.md, enforced: each block names what a layer may not import. The
+  // arrows between capabilities and the absence of cycles are checked by
+  // tests/unit/architecture/import-graph.test.ts, which draws the graph from the code.
+  {
+    files: ['server/contracts/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./', message: 'The wire contracts import only zod and each other (ARCHITECTURE.md, layers).' }] }] },
+  },
+  {
+    files: ['server/http/**/*.ts', 'server/process/**/*.ts', 'server/db/**/*.ts', 'server/events/**/*.ts', 'server/config/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: `^(\\.\\./)+(${CAPABILITIES})/|^(\\.\\./)+(studio|main)\\.js$`, message: 'Shared infrastructure imports no capability and not the composition root (ARCHITECTURE.md, layers).' }] }] },
+  },
+  {
+    files: INFRA_ROOT_FILES,
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: `^\\./(${CAPABILITIES})/|^\\./(studio|main)\\.js$`, message: 'Shared infrastructure imports no capability and not the composition root (ARCHITECTURE.md, layers).' }] }] },
+  },
+  {
+    files: [`server/{${CAPABILITY_LIST.filter((c) => c !== 'standin').join(',')}}/**/*.ts`],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(studio|main)\\.js$', message: 'Capabilities get what they use from the composition root; they never import it (ARCHITECTURE.md).' }] }] },
+  },
+  {
+    // The stand-in is a separate program: it shares only the engine's path rules, logging, config and the Host rule.
+    files: ['server/standin/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!(engine/(engine-paths|view-file|extra-model-paths)|logging|config|http/host-guard)\\.js$)', message: 'The stand-in imports only the shared engine rules listed in ARCHITECTURE.md.' }] }],
+    },
+  },
+  {
+    files: ['renderer/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '/server/(?!contracts/)', message: 'The renderer imports only the wire contracts (server/contracts/) of the server.' }] }] },
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],

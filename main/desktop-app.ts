@@ -5,8 +5,7 @@
  */
 import { app, BrowserWindow, clipboard, dialog, Menu, nativeImage, session, shell, Tray, type Event as ElectronEvent } from 'electron';
 import path from 'node:path';
-import { registerIpc } from './ipc.js';
-import { isWebUrl } from './ipc.js';
+import { isWebUrl, registerIpc } from './ipc.js';
 import { sessionCookieDetails } from './session-handoff.js';
 import type { StudioHandle } from './studio-handle.js';
 import type { DesktopUpdater } from './desktop-updater.js';

@@ -30,6 +30,7 @@ import { WsHub } from './http/ws-hub.js';
 import { createJobsModule, type JobsModule } from './jobs/jobs.module.js';
 import { createLlmModule, type LlmModule } from './llm/llm.module.js';
 import { createFileLogger, type Logger } from './logging.js';
+import { ModelhubClient } from './modelhub-client/modelhub.client.js';
 import { createModelhubModule } from './modelhub/modelhub.module.js';
 import { stopModules, withDeadline, type StudioModule } from './module.js';
 import { createNodesModule } from './nodes/nodes.module.js';
@@ -111,11 +112,14 @@ export class Studio {
       startEngine: options.startEngine !== false,
       sharedFolderRecheckMs: options.sharedFolderRecheckMs,
     }));
+    // One model hub client, shared by the catalogs' metadata and the model hub capability (the key is read per request).
+    const modelhubClient = new ModelhubClient({ baseUrl: config.urls.modelhub, apiKey: () => secrets.get('MODELHUB_API_KEY') });
     const catalog: CatalogModule = (this.catalog = createCatalogModule({
       ...base,
       uploads,
       beforeLlmDelete: (file: string): Promise<void> => llm.service.beforeModelDelete(file),
       tokens: () => ({ modelhubApiKey: secrets.get('MODELHUB_API_KEY'), hubToken: secrets.get('HUB_TOKEN') }),
+      modelhub: modelhubClient,
     }));
     const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), uploads }));
     const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads }));
@@ -124,7 +128,7 @@ export class Studio {
     const modelhub = createModelhubModule({
       ...base,
       catalogs: catalog.catalogs,
-      apiKey: () => secrets.get('MODELHUB_API_KEY'),
+      client: modelhubClient,
       toInput: (file) => jobs.runner.uploadImage(file),
       presets: presets.service,
       workflows: async () => (await workflows.service.list()).workflows,

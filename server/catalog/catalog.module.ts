@@ -11,7 +11,7 @@ import type { Uploads } from '../http/uploads.js';
 import { createDownloadsModule, type Downloads, type StatusStreams, type ThreadDownloadOptions } from '../downloads/index.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
-import { ModelhubClient } from '../modelhub/modelhub.client.js';
+import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
 import { RepohostClient } from '../repohost/repohost.client.js';
 import { ActivityLog } from './activity-log.js';
 import { CatalogActions } from './catalog-actions.service.js';
@@ -43,6 +43,8 @@ export interface CatalogModuleDeps {
   beforeLlmDelete?: (file: string) => Promise<void>;
   /** Defaults to the config's tokens. */
   tokens?: () => SourceTokens;
+  /** The one model hub client (the composition root builds it; the model hub capability shares it). */
+  modelhub: ModelhubClient;
   /** Passed to every file download (tests shorten backoff and stall timeouts). */
   downloadOptions?: ThreadDownloadOptions;
 }
@@ -100,7 +102,7 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const downloads = queue.downloads;
   const metadata = new MetadataService({
     catalogs,
-    modelhub: new ModelhubClient({ baseUrl: config.urls.modelhub, apiKey: () => tokens().modelhubApiKey }),
+    modelhub: deps.modelhub,
     repohost: new RepohostClient({ baseUrl: config.urls.repohost, token: () => tokens().hubToken }),
     events: deps.events,
     logger,

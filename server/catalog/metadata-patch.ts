@@ -7,7 +7,7 @@
  *   `base_model` is a repo id such as `Qwen/Qwen2.5-7B`, not the family name LoRA matching
  *   relies on), gating, timestamps. The display name is kept: a repo id is not a better name.
  */
-import type { ModelhubFile, ModelhubModel, ModelhubVersion } from '../modelhub/modelhub.client.js';
+import type { ModelhubFile, ModelhubModel, ModelhubVersion } from '../modelhub-client/modelhub.client.js';
 import type { RepohostRepo } from '../repohost/repohost.client.js';
 import type { CatalogEntry } from '../contracts/catalog.contract.js';
 

@@ -6,7 +6,7 @@
  */
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
-import type { ModelhubClient, ModelhubModel } from '../modelhub/modelhub.client.js';
+import type { ModelhubClient, ModelhubModel } from '../modelhub-client/modelhub.client.js';
 import type { RepohostClient } from '../repohost/repohost.client.js';
 import { romeIso } from '../time.js';
 import type { CatalogSet } from './catalog-set.js';

@@ -9,7 +9,7 @@ import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import type { BotControl } from '../system/bot-control.js';
 import type { Secrets } from '../system/secrets.store.js';
-import { SettingsStore } from '../system/settings.store.js';
+import { SettingsStore } from '../db/settings.store.js';
 import { loadGrammy, type ChatbotLibraryLoader } from './chatbot-library.js';
 import { chatbotRoutes } from './chatbot.routes.js';
 import { ChatbotService, type ChatbotServiceDeps } from './chatbot.service.js';

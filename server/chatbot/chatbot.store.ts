@@ -6,7 +6,7 @@
  * an update twice. Update ids are counted per bot, so the offset is kept per bot: another token's
  * offset would make the platform drop the new bot's updates.
  */
-import type { SettingsStore } from '../system/settings.store.js';
+import type { SettingsStore } from '../db/settings.store.js';
 import type { AdmittedChat } from '../contracts/chatbot.contract.js';
 
 export const ALLOWED_CHATS_KEY = 'chatbot.allowed_chats';

@@ -6,8 +6,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { CatalogSet } from '../catalog/catalog-set.js';
-import { catalogOrEmpty } from '../catalog/catalog-set.js';
+import { catalogOrEmpty, type CatalogSet } from '../catalog/catalog-set.js';
 import type { Config } from '../config.js';
 import { catalogEntries, type CatalogKind } from '../contracts/catalog.contract.js';
 import type { Db } from '../db/database.js';

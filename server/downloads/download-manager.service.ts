@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../logging.js';
-import type { SettingsStore } from '../system/settings.store.js';
+import type { SettingsStore } from '../db/settings.store.js';
 import { defaultFreeSpace, formatBytes } from './download-io.js';
 import { removePart, sidecarPath } from './download-resume.js';
 import type { DownloadKind, DownloadRow, DownloadStore } from './download.store.js';

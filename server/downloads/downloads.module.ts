@@ -6,8 +6,8 @@
 import type express from 'express';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logging.js';
-import { settingsRoutes } from '../system/settings.routes.js';
-import { SettingsStore } from '../system/settings.store.js';
+import { settingsRoutes } from './settings.routes.js';
+import { SettingsStore } from '../db/settings.store.js';
 import { DownloadManager } from './download-manager.service.js';
 import type { ThreadDownloadOptions } from './download-thread.js';
 import { DownloadStore } from './download.store.js';

@@ -3,7 +3,7 @@
  * shapes of the calls the client makes. Types only; the client is `engine.client.ts`.
  */
 import type http from 'node:http';
-import type { ApiGraph } from '../workflows/types.js';
+import type { ApiGraph } from './engine-graph.js';
 
 /** `GET /system_stats`; bytes everywhere. Only the fields Studio reads are typed. */
 export interface EngineSystemStats {

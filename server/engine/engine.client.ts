@@ -8,7 +8,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { ObjectInfo } from '../workflows/types.js';
+import type { ObjectInfo } from './engine-graph.js';
 import type { EngineAvailability } from './engine-availability.js';
 import { EngineHttpError, EngineUnavailableError, EngineUnreachableError, EngineValidationError } from './engine-errors.js';
 import type {

@@ -6,7 +6,7 @@
  * `object_info` (its node set and live file lists). Input files (a LoadImage value) are asked of
  * the engine itself, so this holds whether or not its folders are Studio's.
  */
-import type { ObjectInfo } from '../workflows/types.js';
+import type { ObjectInfo } from './engine-graph.js';
 import { FILE_CHECKS, validatePrompt, type NodeLookup } from '../standin/prompt.validator.js';
 import type { NodeInfo } from '../standin/standin.types.js';
 import type { EngineClient } from './engine.client.js';

@@ -15,7 +15,7 @@ import type { EngineSocket } from '../engine/engine-socket.js';
 import { encodePreviewFrame } from '../contracts/preview-frame.js';
 import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
-import type { ApiGraph } from '../workflows/types.js';
+import type { ApiGraph } from '../engine/engine-graph.js';
 import type { JobFolders } from './job-folders.store.js';
 import type { OutputCollector } from './output-collector.js';
 import type { JobRecord, ProgressObject } from '../contracts/jobs.contract.js';

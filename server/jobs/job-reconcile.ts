@@ -6,7 +6,7 @@
 import type { EngineClient } from '../engine/engine.client.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
-import type { ApiGraph } from '../workflows/types.js';
+import type { ApiGraph } from '../engine/engine-graph.js';
 import type { JobMonitor } from './job-monitor.js';
 import type { JobRecord } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';

@@ -29,7 +29,7 @@ import { JobQueueService, LOCAL_ENGINE_ID } from './queue/job-queue.service.js';
 import { queueRoutes } from './queue/queue.routes.js';
 import { QueueStore } from './queue/queue.store.js';
 import { RetryStalled } from './queue/retry-stalled.js';
-import { SettingsStore } from '../system/settings.store.js';
+import { SettingsStore } from '../db/settings.store.js';
 
 export interface JobsModuleDeps {
   config: Readonly<Config>;

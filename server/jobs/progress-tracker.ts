@@ -12,7 +12,7 @@
  * orders (a missed message, a node run twice). It stays within 0–99 until the prompt succeeds.
  */
 import type { EngineMessage } from '../engine/engine-messages.js';
-import type { ApiGraph, ApiNode } from '../workflows/types.js';
+import type { ApiGraph, ApiNode } from '../engine/engine-graph.js';
 import { RollingRate } from './progress-rate.js';
 import type { ProgressStatus, ProgressObject } from '../contracts/jobs.contract.js';
 

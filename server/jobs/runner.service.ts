@@ -18,7 +18,7 @@ import { localStamp } from '../time.js';
 import type { PreviewMethod } from '../config.js';
 import { prepareRun } from '../workflows/graph-builder.js';
 import { apiToUiWorkflow } from '../workflows/graph-to-ui.js';
-import type { ApiGraph, ObjectInfo } from '../workflows/types.js';
+import type { ApiGraph, ObjectInfo } from '../engine/engine-graph.js';
 import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import { JobFolders, newJobFolderName } from './job-folders.store.js';

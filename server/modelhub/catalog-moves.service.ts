@@ -9,7 +9,7 @@ import { catalogEntries, type CatalogEntry, type CatalogFile } from '../contract
 import type { CatalogStore } from '../catalog/catalog.store.js';
 import { HttpError } from '../http/errors.js';
 import { CATEGORY_NAMES, displayName, loraCategoryFor, mainFile, placementFor, restriction } from './catalog-rules.js';
-import type { ModelhubClient } from './modelhub.client.js';
+import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
 import { viaHub } from './modelhub-errors.js';
 
 /** `add` answers. */

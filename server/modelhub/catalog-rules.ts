@@ -3,7 +3,7 @@
  * checkpoints are diffusion models, the LoRA category a base model is promoted into, and the
  * display name `<ModelName> <VersionName> [<BaseModel> <FP>]`.
  */
-import type { ModelhubFile, ModelhubVersion } from './modelhub.schema.js';
+import type { ModelhubFile, ModelhubVersion } from '../modelhub-client/modelhub.schema.js';
 
 /** Where an entry of a hub type goes in `models.json`. */
 export interface Placement {

@@ -13,8 +13,8 @@ import { romeIso } from '../time.js';
 import type { GalleryItems } from './gallery-items.js';
 import type { GalleryStore } from './gallery.store.js';
 import type { FetchRow } from '../contracts/modelhub.contract.js';
-import type { ModelhubClient } from './modelhub.client.js';
-import type { ModelhubImage } from './modelhub.schema.js';
+import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
+import type { ModelhubImage } from '../modelhub-client/modelhub.schema.js';
 
 export interface GalleryFetcherDeps {
   client: ModelhubClient;

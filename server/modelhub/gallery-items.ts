@@ -9,7 +9,7 @@ import { downloadMedia, sourceFolder, thumbPathOf } from './gallery-files.js';
 import type { GalleryThumbs } from './gallery-thumbs.js';
 import type { GalleryStore } from './gallery.store.js';
 import type { GallerySource } from '../contracts/modelhub.contract.js';
-import type { ModelhubImage } from './modelhub.schema.js';
+import type { ModelhubImage } from '../modelhub-client/modelhub.schema.js';
 
 export interface GalleryItemsDeps {
   store: GalleryStore;

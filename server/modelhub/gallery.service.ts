@@ -12,7 +12,7 @@ import type { GalleryItems } from './gallery-items.js';
 import type { GalleryThumbs } from './gallery-thumbs.js';
 import type { GalleryFilter, GalleryStore } from './gallery.store.js';
 import type { FetchRow } from '../contracts/modelhub.contract.js';
-import type { ModelhubClient } from './modelhub.client.js';
+import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
 import { viaHub } from './modelhub-errors.js';
 
 /** A file to send, with its type and the folder it must stay inside. */

@@ -4,7 +4,7 @@
  * from whatever the item and its `meta` carry: `process`/`workflow` names (`txt2img`, `img2img`,
  * `img2vid`, `image2video`, …), A1111's `Denoising strength` without hires fix, or a source image.
  */
-import type { ModelhubImage } from './modelhub.schema.js';
+import type { ModelhubImage } from '../modelhub-client/modelhub.schema.js';
 import type { DetectedType } from '../contracts/modelhub.contract.js';
 
 /** The generation process as a name (`txt2img`, `img2img`, `txt2vid`, `img2vid`). */

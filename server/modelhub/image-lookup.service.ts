@@ -7,9 +7,9 @@ import type { CatalogStore } from '../catalog/catalog.store.js';
 import { CatalogIndex, type IndexHit } from './catalog-index.js';
 import { detectedType, detectProcess, nameList } from './image-kind.js';
 import type { DetectedDep, ImageLookup, ImageResource } from '../contracts/modelhub.contract.js';
-import type { ModelhubClient } from './modelhub.client.js';
+import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
 import { viaHub } from './modelhub-errors.js';
-import type { ModelhubImage } from './modelhub.schema.js';
+import type { ModelhubImage } from '../modelhub-client/modelhub.schema.js';
 import { cleanPrompt, embeddingTags, networkTags } from './prompt-tags.js';
 
 export interface ImageLookupDeps {

@@ -4,7 +4,7 @@
  * (try again later), and anything else it answered is a 502 naming what it said.
  */
 import { HttpError } from '../http/errors.js';
-import { ModelhubError } from './modelhub.client.js';
+import { ModelhubError } from '../modelhub-client/modelhub.client.js';
 
 /** `err` as an `HttpError` when it is a model hub failure; other errors pass through unchanged. */
 export function hubHttpError(err: unknown): unknown {

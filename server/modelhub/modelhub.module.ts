@@ -20,7 +20,7 @@ import { TagStore } from './tags.store.js';
 import { CatalogMoves } from './catalog-moves.service.js';
 import { ImageLookupService } from './image-lookup.service.js';
 import { ImagePresetService, type PresetSink } from './image-preset.service.js';
-import { ModelhubClient } from './modelhub.client.js';
+import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
 import { modelhubRoutes } from './modelhub.routes.js';
 
 export interface ModelhubModuleDeps {
@@ -37,8 +37,8 @@ export interface ModelhubModuleDeps {
   /** The ffmpeg executable for video thumbnails (default `ffmpeg` on PATH). */
   ffmpegPath?: string;
   catalogs: { models: CatalogStore; loras: CatalogStore };
-  /** The hub token in force (editable at runtime); defaults to the config's. */
-  apiKey?: () => string | null;
+  /** The one model hub client (the composition root builds it; the catalogs share it). */
+  client: ModelhubClient;
 }
 
 /** The built capability. */
@@ -53,7 +53,7 @@ export interface ModelhubModule extends StudioModule {
 /** Build the model hub capability. */
 export function createModelhubModule(deps: ModelhubModuleDeps): ModelhubModule {
   const { config } = deps;
-  const client = new ModelhubClient({ baseUrl: config.urls.modelhub, apiKey: deps.apiKey ?? (() => config.tokens.modelhubApiKey) });
+  const { client } = deps;
   const lookup = new ImageLookupService({ client, catalogs: deps.catalogs });
   const root = config.paths.gallery;
   const store = new GalleryStore(deps.db);

@@ -5,7 +5,7 @@
  */
 import { romeIso } from '../time.js';
 import type { GalleryStore } from './gallery.store.js';
-import type { ModelhubClient } from './modelhub.client.js';
+import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
 import { viaHub } from './modelhub-errors.js';
 import type { TagRow, TagStore } from './tags.store.js';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { StudioModule } from '../module.js';
-import type { ObjectInfo } from '../workflows/types.js';
+import type { ObjectInfo } from '../engine/engine-graph.js';
 import { NodeInstallService, type NodeInstallDeps } from './node-install.service.js';
 import { nodesRoutes } from './nodes.routes.js';
 

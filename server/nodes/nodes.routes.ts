@@ -6,7 +6,7 @@ import type { EngineMode } from '../config.js';
 import { nodeInstallBody } from '../contracts/nodes.contract.js';
 import { HttpError, validate } from '../http/errors.js';
 import { groupNodePackages } from '../workflows/node-packages.js';
-import type { ObjectInfo } from '../workflows/types.js';
+import type { ObjectInfo } from '../engine/engine-graph.js';
 import type { NodeInstallService } from './node-install.service.js';
 
 export interface NodesRouteDeps {

@@ -3,7 +3,7 @@
  * `int()` / `float()` / `str()` / `bool()` coercion, min / max, and combo membership.
  */
 import { comboChoices, type InputDef } from './object-info.store.js';
-import type { PromptError } from './prompt.validator.js';
+import type { PromptError } from './standin.types.js';
 import { pyRepr, pyStr, pyTruthy, pyTypeName } from './py-format.util.js';
 
 /**

@@ -7,14 +7,7 @@
 import { checkValue, coerce, typesMatch } from './input-checks.util.js';
 import { inputDefs, type InputDef, type NodeCatalog } from './object-info.store.js';
 import { fakeTraceback, pyRepr, pyStr, pyTypeName } from './py-format.util.js';
-import type { ApiGraph, NodeInfo } from './standin.types.js';
-
-export interface PromptError {
-  type: string;
-  message: string;
-  details: string;
-  extra_info: Record<string, unknown>;
-}
+import type { ApiGraph, NodeInfo, PromptError } from './standin.types.js';
 
 export interface NodeError {
   errors: PromptError[];

@@ -57,3 +57,10 @@ export interface NodeValue {
   /** The literal value, for primitives and strings. */
   value?: unknown;
 }
+
+export interface PromptError {
+  type: string;
+  message: string;
+  details: string;
+  extra_info: Record<string, unknown>;
+}

@@ -5,7 +5,7 @@
  * database file is 0600 in a 0700 folder) and wins over the environment on later boots.
  */
 import { ENV_KEYS, ENV_VARS, type EditableVar } from '../config/env-vars.js';
-import type { SettingsStore } from './settings.store.js';
+import type { SettingsStore } from '../db/settings.store.js';
 
 export type { EditableVar };
 

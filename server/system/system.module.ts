@@ -17,7 +17,7 @@ import { extensionRoutes } from './extension.routes.js';
 import { envSettingsRoutes } from './env-settings.routes.js';
 import { EnvSettingsService, type KeyVerdict } from './env-settings.service.js';
 import { Secrets } from './secrets.store.js';
-import { SettingsStore } from './settings.store.js';
+import { SettingsStore } from '../db/settings.store.js';
 import type { Authenticator } from '../http/authenticator.js';
 import type { LocalVersionPaths } from './local-versions.js';
 import { GitRepo } from './git-repo.js';

@@ -2,8 +2,7 @@
  * Small helpers over API graphs shared by the builders: shape checks for parsed templates,
  * deep copies, and setting a mapped input (`node_id`/`field`) safely.
  */
-import type { ApiGraph, ApiNode } from './types.js';
-import { isLink } from './types.js';
+import { type ApiGraph, type ApiNode, isLink } from '../engine/engine-graph.js';
 import { templateError } from './workflow-errors.js';
 
 /** Check that a parsed template is an API graph (`{id: {class_type, inputs}}`), or throw a 500. */

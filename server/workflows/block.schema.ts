@@ -5,7 +5,7 @@
  * The format is documented in `workflows/README.md`.
  */
 import { z } from 'zod';
-import { isLink } from './types.js';
+import { isLink } from '../engine/engine-graph.js';
 
 const apiNodeSchema = z.object({
   class_type: z.string().min(1),

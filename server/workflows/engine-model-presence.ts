@@ -4,7 +4,7 @@
  * (`CheckpointLoaderSimple.ckpt_name`, `LoraLoader.lora_name`, …). For an external engine Studio's
  * own `models/` proves nothing, so "present" means: some combo list of `object_info` offers it.
  */
-import type { ObjectInfo } from './types.js';
+import type { ObjectInfo } from '../engine/engine-graph.js';
 
 /** Every option of every combo input whose options look like file names (`name.ext`), both as listed and by base name. */
 export function engineModelNames(objectInfo: ObjectInfo): Set<string> {

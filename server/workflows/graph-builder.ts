@@ -5,12 +5,11 @@
  */
 import { assembleDynamicGraph } from './graph-dynamic.js';
 import { buildStaticGraph } from './graph-static.js';
-import { redirectOutputs } from './output-redirect.js';
-import type { RedirectOptions, RedirectedOutput } from './output-redirect.js';
-import { applyInputImage } from './params.js';
-import type { WorkflowParams } from './params.js';
+import { type RedirectedOutput, type RedirectOptions, redirectOutputs } from './output-redirect.js';
+import { applyInputImage, type WorkflowParams } from './params.js';
 import { resolveSeeds } from './seeds.js';
-import type { ApiGraph, OutputKind } from './types.js';
+import type { OutputKind } from './types.js';
+import type { ApiGraph } from '../engine/engine-graph.js';
 import { templateError } from './workflow-errors.js';
 import type { WorkflowDefinition } from './workflow.store.js';
 

@@ -14,7 +14,7 @@ import { inputValues } from './graph-static.js';
 import type { ManifestInput, WorkflowManifest } from '../contracts/workflows.contract.js';
 import type { ParamValue, WorkflowParams } from './params.js';
 import { type PlaceholderValue, substitutePlaceholders } from './placeholders.js';
-import { type ApiGraph, type ApiNode, isLink, type NodeLink } from './types.js';
+import { type ApiGraph, type ApiNode, isLink, type NodeLink } from '../engine/engine-graph.js';
 import { templateError } from './workflow-errors.js';
 
 /** Where a node of the assembled graph came from. */

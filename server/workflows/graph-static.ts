@@ -6,7 +6,7 @@ import { asApiGraph, setMappedInput } from './api-graph.js';
 import type { ManifestInput, WorkflowManifest } from '../contracts/workflows.contract.js';
 import { type ParamValue, resolveInputValue, type WorkflowParams } from './params.js';
 import { parseTemplate, type PlaceholderValue, substitutePlaceholders } from './placeholders.js';
-import type { ApiGraph } from './types.js';
+import type { ApiGraph } from '../engine/engine-graph.js';
 import { templateError } from './workflow-errors.js';
 
 /**

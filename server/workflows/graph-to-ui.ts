@@ -3,10 +3,9 @@
  * editor. Per-node widget rules live in `ui-node-layout.ts`; this file assigns ids, links,
  * outputs, execution order and a layered layout. Rules: engine-protocol.md §3.
  */
-import type { ApiGraph, ApiNode, NodeInfo, ObjectInfo, UiInput, UiLink, UiNode, UiOutput, UiWorkflow } from './types.js';
-import { isLink } from './types.js';
-import { layoutNode, unwrapValue } from './ui-node-layout.js';
-import type { NodeLayout } from './ui-node-layout.js';
+import type { UiInput, UiLink, UiNode, UiOutput, UiWorkflow } from './types.js';
+import { type ApiGraph, type ApiNode, isLink, type NodeInfo, type ObjectInfo } from '../engine/engine-graph.js';
+import { layoutNode, type NodeLayout, unwrapValue } from './ui-node-layout.js';
 
 const COLUMN_WIDTH = 400;
 const ROW_GAP = 50;

@@ -4,8 +4,7 @@
  * that are not in the engine's list are warnings only: model and image lists depend on what
  * is on disk.
  */
-import type { ApiGraph, InputSpec, ObjectInfo } from './types.js';
-import { isLink } from './types.js';
+import { type ApiGraph, type InputSpec, isLink, type ObjectInfo } from '../engine/engine-graph.js';
 
 export interface GraphIssue {
   node_id: string;

@@ -2,7 +2,7 @@
  * The engine's nodes grouped into packages by `python_module` (spec "Node package"):
  * `custom_nodes.<package>[.sub.module]` → `<package>`; everything else is `Engine Core`.
  */
-import type { ObjectInfo } from './types.js';
+import type { ObjectInfo } from '../engine/engine-graph.js';
 import type { NodePackage } from '../contracts/nodes.contract.js';
 
 export const ENGINE_CORE = 'Engine Core';

@@ -6,8 +6,8 @@
  */
 import { cloneGraph, linkedSources } from './api-graph.js';
 import { sanitizePrefixBase } from './prefix-tokens.js';
-import type { ApiGraph, ApiNode, ObjectInfo, OutputKind } from './types.js';
-import { isLink } from './types.js';
+import type { OutputKind } from './types.js';
+import { type ApiGraph, type ApiNode, isLink, type ObjectInfo } from '../engine/engine-graph.js';
 
 /** Savers whose files are videos; when one is final, image savers become intermediate. */
 export const VIDEO_SAVERS = new Set(['VHS_VideoCombine', 'SaveVideo', 'SaveWEBM']);

@@ -1,60 +1,7 @@
 /**
- * Shapes shared by the workflow modules: the engine's API graph, its node schemas
- * (`object_info`), the engine's UI workflow format (schema 0.4) and node packages.
- * Wire names follow the engine, so these serialize as the engine expects.
+ * Shapes shared by the workflow modules: the engine's UI workflow format (schema 0.4), which its
+ * own editor opens. The API graph and node schemas are the engine's (`engine/engine-graph.ts`).
  */
-
-/** A link in API format: `[source node id, source output slot]`. */
-export type NodeLink = [string, number];
-
-/** One node of an API graph, as `POST /prompt` takes it. */
-export interface ApiNode {
-  class_type: string;
-  /** Literal values, or `NodeLink`s; list literals travel wrapped as `{__value__: [...]}`. */
-  inputs: Record<string, unknown>;
-  _meta?: { title?: string; [key: string]: unknown };
-}
-
-/** The flat API graph, keyed by node id string. */
-export type ApiGraph = Record<string, ApiNode>;
-
-/** `[TYPE, options?]`; TYPE is a socket/primitive name or a list of combo choices. */
-export type InputSpec = [type: string | string[], options?: InputOptions] | [type: string | string[]];
-
-/** The options object of an input spec; only the keys the converter reads are typed. */
-export interface InputOptions {
-  default?: unknown;
-  min?: number;
-  max?: number;
-  forceInput?: boolean;
-  control_after_generate?: boolean | string;
-  image_upload?: boolean;
-  options?: unknown[];
-  [key: string]: unknown;
-}
-
-/** One entry of the engine's `GET /object_info`. */
-export interface NodeInfo {
-  input?: {
-    required?: Record<string, InputSpec>;
-    optional?: Record<string, InputSpec>;
-    hidden?: Record<string, unknown>;
-  };
-  input_order?: { required?: string[]; optional?: string[]; hidden?: string[] };
-  output?: (string | string[])[];
-  output_is_list?: boolean[];
-  output_name?: string[];
-  name?: string;
-  display_name?: string | null;
-  description?: string;
-  python_module?: string;
-  category?: string;
-  output_node?: boolean;
-  [key: string]: unknown;
-}
-
-/** `GET /object_info`, keyed by class name. */
-export type ObjectInfo = Record<string, NodeInfo>;
 
 /** An input socket of a UI node. */
 export interface UiInput {
@@ -108,13 +55,3 @@ export interface UiWorkflow {
 
 /** Where an output node writes, relative to the job folder. */
 export type OutputKind = 'final' | 'preview' | 'intermediate';
-
-/** Whether a value is an API link (`[nodeId, slot]`); the engine reads any 2-array as one. */
-export function isLink(value: unknown): value is NodeLink {
-  return (
-    Array.isArray(value) &&
-    value.length === 2 &&
-    (typeof value[0] === 'string' || typeof value[0] === 'number') &&
-    Number.isInteger(value[1])
-  );
-}

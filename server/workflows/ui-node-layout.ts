@@ -4,8 +4,8 @@
  * seeds, the `"image"` upload pseudo-widget after the required inputs), and the slot index a link
  * into each input gets. Pure: the API node and its `object_info` entry in, the UI pieces out.
  */
-import type { ApiNode, InputOptions, InputSpec, NodeInfo, UiInput } from './types.js';
-import { isLink } from './types.js';
+import type { UiInput } from './types.js';
+import { type ApiNode, type InputOptions, type InputSpec, isLink, type NodeInfo } from '../engine/engine-graph.js';
 
 const PRIMITIVE_WIDGET_TYPES = new Set(['INT', 'FLOAT', 'STRING', 'BOOLEAN', 'COMBO']);
 /** The frontend adds a seed control to these INT inputs even when the schema does not ask. */

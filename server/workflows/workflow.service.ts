@@ -14,7 +14,7 @@ import { createEngineModelPresence } from './engine-model-presence.js';
 import { createModelPresence } from './model-presence.store.js';
 import { groupNodePackages } from './node-packages.js';
 import { workflowListEntry } from './readiness.js';
-import type { ObjectInfo } from './types.js';
+import type { ObjectInfo } from '../engine/engine-graph.js';
 import { loadDefinition, loadIndex, loadWorkflow, loadWorkflows, type WorkflowDefinition, type WorkflowEntry } from './workflow.store.js';
 
 /** How long an external engine's model lists are trusted before they are asked again. */

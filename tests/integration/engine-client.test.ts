@@ -15,7 +15,7 @@ import { type StandinEngine, startStandinEngine } from '../../server/standin/sta
 import { ProgressTracker } from '../../server/jobs/progress-tracker.js';
 import type { ProgressObject } from '../../server/contracts/jobs.contract.js';
 import { silentLogger } from '../../server/logging.js';
-import type { ApiGraph } from '../../server/workflows/types.js';
+import type { ApiGraph } from '../../server/engine/engine-graph.js';
 import { freePort } from '../helpers/ports.js';
 
 const CLIENT_ID = 'studio-engine-client-test';

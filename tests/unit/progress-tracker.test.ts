@@ -3,7 +3,7 @@ import type { EngineMessage } from '../../server/engine/engine-messages.js';
 import { ProgressTracker } from '../../server/jobs/progress-tracker.js';
 import type { ProgressObject } from '../../server/contracts/jobs.contract.js';
 import { RollingRate } from '../../server/jobs/progress-rate.js';
-import type { ApiGraph } from '../../server/workflows/types.js';
+import type { ApiGraph } from '../../server/engine/engine-graph.js';
 
 const PID = '11111111-2222-4333-8444-555555555555';
 

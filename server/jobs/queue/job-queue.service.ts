@@ -15,8 +15,8 @@ import type { JobStore } from '../job.store.js';
 import type { JobRecord } from '../../contracts/jobs.contract.js';
 import type { QueueState } from '../../contracts/queue.contract.js';
 import type { Logger } from '../../logging.js';
-import type { SettingsStore } from '../../system/settings.store.js';
-import type { ApiGraph } from '../../workflows/types.js';
+import type { SettingsStore } from '../../db/settings.store.js';
+import type { ApiGraph } from '../../engine/engine-graph.js';
 import { fairIndex } from './fair-share.js';
 import type { QueueRow, QueueStore } from './queue.store.js';
 

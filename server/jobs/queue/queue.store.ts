@@ -5,7 +5,7 @@
  * status stays in `jobs`, owned by the job lifecycle; this table only says where the job is.
  */
 import type { Db } from '../../db/database.js';
-import type { ApiGraph } from '../../workflows/types.js';
+import type { ApiGraph } from '../../engine/engine-graph.js';
 
 export interface QueueRow {
   prompt_id: string;

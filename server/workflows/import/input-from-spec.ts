@@ -3,8 +3,7 @@
  * label and min/max/step/options taken from the node's `object_info` spec.
  */
 import type { ManifestInput } from '../../contracts/workflows.contract.js';
-import type { ApiGraph, InputOptions, InputSpec, ObjectInfo } from '../types.js';
-import { isLink } from '../types.js';
+import { type ApiGraph, type InputOptions, type InputSpec, isLink, type ObjectInfo } from '../../engine/engine-graph.js';
 import { orderedInputs, isWidgetInput } from '../ui-node-layout.js';
 
 export interface InputTarget {

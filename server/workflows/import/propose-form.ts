@@ -8,8 +8,7 @@
  * all of them as a `{{placeholder}}` in the stored graph. Outputs: every save node.
  */
 import type { ManifestInput, WorkflowManifest } from '../../contracts/workflows.contract.js';
-import type { ApiGraph, ObjectInfo } from '../types.js';
-import { isLink } from '../types.js';
+import { type ApiGraph, isLink, type ObjectInfo } from '../../engine/engine-graph.js';
 import { firstWidget, humanize, inputFor, type InputTarget } from './input-from-spec.js';
 import { isObject } from './ui-graph.js';
 import type { ReadWorkflow } from './read-workflow-file.js';

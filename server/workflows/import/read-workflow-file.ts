@@ -5,8 +5,7 @@
  * (the editor's graph is preferred; the `prompt` is the fallback). Anything else is a 400 that
  * says what is wrong.
  */
-import type { ApiGraph, ObjectInfo } from '../types.js';
-import { isLink } from '../types.js';
+import { type ApiGraph, isLink, type ObjectInfo } from '../../engine/engine-graph.js';
 import { embeddedTexts, imageKind } from './embedded-metadata.js';
 import { invalid, isObject, isUiWorkflow, readUiGraph, type UiGraphRef } from './ui-graph.js';
 import { uiToApiGraph, type ConvertResult } from './ui-to-api.js';

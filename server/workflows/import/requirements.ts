@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { ENGINE_CORE, packageOfModule } from '../node-packages.js';
-import type { ApiGraph, ObjectInfo } from '../types.js';
+import type { ApiGraph, ObjectInfo } from '../../engine/engine-graph.js';
 
 /** Node class → the package that provides it, and where to install it from. */
 export type NodeMap = Record<string, { package: string; url: string }>;

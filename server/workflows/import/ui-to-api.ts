@@ -7,7 +7,7 @@
  * through reroutes, taking a primitive's value, and passing a bypassed node's matching-type
  * input through. Inputs whose origin was left out are dropped, as the frontend drops them.
  */
-import type { ApiGraph, NodeInfo, ObjectInfo } from '../types.js';
+import type { ApiGraph, NodeInfo, ObjectInfo } from '../../engine/engine-graph.js';
 import { widgetValueNames } from '../ui-node-layout.js';
 import { flattenSubgraphs } from './subgraphs.js';
 import { invalid, MODE_BYPASS, MODE_MUTED, type UiGraphRef, type UiLinkRef, type UiNodeRef } from './ui-graph.js';

@@ -13,7 +13,7 @@ import { parseManifest, type WorkflowImportAnswer, type WorkflowManifest } from 
 import { DomainError, notFound } from '../../domain-error.js';
 import { minuteStamp } from '../../time.js';
 import { buildGraph } from '../graph-builder.js';
-import type { ObjectInfo } from '../types.js';
+import type { ObjectInfo } from '../../engine/engine-graph.js';
 import { loadIndex, loadWorkflow, type WorkflowIndex } from '../workflow.store.js';
 import { proposeForm } from './propose-form.js';
 import { readWorkflowFile } from './read-workflow-file.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ALLOWED_CHATS_KEY, ChatbotStore } from '../../../server/chatbot/chatbot.store.js';
 import { openDatabase, type Db } from '../../../server/db/database.js';
-import { SettingsStore } from '../../../server/system/settings.store.js';
+import { SettingsStore } from '../../../server/db/settings.store.js';
 
 let dir: string;
 let db: Db;

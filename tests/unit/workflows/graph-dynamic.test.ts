@@ -4,7 +4,7 @@ import { type BlockTemplate, parseBlock } from '../../../server/workflows/block.
 import { assembleDynamicGraph, buildDynamicGraph } from '../../../server/workflows/graph-dynamic.js';
 import { validateApiGraph } from '../../../server/workflows/graph-validate.js';
 import { parseManifest } from '../../../server/contracts/workflows.contract.js';
-import type { ApiGraph, ObjectInfo } from '../../../server/workflows/types.js';
+import type { ApiGraph, ObjectInfo } from '../../../server/engine/engine-graph.js';
 import { WorkflowBuildError } from '../../../server/workflows/workflow-errors.js';
 import { loadDefinition, loadWorkflow, type WorkflowDefinition } from '../../../server/workflows/workflow.store.js';
 import { coreObjectInfo, shippedWorkflowsDir } from './helpers.js';

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiToUiWorkflow } from '../../../server/workflows/graph-to-ui.js';
-import type { ApiGraph, ObjectInfo, UiNode, UiWorkflow } from '../../../server/workflows/types.js';
+import type { UiNode, UiWorkflow } from '../../../server/workflows/types.js';
+import type { ApiGraph, ObjectInfo } from '../../../server/engine/engine-graph.js';
 import { checkUiWorkflow, coreObjectInfo, engineObjectInfo, sampleObjectInfo, uiToApi } from './helpers.js';
 
 let core: ObjectInfo;

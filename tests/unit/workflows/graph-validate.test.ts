@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { validateApiGraph } from '../../../server/workflows/graph-validate.js';
-import type { ApiGraph, ObjectInfo } from '../../../server/workflows/types.js';
+import type { ApiGraph, ObjectInfo } from '../../../server/engine/engine-graph.js';
 import { coreObjectInfo, engineObjectInfo } from './helpers.js';
 
 let core: ObjectInfo;

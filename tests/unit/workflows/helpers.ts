@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ApiGraph, InputSpec, ObjectInfo, UiWorkflow } from '../../../server/workflows/types.js';
+import type { UiWorkflow } from '../../../server/workflows/types.js';
+import type { ApiGraph, InputSpec, ObjectInfo } from '../../../server/engine/engine-graph.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const shippedWorkflowsDir = path.join(repoRoot, 'workflows');

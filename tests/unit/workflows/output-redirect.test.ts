@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { redirectOutputs } from '../../../server/workflows/output-redirect.js';
 import { formatDate, sanitizePrefixBase } from '../../../server/workflows/prefix-tokens.js';
-import type { ApiGraph } from '../../../server/workflows/types.js';
+import type { ApiGraph } from '../../../server/engine/engine-graph.js';
 import { coreObjectInfo } from './helpers.js';
 
 const decode = { class_type: 'VAEDecode', inputs: { samples: ['9', 0], vae: ['9', 2] } };

@@ -6,9 +6,8 @@ import { apiToUiWorkflow } from '../../../server/workflows/graph-to-ui.js';
 import { validateApiGraph } from '../../../server/workflows/graph-validate.js';
 import { ENGINE_CORE, groupNodePackages } from '../../../server/workflows/node-packages.js';
 import { listPlaceholders, parseTemplate } from '../../../server/workflows/placeholders.js';
-import type { ApiGraph, ObjectInfo } from '../../../server/workflows/types.js';
-import { loadDefinition, loadIndex, loadWorkflows } from '../../../server/workflows/workflow.store.js';
-import type { WorkflowDefinition } from '../../../server/workflows/workflow.store.js';
+import type { ApiGraph, ObjectInfo } from '../../../server/engine/engine-graph.js';
+import { loadDefinition, loadIndex, loadWorkflows, type WorkflowDefinition } from '../../../server/workflows/workflow.store.js';
 import { checkUiWorkflow, engineObjectInfo, shippedWorkflowsDir, uiToApi } from './helpers.js';
 
 const IDS = ['image-filter', 'img2vid-wan', 'txt2img-sdxl', 'txt2img-sdxl-lora'];

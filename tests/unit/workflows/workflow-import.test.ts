@@ -10,7 +10,7 @@ import { APP_ROOT } from '../../../server/config.js';
 import { proposeForm } from '../../../server/workflows/import/propose-form.js';
 import { readWorkflowFile } from '../../../server/workflows/import/read-workflow-file.js';
 import { requirementsOf } from '../../../server/workflows/import/requirements.js';
-import type { ApiGraph, ObjectInfo } from '../../../server/workflows/types.js';
+import type { ApiGraph, ObjectInfo } from '../../../server/engine/engine-graph.js';
 import { classicApi, classicUi, img2imgUi, pngWithText, subgraphUi, webpWithExif } from '../../fixtures/workflow-import/fixtures.js';
 
 const objectInfo = JSON.parse(fs.readFileSync(path.join(APP_ROOT, 'resources', 'standin', 'object_info.comfyui-0.29.0.json'), 'utf8')) as ObjectInfo;

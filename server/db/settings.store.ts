@@ -2,7 +2,7 @@
  * Key/value settings in the `settings` table (spec: `GET/PUT /api/admin/settings`). Values are
  * stored as text; callers parse them, so one row shape serves every setting.
  */
-import type { Db } from '../db/database.js';
+import type { Db } from './database.js';
 
 /** Reads and writes rows of the `settings` table. */
 export class SettingsStore {
