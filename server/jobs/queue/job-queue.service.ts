@@ -63,6 +63,8 @@ export class JobQueueService {
   private again = false;
   private timer: NodeJS.Timeout | null = null;
   private off: (() => void) | null = null;
+  /** Jobs whose submit to an engine is in flight: the engine may not list them yet. */
+  private readonly handing = new Set<string>();
 
   constructor(private readonly deps: JobQueueDeps) {}
 
@@ -122,8 +124,12 @@ export class JobQueueService {
     this.schedule();
   }
 
-  /** True while the job waits in Studio (not handed to an engine). */
+  /**
+   * True while the engine cannot know the job yet: waiting in Studio, or its submit in flight (the
+   * reconciler must not take a job the engine has not listed yet for one it lost).
+   */
   isWaiting(promptId: string): boolean {
+    if (this.handing.has(promptId)) return true;
     const row = this.deps.store.get(promptId);
     return row !== null && row.engine_id === null;
   }
@@ -209,7 +215,7 @@ export class JobQueueService {
   move(promptId: string, position: number): QueueState {
     const job = this.deps.jobs.get(promptId);
     if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
-    if (!this.isWaiting(promptId) || job.status !== 'queued') throw new DomainError('conflict', `Job ${promptId} is no longer waiting (${job.status}${job.status === 'queued' ? ', on an engine' : ''})`);
+    if (this.deps.store.get(promptId)?.engine_id !== null || job.status !== 'queued') throw new DomainError('conflict', `Job ${promptId} is no longer waiting (${job.status}${job.status === 'queued' ? ', on an engine' : ''})`);
     const order = this.deps.store.waiting().map((r) => r.prompt_id).filter((id) => id !== promptId);
     order.splice(Math.min(position, order.length), 0, promptId);
     this.deps.store.reorder(order);
@@ -249,6 +255,16 @@ export class JobQueueService {
 
   /** Submit one job to an engine; false when the engine could not take it (it stays first in line). */
   private async handOver(engine: QueueEngine, row: QueueRow): Promise<boolean> {
+    const id = row.prompt_id;
+    this.handing.add(id);
+    try {
+      return await this.submitTo(engine, row);
+    } finally {
+      this.handing.delete(id);
+    }
+  }
+
+  private async submitTo(engine: QueueEngine, row: QueueRow): Promise<boolean> {
     const id = row.prompt_id;
     this.deps.store.hand(id, engine.id);
     await engine.monitor.socketReady(SOCKET_WAIT_MS);
