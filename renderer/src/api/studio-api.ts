@@ -19,6 +19,8 @@ import type {
   InstallModelsResult,
   JobRecord,
   LoraPair,
+  QueueState,
+  RetryStalledResult,
   RunStatus,
   StudioEvent,
   WorkflowEntry,
@@ -92,6 +94,24 @@ export class StudioApi {
   }
   retryJob(promptId: string): Promise<{ prompt_id: string; retry_of: string }> {
     return this.http.post('/api/admin/history/retry', { prompt_id: promptId });
+  }
+  queueState(): Promise<QueueState> {
+    return this.http.get('/api/admin/queue/state');
+  }
+  cancelJob(promptId: string): Promise<JobRecord> {
+    return this.http.post('/api/admin/queue/cancel', { prompt_id: promptId });
+  }
+  clearQueue(): Promise<{ cancelled: number }> {
+    return this.http.post('/api/admin/queue/clear', {});
+  }
+  moveJob(promptId: string, position: number): Promise<QueueState> {
+    return this.http.post('/api/admin/queue/move', { prompt_id: promptId, position });
+  }
+  pauseQueue(paused: boolean): Promise<QueueState> {
+    return this.http.post(paused ? '/api/admin/queue/pause' : '/api/admin/queue/resume', {});
+  }
+  retryStalled(): Promise<RetryStalledResult> {
+    return this.http.post('/api/admin/history/retry-stalled', {});
   }
   jobPackageUrl(promptId: string): string {
     return this.http.url(`/api/admin/history/${encodeURIComponent(promptId)}/package`);

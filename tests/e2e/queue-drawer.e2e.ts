@@ -1,0 +1,120 @@
+/**
+ * The queue drawer in a real browser against a real Studio with a slow stand-in engine: reachable
+ * from any page, it lists the running and waiting jobs in Studio's order, moves a waiting job,
+ * pauses and resumes, clears what waits and retries all stalled; the job page cancels a running
+ * job. Screenshots at desktop and phone width; no sideways scrolling on the phone.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_ROOT } from '../../server/config.js';
+import type { JobRecord } from '../../server/contracts/jobs.contract.js';
+import type { QueueState } from '../../server/contracts/queue.contract.js';
+import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { overflowing } from '../helpers/page-checks.js';
+import { ensureRendererBuilt } from '../helpers/renderer-build.js';
+import { execute, plantModels, SHIPPED_MODELS } from '../helpers/runner.js';
+import { startTestStudio, type TestStudio } from '../helpers/studio.js';
+import { until } from '../helpers/studio-ws.js';
+
+const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+let studio: TestStudio;
+let browser: TestBrowser;
+let context: BrowserContext;
+let page: Page;
+const ids: string[] = [];
+
+const queue = async () => (await (await studio.api('/api/admin/queue')).json()) as JobRecord[];
+const state = async () => (await (await studio.api('/api/admin/queue/state')).json()) as QueueState;
+
+async function shoot(name: string): Promise<void> {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}
+
+describe('the queue drawer', () => {
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    // 10 sampler steps of 3 s: the first job runs for half a minute while the drawer is used.
+    studio = await startTestStudio({ startEngine: true, env: { STANDIN_STEP_MS: '3000', STANDIN_NODE_MS: '20' } });
+    plantModels(studio.dir, SHIPPED_MODELS);
+    await studio.studio.engineReady(60_000);
+    for (const prompt of ['a fox', 'a heron', 'a lynx', 'an owl']) ids.push((await execute(studio.api, 'txt2img-sdxl', { params: { positive: prompt, steps: 2 } })).prompt_id);
+    await until(async () => (await state()).engines[0]?.prefetched.length === 1, 'a job prefetched on the engine', 30_000);
+    browser = await launchBrowser();
+    context = await browser.browser.newContext({ viewport: DESKTOP, locale: 'en-GB' });
+    const cookie = await studio.login();
+    const [name, value] = cookie.split('=') as [string, string];
+    await context.addCookies([{ name, value, url: studio.url }]);
+    page = await context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await studio?.stop();
+  });
+
+  it('opens from any page and lists the jobs in queue order', async () => {
+    await page.goto(`${studio.url}/models`);
+    await page.getByRole('button', { name: /^Queue/ }).click();
+    const drawer = page.getByRole('complementary', { name: 'Queue' });
+    const items = drawer.getByRole('list', { name: 'Jobs in queue order' }).getByRole('listitem');
+    await expect.poll(() => items.count()).toBe(4);
+    await expect.poll(() => items.nth(0).textContent()).toMatch(/Running/);
+    expect(await items.nth(1).textContent()).toMatch(/Next on the engine/);
+    expect(await items.nth(2).textContent()).toMatch(/Waiting · #1/);
+    expect(await items.nth(3).textContent()).toMatch(/Waiting · #2/);
+    // The first waiting job cannot go up, the last cannot go down; jobs on the engine have no arrows.
+    expect(await items.nth(2).getByRole('button', { name: /up$/ }).isDisabled()).toBe(true);
+    expect(await items.nth(3).getByRole('button', { name: /down$/ }).isDisabled()).toBe(true);
+    expect(await items.nth(0).getByRole('button', { name: /up$/ }).count()).toBe(0);
+    await shoot('queue-drawer-desktop');
+  });
+
+  it('moves a waiting job down, pauses and resumes', async () => {
+    const drawer = page.getByRole('complementary', { name: 'Queue' });
+    const items = drawer.getByRole('listitem');
+    await items.nth(2).getByRole('button', { name: /down$/ }).click();
+    await expect.poll(async () => (await queue()).filter((j) => j.position !== null).map((j) => j.prompt_id)).toEqual([ids[3], ids[2]]);
+    await drawer.getByRole('button', { name: 'Pause', exact: true }).click();
+    await expect.poll(async () => (await state()).paused).toBe(true);
+    await expect.poll(() => drawer.getByText('Paused', { exact: true }).count()).toBe(1);
+    await drawer.getByRole('button', { name: 'Resume', exact: true }).click();
+    await expect.poll(async () => (await state()).paused).toBe(false);
+  });
+
+  it('clears what waits, after asking, and retries all stalled', async () => {
+    const drawer = page.getByRole('complementary', { name: 'Queue' });
+    await drawer.getByRole('button', { name: 'Clear waiting' }).click();
+    await page.getByRole('dialog', { name: 'Clear the waiting jobs?' }).getByRole('button', { name: 'Clear waiting' }).click();
+    await expect.poll(async () => (await queue()).length).toBe(2);
+    for (const id of [ids[2], ids[3]]) expect(studio.studio.jobs.get(id!)?.status).toBe('cancelled');
+    await drawer.getByRole('button', { name: 'Retry all stalled' }).click();
+    await expect.poll(() => page.getByText('No stalled job to retry').count()).toBeGreaterThan(0);
+  });
+
+  it('cancels the running job from its page', async () => {
+    await page.goto(`${studio.url}/jobs/${ids[0]}`);
+    await page.getByRole('button', { name: 'Cancel job' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Cancelled.' }).count()).toBe(1);
+    expect(studio.studio.jobs.get(ids[0]!)?.status).toBe('cancelled');
+    await shoot('job-cancelled-desktop');
+  });
+
+  it('fits a phone', async () => {
+    await page.setViewportSize(PHONE);
+    await page.goto(`${studio.url}/home`);
+    await page.getByRole('button', { name: /^Queue/ }).click();
+    const drawer = page.getByRole('complementary', { name: 'Queue' });
+    await expect.poll(() => drawer.getByRole('listitem').count()).toBe(1);
+    expect(await overflowing(page)).toEqual([]);
+    await shoot('queue-drawer-phone');
+    await drawer.getByRole('button', { name: 'Close the queue' }).click();
+    expect(await page.getByRole('complementary', { name: 'Queue' }).count()).toBe(0);
+  });
+});
