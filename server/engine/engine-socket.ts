@@ -214,7 +214,7 @@ export class EngineSocket {
     const delay = backoffDelay(attempts, { baseMs: this.backoffBaseMs, maxMs: this.backoffMaxMs });
     this.logger.warn(`engine socket closed (code ${code}); reconnecting in ${delay} ms (attempt ${attempts})`);
     // Only now, after the old socket's close, may a socket with the same clientId connect: the
-    // engine drops the older of two sockets with one clientId, which could be the new one.
+    // engine keys sockets by clientId, so the old socket's late close would unregister the new one.
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
     this.setState({ status: 'reconnecting', attempts, retryInMs: delay });
   }
