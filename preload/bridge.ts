@@ -17,15 +17,6 @@ export interface DesktopIpc {
 
 export type DesktopChannel = keyof DesktopIpc;
 
-export const DESKTOP_CHANNELS: readonly DesktopChannel[] = [
-  'app:version',
-  'shell:reveal',
-  'shell:open-external',
-  'window:minimize',
-  'window:toggle-maximize',
-  'window:hide',
-];
-
 /** What the renderer sees as `window.studioDesktop`. */
 export interface StudioDesktopBridge {
   readonly isDesktop: true;

@@ -49,9 +49,6 @@ export const NAV_GROUPS: readonly NavGroup[] = [
   },
 ];
 
-/** Every entry, in order. */
-export const NAV_LINKS: readonly NavLink[] = NAV_GROUPS.flatMap((g) => g.links);
-
 // Pages without a link of their own, by the link they belong under.
 const PARENT: Record<string, string> = { '/run': '/home', '/gallery': '/models' };
 

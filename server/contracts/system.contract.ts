@@ -72,12 +72,7 @@ export interface VersionSummary {
   components: Partial<Record<ComponentName, ComponentVersion>>;
 }
 
-/**
- * What the system capability needs from the chat bot: its state for the status block
- * (`telegram_bot` on the wire) and a restart when its token or name changes in settings. The
- * composition root wires the real bot; until one exists a stand-in reports it stopped.
- */
-
+/** The chat bot's state in the status block (`telegram_bot` on the wire). */
 export interface BotStatus {
   running: boolean;
   name: string | null;

@@ -1,5 +1,5 @@
 /**
- * The one long-lived WebSocket to the engine (engine-protocol.md §2, pitfalls 1, 3, 4, 7).
+ * The one long-lived WebSocket to the engine.
  * A fixed clientId for the whole Studio; every connect re-sends the `feature_flags` handshake so
  * previews arrive as type 4 frames with ids; a ping heartbeat catches sockets that went silent
  * without closing; a reconnect only starts after the old socket's `close`, because the engine
@@ -38,7 +38,7 @@ export interface EngineSocketOptions {
   heartbeatMs?: number;
   /** How long `stop()` waits for a clean close before terminating. */
   closeTimeoutMs?: number;
-  /** Full-size SaveImageWebsocket PNGs can be tens of MB (pitfall 7). */
+  /** Full-size SaveImageWebsocket PNGs can be tens of MB, so the frame limit is raised. */
   maxPayloadBytes?: number;
 }
 
@@ -213,7 +213,8 @@ export class EngineSocket {
     const attempts = this.current.attempts + 1;
     const delay = backoffDelay(attempts, { baseMs: this.backoffBaseMs, maxMs: this.backoffMaxMs });
     this.logger.warn(`engine socket closed (code ${code}); reconnecting in ${delay} ms (attempt ${attempts})`);
-    // Only now, after the old socket's close, may a socket with the same clientId connect (pitfall 4).
+    // Only now, after the old socket's close, may a socket with the same clientId connect: the
+    // engine keys sockets by clientId, so the old socket's late close would unregister the new one.
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
     this.setState({ status: 'reconnecting', attempts, retryInMs: delay });
   }
@@ -254,7 +255,8 @@ export class EngineSocket {
     this.stopHeartbeat();
     this.heartbeatTimer = setInterval(() => {
       if (this.awaitingPong) {
-        // A zombie: the TCP connection looks open but nothing answers (pitfall 3).
+        // A zombie: the TCP connection looks open but nothing answers (a suspended laptop, a NAT
+        // that dropped the flow), and no close event will ever come.
         this.attemptError = `no pong within ${this.heartbeatMs} ms`;
         this.logger.warn('engine socket missed a heartbeat; dropping it');
         this.stopHeartbeat();

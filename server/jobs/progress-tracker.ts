@@ -288,7 +288,8 @@ export class ProgressTracker {
   }
 
   /**
-   * Map an engine node id onto the graph (pitfall 11): the id itself, its display node, or the
+   * Map an engine node id onto the graph (the engine reports expanded and subgraph nodes by ids the
+   * submitted graph never had): the id itself, its display node, or the
    * nearest ancestor of an expansion (`406.0.0.428` → `406`) or subgraph (`10:5:3` → `10`) id.
    */
   private resolve(id: string | null | undefined, display?: string | null): string | null {

@@ -1,6 +1,6 @@
 /**
- * Wire shapes of the stand-in engine. They copy the real engine's JSON (see
- * /work/shared/reference/engine-protocol.md §1–2), so names stay snake_case.
+ * Wire shapes of the stand-in engine. They copy the real engine's HTTP and WebSocket JSON, so
+ * names stay snake_case.
  */
 
 /** One node of an API-format graph as `/prompt` receives it (after validation: coerced values). */

@@ -1,3 +1,8 @@
+/**
+ * What the system capability needs from the chat bot: its state for the status block
+ * (`telegram_bot` on the wire) and a restart when its token or name changes in settings. The chat
+ * bot capability provides it; the composition root hands it to the system module.
+ */
 import type { BotStatus } from '../contracts/system.contract.js';
 
 export interface BotControl {
@@ -8,11 +13,3 @@ export interface BotControl {
   forgetAdmittedChats(): number;
 }
 
-/** A bot that is never running: Studio without a chat bot capability. */
-export function absentBot(name: () => string | null): BotControl {
-  return {
-    status: () => ({ running: false, name: name() }),
-    restart: async () => {},
-    forgetAdmittedChats: () => 0,
-  };
-}
