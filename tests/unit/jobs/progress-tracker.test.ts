@@ -1,0 +1,403 @@
+import { describe, expect, it } from 'vitest';
+import type { EngineMessage } from '../../../server/engine/engine-messages.js';
+import { ProgressTracker } from '../../../server/jobs/progress-tracker.js';
+import type { ProgressObject } from '../../../server/contracts/jobs.contract.js';
+import { RollingRate } from '../../../server/jobs/progress-rate.js';
+import type { ApiGraph } from '../../../server/engine/engine-graph.js';
+
+const PID = '11111111-2222-4333-8444-555555555555';
+
+/** txt2img: loader, two encoders, latent, sampler, decode, save. */
+function txt2img(): ApiGraph {
+  return {
+    '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'a.safetensors' } },
+    '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a cat', clip: ['4', 1] }, _meta: { title: 'Positive' } },
+    '7': { class_type: 'CLIPTextEncode', inputs: { text: 'blurry', clip: ['4', 1] } },
+    '5': { class_type: 'EmptyLatentImage', inputs: { width: 512, height: 512, batch_size: 1 } },
+    '3': { class_type: 'KSampler', inputs: { model: ['4', 0], positive: ['6', 0], negative: ['7', 0], latent_image: ['5', 0] } },
+    '8': { class_type: 'VAEDecode', inputs: { samples: ['3', 0], vae: ['4', 2] } },
+    '9': { class_type: 'SaveImage', inputs: { images: ['8', 0], filename_prefix: 'jobs/x/img' } },
+  };
+}
+
+/** A scripted engine with a controllable clock, recording a snapshot after each message. */
+class Script {
+  time = 1_000_000;
+  readonly snaps: ProgressObject[] = [];
+  readonly tracker: ProgressTracker;
+
+  constructor(graph: ApiGraph, readonly promptId = PID) {
+    this.tracker = new ProgressTracker({ promptId, graph, now: () => this.time });
+  }
+
+  send(msg: EngineMessage): ProgressObject {
+    this.tracker.handle(msg);
+    const snap = this.tracker.snapshot();
+    this.snaps.push(snap);
+    return snap;
+  }
+
+  wait(ms: number): this {
+    this.time += ms;
+    return this;
+  }
+
+  start(cached: string[] = []): void {
+    this.send({ type: 'execution_start', data: { prompt_id: this.promptId, timestamp: this.time } });
+    this.send({ type: 'execution_cached', data: { nodes: cached, prompt_id: this.promptId, timestamp: this.time } });
+  }
+
+  executing(node: string | null, display?: string): ProgressObject {
+    return this.send({ type: 'executing', data: { node, display_node: display ?? node, prompt_id: this.promptId } });
+  }
+
+  /** A node that takes `ms` and reports no steps. */
+  plain(node: string, ms: number): void {
+    this.executing(node);
+    this.wait(ms);
+  }
+
+  /** A sampler: `steps` progress messages `msPerStep` apart. */
+  sampler(node: string, steps: number, msPerStep: number): ProgressObject[] {
+    this.executing(node);
+    const out: ProgressObject[] = [];
+    for (let v = 1; v <= steps; v++) {
+      this.wait(msPerStep);
+      out.push(this.send({ type: 'progress', data: { value: v, max: steps, prompt_id: this.promptId, node } }));
+    }
+    return out;
+  }
+
+  executed(node: string, output: Record<string, unknown>): void {
+    this.send({ type: 'executed', data: { node, display_node: node, output, prompt_id: this.promptId } });
+  }
+
+  success(): ProgressObject {
+    const snap = this.send({ type: 'execution_success', data: { prompt_id: this.promptId, timestamp: this.time } });
+    this.executing(null);
+    return snap;
+  }
+}
+
+/** The invariants every run must keep, whatever its shape. */
+function assertInvariants(snaps: ProgressObject[]): void {
+  let last = 0;
+  for (const s of snaps) {
+    expect(s.percent).toBeGreaterThanOrEqual(last);
+    if (s.status === 'running' || s.status === 'pending') {
+      expect(s.percent).toBeGreaterThanOrEqual(0);
+      expect(s.percent).toBeLessThanOrEqual(99);
+    }
+    if (s.status === 'completed') expect(s.percent).toBe(100);
+    expect(s.effective_total).toBeLessThanOrEqual(s.total_nodes - s.cached_count);
+    expect(s.nodes_done + s.cached_count).toBeLessThanOrEqual(s.total_nodes);
+    if (s.step_rate !== null) expect(s.step_rate).toBeGreaterThan(0);
+    if (s.eta_seconds !== null) expect(s.eta_seconds).toBeGreaterThanOrEqual(0);
+    last = s.percent;
+  }
+}
+
+function fullRun(script: Script, cached: string[] = []): { samplerSnaps: ProgressObject[] } {
+  script.start(cached);
+  for (const [node, ms] of [['4', 800], ['6', 20], ['7', 15], ['5', 5]] as const) {
+    if (!cached.includes(node)) script.plain(node, ms);
+  }
+  const samplerSnaps = script.sampler('3', 20, 1000);
+  script.plain('8', 600);
+  script.plain('9', 120);
+  script.executed('9', { images: [{ filename: 'img_00001_.png', subfolder: 'jobs/x', type: 'output' }] });
+  return { samplerSnaps };
+}
+
+describe('ProgressTracker', () => {
+  it('starts pending with the graph size and no estimate', () => {
+    const s = new Script(txt2img());
+    const snap = s.tracker.snapshot();
+    expect(snap).toMatchObject({ status: 'pending', percent: 0, total_nodes: 7, effective_total: 7, cached_count: 0, nodes_done: 0 });
+    expect(snap.eta_seconds).toBeNull();
+    expect(snap.step_rate).toBeNull();
+    expect(snap.node_title).toBeNull();
+  });
+
+  it('runs a txt2img prompt to 100 with monotonic percent, instant nodes excluded', () => {
+    const s = new Script(txt2img());
+    const { samplerSnaps } = fullRun(s);
+    const beforeEnd = s.tracker.snapshot();
+    expect(beforeEnd.status).toBe('running');
+    expect(beforeEnd.percent).toBeLessThanOrEqual(99);
+    // The two encoders and the empty latent finished in < 50 ms without steps: not work.
+    expect(beforeEnd.effective_total).toBe(4);
+    expect(beforeEnd.node_title).toBe('SaveImage');
+    expect(beforeEnd.node_outputs['9']).toEqual({ images: [{ filename: 'img_00001_.png', subfolder: 'jobs/x', type: 'output' }] });
+
+    const done = s.success();
+    expect(done.status).toBe('completed');
+    expect(done.percent).toBe(100);
+    expect(done.eta_seconds).toBe(0);
+    expect(done.nodes_done).toBe(7);
+    expect(s.tracker.historyReady).toBe(true);
+    assertInvariants(s.snaps);
+
+    // Percent rises through the sampler, weighted by its steps.
+    const percents = samplerSnaps.map((p) => p.percent);
+    expect(percents[percents.length - 1]!).toBeGreaterThan(percents[0]!);
+    expect(samplerSnaps[9]).toMatchObject({ step: 10, total_steps: 20, node_type: 'KSampler', node_title: 'KSampler' });
+  });
+
+  it('shows the _meta title and caller-given titles', () => {
+    const graph = txt2img();
+    const tracker = new ProgressTracker({ promptId: PID, graph, nodeTitles: { '3': 'Render' } });
+    tracker.handle({ type: 'executing', data: { node: '6', prompt_id: PID } });
+    expect(tracker.snapshot()).toMatchObject({ node_title: 'Positive', node_type: 'CLIPTextEncode', status: 'running' });
+    tracker.handle({ type: 'executing', data: { node: '3', prompt_id: PID } });
+    expect(tracker.snapshot()).toMatchObject({ node_title: 'Render', node_type: 'KSampler' });
+  });
+
+  it('reports a rolling step rate and an ETA that falls as steps advance', () => {
+    const s = new Script(txt2img());
+    s.start();
+    s.plain('4', 800);
+    const snaps = s.sampler('3', 20, 500);
+    expect(snaps[0]!.step_rate).toBeNull();
+    expect(snaps[0]!.eta_seconds).not.toBeNull(); // the loader's duration is a basis already
+    for (const snap of snaps.slice(1)) expect(snap.step_rate).toBeCloseTo(2, 5);
+    const etas = snaps.slice(1).map((p) => p.eta_seconds!);
+    for (let i = 1; i < etas.length; i++) expect(etas[i]!).toBeLessThanOrEqual(etas[i - 1]!);
+    expect(etas[etas.length - 1]!).toBeLessThan(etas[0]!);
+    assertInvariants(s.snaps);
+  });
+
+  it('rolls the rate over the last seconds only (a second, faster sampler)', () => {
+    const graph: ApiGraph = {
+      ...txt2img(),
+      '10': { class_type: 'KSamplerAdvanced', inputs: { latent_image: ['3', 0] } },
+    };
+    const s = new Script(graph);
+    s.start();
+    s.sampler('3', 20, 1000); // 1 step/s for 20 s
+    const fast = s.sampler('10', 40, 250); // 4 steps/s for 10 s
+    // The whole-run average would be 60 steps / 30 s = 2; the rolling window sees only the fast part.
+    expect(fast[fast.length - 1]!.step_rate).toBeCloseTo(4, 5);
+    assertInvariants(s.snaps);
+  });
+
+  it('keeps the last rate through a stall longer than the window', () => {
+    const rate = new RollingRate(5000);
+    rate.add(0, 1);
+    rate.add(1000, 1);
+    rate.add(60_000, 1);
+    expect(rate.rate()).toBeCloseTo(1 / 59, 5);
+    expect(new RollingRate().rate()).toBeNull();
+  });
+
+  it('excludes cached nodes from the effective total', () => {
+    const s = new Script(txt2img());
+    s.start(['4', '6', '7', '5']);
+    const afterCache = s.tracker.snapshot();
+    expect(afterCache).toMatchObject({ cached_count: 4, effective_total: 3, total_nodes: 7, percent: 0 });
+    s.sampler('3', 10, 200);
+    expect(s.tracker.snapshot().percent).toBe(33);
+    s.plain('8', 300);
+    s.plain('9', 100);
+    const end = s.success();
+    expect(end).toMatchObject({ percent: 100, cached_count: 4, nodes_done: 3 });
+    assertInvariants(s.snaps);
+  });
+
+  it('completes a fully cached re-run with the replayed outputs', () => {
+    const s = new Script(txt2img());
+    s.start(Object.keys(txt2img()));
+    s.executed('9', { images: [{ filename: 'old_00001_.png', subfolder: '', type: 'output' }] });
+    expect(s.tracker.snapshot()).toMatchObject({ status: 'running', percent: 0, effective_total: 0, cached_count: 7 });
+    const end = s.success();
+    expect(end).toMatchObject({ status: 'completed', percent: 100 });
+    expect(Object.keys(end.node_outputs)).toEqual(['9']);
+  });
+
+  it('excludes primitive nodes from the start', () => {
+    const graph: ApiGraph = {
+      '1': { class_type: 'PrimitiveInt', inputs: { value: 5 } },
+      '2': { class_type: 'EmptyImage', inputs: { width: 64, height: 64, batch_size: ['1', 0], color: 0 } },
+      '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'x' } },
+    };
+    const s = new Script(graph);
+    s.start();
+    expect(s.tracker.snapshot().effective_total).toBe(2);
+    s.plain('1', 500); // slow by accident: it still contributed nothing
+    s.plain('2', 500);
+    s.plain('3', 500);
+    s.success();
+    assertInvariants(s.snaps);
+  });
+
+  it('moves with nodes_done / effective_total when no node reports steps (a real no-weights graph)', () => {
+    const s = new Script({
+      '1': { class_type: 'LoadImage', inputs: { image: 'a.png' } },
+      '2': { class_type: 'ImageScale', inputs: { image: ['1', 0], upscale_method: 'lanczos', width: 4096, height: 4096, crop: 'disabled' } },
+      '3': { class_type: 'ImageBlur', inputs: { image: ['2', 0], blur_radius: 31, sigma: 10 } },
+      '4': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'x' } },
+    });
+    s.start();
+    s.plain('1', 400);
+    s.plain('2', 900);
+    const third = s.executing('3');
+    expect(third.nodes_done).toBe(2);
+    expect(third.percent).toBe(Math.floor((third.nodes_done * 100) / third.effective_total));
+    expect(third.percent).toBeGreaterThan(0);
+    s.wait(900);
+    const fourth = s.executing('4');
+    expect(fourth.percent).toBeGreaterThan(third.percent);
+    s.wait(300);
+    expect(s.success().percent).toBe(100);
+    assertInvariants(s.snaps);
+  });
+
+  it('uses progress_state to see nodes finish', () => {
+    const s = new Script(txt2img());
+    s.start();
+    s.plain('4', 400);
+    s.send({
+      type: 'progress_state',
+      data: { prompt_id: PID, nodes: { '4': { value: 1, max: 1, state: 'finished', node_id: '4', prompt_id: PID } } },
+    });
+    const snap = s.tracker.snapshot();
+    expect(snap.nodes_done).toBe(1);
+    expect(snap.percent).toBe(14); // 1 of 7
+    assertInvariants(s.snaps);
+  });
+
+  it('reports an execution error as [NodeType] message and freezes the percent', () => {
+    const s = new Script(txt2img());
+    s.start();
+    s.plain('4', 400);
+    s.sampler('3', 20, 100).slice(0, 5);
+    const before = s.tracker.snapshot().percent;
+    const err = s.send({
+      type: 'execution_error',
+      data: {
+        prompt_id: PID,
+        node_id: '3',
+        node_type: 'KSampler',
+        exception_message: 'Allocation on device failed',
+        exception_type: 'torch.OutOfMemoryError',
+        executed: ['4'],
+        traceback: [],
+        current_inputs: {},
+        current_outputs: [],
+        timestamp: s.time,
+      },
+    });
+    expect(err.status).toBe('error');
+    expect(s.tracker.error).toBe('[KSampler] Allocation on device failed');
+    expect(err.percent).toBe(before);
+    expect(err.node_type).toBe('KSampler');
+    // A late progress message does not resurrect it; `executing null` marks history as ready.
+    s.send({ type: 'progress', data: { value: 20, max: 20, prompt_id: PID, node: '3' } });
+    s.executing(null);
+    expect(s.tracker.snapshot()).toMatchObject({ status: 'error', percent: before });
+    expect(s.tracker.historyReady).toBe(true);
+    assertInvariants(s.snaps);
+  });
+
+  it('reports an interruption', () => {
+    const s = new Script(txt2img());
+    s.start();
+    s.sampler('3', 20, 100);
+    const snap = s.send({ type: 'execution_interrupted', data: { prompt_id: PID, node_id: '3', node_type: 'KSampler', executed: [] } });
+    expect(snap.status).toBe('interrupted');
+    expect(snap.percent).toBeLessThanOrEqual(99);
+    expect(snap.eta_seconds).toBeNull();
+    s.executing(null);
+    expect(s.tracker.status).toBe('interrupted');
+  });
+
+  it('ignores other prompts, unknown nodes and the id-less reconnect copy of executing', () => {
+    const s = new Script(txt2img());
+    s.start();
+    s.plain('4', 300);
+    const before = s.tracker.snapshot();
+    s.send({ type: 'executing', data: { node: '3', prompt_id: 'other-prompt' } });
+    s.send({ type: 'progress', data: { value: 5, max: 10, prompt_id: 'other-prompt', node: '3' } });
+    s.send({ type: 'executing', data: { node: '3' } });
+    s.send({ type: 'executing', data: { node: 'ghost', prompt_id: PID } });
+    s.send({ type: 'progress', data: { value: 3, max: 10, prompt_id: PID, node: 'ghost.1' } });
+    s.send({ type: 'executed', data: { node: 'ghost', output: { text: ['x'] }, prompt_id: PID } });
+    s.send({ type: 'execution_success', data: { prompt_id: 'other-prompt' } });
+    s.send({ type: 'other', engineType: 'crystools.monitor', data: { cpu: 3 } });
+    s.send({ type: 'status', data: { status: { exec_info: { queue_remaining: 1 } } } });
+    const after = s.tracker.snapshot();
+    expect(after).toEqual(before);
+    expect(after.node_type).toBe('CheckpointLoaderSimple');
+  });
+
+  it('attributes expansion and subgraph ids to their graph node', () => {
+    const graph: ApiGraph = {
+      '406': { class_type: 'SamplerCustomAdvanced', inputs: {} },
+      '10:5': { class_type: 'VAEDecode', inputs: {} },
+      '12': { class_type: 'SaveImage', inputs: {} },
+    };
+    const s = new Script(graph);
+    s.start();
+    s.executing('406');
+    s.wait(100);
+    const step = s.send({ type: 'progress', data: { value: 2, max: 4, prompt_id: PID, node: '406.0.0.428' } });
+    expect(step).toMatchObject({ node_type: 'SamplerCustomAdvanced', step: 2, total_steps: 4 });
+    const sub = s.executing('10:5:3');
+    expect(sub.node_type).toBe('VAEDecode');
+    s.wait(100);
+    const byDisplay = s.executing('999', '12');
+    expect(byDisplay.node_type).toBe('SaveImage');
+    expect(byDisplay.nodes_done).toBe(2);
+    assertInvariants(s.snaps);
+  });
+
+  it('keeps the invariants over many generated runs', () => {
+    let seed = 12345;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let run = 0; run < 200; run++) {
+      const count = 2 + rand(12);
+      const graph: ApiGraph = {};
+      for (let i = 0; i < count; i++) graph[String(i + 1)] = { class_type: rand(5) === 0 ? 'PrimitiveInt' : `Node${i}`, inputs: {} };
+      const ids = Object.keys(graph);
+      const s = new Script(graph);
+      const cached = ids.filter(() => rand(4) === 0);
+      s.start(cached);
+      for (const id of ids) {
+        if (cached.includes(id)) continue;
+        if (rand(10) === 0) continue; // not on the output path: never runs
+        if (rand(3) === 0) s.sampler(id, 1 + rand(30), 1 + rand(400));
+        else s.plain(id, rand(200));
+        if (rand(5) === 0) s.send({ type: 'executing', data: { node: `${id}.0.${rand(9)}`, prompt_id: PID } });
+        if (rand(3) === 0) {
+          const state = { value: 1, max: 1, state: 'finished' as const, node_id: id, prompt_id: PID };
+          s.send({ type: 'progress_state', data: { prompt_id: PID, nodes: { [id]: state } } });
+        }
+      }
+      const outcome = rand(6);
+      if (outcome === 0) {
+        s.send({ type: 'execution_interrupted', data: { prompt_id: PID } });
+        s.executing(null);
+        expect(s.tracker.status).toBe('interrupted');
+      } else {
+        expect(s.tracker.snapshot().percent).toBeLessThanOrEqual(99);
+        expect(s.success().percent).toBe(100);
+      }
+      assertInvariants(s.snaps);
+    }
+  });
+
+  it('can be finished from outside after a reconciliation through history', () => {
+    const s = new Script(txt2img());
+    s.start();
+    s.sampler('3', 4, 100);
+    s.tracker.finish('completed');
+    expect(s.tracker.snapshot()).toMatchObject({ status: 'completed', percent: 100 });
+    const t = new ProgressTracker({ promptId: PID, graph: txt2img() });
+    t.finish('error', '[KSampler] boom');
+    expect(t.status).toBe('error');
+    expect(t.error).toBe('[KSampler] boom');
+  });
+});
