@@ -61,6 +61,8 @@ export interface JobQueueDeps {
 export class JobQueueService {
   private pumping = false;
   private again = false;
+  /** Set by stop(): a round still scheduled must not touch the database Studio is closing. */
+  private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private off: (() => void) | null = null;
   /** Jobs whose submit to an engine is in flight: the engine may not list them yet. */
@@ -105,12 +107,14 @@ export class JobQueueService {
 
   /** Begin handing jobs to the engines (and retrying a hand-over that failed, every `retryMs`). */
   start(): void {
+    this.stopped = false;
     this.timer = setInterval(() => this.schedule(), this.deps.retryMs ?? 1_000);
     this.timer.unref();
     this.schedule();
   }
 
   stop(): void {
+    this.stopped = true;
     this.off?.();
     this.off = null;
     if (this.timer) clearInterval(this.timer);
@@ -224,26 +228,36 @@ export class JobQueueService {
 
   /** Run a hand-over round soon (coalesced: one round at a time, another if asked meanwhile). */
   schedule(): void {
+    if (this.stopped) return;
     if (this.pumping) {
       this.again = true;
       return;
     }
     this.pumping = true;
     setImmediate(() => {
-      void this.pump().finally(() => {
+      if (this.stopped) {
         this.pumping = false;
-        if (this.again) {
-          this.again = false;
-          this.schedule();
-        }
-      });
+        return;
+      }
+      // A round cut off by stop() (the database closes under it) is expected; others are logged.
+      void this.pump()
+        .catch((err: unknown) => {
+          if (!this.stopped) this.deps.logger.error('the queue could not hand jobs to the engines', err);
+        })
+        .finally(() => {
+          this.pumping = false;
+          if (this.again) {
+            this.again = false;
+            this.schedule();
+          }
+        });
     });
   }
 
   private async pump(): Promise<void> {
     for (const engine of this.deps.engines) {
       for (;;) {
-        if (this.paused) return;
+        if (this.paused || this.stopped) return;
         const held = this.deps.store.handed().filter((r) => r.engine_id === engine.id).length;
         if (held >= ENGINE_SLOTS) break;
         const next = this.deps.store.waiting()[0];
