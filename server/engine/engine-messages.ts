@@ -1,5 +1,5 @@
 /**
- * The engine's WebSocket messages (engine-protocol.md §2), typed as they arrive. Text frames are
+ * The engine's WebSocket messages, typed as they arrive. Text frames are
  * `{type, data}` JSON; binary frames carry preview images. Fields that engine builds differ on are
  * optional; values no engine sends (garbage, `engine-message-checks.ts`) are refused here.
  */

@@ -1,5 +1,5 @@
 /**
- * The engine's HTTP protocol as Studio reads it (engine-protocol.md §1): request and answer
+ * The engine's HTTP protocol as Studio reads it: request and answer
  * shapes of the calls the client makes. Types only; the client is `engine.client.ts`.
  */
 import type http from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * HTTP client of the engine (engine-protocol.md §1). Every call but `view`'s body has a timeout:
+ * HTTP client of the engine (ComfyUI's REST routes). Every call but `view`'s body has a timeout:
  * short for the calls that should be quick, longer for the node list, long only for uploads.
  * Network failures become `EngineUnreachableError`, a rejected prompt `EngineValidationError`;
  * while Studio already knows the engine cannot answer (`engine-availability.ts`), calls fail at

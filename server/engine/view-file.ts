@@ -1,5 +1,5 @@
 /**
- * The engine's `GET /view` rules (engine-protocol.md §1) in one place: the stand-in answers
+ * The engine's `GET /view` rules in one place: the stand-in answers
  * `/view` with them, and Studio uses them to read the folders it shares with the engine itself.
  * Which file a query names (`name [output]` annotations; a name starting with `/` or holding `..`
  * → 400; a subfolder escaping its folder → 403) and the Content-Type it is sent with.

@@ -6,7 +6,7 @@
  * string where it would end up in logs.
  *
  * The hub publishes no rate limits and answers bursts with 429, mostly without `Retry-After`
- * (reference §3.1). A 429 or a 502/503/504 is retried a bounded number of times: after the
+ * (as the hub's public REST API documents it). A 429 or a 502/503/504 is retried a bounded number of times: after the
  * `Retry-After` the hub asked for (capped), else after an exponential backoff.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Shapes of the model hub's answers that Studio reads (reference §3: version records, model
+ * Shapes of the model hub's answers that Studio reads (its public REST API: version records, model
  * records, `/images` items and pages, tRPC batch answers). Objects are loose: the hub adds fields
  * often, and the raw item is kept whole for `raw` and the gallery's metadata.
  */

@@ -1,5 +1,5 @@
 /**
- * Resource syntax inside prompts (reference §3.8): A1111 extra-network tags `<kind:name:args>`
+ * Resource syntax inside prompts: A1111 extra-network tags `<kind:name:args>`
  * (`lora`, `lyco`, `hypernet`, …) and ComfyUI embedding words `embedding:name`. The tags are
  * resource references, not prompt text: `cleanPrompt` strips every one of them and tidies the
  * separators left behind. Embeddings stay in the text (they are words of the prompt).

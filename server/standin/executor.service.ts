@@ -1,6 +1,6 @@
 /**
  * Runs one queued prompt the way the engine's executor does, with the engine's event order
- * (engine-protocol.md §2 "Event order for one prompt", checked against recorded transcripts):
+ * (the event order the real engine sends for one prompt, checked against recorded transcripts):
  * cached nodes are skipped; only nodes that report progress in the engine do (samplers and model
  * upscalers 10 steps with a JPEG preview each when a preview method is set, SaveImageWebsocket
  * one step per image with the PNG); output nodes write files; the run ends in

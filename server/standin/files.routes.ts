@@ -1,6 +1,6 @@
 /**
- * `POST /upload/image` and `GET /view`, with the engine's naming and path rules
- * (engine-protocol.md §1): clash → `name (1).png` unless the bytes are identical, traversal → 400,
+ * `POST /upload/image` and `GET /view`, with the engine's naming and path rules:
+ * clash → `name (1).png` unless the bytes are identical, traversal → 400,
  * a subfolder escaping its folder → 403, missing file → 404.
  */
 import { createHash } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * Output nodes: write real files where the engine would (see save-path.util.ts) and return the
- * UI dict in the engine's exact shape for each node class (engine-protocol.md §1 NodeUi, §4).
+ * UI dict in the engine's exact shape for each node class.
  */
 import { randomInt } from 'node:crypto';
 import fs from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * The engine's `/ws` endpoint: one socket per `clientId` (the sid), a `status` frame on connect,
- * the optional `feature_flags` handshake, and targeted or broadcast sends (engine-protocol.md §2).
+ * the optional `feature_flags` handshake, and targeted or broadcast sends.
  */
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';

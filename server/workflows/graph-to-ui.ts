@@ -1,7 +1,7 @@
 /**
  * API graph → the engine's UI workflow (schema 0.4), so a built graph opens in the engine's own
  * editor. Per-node widget rules live in `ui-node-layout.ts`; this file assigns ids, links,
- * outputs, execution order and a layered layout. Rules: engine-protocol.md §3.
+ * outputs, execution order and a layered layout. Rules: those of the engine's own frontend.
  */
 import type { UiInput, UiLink, UiNode, UiOutput, UiWorkflow } from './types.js';
 import { type ApiGraph, type ApiNode, isLink, type NodeInfo, type ObjectInfo } from '../engine/engine-graph.js';

@@ -1,7 +1,7 @@
 /**
  * `filename_prefix` values made safe for a job folder. The engine's frontend expands
- * `%date:…%` and `%Node.widget%` itself; an API client must do it or strip them
- * (engine-protocol.md §4). Tokens the engine expands server-side are kept.
+ * `%date:…%` and `%Node.widget%` itself; an API client must do it or strip them.
+ * Tokens the engine expands server-side are kept.
  */
 import { STUDIO_TIME_ZONE } from '../time.js';
 

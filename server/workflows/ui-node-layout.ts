@@ -1,5 +1,5 @@
 /**
- * How the engine's frontend lays out one node from its schema (engine-protocol.md §3): which
+ * How the engine's frontend lays out one node from its schema: which
  * inputs are widgets and which are sockets, the order of `widgets_values` (control widgets after
  * seeds, the `"image"` upload pseudo-widget after the required inputs), and the slot index a link
  * into each input gets. Pure: the API node and its `object_info` entry in, the UI pieces out.
