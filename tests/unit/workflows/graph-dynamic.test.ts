@@ -2,7 +2,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type BlockTemplate, parseBlock } from '../../../server/workflows/block.schema.js';
 import { assembleDynamicGraph, buildDynamicGraph } from '../../../server/workflows/graph-dynamic.js';
-import { validateApiGraph } from '../../../server/workflows/graph-validate.js';
+import { validateApiGraph } from '../../helpers/graph-validate.js';
 import { parseManifest } from '../../../server/contracts/workflows.contract.js';
 import type { ApiGraph, ObjectInfo } from '../../../server/engine/engine-graph.js';
 import { WorkflowBuildError } from '../../../server/workflows/workflow-errors.js';

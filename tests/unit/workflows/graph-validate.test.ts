@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { validateApiGraph } from '../../../server/workflows/graph-validate.js';
+import { validateApiGraph } from '../../helpers/graph-validate.js';
 import type { ApiGraph, ObjectInfo } from '../../../server/engine/engine-graph.js';
 import { coreObjectInfo, engineObjectInfo } from './helpers.js';
 

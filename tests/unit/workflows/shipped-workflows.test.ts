@@ -3,7 +3,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildGraph, prepareRun } from '../../../server/workflows/graph-builder.js';
 import { apiToUiWorkflow } from '../../../server/workflows/graph-to-ui.js';
-import { validateApiGraph } from '../../../server/workflows/graph-validate.js';
+import { validateApiGraph } from '../../helpers/graph-validate.js';
 import { ENGINE_CORE, groupNodePackages } from '../../../server/workflows/node-packages.js';
 import { listPlaceholders, parseTemplate } from '../../../server/workflows/placeholders.js';
 import type { ApiGraph, ObjectInfo } from '../../../server/engine/engine-graph.js';

@@ -1,10 +1,11 @@
 /**
- * A pre-flight check of an API graph against the engine's node schemas, mirroring the checks
+ * For tests of the graph builders: a check of an API graph against the engine's node schemas
+ * without starting an engine (Studio itself validates with `engine/prompt-precheck.ts`), mirroring the checks
  * the engine runs on `POST /prompt` (issue names follow its `errors[].type`). Combo values
  * that are not in the engine's list are warnings only: model and image lists depend on what
  * is on disk.
  */
-import { type ApiGraph, type InputSpec, isLink, type ObjectInfo } from '../engine/engine-graph.js';
+import { type ApiGraph, type InputSpec, isLink, type ObjectInfo } from '../../server/engine/engine-graph.js';
 
 export interface GraphIssue {
   node_id: string;
