@@ -17,7 +17,8 @@ const JPEG = fs.readFileSync(path.join(REPO, 'resources/standin/preview.jpg'));
 /** Client-supplied prompt ids must be canonical UUIDs, as in the engine since 0.25. */
 const JOB_A = 'aaaaaaaa-0000-4000-8000-00000000000a';
 const JOB_B = 'bbbbbbbb-0000-4000-8000-00000000000b';
-const FIXTURES = '/work/shared/fixtures/engine';
+/** The engine dumps in the shared folder beside the repository (CI has it too), as the transcripts use. */
+const FIXTURES = path.resolve(REPO, '..', 'shared', 'fixtures', 'engine');
 
 type Frame = { kind: 'text'; type: string; data: Record<string, unknown> } | { kind: 'binary'; bytes: Buffer };
 type TextFrame = Extract<Frame, { kind: 'text' }>;
@@ -558,7 +559,7 @@ describe('stand-in engine (reconnect)', () => {
   });
 });
 
-describe.skipIf(!fs.existsSync(FIXTURES))('stand-in engine with --object-info dumps', () => {
+describe('stand-in engine with --object-info dumps', () => {
   for (const file of ['object_info.core-2025-10.json', 'object_info.sample.json']) {
     it(`serves ${file} and runs a prompt against it`, async () => {
       const dirs = tempDirs();
