@@ -9,6 +9,7 @@ import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import { APP_ROOT } from '../config.js';
+import { GpuProbe, type GpuReport } from '../gpu/index.js';
 import { LlmConfigStore } from './llm-config.store.js';
 import { llmRoutes } from './llm.routes.js';
 import { LlmService } from './llm.service.js';
@@ -31,8 +32,15 @@ export interface LlmModuleDeps {
   imageJobs: ImageJobs;
   /** Studio's download queue (the runtimes' archives go through it). */
   downloads: RuntimeDownloads;
-  /** What the GPU probe says (vendor, CUDA/ROCm versions). */
-  gpu: () => Promise<GpuFacts>;
+  /** What the GPU probe says (default: the `gpu/` probe, read once). */
+  gpu?: () => Promise<GpuReport>;
+}
+
+/** The runtimes' view of the probe: the GPU that decides the build (an NVIDIA one first). */
+export function gpuFacts(report: GpuReport): GpuFacts {
+  const vendors = report.gpus.map((g) => g.vendor);
+  const vendor = (['nvidia', 'amd', 'intel', 'apple'] as const).find((v) => vendors.includes(v)) ?? null;
+  return { vendor, cudaVersion: report.cuda_version, rocmVersion: report.rocm_version?.split('.').slice(0, 2).join('.') ?? null };
 }
 
 export interface LlmModule extends StudioModule {
@@ -45,11 +53,13 @@ export interface LlmModule extends StudioModule {
 /** Build the LLM service (nothing starts until asked) and its routes. */
 export function createLlmModule(deps: LlmModuleDeps): LlmModule {
   const { config, events, logger } = deps;
+  const probe = new GpuProbe({ env: config.childEnv, nvidiaSmi: config.system.nvidiaSmi });
+  const readGpu = deps.gpu ?? (() => probe.read());
   const runtimes = new RuntimesService({
     runtimesDir: path.join(config.paths.llm, 'runtimes'),
     releases: new ReleaseSourceClient(config.llm.releasesUrl),
     downloads: deps.downloads,
-    gpu: deps.gpu,
+    gpu: async () => gpuFacts(await readGpu()),
     env: config.childEnv,
     events,
     logger,

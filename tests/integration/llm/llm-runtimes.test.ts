@@ -62,7 +62,8 @@ describe('llama.cpp runtimes from a release source', () => {
         ],
       },
     ]);
-    t = await startTestStudio({ env: { LLM_RELEASES_URL: source.url, LLM_PORT: String(await freePort()) } });
+    // No GPU tool answers, so the recommendation is the CPU build on any machine.
+    t = await startTestStudio({ env: { LLM_RELEASES_URL: source.url, LLM_PORT: String(await freePort()), STUDIO_NVIDIA_SMI: '/nonexistent/nvidia-smi' } });
   }, 120_000);
   afterAll(async () => {
     await t?.stop();
