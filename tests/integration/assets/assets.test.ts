@@ -171,7 +171,7 @@ describe('thumbnails', () => {
     const thumbs = new Thumbnails({ cacheDir: path.join(scratch, 'thumbs'), logger, ffmpegPath: path.join(scratch, 'no-ffmpeg-here') });
     const source = path.join(out, 'job-video', 'final', 'out.mp4');
     for (let i = 0; i < 2; i++) {
-      await expect(thumbs.get('outputs', source, 'job-video/final/out.mp4')).rejects.toMatchObject({ status: 404, detail: expect.stringMatching(/need ffmpeg/) });
+      await expect(thumbs.get('outputs', source, 'job-video/final/out.mp4')).rejects.toMatchObject({ kind: 'not_found', message: expect.stringMatching(/need ffmpeg/) });
     }
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/ffmpeg was not found.*video thumbnails are off/);
