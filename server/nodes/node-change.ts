@@ -71,7 +71,7 @@ export class NodeChanges {
       back = `Studio could not put everything back (${err instanceof Error ? err.message : String(err)}); restore snapshot ${snap.id} by hand on the Nodes page`;
     }
     this.deps.log('info', back);
-    throw new DomainError('upstream', clip(`${what}: ${reason}. ${back}.`, reason), { rolled_back: true, snapshot_id: snap.id });
+    throw new DomainError('failed', clip(`${what}: ${reason}. ${back}.`, reason), { rolled_back: true, snapshot_id: snap.id });
   }
 }
 

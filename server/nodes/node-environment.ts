@@ -79,7 +79,7 @@ export class NodeEnvironment {
   async constraints(): Promise<{ held: PackageVersions; file: string }> {
     this.held ??= readPinnedVersions(this.deps.python, this.deps.env).catch((err: unknown) => {
       this.held = null;
-      throw new DomainError('upstream', String(err instanceof Error ? err.message : err));
+      throw new DomainError('failed', String(err instanceof Error ? err.message : err));
     });
     const held = await this.held;
     return { held, file: await writeConstraints(this.deps.scratchDir, held) };
@@ -141,7 +141,7 @@ export class NodeEnvironment {
     }
     const left = diffPackages(wanted, await this.installed());
     const off = [...left.added.map((p) => p.name), ...left.removed.map((p) => p.name), ...left.upgraded.map((c) => c.name), ...left.downgraded.map((c) => c.name)];
-    if (off.length > 0) throw new DomainError('upstream', `The Python packages could not all be put back: ${off.join(', ')} still differ`);
+    if (off.length > 0) throw new DomainError('failed', `The Python packages could not all be put back: ${off.join(', ')} still differ`);
   }
 
   /** Run pip in the engine's Python; a failure is an `upstream` error with pip's last lines. */
@@ -152,7 +152,7 @@ export class NodeEnvironment {
       timeoutMs: this.deps.timeouts.pipTimeoutMs,
       onLine: (line) => line.trim() && this.deps.log('info', line),
     });
-    if (result.timedOut) throw new DomainError('upstream', `${label} timed out after ${Math.round(this.deps.timeouts.pipTimeoutMs / 1000)} s`);
-    if (result.code !== 0) throw new DomainError('upstream', `${label} failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`);
+    if (result.timedOut) throw new DomainError('failed', `${label} timed out after ${Math.round(this.deps.timeouts.pipTimeoutMs / 1000)} s`);
+    if (result.code !== 0) throw new DomainError('failed', `${label} failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`);
   }
 }

@@ -22,8 +22,8 @@ async function git(run: GitRun, args: string[], cwd?: string): Promise<RunResult
 }
 
 function ensureOk(label: string, result: RunResult, timeoutMs: number): string {
-  if (result.timedOut) throw new DomainError('upstream', `${label} timed out after ${Math.round(timeoutMs / 1000)} s`);
-  if (result.code !== 0) throw new DomainError('upstream', `${label} failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`);
+  if (result.timedOut) throw new DomainError('failed', `${label} timed out after ${Math.round(timeoutMs / 1000)} s`);
+  if (result.code !== 0) throw new DomainError('failed', `${label} failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`);
   return result.stdout.trim();
 }
 
@@ -31,7 +31,7 @@ function ensureOk(label: string, result: RunResult, timeoutMs: number): string {
 export async function remoteHead(run: GitRun, url: string): Promise<string> {
   const out = ensureOk('git ls-remote', await git(run, ['ls-remote', '--', url, 'HEAD']), run.timeoutMs);
   const sha = /^([0-9a-f]{40})\s+HEAD$/m.exec(out)?.[1];
-  if (!sha) throw new DomainError('upstream', `git ls-remote did not name the newest commit of ${url}`);
+  if (!sha) throw new DomainError('failed', `git ls-remote did not name the newest commit of ${url}`);
   return sha;
 }
 

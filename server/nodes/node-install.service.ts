@@ -156,8 +156,8 @@ export class NodeInstallService {
       timeoutMs: timeouts.scriptTimeoutMs,
       onLine: (line) => line.trim() && this.changes.deps.log('info', line),
     });
-    if (result.timedOut) throw new DomainError('upstream', `install.py timed out after ${Math.round(timeouts.scriptTimeoutMs / 1000)} s`);
-    if (result.code !== 0) throw new DomainError('upstream', `install.py failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`);
+    if (result.timedOut) throw new DomainError('failed', `install.py timed out after ${Math.round(timeouts.scriptTimeoutMs / 1000)} s`);
+    if (result.code !== 0) throw new DomainError('failed', `install.py failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`);
   }
 
   private fail(name: string, url: string, err: unknown): void {

@@ -88,14 +88,14 @@ export async function previewRequirements(run: PipRun, input: PreviewInput): Pro
     return changes;
   }
   const { result } = held;
-  if (result.timedOut) throw new DomainError('upstream', `The dependency preview (pip --dry-run) timed out after ${Math.round(run.timeoutMs / 1000)} s`);
+  if (result.timedOut) throw new DomainError('failed', `The dependency preview (pip --dry-run) timed out after ${Math.round(run.timeoutMs / 1000)} s`);
   if (isResolutionConflict(result.stderr + result.stdout)) {
     const free = await dryRun(run, input.dir, null);
     if (free.ok) refuseHeld(input.name, heldChanges(classify(free.install, input.installed), input.held));
     const pins = Object.entries(input.held).map(([n, v]) => `${n}==${v}`);
     throw new DomainError('conflict', `${input.name} needs versions that conflict with the engine's held packages (${pins.join(', ')}), so it was not installed. pip said: ${lastLines(result.stderr || result.stdout)}`);
   }
-  throw new DomainError('upstream', `The dependency preview (pip --dry-run) failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`);
+  throw new DomainError('failed', `The dependency preview (pip --dry-run) failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`);
 }
 
 function refuseHeld(name: string, changes: VersionChange[]): void {

@@ -36,7 +36,7 @@ export async function listInstalled(python: string, env: NodeJS.ProcessEnv, scra
     const out = path.join(dir, 'installed.json');
     const result = await runCommand(python, ['-c', LIST_INSTALLED, out], { env, timeoutMs: 120_000 });
     if (result.code !== 0) {
-      throw new DomainError('upstream', `Could not ask the engine's Python (${python}) for its packages: ${result.stderr.trim().slice(-300) || `exit ${result.code ?? 'none'}`}`);
+      throw new DomainError('failed', `Could not ask the engine's Python (${python}) for its packages: ${result.stderr.trim().slice(-300) || `exit ${result.code ?? 'none'}`}`);
     }
     return JSON.parse(await fsp.readFile(out, 'utf8')) as PackageVersions;
   } finally {
