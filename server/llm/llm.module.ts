@@ -5,11 +5,14 @@
  */
 import path from 'node:path';
 import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import { APP_ROOT } from '../config.js';
 import { GpuProbe, type GpuReport } from '../gpu/index.js';
+import { ChatStore } from './chats/chat.store.js';
+import { chatsRoutes } from './chats/chats.routes.js';
 import { LlmConfigStore } from './llm-config.store.js';
 import { llmRoutes } from './llm.routes.js';
 import { LlmService } from './llm.service.js';
@@ -27,6 +30,7 @@ export interface ImageJobs {
 
 export interface LlmModuleDeps {
   config: Readonly<Config>;
+  db: Db;
   events: EventBus;
   logger: Logger;
   imageJobs: ImageJobs;
@@ -87,7 +91,7 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
   let unfollow: (() => void) | null = null;
   return {
     name: 'llm',
-    routers: [llmRoutes(service), runtimesRoutes(runtimes)],
+    routers: [llmRoutes(service), runtimesRoutes(runtimes), chatsRoutes(new ChatStore(deps.db))],
     service,
     runtimes,
     runtimeDownload(file) {
