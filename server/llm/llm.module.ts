@@ -12,6 +12,8 @@ import type { StudioModule } from '../module.js';
 import { APP_ROOT } from '../config.js';
 import { GpuProbe, type GpuReport } from '../gpu/index.js';
 import { ChatStore } from './chats/chat.store.js';
+import { FitService } from './fit/fit.service.js';
+import { fitRoutes } from './fit/fit.routes.js';
 import { chatsRoutes } from './chats/chats.routes.js';
 import { LlmConfigStore } from './llm-config.store.js';
 import { llmRoutes } from './llm.routes.js';
@@ -36,8 +38,16 @@ export interface LlmModuleDeps {
   imageJobs: ImageJobs;
   /** Studio's download queue (the runtimes' archives go through it). */
   downloads: RuntimeDownloads;
+  /** The LLM catalog (fit estimates; GGUF files added from a repository). */
+  llmCatalog: LlmCatalog;
   /** What the GPU probe says (default: the `gpu/` probe, read once). */
   gpu?: () => Promise<GpuReport>;
+}
+
+/** What the LLM capability uses of the LLM catalog (the composition root hands it over). */
+export interface LlmCatalog {
+  entries(): Array<{ file: string; size_gb: number }>;
+  add(entry: { name: string; file: string; dest: string; size_gb: number; tags: string[]; source: 'repohost'; hosted_repo: string; repo_path?: string; sha256?: string }, category: { id: string; name: string }): Promise<boolean>;
 }
 
 /** The runtimes' view of the probe: the GPU that decides the build (an NVIDIA one first). */
@@ -72,6 +82,16 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
     sourceBuild: { script: path.join(APP_ROOT, 'scripts', 'build-llama-server.mjs'), cacheDir: config.llm.sourceBuildDir ?? path.join(config.paths.llm, 'runtimes', 'source') },
     onActiveChanged: () => service.runtimeChanged(),
   });
+  const store = new LlmConfigStore(config.paths.llmConfig);
+  const fit = new FitService({
+    modelsDir: config.paths.llmModels,
+    binary: () => runtimes.binary(),
+    binaryExists: () => service.binaryExists(),
+    env: config.childEnv,
+    gpu: readGpu,
+    catalog: () => deps.llmCatalog.entries(),
+    ctxSize: () => store.get().ctx_size,
+  });
   const service: LlmService = new LlmService({
     server: {
       binary: () => runtimes.binary(),
@@ -82,7 +102,8 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
       logFile: path.join(config.paths.logs, 'llm.log'),
       logger,
     },
-    store: new LlmConfigStore(config.paths.llmConfig),
+    store,
+    autoLayers: (model, ctxSize) => fit.autoLayers(model, ctxSize),
     events,
     logger,
     idleMinutes: config.llm.idleMinutes,
@@ -91,7 +112,7 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
   let unfollow: (() => void) | null = null;
   return {
     name: 'llm',
-    routers: [llmRoutes(service), runtimesRoutes(runtimes), chatsRoutes(new ChatStore(deps.db))],
+    routers: [llmRoutes(service), runtimesRoutes(runtimes), fitRoutes(fit), chatsRoutes(new ChatStore(deps.db))],
     service,
     runtimes,
     runtimeDownload(file) {
