@@ -12,7 +12,11 @@ import type { StudioModule } from '../module.js';
 import { APP_ROOT } from '../config.js';
 import { GpuProbe, type GpuReport } from '../gpu/index.js';
 import { ChatStore } from './chats/chat.store.js';
+import type { LlmCatalog } from './llm-catalog.js';
 import { FitService } from './fit/fit.service.js';
+import { RepoFilesClient } from './repo/repo-files.client.js';
+import { repoGgufRoutes } from './repo/repo-gguf.routes.js';
+import { RepoGgufService } from './repo/repo-gguf.service.js';
 import { fitRoutes } from './fit/fit.routes.js';
 import { chatsRoutes } from './chats/chats.routes.js';
 import { LlmConfigStore } from './llm-config.store.js';
@@ -40,14 +44,10 @@ export interface LlmModuleDeps {
   downloads: RuntimeDownloads;
   /** The LLM catalog (fit estimates; GGUF files added from a repository). */
   llmCatalog: LlmCatalog;
+  /** The repository host token (gated repositories), read per request. */
+  hubToken?: () => string | null;
   /** What the GPU probe says (default: the `gpu/` probe, read once). */
   gpu?: () => Promise<GpuReport>;
-}
-
-/** What the LLM capability uses of the LLM catalog (the composition root hands it over). */
-export interface LlmCatalog {
-  entries(): Array<{ file: string; size_gb: number }>;
-  add(entry: { name: string; file: string; dest: string; size_gb: number; tags: string[]; source: 'repohost'; hosted_repo: string; repo_path?: string; sha256?: string }, category: { id: string; name: string }): Promise<boolean>;
 }
 
 /** The runtimes' view of the probe: the GPU that decides the build (an NVIDIA one first). */
@@ -92,6 +92,11 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
     catalog: () => deps.llmCatalog.entries(),
     ctxSize: () => store.get().ctx_size,
   });
+  const repos = new RepoGgufService({
+    client: new RepoFilesClient(config.urls.repohost, deps.hubToken ?? (() => config.tokens.hubToken)),
+    catalog: deps.llmCatalog,
+    estimate: (bytes) => fit.estimateBytes(bytes),
+  });
   const service: LlmService = new LlmService({
     server: {
       binary: () => runtimes.binary(),
@@ -112,7 +117,7 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
   let unfollow: (() => void) | null = null;
   return {
     name: 'llm',
-    routers: [llmRoutes(service), runtimesRoutes(runtimes), fitRoutes(fit), chatsRoutes(new ChatStore(deps.db))],
+    routers: [llmRoutes(service), runtimesRoutes(runtimes), fitRoutes(fit), chatsRoutes(new ChatStore(deps.db)), repoGgufRoutes(repos)],
     service,
     runtimes,
     runtimeDownload(file) {

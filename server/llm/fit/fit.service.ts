@@ -50,6 +50,11 @@ export class FitService {
     return { gpu, ctx_size: ctx, models };
   }
 
+  /** The estimate of a model of `bytes` not on disk, at the configured context. */
+  async estimateBytes(bytes: number): Promise<FitEstimate> {
+    return estimateFit({ bytes }, this.deps.ctxSize(), (await this.gpuMemory()).free_bytes);
+  }
+
   /** `n_gpu_layers` for a model file when the configuration says automatic. */
   async autoLayers(file: string, ctxSize: number): Promise<number> {
     const gpu = await this.gpuMemory();
