@@ -128,7 +128,7 @@ export class Studio {
       tokens: () => ({ modelhubApiKey: secrets.get('MODELHUB_API_KEY'), hubToken: secrets.get('HUB_TOKEN') }),
       modelhub: modelhubClient,
     }));
-    const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), uploads }));
+    const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), fileBySha256: (sha) => catalog.fileBySha256(sha), uploads }));
     const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs }));
     const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads, llmCatalog: llmCatalogAccess(catalog.catalogs), hubToken: () => secrets.get('HUB_TOKEN') }));
     const presets = (this.presets = createPresetsModule({ ...base, jobs: jobs.jobs, runner: jobs.runner, workflows: workflows.service, uploads }));
