@@ -29,6 +29,7 @@ import { Uploads } from './http/uploads.js';
 import { WsHub } from './http/ws-hub.js';
 import { createJobsModule, type JobsModule } from './jobs/jobs.module.js';
 import { createLlmModule, type LlmModule } from './llm/llm.module.js';
+import { llmCatalogAccess } from './catalog/llm-catalog-access.js';
 import { createFileLogger, type Logger } from './logging.js';
 import { ModelhubClient } from './modelhub-client/modelhub.client.js';
 import { createModelhubModule } from './modelhub/modelhub.module.js';
@@ -129,7 +130,7 @@ export class Studio {
     }));
     const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), fileBySha256: (sha) => catalog.fileBySha256(sha), uploads }));
     const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs }));
-    const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads }));
+    const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads, llmCatalog: llmCatalogAccess(catalog.catalogs), hubToken: () => secrets.get('HUB_TOKEN') }));
     const presets = (this.presets = createPresetsModule({ ...base, jobs: jobs.jobs, runner: jobs.runner, workflows: workflows.service, uploads }));
     const modelhub = createModelhubModule({
       ...base,
