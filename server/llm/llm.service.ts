@@ -154,6 +154,13 @@ export class LlmService {
     }).catch((err: unknown) => this.deps.logger.error('LLM park/resume failed', err));
   }
 
+  /** The active runtime changed: a running server restarts on the new binary with the same model. */
+  async runtimeChanged(): Promise<void> {
+    const launch = this.server.launch;
+    if (!this.server.running || !launch) return;
+    await this.serialize(() => this.launch(launch));
+  }
+
   /** Stop the server (Studio shutdown). */
   async close(): Promise<void> {
     this.clearIdle();
