@@ -34,15 +34,24 @@ export const ENGINE_MODEL_FOLDERS = [
   'photomaker',
 ] as const;
 
-/** The YAML text: one `studio:` section rooted at `modelsDir`, each key mapped to its subfolder. */
-export function extraModelPathsYaml(modelsDir: string): string {
-  const section: Record<string, string | boolean> = { base_path: modelsDir, is_default: true };
-  for (const folder of ENGINE_MODEL_FOLDERS) section[folder] = folder;
-  return `# Written by Studio at every engine start; edits are overwritten.\n${YAML.stringify({ studio: section })}`;
+/**
+ * The YAML text: one `studio:` section rooted at `modelsDir`, each key mapped to its subfolder,
+ * then one section per extra source (a found install's own `models/`), read but never written to.
+ */
+export function extraModelPathsYaml(modelsDir: string, extraDirs: readonly string[] = []): string {
+  const sections: Record<string, Record<string, string | boolean>> = {};
+  const section = (base: string, isDefault: boolean) => {
+    const out: Record<string, string | boolean> = { base_path: base, ...(isDefault ? { is_default: true } : {}) };
+    for (const folder of ENGINE_MODEL_FOLDERS) out[folder] = folder;
+    return out;
+  };
+  sections.studio = section(modelsDir, true);
+  extraDirs.forEach((dir, i) => (sections[`extra_${i + 1}`] = section(dir, false)));
+  return `# Written by Studio at every engine start; edits are overwritten.\n${YAML.stringify(sections)}`;
 }
 
 /** Write the YAML to `file` atomically (temp file + rename) and create the model folders. */
-export function writeExtraModelPaths(file: string, modelsDir: string): void {
+export function writeExtraModelPaths(file: string, modelsDir: string, extraDirs: readonly string[] = []): void {
   for (const folder of ENGINE_MODEL_FOLDERS) {
     // The legacy aliases would only show users two empty look-alike folders.
     if (folder === 'clip' || folder === 'unet') continue;
@@ -50,6 +59,6 @@ export function writeExtraModelPaths(file: string, modelsDir: string): void {
   }
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, extraModelPathsYaml(modelsDir));
+  fs.writeFileSync(temp, extraModelPathsYaml(modelsDir, extraDirs));
   fs.renameSync(temp, file);
 }
