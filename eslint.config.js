@@ -62,6 +62,21 @@ export default tseslint.config(
     },
   },
   {
+    // Services raise domain errors (server/domain-error.ts) and one table in http/error-middleware.ts
+    // gives their statuses; HttpError is the HTTP layer's own (validate(), sign-in, file answers).
+    files: ['server/**/*.ts', 'main/**/*.ts'],
+    ignores: ['server/http/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value=/http\\/errors\\.js$/] ImportSpecifier[imported.name='HttpError']",
+          message: 'Throw a DomainError with a kind (server/domain-error.ts); only server/http/ uses HttpError.',
+        },
+      ],
+    },
+  },
+  {
     files: ['renderer/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '/server/(?!contracts/)', message: 'The renderer imports only the wire contracts (server/contracts/) of the server.' }] }] },
   },

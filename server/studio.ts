@@ -55,6 +55,10 @@ export interface StudioOptions {
   heartbeatMs?: number;
   /** First wait before the shared-folder probe runs again after a marker could not be written. */
   sharedFolderRecheckMs?: number;
+  /** External engine mode: delay between health probes (default 5000). */
+  engineProbeMs?: number;
+  /** How often the job monitor asks the engine about jobs its socket is silent about (default 3000). */
+  jobPollMs?: number;
   /** The chat bot: its library loader (tests inject one that fails) and its timings. */
   chatbot?: ChatbotOptions;
   /**
@@ -113,6 +117,7 @@ export class Studio {
       hub,
       startEngine: options.startEngine !== false,
       sharedFolderRecheckMs: options.sharedFolderRecheckMs,
+      probeMs: options.engineProbeMs,
     }));
     // One model hub client, shared by the catalogs' metadata and the model hub capability (the key is read per request).
     const modelhubClient = new ModelhubClient({ baseUrl: config.urls.modelhub, apiKey: () => secrets.get('MODELHUB_API_KEY') });
@@ -120,12 +125,13 @@ export class Studio {
       ...base,
       uploads,
       beforeLlmDelete: (file: string): Promise<void> => llm.service.beforeModelDelete(file),
+      otherDownloads: (file) => llm.runtimeDownload(file),
       tokens: () => ({ modelhubApiKey: secrets.get('MODELHUB_API_KEY'), hubToken: secrets.get('HUB_TOKEN') }),
       modelhub: modelhubClient,
     }));
-    const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), uploads }));
-    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads }));
-    const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle }));
+    const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), fileBySha256: (sha) => catalog.fileBySha256(sha), uploads }));
+    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs }));
+    const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads }));
     const presets = (this.presets = createPresetsModule({ ...base, jobs: jobs.jobs, runner: jobs.runner, workflows: workflows.service, uploads }));
     const modelhub = createModelhubModule({
       ...base,
@@ -146,7 +152,9 @@ export class Studio {
     const nodes = createNodesModule({
       ...base,
       objectInfo: () => workflows.service.objectInfo(),
+      invalidateObjectInfo: () => workflows.service.invalidateNodes(),
       restartEngine: () => engine.process.restart(),
+      workflows: async () => (await workflows.service.list()).workflows.map((w) => ({ id: String(w.id), required_nodes: Array.isArray(w.required_nodes) ? w.required_nodes.map(String) : [] })),
       log: (level, message) => catalog.activity.add(level, message),
     });
     const disk = createDiskModule({ ...base, catalogs: catalog.catalogs, downloads: catalog.downloads });

@@ -2,7 +2,7 @@
  * The three catalog stores side by side, and lookups across them. Model and LoRA files share
  * the download and delete endpoints (`/api/admin/models/...`), so most lookups try both.
  */
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import type { CatalogCategory, CatalogEntry, CatalogFile, CatalogKind } from '../contracts/catalog.contract.js';
 import type { CatalogStore } from './catalog.store.js';
 
@@ -34,6 +34,19 @@ export function findEntry(set: CatalogSet, file: string, kinds: readonly Catalog
   return null;
 }
 
+/** The first model or LoRA entry recording `sha256` (compared in lowercase); catalogs that failed to load are skipped. */
+export function findBySha256(set: CatalogSet, sha256: string): CatalogEntry | null {
+  const wanted = sha256.toLowerCase();
+  for (const kind of MODEL_KINDS) {
+    if (!set[kind].isLoaded()) continue;
+    for (const category of set[kind].get().categories) {
+      const entry = category.models.find((e) => e.sha256?.toLowerCase() === wanted);
+      if (entry) return entry;
+    }
+  }
+  return null;
+}
+
 /** The loaded catalog of `kind`, or an empty one when it could not be loaded. */
 export function catalogOrEmpty(set: CatalogSet, kind: CatalogKind): CatalogFile {
   const store = set[kind];
@@ -60,10 +73,10 @@ export async function reloadFailed(set: CatalogSet, kinds: readonly CatalogKind[
 }
 
 /** The 500 for a request that needs catalogs which cannot be read: what is wrong with which file, and the fix. */
-export function catalogUnreadable(unreadable: readonly UnreadableCatalog[]): HttpError {
+export function catalogUnreadable(unreadable: readonly UnreadableCatalog[]): DomainError {
   const what = unreadable.map((u) => `the ${u.kind} catalog cannot be read (${u.reason})`).join('; ');
-  return new HttpError(
-    500,
+  return new DomainError(
+    'broken',
     `${what[0]!.toUpperCase()}${what.slice(1)}. Correct the file, or move it away and restart Studio to start again from the shipped catalog.`,
   );
 }

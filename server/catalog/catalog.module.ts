@@ -8,7 +8,7 @@ import { SHIPPED_ROOT, type Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Uploads } from '../http/uploads.js';
-import { createDownloadsModule, type Downloads, type StatusStreams, type ThreadDownloadOptions } from '../downloads/index.js';
+import { createDownloadsModule, type DownloadResolver, type Downloads, type DownloadTarget, type StatusStreams, type ThreadDownloadOptions } from '../downloads/index.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
@@ -22,7 +22,7 @@ import { catalogRoutes } from './catalog.routes.js';
 import { CATALOG_FILE_NAMES, catalogSchemaFor } from '../contracts/catalog.contract.js';
 import { CatalogStore, seedCatalogs } from './catalog.store.js';
 import { diskPresence, presenceSummary } from './model-status.js';
-import { findEntry, type CatalogSet } from './catalog-set.js';
+import { findBySha256, findEntry, type CatalogSet } from './catalog-set.js';
 import { DiskUsage } from './disk-usage.js';
 import { MetadataService } from './metadata.service.js';
 
@@ -47,6 +47,8 @@ export interface CatalogModuleDeps {
   modelhub: ModelhubClient;
   /** Passed to every file download (tests shorten backoff and stall timeouts). */
   downloadOptions?: ThreadDownloadOptions;
+  /** Files another capability queues through the same download queue (the LLM runtimes' archives), asked first. */
+  otherDownloads?: (file: string) => DownloadTarget | null;
 }
 
 /** The built capability. */
@@ -54,6 +56,8 @@ export interface CatalogModule extends StudioModule {
   catalogs: CatalogSet;
   /** The `dest` folder the model and LoRA catalogs give a model file. */
   destOf(file: string): string | undefined;
+  /** The model or LoRA catalog file whose `sha256` is this one (any case), else undefined. */
+  fileBySha256(sha256: string): string | undefined;
   /** How many catalogued models there are and how many are on disk (system status). */
   modelsPresence(): { count: number; present: number };
   downloads: Downloads;
@@ -82,7 +86,7 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const queue = createDownloadsModule({
     db: deps.db,
     logger,
-    resolve: catalogDownloadResolver({
+    resolve: withOtherDownloads(deps.otherDownloads, catalogDownloadResolver({
       catalogs,
       dirs,
       sources: () => {
@@ -94,7 +98,7 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
           hubToken: current.hubToken,
         };
       },
-    }),
+    })),
     activity,
     onFilesChanged: () => disk.invalidate(),
     downloadOptions: deps.downloadOptions,
@@ -120,6 +124,7 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
     activity,
     streams: queue.streams,
     destOf: (file) => findEntry(catalogs, file)?.entry.dest,
+    fileBySha256: (sha256) => findBySha256(catalogs, sha256)?.file,
     modelsPresence() {
       if (!catalogs.models.isLoaded()) return { count: 0, present: 0 };
       const { total, present } = presenceSummary(catalogs.models.get(), 'models', diskPresence(dirs));
@@ -139,4 +144,9 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
       await Promise.all([metadata.stop(), queue.stop()]);
     },
   };
+}
+
+/** The queue's resolver: another capability's own files first, then the catalogs. */
+function withOtherDownloads(other: ((file: string) => DownloadTarget | null) | undefined, catalogs: DownloadResolver): DownloadResolver {
+  return (file, kind) => other?.(file) ?? catalogs(file, kind);
 }

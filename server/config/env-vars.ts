@@ -7,7 +7,7 @@
  * in the README).
  */
 import { ENGINE_MODE_CHOICES, PREVIEW_METHODS } from './engine-mode.js';
-import { absolutePath, baseUrl, chatIds, hostList, integer, nonNegativeNumber, oneOf, presence, shellArgs, switchedBy, text, type EnvParser } from './env-parsers.js';
+import { absolutePath, baseUrl, chatIds, hostList, integer, nonNegativeNumber, oneOf, presence, shellArgs, switchedBy, text, urlOrOff, type EnvParser } from './env-parsers.js';
 
 /** The built-in weak key. While it is in use Studio listens on loopback only. */
 export const DEFAULT_API_KEY = 'studio-local';
@@ -65,7 +65,7 @@ export const ENV_VARS = {
   ENGINE_PIP_TIMEOUT_S: { group: 'config', default: '3600', parse: integer({ min: 1 }), description: 'Engine install: deadline of each package step (torch, requirements, node packages)' },
   ENGINE_PROVE_TIMEOUT_S: { group: 'config', default: '600', parse: integer({ min: 1 }), description: 'How long a new engine may take to start and run the smoke prompt before Studio switches to it' },
   JOB_STALL_MINUTES: { group: 'config', default: '10', parse: nonNegativeNumber, description: 'Mark a running job stalled after this many minutes without progress from the engine (0: never)' },
-  LLM_BINARY: { group: 'config', default: 'llama-server', parse: text, description: 'The LLM server executable' },
+  LLM_BINARY: { group: 'config', default: null, parse: text, description: 'The LLM server executable; when set it wins over the installed llama.cpp builds (unset: the active build, else llama-server on PATH)' },
   LLM_PORT: { group: 'config', default: '8080', parse: integer(), description: "The LLM server's port" },
   LLM_IDLE_MINUTES: { group: 'config', default: '0', parse: integer(), description: 'Stop an idle LLM server after this many minutes' },
   LLM_GPU_POLICY: { group: 'config', default: 'share', parse: switchedBy('yield', 'share'), description: 'yield: park the LLM server while image jobs run' },
@@ -73,8 +73,12 @@ export const ENV_VARS = {
   DESKTOP_UPDATE_URL: { group: 'config', default: null, parse: baseUrl, description: 'Update feed of the installed desktop app (latest*.yml and installers); unset: no update checks' },
   MODELHUB_BASE_URL: { group: 'config', default: 'https://civitai.com', parse: baseUrl, description: 'Model hub API base' },
   REPOHOST_BASE_URL: { group: 'config', default: 'https://huggingface.co', parse: baseUrl, description: 'Repository host base' },
+  NODE_MAP_URL: { group: 'config', default: 'https://raw.githubusercontent.com/ltdrdata/ComfyUI-Manager/main/extension-node-map.json', parse: urlOrOff, description: 'Node type → package map imports download when they meet a node type Studio does not know (off: never)' },
   CHATBOT_API_BASE_URL: { group: 'config', default: 'https://api.telegram.org', parse: baseUrl, description: 'Chat platform bot API base' },
   LLM_READY_TIMEOUT_S: { group: 'config', default: '300', parse: integer(), description: 'How long a starting LLM server may keep loading its model' },
+  LLM_RELEASES_URL: { group: 'config', default: 'https://api.github.com/repos/ggml-org/llama.cpp', parse: baseUrl, description: 'Where the llama.cpp builds are listed (a GitHub-style releases API)' },
+  LLM_SOURCE_BUILD_DIR: { group: 'config', default: null, parse: absolutePath, description: 'Where "Build from source" builds llama-server (default: llm/runtimes/source in the data folder)' },
+  LLM_RUNTIME_MAX_UNPACK_MB: { group: 'config', default: '8192', parse: integer(), description: 'The most a llama.cpp archive may unpack to' },
   NODES_CLONE_TIMEOUT_S: { group: 'config', default: '120', parse: integer(), description: 'Node package clone deadline' },
   NODES_PIP_TIMEOUT_S: { group: 'config', default: '300', parse: integer(), description: 'Node package dependency install deadline' },
   DISK_WARN_FREE_GB: { group: 'config', default: '10', parse: nonNegativeNumber, description: "Warn (event, Disk page) when a volume holding Studio's data has less free space than this many GB" },

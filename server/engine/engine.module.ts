@@ -29,6 +29,8 @@ export interface EngineModuleDeps {
   startEngine: boolean;
   /** First wait before the shared-folder probe runs again after a marker could not be written. */
   sharedFolderRecheckMs?: number;
+  /** External mode: delay between health probes (default 5000). */
+  probeMs?: number;
 }
 
 export interface EngineModule extends StudioModule {
@@ -47,7 +49,7 @@ export interface EngineModule extends StudioModule {
 
 export function createEngineModule(deps: EngineModuleDeps): EngineModule {
   const { config, logger } = deps;
-  const engine = new EngineProcess({ config, logger, env: config.childEnv });
+  const engine = new EngineProcess({ config, logger, env: config.childEnv, externalProbeIntervalMs: deps.probeMs });
   // Calls fail at once while the engine is known to be down, instead of waiting out timeouts.
   const client = new EngineClient({ baseUrl: engine.url, availability: engineAvailability(engine) });
   // Kept across restarts: the engine sends a prompt's events to the id it was submitted with.

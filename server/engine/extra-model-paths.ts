@@ -4,7 +4,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
 
 /**
  * Engine model-folder keys. `clip` and `unet` are the engine's legacy names for text_encoders and
@@ -37,17 +36,15 @@ export const ENGINE_MODEL_FOLDERS = [
 /**
  * The YAML text: one `studio:` section rooted at `modelsDir`, each key mapped to its subfolder,
  * then one section per extra source (a found install's own `models/`), read but never written to.
+ * Written by hand rather than with the YAML library (which Studio then need not load at start):
+ * the keys are fixed words and the one free value, the path, is a JSON string, which YAML reads
+ * as a double-quoted scalar with the same escapes.
  */
 export function extraModelPathsYaml(modelsDir: string, extraDirs: readonly string[] = []): string {
-  const sections: Record<string, Record<string, string | boolean>> = {};
-  const section = (base: string, isDefault: boolean) => {
-    const out: Record<string, string | boolean> = { base_path: base, ...(isDefault ? { is_default: true } : {}) };
-    for (const folder of ENGINE_MODEL_FOLDERS) out[folder] = folder;
-    return out;
-  };
-  sections.studio = section(modelsDir, true);
-  extraDirs.forEach((dir, i) => (sections[`extra_${i + 1}`] = section(dir, false)));
-  return `# Written by Studio at every engine start; edits are overwritten.\n${YAML.stringify(sections)}`;
+  const section = (name: string, base: string, isDefault: boolean) =>
+    [`${name}:`, `  base_path: ${JSON.stringify(base)}`, ...(isDefault ? ['  is_default: true'] : []), ...ENGINE_MODEL_FOLDERS.map((folder) => `  ${folder}: ${folder}`)].join('\n');
+  const sections = [section('studio', modelsDir, true), ...extraDirs.map((dir, i) => section(`extra_${i + 1}`, dir, false))];
+  return `# Written by Studio at every engine start; edits are overwritten.\n${sections.join('\n')}\n`;
 }
 
 /** Write the YAML to `file` atomically (temp file + rename) and create the model folders. */

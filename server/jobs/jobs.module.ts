@@ -40,6 +40,8 @@ export interface JobsModuleDeps {
   engine: Pick<EngineModule, 'client' | 'socket' | 'sharedFolders' | 'onUp' | 'onDown'>;
   workflows: WorkflowService;
   uploads: Uploads;
+  /** How often the monitor checks jobs the engine socket is silent about (tests set it out of reach). */
+  pollMs?: number;
 }
 
 export interface JobsModule extends StudioModule {
@@ -61,7 +63,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const shared = (folder: 'input' | 'output') => () => engine.sharedFolders.folders.includes(folder);
   const common = { engine: engine.client, jobs, lifecycle, folders, hub: deps.hub, logger };
   const collector = new OutputCollector({ engine: engine.client, folders, outputShared: shared('output'), logger });
-  const monitor = new JobMonitor({ ...common, socket: engine.socket, collector, stallMs: config.jobs.stallMs });
+  const monitor = new JobMonitor({ ...common, socket: engine.socket, collector, stallMs: config.jobs.stallMs, pollMs: deps.pollMs });
   const queue = new JobQueueService({
     ...common,
     store: new QueueStore(deps.db),

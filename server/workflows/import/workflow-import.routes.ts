@@ -1,14 +1,18 @@
 /**
- * `POST /api/admin/workflows/import` (multipart `file`, optional `id`, `name`, `category`) and
- * `GET /api/admin/workflows/{id}/export` (the workflow folder as a ZIP an import restores).
+ * `POST /api/admin/workflows/import` (multipart `file`, optional `id`, `name`, `category`),
+ * `GET /api/admin/workflows/{id}/export` (the workflow folder as a ZIP an import restores), and
+ * the node map imports use: `GET /api/admin/workflows/import/node-map` (its state) and
+ * `POST …/node-map/refresh` (download it now).
  */
 import fs from 'node:fs/promises';
 import express from 'express';
 import { z } from 'zod';
 import { writeDirectoryZip } from '../../assets/assets-zip.js';
 import { contentDisposition } from '../../http/content-disposition.js';
-import { HttpError, validate } from '../../http/errors.js';
+import { validate } from '../../http/errors.js';
+import { DomainError } from '../../domain-error.js';
 import type { Uploads } from '../../http/uploads.js';
+import type { NodeMapStore } from './node-map.store.js';
 import type { WorkflowImportService } from './workflow-import.service.js';
 
 const importFields = z.object({
@@ -18,13 +22,21 @@ const importFields = z.object({
 });
 
 /** The import and export routes. */
-export function workflowImportRoutes(importer: WorkflowImportService, uploads: Uploads): express.Router {
+export function workflowImportRoutes(importer: WorkflowImportService, uploads: Uploads, nodeMap: NodeMapStore): express.Router {
   const router = express.Router();
+
+  router.get('/api/admin/workflows/import/node-map', async (_req, res) => {
+    res.json(await nodeMap.status());
+  });
+
+  router.post('/api/admin/workflows/import/node-map/refresh', async (_req, res) => {
+    res.json(await nodeMap.refresh());
+  });
 
   router.post('/api/admin/workflows/import', uploads.single('file', 'workflow'), async (req, res) => {
     const fields = validate(importFields, req.body ?? {});
-    if (!req.file) throw new HttpError(400, "file: a workflow file is required (the editor's JSON, the API JSON, a PNG/WebP carrying a workflow, or a Studio workflow ZIP)");
-    if (req.file.size === 0) throw new HttpError(400, 'file: the file is empty');
+    if (!req.file) throw new DomainError('invalid', "file: a workflow file is required (the editor's JSON, the API JSON, a PNG/WebP carrying a workflow, or a Studio workflow ZIP)");
+    if (req.file.size === 0) throw new DomainError('invalid', 'file: the file is empty');
     const bytes = await fs.readFile(req.file.path);
     res.json(await importer.import(bytes, { fileName: req.file.originalname, ...fields }));
   });
