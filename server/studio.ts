@@ -150,7 +150,9 @@ export class Studio {
     const nodes = createNodesModule({
       ...base,
       objectInfo: () => workflows.service.objectInfo(),
+      invalidateObjectInfo: () => workflows.service.invalidateNodes(),
       restartEngine: () => engine.process.restart(),
+      workflows: async () => (await workflows.service.list()).workflows.map((w) => ({ id: String(w.id), required_nodes: Array.isArray(w.required_nodes) ? w.required_nodes.map(String) : [] })),
       log: (level, message) => catalog.activity.add(level, message),
     });
     const disk = createDiskModule({ ...base, catalogs: catalog.catalogs, downloads: catalog.downloads });
