@@ -108,6 +108,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     },
     start: () => queue.start(),
     stop() {
+      reconciler.stop();
       queue.stop();
       monitor.stop();
       for (const off of offs) off();
