@@ -38,6 +38,8 @@ export interface Config {
   /** PEM files that make Studio serve HTTPS/WSS (STUDIO_TLS_CERT + STUDIO_TLS_KEY), or null. */
   tls: { cert: string; key: string } | null;
   port: number;
+  /** STUDIO_ROLE: `agent` is a headless Studio that serves its engine to another Studio (no UI). */
+  role: 'studio' | 'agent';
   engine: {
     mode: EngineMode;
     /** Why this mode was chosen, for the startup log. */
@@ -55,6 +57,10 @@ export interface Config {
     previewMethod: PreviewMethod;
     /** ENGINE_ARGS: extra flags for a managed engine, split shell-style. */
     extraArgs: readonly string[];
+    /** ENGINE_GPUS: one more managed engine per GPU index, on ENGINE_PORT + 1 + its place in the list. */
+    gpus: readonly number[];
+    /** ENGINE_POOL_PROBE_MS: health checks of the pool's engines Studio does not start. */
+    poolProbeMs: number;
   };
   tokens: {
     modelhubApiKey: string | null;
@@ -159,7 +165,10 @@ export async function loadConfig(
       standinObjectInfo: v.STANDIN_OBJECT_INFO,
       previewMethod: v.ENGINE_PREVIEW_METHOD,
       extraArgs: v.ENGINE_ARGS ?? [],
+      gpus: v.ENGINE_GPUS ?? [],
+      poolProbeMs: v.ENGINE_POOL_PROBE_MS,
     },
+    role: v.STUDIO_ROLE,
     tokens: {
       modelhubApiKey: v.MODELHUB_API_KEY,
       hubToken: v.HUB_TOKEN,
