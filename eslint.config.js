@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /** Server folders that hold a capability (ARCHITECTURE.md); shared infrastructure imports none. */
-const CAPABILITY_LIST = ['engine', 'standin', 'workflows', 'jobs', 'assets', 'catalog', 'downloads', 'presets', 'modelhub', 'modelhub-client', 'repohost', 'nodes', 'disk', 'llm', 'chatbot', 'system'];
+const CAPABILITY_LIST = ['engine', 'standin', 'workflows', 'jobs', 'assets', 'catalog', 'downloads', 'presets', 'modelhub', 'modelhub-client', 'repohost', 'nodes', 'disk', 'llm', 'chatbot', 'system', 'gpu'];
 const CAPABILITIES = CAPABILITY_LIST.join('|');
 /** Shared infrastructure that sits at the top of server/ beside the composition root. */
 const INFRA_ROOT_FILES = ['server/config.ts', 'server/logging.ts', 'server/time.ts', 'server/fs-durable.ts', 'server/domain-error.ts', 'server/start-failure.ts'];
@@ -59,6 +59,21 @@ export default tseslint.config(
     files: ['server/standin/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!(engine/(engine-paths|view-file|extra-model-paths)|logging|config|http/host-guard)\\.js$)', message: 'The stand-in imports only the shared engine rules listed in ARCHITECTURE.md.' }] }],
+    },
+  },
+  {
+    // Services raise domain errors (server/domain-error.ts) and one table in http/error-middleware.ts
+    // gives their statuses; HttpError is the HTTP layer's own (validate(), sign-in, file answers).
+    files: ['server/**/*.ts', 'main/**/*.ts'],
+    ignores: ['server/http/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value=/http\\/errors\\.js$/] ImportSpecifier[imported.name='HttpError']",
+          message: 'Throw a DomainError with a kind (server/domain-error.ts); only server/http/ uses HttpError.',
+        },
+      ],
     },
   },
   {

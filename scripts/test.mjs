@@ -1,10 +1,12 @@
 // `npm test`, as CI runs it: typecheck, lint, every Vitest suite, then the web UI's e2e suite.
 // Ends with the plain line `N passed, N failed, N skipped` (typecheck, lint and the UI build count
-// as one check each), taken from Vitest's JSON reports rather than its coloured summary.
+// as one check each), taken from Vitest's JSON reports rather than its coloured summary. A skipped
+// test fails the run unless scripts/allowed-skips.mjs lists it (a GPU or the Electron binary only).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { unlistedSkips } from './allowed-skips.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name);
@@ -53,6 +55,12 @@ function vitestRun(label, report, extraArgs) {
     passed += r.numPassedTests;
     failed += r.numFailedTests;
     skipped += r.numPendingTests + (r.numTodoTests ?? 0);
+    const unlisted = unlistedSkips(r, root);
+    if (unlisted.length > 0) {
+      console.error(`\n${unlisted.length} test(s) skipped that scripts/allowed-skips.mjs does not list (each counts as a failure):`);
+      for (const name of unlisted) console.error(`  SKIPPED ${name}`);
+    }
+    failed += unlisted.length;
     // A suite that fails to load has no failed test but is a failure all the same.
     failed += (r.testResults ?? []).filter((s) => s.status === 'failed' && s.assertionResults.every((a) => a.status !== 'failed')).length;
   } else {

@@ -79,8 +79,15 @@ export interface Config {
   /** Jobs: a running job silent this long (no engine message) is marked stalled; 0 never. */
   jobs: { stallMs: number };
   llm: {
-    binary: string;
+    /** `LLM_BINARY` when set (it wins over the installed builds), else null. */
+    binary: string | null;
     port: number;
+    /** The llama.cpp release source (a GitHub-style releases API). */
+    releasesUrl: string;
+    /** Where "Build from source" builds (null: `llm/runtimes/source`). */
+    sourceBuildDir: string | null;
+    /** The most a runtime archive may unpack to. */
+    maxUnpackBytes: number;
     /** Stop an idle server after this many minutes (0: never); the next chat starts it again. */
     idleMinutes: number;
     /** `yield`: park the LLM server while image jobs run on the engine. */
@@ -186,6 +193,9 @@ export async function loadConfig(
     llm: {
       binary: v.LLM_BINARY,
       port: v.LLM_PORT,
+      releasesUrl: v.LLM_RELEASES_URL,
+      sourceBuildDir: v.LLM_SOURCE_BUILD_DIR,
+      maxUnpackBytes: v.LLM_RUNTIME_MAX_UNPACK_MB * 1024 * 1024,
       idleMinutes: v.LLM_IDLE_MINUTES,
       gpuPolicy: v.LLM_GPU_POLICY,
       readyTimeoutMs: v.LLM_READY_TIMEOUT_S * 1000,

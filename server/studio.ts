@@ -53,6 +53,10 @@ export interface StudioOptions {
   heartbeatMs?: number;
   /** First wait before the shared-folder probe runs again after a marker could not be written. */
   sharedFolderRecheckMs?: number;
+  /** External engine mode: delay between health probes (default 5000). */
+  engineProbeMs?: number;
+  /** How often the job monitor asks the engine about jobs its socket is silent about (default 3000). */
+  jobPollMs?: number;
   /** The chat bot: its library loader (tests inject one that fails) and its timings. */
   chatbot?: ChatbotOptions;
   /**
@@ -111,6 +115,7 @@ export class Studio {
       hub,
       startEngine: options.startEngine !== false,
       sharedFolderRecheckMs: options.sharedFolderRecheckMs,
+      probeMs: options.engineProbeMs,
     }));
     // One model hub client, shared by the catalogs' metadata and the model hub capability (the key is read per request).
     const modelhubClient = new ModelhubClient({ baseUrl: config.urls.modelhub, apiKey: () => secrets.get('MODELHUB_API_KEY') });
@@ -118,12 +123,13 @@ export class Studio {
       ...base,
       uploads,
       beforeLlmDelete: (file: string): Promise<void> => llm.service.beforeModelDelete(file),
+      otherDownloads: (file) => llm.runtimeDownload(file),
       tokens: () => ({ modelhubApiKey: secrets.get('MODELHUB_API_KEY'), hubToken: secrets.get('HUB_TOKEN') }),
       modelhub: modelhubClient,
     }));
     const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), uploads }));
-    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads }));
-    const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle }));
+    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs }));
+    const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads }));
     const presets = (this.presets = createPresetsModule({ ...base, jobs: jobs.jobs, runner: jobs.runner, workflows: workflows.service, uploads }));
     const modelhub = createModelhubModule({
       ...base,

@@ -7,7 +7,8 @@
 import express from 'express';
 import path from 'node:path';
 import { contentDisposition } from '../http/content-disposition.js';
-import { HttpError, validate } from '../http/errors.js';
+import { validate } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { sendFileResponse } from '../http/file-response.js';
 import { viewContentType } from '../engine/view-file.js';
 import type { Uploads } from '../http/uploads.js';
@@ -60,7 +61,7 @@ export function assetsRoutes(assets: AssetsService, uploads: Uploads): express.R
 
   router.get('/api/admin/assets/:assetType', (req, res) => {
     const type: AssetType | null = parseAssetType(req.params.assetType);
-    if (!type) throw new HttpError(400, `Invalid asset type "${String(req.params.assetType)}": use inputs or outputs`);
+    if (!type) throw new DomainError('invalid', `Invalid asset type "${String(req.params.assetType)}": use inputs or outputs`);
     res.json(assets.list(type));
   });
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import type { EventBus } from '../events/event-bus.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { listInputs, listOutputs } from './asset-listing.js';
 import type { AssetListing } from '../contracts/assets.contract.js';
 import { isContained, isRemovableWithin } from '../http/contained-path.js';
@@ -35,7 +35,7 @@ export class AssetsService {
 
   /** Store uploads in the input folder; `assets.uploaded` when at least one was stored. */
   async upload(files: readonly UploadedFile[]): Promise<{ uploaded: string[]; errors: string[] }> {
-    if (files.length === 0) throw new HttpError(400, 'Upload one or more files in the multipart field "files"');
+    if (files.length === 0) throw new DomainError('invalid', 'Upload one or more files in the multipart field "files"');
     const result = await saveUploads(this.deps.roots.inputs, files);
     if (result.uploaded.length > 0) {
       this.deps.events.emit('assets.uploaded', 'info', `Uploaded ${result.uploaded.length} input file(s)`, {
@@ -103,7 +103,7 @@ export class AssetsService {
     try {
       if (fs.statSync(this.deps.roots.outputs).isDirectory()) return;
     } catch {}
-    throw new HttpError(404, 'The output directory does not exist');
+    throw new DomainError('not_found', 'The output directory does not exist');
   }
 
   /** Stream the ZIP of every output into `out`. */
@@ -114,13 +114,13 @@ export class AssetsService {
   /** Absolute path of an existing asset file and the folder it must stay in, or a 400/404. */
   filePath(type: AssetType, raw: unknown): { file: string; within: string } {
     const check = checkRelativePath(raw);
-    if (!check.ok) throw new HttpError(400, `Invalid path: ${check.reason}`);
+    if (!check.ok) throw new DomainError('invalid', `Invalid path: ${check.reason}`);
     const root = this.deps.roots[type];
     const full = resolveUnder(root, check.segments);
     try {
       if (fs.statSync(full).isFile() && isContained(root, full)) return { file: full, within: root };
     } catch {}
-    throw new HttpError(404, `Not found: ${check.rel}`);
+    throw new DomainError('not_found', `Not found: ${check.rel}`);
   }
 
   /** The cached thumbnail file of an asset (only of a file that really lies in its folder). */

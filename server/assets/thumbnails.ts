@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import type { Logger } from '../logging.js';
 import { mediaTypeOf, type AssetType } from './asset-types.js';
 import { FfmpegMissingError, firstVideoFrame } from './video-frame.js';
@@ -54,22 +54,22 @@ export class Thumbnails {
   /** The cached JPEG of `rel` under the root of `type`, generated when missing or stale. */
   async get(type: AssetType, source: string, rel: string): Promise<string> {
     const media = mediaTypeOf(path.basename(source));
-    if (!media) throw new HttpError(404, `No thumbnail for ${rel}: not an image or a video`);
+    if (!media) throw new DomainError('not_found', `No thumbnail for ${rel}: not an image or a video`);
     let sourceStat: fs.Stats;
     try {
       sourceStat = await fsp.stat(source);
     } catch {
-      throw new HttpError(404, `Not found: ${rel}`);
+      throw new DomainError('not_found', `Not found: ${rel}`);
     }
-    if (!sourceStat.isFile()) throw new HttpError(404, `Not a file: ${rel}`);
+    if (!sourceStat.isFile()) throw new DomainError('not_found', `Not a file: ${rel}`);
     const target = this.cachePath(type, rel);
     const cached = await fsp.stat(target).catch(() => null);
     if (cached && cached.mtimeMs >= sourceStat.mtimeMs) return target;
 
     const failureKey = `${target}@${sourceStat.mtimeMs}`;
     const failure = this.failures.get(failureKey);
-    if (failure) throw new HttpError(404, failure);
-    if (media === 'video' && this.ffmpegMissing) throw new HttpError(404, 'Video thumbnails need ffmpeg, which is not installed');
+    if (failure) throw new DomainError('not_found', failure);
+    if (media === 'video' && this.ffmpegMissing) throw new DomainError('not_found', 'Video thumbnails need ffmpeg, which is not installed');
 
     let pending = this.inflight.get(target);
     if (!pending) {
@@ -79,9 +79,9 @@ export class Thumbnails {
     try {
       return await pending;
     } catch (err) {
-      const message = err instanceof HttpError ? err.detail : `No thumbnail for ${rel}: ${(err as Error).message}`;
+      const message = err instanceof DomainError ? err.message : `No thumbnail for ${rel}: ${(err as Error).message}`;
       if (!(media === 'video' && this.ffmpegMissing)) this.rememberFailure(failureKey, message);
-      throw new HttpError(404, message);
+      throw new DomainError('not_found', message);
     }
   }
 
@@ -121,7 +121,7 @@ export class Thumbnails {
       if (!(err instanceof FfmpegMissingError)) throw err;
       this.ffmpegMissing = true;
       this.opts.logger.warn(`${err.message}: video thumbnails are off until it is installed and Studio restarts`);
-      throw new HttpError(404, 'Video thumbnails need ffmpeg, which is not installed');
+      throw new DomainError('not_found', 'Video thumbnails need ffmpeg, which is not installed');
     }
   }
 

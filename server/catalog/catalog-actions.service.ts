@@ -7,7 +7,7 @@ import fsp from 'node:fs/promises';
 import { partFileFor, type Downloads } from '../downloads/index.js';
 import type { EventBus } from '../events/event-bus.js';
 import { ensureFreeSpace } from '../free-space.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { loadWorkflow } from '../workflows/workflow.store.js';
 import type { ActivityLog } from './activity-log.js';
 import { downloadJobOf } from './catalog-downloads.js';
@@ -42,14 +42,14 @@ export class CatalogActions {
   /** Queue a model or LoRA file (`POST /api/admin/models/download/{filename}`). */
   async download(filename: string): Promise<DownloadAnswer> {
     const hit = await lookupEntry(this.deps.catalogs, filename, MODEL_KINDS);
-    if (!hit) throw new HttpError(404, `Not in the models or LoRA catalog: ${filename}`);
+    if (!hit) throw new DomainError('not_found', `Not in the models or LoRA catalog: ${filename}`);
     return this.queue(hit);
   }
 
   /** Queue an LLM model file (`POST /api/admin/llm/models/download/{filename}`). */
   async downloadLlm(filename: string): Promise<DownloadAnswer> {
     const hit = await lookupEntry(this.deps.catalogs, filename, ['llm']);
-    if (!hit) throw new HttpError(404, `Not in the LLM catalog: ${filename}`);
+    if (!hit) throw new DomainError('not_found', `Not in the LLM catalog: ${filename}`);
     return this.queue(hit);
   }
 
@@ -74,7 +74,7 @@ export class CatalogActions {
   /** Delete a model or LoRA file (and its partial download); the catalog entry stays. */
   async deleteModel(filename: string): Promise<{ status: 'deleted'; file: string }> {
     const hit = await lookupEntry(this.deps.catalogs, filename, MODEL_KINDS);
-    if (!hit) throw new HttpError(404, `Not in the models or LoRA catalog: ${filename}`);
+    if (!hit) throw new DomainError('not_found', `Not in the models or LoRA catalog: ${filename}`);
     await this.deleteFiles(hit, 'model.deleted');
     return { status: 'deleted', file: filename };
   }
@@ -82,7 +82,7 @@ export class CatalogActions {
   /** Delete an LLM model file (`DELETE /api/admin/llm/models/{filename}`). */
   async deleteLlm(filename: string): Promise<{ status: 'deleted'; file: string }> {
     const hit = await lookupEntry(this.deps.catalogs, filename, ['llm']);
-    if (!hit) throw new HttpError(404, `Not in the LLM catalog: ${filename}`);
+    if (!hit) throw new DomainError('not_found', `Not in the LLM catalog: ${filename}`);
     await this.deps.beforeLlmDelete?.(filename);
     await this.deleteFiles(hit, 'llm.model.deleted', { allowNothing: true });
     return { status: 'deleted', file: filename };
@@ -91,8 +91,8 @@ export class CatalogActions {
   /** Remove an entry from its catalog; 409 while its file is on disk (spec "Catalog moves"). */
   async removeFromCatalog(filename: string): Promise<{ status: 'removed'; file: string; catalog: string; version: number }> {
     const hit = await lookupEntry(this.deps.catalogs, filename, MODEL_KINDS);
-    if (!hit) throw new HttpError(404, `Not in the models or LoRA catalog: ${filename}`);
-    if (this.isPresent(hit)) throw new HttpError(409, `${filename} is on disk: delete the file before removing it from the catalog`);
+    if (!hit) throw new DomainError('not_found', `Not in the models or LoRA catalog: ${filename}`);
+    if (this.isPresent(hit)) throw new DomainError('conflict', `${filename} is on disk: delete the file before removing it from the catalog`);
     await this.deps.downloads.cancel(filename);
     await this.deps.downloads.discardPart(entryFilePath(this.deps.dirs, hit.entry, hit.kind));
     const store = this.deps.catalogs[hit.kind];
@@ -113,8 +113,8 @@ export class CatalogActions {
   /** Queue the missing `required_models` of a workflow that a catalog knows. */
   async installModels(workflowId: string): Promise<{ queued: string[]; skipped: string[]; message: string }> {
     const workflow = await loadWorkflow(this.deps.workflowsDir, workflowId);
-    if (!workflow) throw new HttpError(404, `Workflow not found: ${workflowId}`);
-    if (!workflow.manifest) throw new HttpError(500, `Workflow ${workflowId} is broken: ${workflow.error ?? 'no manifest'}`);
+    if (!workflow) throw new DomainError('not_found', `Workflow not found: ${workflowId}`);
+    if (!workflow.manifest) throw new DomainError('broken', `Workflow ${workflowId} is broken: ${workflow.error ?? 'no manifest'}`);
     const queued: string[] = [];
     const skipped: string[] = [];
     for (const file of new Set(workflow.manifest.required_models)) {
@@ -162,7 +162,7 @@ export class CatalogActions {
     this.deps.downloads.forget(file);
     if (bytes < 0 && !partRemoved && !cancelled && !hadRow) {
       if (options.allowNothing) return;
-      throw new HttpError(404, `${file} is not on disk`);
+      throw new DomainError('not_found', `${file} is not on disk`);
     }
     this.deps.disk.invalidate();
     const what = bytes >= 0 ? 'Deleted' : cancelled ? 'Cancelled and removed the partial download of' : 'Removed the partial download of';

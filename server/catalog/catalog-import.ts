@@ -5,7 +5,8 @@
  * upload. `version` and `date` of the upload are optional: only its entries matter.
  */
 import { z } from 'zod';
-import { HttpError, describeZodError } from '../http/errors.js';
+import { describeZodError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { catalogUnreadable, reloadFailed, type CatalogSet } from './catalog-set.js';
 import { catalogCategorySchema, catalogEntries } from '../contracts/catalog.contract.js';
 import { mergeTags } from './metadata-patch.js';
@@ -22,10 +23,10 @@ export async function importEntries(catalogs: CatalogSet, text: string): Promise
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new HttpError(400, `The file is not valid JSON: ${(err as Error).message}`);
+    throw new DomainError('invalid', `The file is not valid JSON: ${(err as Error).message}`);
   }
   const parsed = importSchema.safeParse(raw);
-  if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error, 'catalog file'));
+  if (!parsed.success) throw new DomainError('invalid', describeZodError(parsed.error, 'catalog file'));
   const incoming = parsed.data;
   // Both catalogs decide what is new; one that cannot be read is named rather than ignored.
   const unreadable = await reloadFailed(catalogs, ['models', 'loras']);

@@ -2,7 +2,7 @@
  * The three catalog stores side by side, and lookups across them. Model and LoRA files share
  * the download and delete endpoints (`/api/admin/models/...`), so most lookups try both.
  */
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import type { CatalogCategory, CatalogEntry, CatalogFile, CatalogKind } from '../contracts/catalog.contract.js';
 import type { CatalogStore } from './catalog.store.js';
 
@@ -60,10 +60,10 @@ export async function reloadFailed(set: CatalogSet, kinds: readonly CatalogKind[
 }
 
 /** The 500 for a request that needs catalogs which cannot be read: what is wrong with which file, and the fix. */
-export function catalogUnreadable(unreadable: readonly UnreadableCatalog[]): HttpError {
+export function catalogUnreadable(unreadable: readonly UnreadableCatalog[]): DomainError {
   const what = unreadable.map((u) => `the ${u.kind} catalog cannot be read (${u.reason})`).join('; ');
-  return new HttpError(
-    500,
+  return new DomainError(
+    'broken',
     `${what[0]!.toUpperCase()}${what.slice(1)}. Correct the file, or move it away and restart Studio to start again from the shipped catalog.`,
   );
 }

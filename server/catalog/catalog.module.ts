@@ -8,7 +8,7 @@ import { SHIPPED_ROOT, type Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Uploads } from '../http/uploads.js';
-import { createDownloadsModule, type Downloads, type StatusStreams, type ThreadDownloadOptions } from '../downloads/index.js';
+import { createDownloadsModule, type DownloadResolver, type Downloads, type DownloadTarget, type StatusStreams, type ThreadDownloadOptions } from '../downloads/index.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
@@ -47,6 +47,8 @@ export interface CatalogModuleDeps {
   modelhub: ModelhubClient;
   /** Passed to every file download (tests shorten backoff and stall timeouts). */
   downloadOptions?: ThreadDownloadOptions;
+  /** Files another capability queues through the same download queue (the LLM runtimes' archives), asked first. */
+  otherDownloads?: (file: string) => DownloadTarget | null;
 }
 
 /** The built capability. */
@@ -82,7 +84,7 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const queue = createDownloadsModule({
     db: deps.db,
     logger,
-    resolve: catalogDownloadResolver({
+    resolve: withOtherDownloads(deps.otherDownloads, catalogDownloadResolver({
       catalogs,
       dirs,
       sources: () => {
@@ -94,7 +96,7 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
           hubToken: current.hubToken,
         };
       },
-    }),
+    })),
     activity,
     onFilesChanged: () => disk.invalidate(),
     downloadOptions: deps.downloadOptions,
@@ -139,4 +141,9 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
       await Promise.all([metadata.stop(), queue.stop()]);
     },
   };
+}
+
+/** The queue's resolver: another capability's own files first, then the catalogs. */
+function withOtherDownloads(other: ((file: string) => DownloadTarget | null) | undefined, catalogs: DownloadResolver): DownloadResolver {
+  return (file, kind) => other?.(file) ?? catalogs(file, kind);
 }

@@ -3,7 +3,7 @@
  * removal and import, metadata fetch, the activity log and a workflow's install-models.
  */
 import express from 'express';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { readUploadText, type Uploads } from '../http/uploads.js';
 import type { ActivityLog } from './activity-log.js';
 import type { CatalogActions } from './catalog-actions.service.js';
@@ -43,7 +43,7 @@ export function catalogRoutes({ queries, actions, metadata, activity, uploads }:
   });
 
   router.post('/api/admin/models/import', uploads.single('file', 'json'), async (req, res) => {
-    if (!req.file) throw new HttpError(400, 'Upload a catalog file in the multipart field "file"');
+    if (!req.file) throw new DomainError('invalid', 'Upload a catalog file in the multipart field "file"');
     res.json(await actions.importCatalog(await readUploadText(req.file)));
   });
 

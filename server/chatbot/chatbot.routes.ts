@@ -4,7 +4,7 @@
  * `chats`: who may use the bot, and removing a chat admitted with `/key`.
  */
 import express from 'express';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import type { ChatbotChatsBody, ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from '../contracts/chatbot.contract.js';
 import type { ChatbotService } from './chatbot.service.js';
 
@@ -37,7 +37,7 @@ export function chatbotRoutes(bot: ChatbotService): express.Router {
   router.delete('/api/admin/chatbot/chats/:id', (req, res) => {
     // Chat ids are integers; groups have negative ones.
     if (!/^-?\d{1,16}$/.test(req.params.id) || !Number.isSafeInteger(Number(req.params.id))) {
-      throw new HttpError(400, 'id: a chat id is an integer');
+      throw new DomainError('invalid', 'id: a chat id is an integer');
     }
     const id = Number(req.params.id);
     bot.removeChat(id);

@@ -6,7 +6,7 @@
  * would answer 409 to both).
  */
 import type { EventBus } from '../events/event-bus.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import type { Logger } from '../logging.js';
 import { romeIso } from '../time.js';
 import { ChatDoor } from './chat-door.js';
@@ -96,9 +96,9 @@ export class ChatbotService {
       return;
     }
     if (store.configuredChats().includes(chatId)) {
-      throw new HttpError(409, `Chat ${chatId} is listed in CHATBOT_ALLOWED_CHATS; change that variable where Studio starts`);
+      throw new DomainError('conflict', `Chat ${chatId} is listed in CHATBOT_ALLOWED_CHATS; change that variable where Studio starts`);
     }
-    throw new HttpError(404, `Chat ${chatId} is not among the admitted chats`);
+    throw new DomainError('not_found', `Chat ${chatId} is not among the admitted chats`);
   }
 
   /** The API key changed: chats admitted with the old one must send the new one. */
@@ -153,7 +153,7 @@ export class ChatbotService {
 
   private async doStart(): Promise<StartResult> {
     const error = await this.libraryError();
-    if (error) throw new HttpError(500, error);
+    if (error) throw new DomainError('failed', error);
     if (this.running && !this.running.loop.ended) return 'already running';
     await this.teardown();
     const token = this.deps.token();

@@ -9,13 +9,22 @@ import type { DownloadStatusEntry } from '../contracts/downloads.contract.js';
 
 export const STATUS_INTERVAL_MS = 1000;
 
+/** Calls `tick` every `ms` until the returned cancel is called (tests record the period asked for). */
+export type Repeat = (tick: () => void, ms: number) => () => void;
+
+const repeat: Repeat = (tick, ms) => {
+  const timer = setInterval(tick, ms);
+  return () => clearInterval(timer);
+};
+
 /** Open status streams. */
 export class StatusStreams {
-  private readonly clients = new Set<{ res: Response; timer: NodeJS.Timeout }>();
+  private readonly clients = new Set<{ res: Response; cancel: () => void }>();
 
   constructor(
     private readonly snapshot: () => Record<string, DownloadStatusEntry>,
     private readonly intervalMs = STATUS_INTERVAL_MS,
+    private readonly every: Repeat = repeat,
   ) {}
 
   /** How many clients are connected. */
@@ -39,10 +48,10 @@ export class StatusStreams {
       const payload = { downloads: this.snapshot(), timestamp: Date.now() / 1000 };
       res.write(`data: ${JSON.stringify(payload)}\n\n`);
     };
-    const client = { res, timer: setInterval(send, this.intervalMs) };
+    const client = { res, cancel: this.every(send, this.intervalMs) };
     this.clients.add(client);
     res.on('close', () => {
-      clearInterval(client.timer);
+      client.cancel();
       this.clients.delete(client);
     });
     send();
@@ -51,7 +60,7 @@ export class StatusStreams {
   /** End every stream (shutdown). */
   closeAll(): void {
     for (const client of this.clients) {
-      clearInterval(client.timer);
+      client.cancel();
       client.res.end();
     }
     this.clients.clear();

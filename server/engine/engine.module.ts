@@ -35,6 +35,8 @@ export interface EngineModuleDeps {
   startEngine: boolean;
   /** First wait before the shared-folder probe runs again after a marker could not be written. */
   sharedFolderRecheckMs?: number;
+  /** External mode: delay between health probes (default 5000). */
+  probeMs?: number;
 }
 
 export interface EngineModule extends StudioModule {
@@ -57,7 +59,8 @@ export function createEngineModule(deps: EngineModuleDeps): EngineModule {
   const { config, logger } = deps;
   // With ENGINE_GPUS the local engine runs on the first GPU; the pool starts one more per other GPU.
   const gpus = config.engine.gpus;
-  const engine = new EngineProcess({ config, logger, env: gpus.length && config.engine.mode !== 'external' ? gpuEnv(config.childEnv, gpus[0]!) : config.childEnv });
+  const env = gpus.length && config.engine.mode !== 'external' ? gpuEnv(config.childEnv, gpus[0]!) : config.childEnv;
+  const engine = new EngineProcess({ config, logger, env, externalProbeIntervalMs: deps.probeMs });
   // Calls fail at once while the engine is known to be down, instead of waiting out timeouts.
   const client = new EngineClient({ baseUrl: engine.url, availability: engineAvailability(engine) });
   // Kept across restarts: the engine sends a prompt's events to the id it was submitted with.

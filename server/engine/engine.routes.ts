@@ -8,7 +8,8 @@ import express from 'express';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { contentDisposition } from '../http/content-disposition.js';
-import { HttpError, validate } from '../http/errors.js';
+import { validate } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { sendFileResponse, USER_FILE_HEADERS } from '../http/file-response.js';
 import type { EngineClient } from './engine.client.js';
 import { pyBasename } from './engine-paths.js';
@@ -29,7 +30,7 @@ export function engineRoutes(engine: EngineClient, shared: SharedFolders): expre
     const name = displayName(query.filename);
     res.set(USER_FILE_HEADERS);
     const local = shared.resolve(query);
-    if (local && 'status' in local) throw new HttpError(400, `Invalid file path: ${query.filename}`);
+    if (local && 'status' in local) throw new DomainError('invalid', `Invalid file path: ${query.filename}`);
     if (!local) return streamFromEngine(engine, req, res, query, name);
     const within = shared.dirOf(local.folder);
     await sendFileResponse(req, res, local.file, {
@@ -52,17 +53,17 @@ async function streamFromEngine(engine: EngineClient, req: express.Request, res:
   const abort = new AbortController();
   res.on('close', () => abort.abort());
   const response = await engine.viewStream({ ...query, headers, signal: abort.signal });
-  if (!response) throw new HttpError(404, 'The engine is not reachable');
+  if (!response) throw new DomainError('not_found', 'The engine is not reachable');
   const { status } = response;
   if (status !== 200 && status !== 206) response.body.destroy();
   if (status === 304) return void res.status(304).end();
-  if (status === 400 || status === 403) throw new HttpError(400, `Invalid file path: ${query.filename}`);
+  if (status === 400 || status === 403) throw new DomainError('invalid', `Invalid file path: ${query.filename}`);
   if (status === 416) {
     const range = response.headers['content-range'];
     if (range) res.setHeader('Content-Range', range);
-    throw new HttpError(416, `Range not satisfiable: ${req.headers.range ?? ''}`);
+    throw new DomainError('out_of_range', `Range not satisfiable: ${req.headers.range ?? ''}`);
   }
-  if (status !== 200 && status !== 206) throw new HttpError(404, `File not found: ${query.filename}`);
+  if (status !== 200 && status !== 206) throw new DomainError('not_found', `File not found: ${query.filename}`);
   res.status(status);
   for (const header of PASSED_HEADERS) {
     const value = response.headers[header];

@@ -61,18 +61,31 @@ export function errorMiddleware(logger: Logger, storage?: StorageFaults): ErrorR
 const STATUS_OF_KIND: Record<ErrorKind, number> = {
   invalid: 400,
   rejected: 400,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
+  out_of_range: 416,
+  too_many: 429,
   unreachable: 500,
   upstream: 500,
   broken: 500,
+  failed: 500,
+  bad_gateway: 502,
   unavailable: 503,
   no_space: 507,
+  relayed: 400,
 };
+
+/** A kind's status; a relayed refusal keeps the outside service's own 4xx. */
+function statusOf(err: DomainError): number {
+  const relayed = err.relayedStatus;
+  if (err.kind === 'relayed' && relayed !== undefined && relayed >= 400 && relayed < 500) return relayed;
+  return STATUS_OF_KIND[err.kind];
+}
 
 /** `detail` is always a string; structured extras (engine node errors) travel beside it. */
 function mapError(err: unknown): { status: number; detail: string; extra?: Record<string, unknown> } | null {
-  if (err instanceof DomainError) return { status: STATUS_OF_KIND[err.kind], detail: err.message, extra: err.extra };
+  if (err instanceof DomainError) return { status: statusOf(err), detail: err.message, extra: err.extra };
   if (err instanceof HttpError) {
     const extra = err.body && typeof err.body === 'object' && !Array.isArray(err.body) ? (err.body as Record<string, unknown>) : undefined;
     return { status: err.status, detail: err.detail, extra };

@@ -1,6 +1,7 @@
 /**
  * The one error shape. Services raise domain errors (`../domain-error.ts`) that the mapper in
- * `error-middleware.ts` turns into statuses; routes (and older services) throw `HttpError`;
+ * `error-middleware.ts` turns into statuses; only the HTTP layer itself (`validate`, sign-in,
+ * file answers) throws `HttpError` (lint keeps it out of capabilities);
  * nothing else writes `{"detail"}` bodies.
  */
 import type { z } from 'zod';

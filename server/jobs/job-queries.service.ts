@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { EngineClient } from '../engine/engine.client.js';
 import { isVideoOutput, parseHistoryOutputs, type EngineOutputFile } from '../engine/engine-outputs.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import type { Logger } from '../logging.js';
 import type { JobFolders } from './job-folders.store.js';
 import type { JobLifecycle } from './job-lifecycle.js';
@@ -91,15 +91,15 @@ export class JobQueries {
   /** The file `GET /api/run/result/{id}` streams: from the job folder, else through the engine. */
   async result(promptId: string, outputType: 'video' | 'image'): Promise<ResultSource> {
     const job = this.deps.jobs.get(promptId);
-    if (!job) throw new HttpError(404, `Job not found: ${promptId}`);
-    if (job.status !== 'completed') throw new HttpError(404, `Result not ready: job is ${job.status}`);
+    if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
+    if (job.status !== 'completed') throw new DomainError('not_found', `Result not ready: job is ${job.status}`);
     const onDisk = job.output_dir && this.deps.folders.exists(job.output_dir) ? pickFile(listFiles(this.deps.folders.pathOf(job.output_dir)), outputType) : null;
     if (onDisk) return { path: onDisk, within: this.deps.folders.pathOf(job.output_dir!), filename: path.basename(onDisk), contentType: contentTypeOf(onDisk) };
-    if (!job.output) throw new HttpError(404, `Job ${promptId} has no output`);
+    if (!job.output) throw new DomainError('not_found', `Job ${promptId} has no output`);
     const response = await this.deps.engine.viewStream({ filename: job.output.filename, subfolder: job.output.subfolder, type: job.output.type });
     if (!response || response.status !== 200) {
       response?.body.destroy();
-      throw new HttpError(404, `Output file of ${promptId} is missing`);
+      throw new DomainError('not_found', `Output file of ${promptId} is missing`);
     }
     return { stream: response.body, filename: job.output.filename, contentType: contentTypeOf(job.output.filename) };
   }
@@ -118,7 +118,7 @@ export class JobQueries {
   /** `GET /api/admin/history/{prompt_id}`: one job (queued, running or finished), with progress while active. */
   job(promptId: string): JobRecord {
     const job = this.deps.jobs.get(promptId);
-    if (!job) throw new HttpError(404, `Job not found: ${promptId}`);
+    if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (job.status !== 'queued' && job.status !== 'running') return job;
     return this.queue().find((j) => j.prompt_id === promptId) ?? job;
   }

@@ -44,6 +44,8 @@ export interface JobsModuleDeps {
   engine: Pick<EngineModule, 'client' | 'socket' | 'sharedFolders' | 'onUp' | 'onDown' | 'pool'>;
   workflows: WorkflowService;
   uploads: Uploads;
+  /** How often the monitor checks jobs the engine socket is silent about (tests set it out of reach). */
+  pollMs?: number;
 }
 
 export interface JobsModule extends StudioModule {
@@ -65,7 +67,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const shared = (folder: 'input' | 'output') => () => engine.sharedFolders.folders.includes(folder);
   const common = { engine: engine.client, jobs, lifecycle, folders, hub: deps.hub, logger };
   const collector = new OutputCollector({ engine: engine.client, folders, outputShared: shared('output'), logger });
-  const monitor = new JobMonitor({ ...common, socket: engine.socket, collector, stallMs: config.jobs.stallMs });
+  const monitor = new JobMonitor({ ...common, socket: engine.socket, collector, stallMs: config.jobs.stallMs, pollMs: deps.pollMs });
   // One queue engine per engine of the pool: its own monitor (its socket), output collector and reconciler.
   const members = new Map<string, { engine: QueueEngine; reconciler: Reconciler; stop: () => void }>();
   const queue = new JobQueueService({
@@ -80,7 +82,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     const local = member.id === LOCAL_ENGINE_ID;
     const own = local
       ? monitor
-      : new JobMonitor({ ...common, engine: member.client, socket: member.socket, stallMs: config.jobs.stallMs, collector: new OutputCollector({ engine: member.client, folders, outputShared: () => member.sharesFolders(), logger }) });
+      : new JobMonitor({ ...common, engine: member.client, socket: member.socket, stallMs: config.jobs.stallMs, pollMs: deps.pollMs, collector: new OutputCollector({ engine: member.client, folders, outputShared: () => member.sharesFolders(), logger }) });
     if (!local) own.start();
     const engine: QueueEngine = {
       id: member.id,

@@ -3,7 +3,8 @@
  * (`GET /api/admin/history/{prompt_id}`, for the job page), delete, retry and the per-job ZIP package.
  */
 import express from 'express';
-import { HttpError, validate } from '../http/errors.js';
+import { validate } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { writeJobPackage } from './job-package.js';
 import type { JobQueries } from './job-queries.service.js';
 import type { JobStore } from './job.store.js';
@@ -47,7 +48,7 @@ export function jobsRoutes({ queries, runner, jobs, dirs }: JobsRouteDeps): expr
 
   router.get('/api/admin/history/:promptId/package', async (req, res) => {
     const job = jobs.get(String(req.params.promptId));
-    if (!job) throw new HttpError(404, `Job not found: ${String(req.params.promptId)}`);
+    if (!job) throw new DomainError('not_found', `Job not found: ${String(req.params.promptId)}`);
     const name = (job.output_dir ?? job.prompt_id).replace(/[^A-Za-z0-9._-]/g, '_');
     res.set('Content-Type', 'application/zip');
     res.set('Content-Disposition', `attachment; filename="job_${name}.zip"`);

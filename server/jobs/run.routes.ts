@@ -5,7 +5,8 @@
 import express from 'express';
 import { pipeline } from 'node:stream/promises';
 import { contentDisposition } from '../http/content-disposition.js';
-import { HttpError, validate } from '../http/errors.js';
+import { validate } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { sendFileResponse, USER_FILE_HEADERS } from '../http/file-response.js';
 import { submitterOf } from '../http/submitter.js';
 import { assertImage, type Uploads } from '../http/uploads.js';
@@ -18,7 +19,7 @@ export function runRoutes(runner: RunnerService, queries: JobQueries, uploads: U
   const router = express.Router();
 
   router.post('/api/run/upload-image', uploads.single('file', 'image'), async (req, res) => {
-    if (!req.file) throw new HttpError(400, 'Missing file: send the image as multipart field "file"');
+    if (!req.file) throw new DomainError('invalid', 'Missing file: send the image as multipart field "file"');
     await assertImage(req.file, 'file');
     res.json({ filename: await runner.uploadImage(req.file) });
   });

@@ -12,7 +12,6 @@ import { EngineValidationError } from '../engine/engine-errors.js';
 import { precheckPrompt } from '../engine/prompt-precheck.js';
 import { missingFor } from '../engine/pool/engine-needs.js';
 import type { EventBus } from '../events/event-bus.js';
-import { HttpError } from '../http/errors.js';
 import type { UploadedFile } from '../http/uploads.js';
 import type { Logger } from '../logging.js';
 import { localStamp } from '../time.js';
@@ -84,7 +83,7 @@ export class RunnerService {
       // An engine known to be down says so itself (503), not as a failed upload.
       if (isKind(err, 'unavailable')) throw err;
       this.deps.logger.error('image upload to the engine failed', err);
-      throw new HttpError(500, `Upload failed: ${(err as Error).message}`);
+      throw new DomainError('failed', `Upload failed: ${(err as Error).message}`);
     }
   }
 
@@ -194,8 +193,8 @@ export class RunnerService {
   /** `POST /api/admin/history/retry`: same parameters, same resolved seeds, same input image. */
   async retry(promptId: string, submitter?: string): Promise<{ prompt_id: string; retry_of: string }> {
     const original = this.deps.jobs.get(promptId);
-    if (!original) throw new HttpError(404, `Job not found: ${promptId}`);
-    if (!original.workflow_id) throw new HttpError(400, `Job ${promptId} has no workflow_id and cannot be retried`);
+    if (!original) throw new DomainError('not_found', `Job not found: ${promptId}`);
+    if (!original.workflow_id) throw new DomainError('invalid', `Job ${promptId} has no workflow_id and cannot be retried`);
     const params: Record<string, unknown> = { ...original.params, ...original.seeds };
     if (original.input_image) params[EXISTING_INPUT_IMAGE_KEY] = original.input_image;
     let result: ExecuteResult;

@@ -7,7 +7,7 @@
  * upstream request; nothing times out a long generation. Knows nothing of Express.
  */
 import http from 'node:http';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 
 export interface ChatRequest {
   body: Record<string, unknown>;
@@ -27,12 +27,12 @@ export function openChat(baseUrl: string, request: ChatRequest, signal?: AbortSi
       signal,
     });
     // After the answer started, a broken connection shows in the body stream (see relay()).
-    upstream.on('error', (err) => reject(new HttpError(503, `The LLM server is unreachable: ${err.message}`)));
+    upstream.on('error', (err) => reject(new DomainError('unavailable', `The LLM server is unreachable: ${err.message}`)));
     upstream.on('response', (up) => {
       if ((up.statusCode ?? 500) >= 400 || !request.stream) {
         collectJson(up).then(
           ({ status, body }) => (status >= 400 ? reject(upstreamError(status, body)) : resolve({ kind: 'json', body: withUsage(body) })),
-          (err: unknown) => reject(new HttpError(502, `The LLM server sent an unreadable answer: ${(err as Error).message}`)),
+          (err: unknown) => reject(new DomainError('bad_gateway', `The LLM server sent an unreadable answer: ${(err as Error).message}`)),
         );
         return;
       }
@@ -141,13 +141,14 @@ function collectJson(up: http.IncomingMessage): Promise<{ status: number; body: 
 }
 
 /** The upstream error as `{detail}`: new builds `{error: {message}}`, old ones `{error: "…"}` or `{message}`. */
-function upstreamError(status: number, body: Record<string, unknown>): HttpError {
+function upstreamError(status: number, body: Record<string, unknown>): DomainError {
   const error = body.error;
   const message =
     typeof error === 'string' ? error : error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string' ? (error as { message: string }).message : typeof body.message === 'string' ? body.message : `HTTP ${status}`;
-  // Loading (503) stays 503; the client's mistakes (context too long) stay 4xx; the rest is a bad gateway.
-  const mapped = status === 503 ? 503 : status >= 400 && status < 500 ? status : 502;
-  return new HttpError(mapped, `LLM server: ${message}`);
+  // Loading (503) stays 503; the client's mistakes (context too long) keep their 4xx; the rest is a bad gateway.
+  if (status === 503) return new DomainError('unavailable', `LLM server: ${message}`);
+  if (status >= 400 && status < 500) return new DomainError('relayed', `LLM server: ${message}`, undefined, status);
+  return new DomainError('bad_gateway', `LLM server: ${message}`);
 }
 
 /** Every answer carries `usage`; builds that only report `timings` get it computed from them. */

@@ -16,7 +16,8 @@ export interface LlmLaunch {
 }
 
 export interface LlmServerOptions {
-  binary: string;
+  /** Looked up at each start: `LLM_BINARY`, else the active installed build, else the PATH name. */
+  binary: () => string;
   port: number;
   modelsDir: string;
   env: NodeJS.ProcessEnv;
@@ -54,7 +55,7 @@ export class LlmServer {
 
   /** True when the configured binary is a file, or a name found on PATH. */
   binaryExists(): boolean {
-    const { binary } = this.o;
+    const binary = this.o.binary();
     if (binary.includes('/') || binary.includes('\\')) return fs.existsSync(binary);
     return (this.o.env.PATH ?? '').split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, binary)));
   }
@@ -64,7 +65,7 @@ export class LlmServer {
     await this.stop();
     const supervisor = new ChildSupervisor({
       name: 'llm',
-      command: this.o.binary,
+      command: this.o.binary(),
       args: llmServerArgs(path.join(this.o.modelsDir, launch.model), this.o.port, launch.config),
       env: this.o.env,
       healthUrl: `${this.url}/health`,

@@ -8,9 +8,15 @@ import type { Config } from '../config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
+import { APP_ROOT } from '../config.js';
+import { GpuProbe, type GpuReport } from '../gpu/index.js';
 import { LlmConfigStore } from './llm-config.store.js';
 import { llmRoutes } from './llm.routes.js';
 import { LlmService } from './llm.service.js';
+import { ReleaseSourceClient } from './runtimes/release-source.client.js';
+import type { RuntimeDownloads } from './runtimes/runtime-install.js';
+import { runtimesRoutes } from './runtimes/runtimes.routes.js';
+import { RuntimesService, type GpuFacts } from './runtimes/runtimes.service.js';
 
 /** What the GPU policy reads of the image jobs (the job lifecycle). */
 export interface ImageJobs {
@@ -24,18 +30,47 @@ export interface LlmModuleDeps {
   events: EventBus;
   logger: Logger;
   imageJobs: ImageJobs;
+  /** Studio's download queue (the runtimes' archives go through it). */
+  downloads: RuntimeDownloads;
+  /** What the GPU probe says (default: the `gpu/` probe, read once). */
+  gpu?: () => Promise<GpuReport>;
+}
+
+/** The runtimes' view of the probe: the GPU that decides the build (an NVIDIA one first). */
+export function gpuFacts(report: GpuReport): GpuFacts {
+  const vendors = report.gpus.map((g) => g.vendor);
+  const vendor = (['nvidia', 'amd', 'intel', 'apple'] as const).find((v) => vendors.includes(v)) ?? null;
+  return { vendor, cudaVersion: report.cuda_version, rocmVersion: report.rocm_version?.split('.').slice(0, 2).join('.') ?? null };
 }
 
 export interface LlmModule extends StudioModule {
   service: LlmService;
+  runtimes: RuntimesService;
+  /** A runtime archive the download queue is fetching: where it comes from, or null when not one. */
+  runtimeDownload(file: string): { url: string; headers: Record<string, string>; source: 'repohost'; tokenName: string; finalFile: string; expectedSha256: string; estimatedBytes: number } | null;
 }
 
 /** Build the LLM service (nothing starts until asked) and its routes. */
 export function createLlmModule(deps: LlmModuleDeps): LlmModule {
   const { config, events, logger } = deps;
-  const service = new LlmService({
+  const probe = new GpuProbe({ env: config.childEnv, nvidiaSmi: config.system.nvidiaSmi });
+  const readGpu = deps.gpu ?? (() => probe.read());
+  const runtimes = new RuntimesService({
+    runtimesDir: path.join(config.paths.llm, 'runtimes'),
+    releases: new ReleaseSourceClient(config.llm.releasesUrl),
+    downloads: deps.downloads,
+    gpu: async () => gpuFacts(await readGpu()),
+    env: config.childEnv,
+    events,
+    logger,
+    override: config.llm.binary,
+    maxUnpackBytes: config.llm.maxUnpackBytes,
+    sourceBuild: { script: path.join(APP_ROOT, 'scripts', 'build-llama-server.mjs'), cacheDir: config.llm.sourceBuildDir ?? path.join(config.paths.llm, 'runtimes', 'source') },
+    onActiveChanged: () => service.runtimeChanged(),
+  });
+  const service: LlmService = new LlmService({
     server: {
-      binary: config.llm.binary,
+      binary: () => runtimes.binary(),
       port: config.llm.port,
       modelsDir: config.paths.llmModels,
       env: config.childEnv,
@@ -52,8 +87,14 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
   let unfollow: (() => void) | null = null;
   return {
     name: 'llm',
-    routers: [llmRoutes(service)],
+    routers: [llmRoutes(service), runtimesRoutes(runtimes)],
     service,
+    runtimes,
+    runtimeDownload(file) {
+      const archive = runtimes.pendingArchive(file);
+      if (!archive) return null;
+      return { url: archive.url, headers: {}, source: 'repohost', tokenName: 'LLM_RELEASES_URL', finalFile: archive.finalFile, expectedSha256: archive.sha256, estimatedBytes: archive.size };
+    },
     start() {
       // Park the LLM server while image jobs hold the GPU; bring it back when none is left.
       if (config.llm.gpuPolicy === 'yield') unfollow = deps.imageJobs.subscribe(() => service.engineQueue(deps.imageJobs.activeCount() > 0));

@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DomainError, notFound } from '../domain-error.js';
 import type { EventBus } from '../events/event-bus.js';
-import { HttpError } from '../http/errors.js';
 import type { Logger } from '../logging.js';
 import type { ChildState } from '../process/supervisor.js';
 import { openChat, type ChatAnswer } from './chat-proxy.js';
@@ -102,7 +101,7 @@ export class LlmService {
    * left) aborts the upstream request. The idle timer runs again once the answer is over.
    */
   async chat(body: Record<string, unknown>, signal?: AbortSignal): Promise<ChatAnswer> {
-    if (!Array.isArray(body.messages) || body.messages.length === 0) throw new HttpError(400, 'messages is required (a non-empty array of {role, content})');
+    if (!Array.isArray(body.messages) || body.messages.length === 0) throw new DomainError('invalid', 'messages is required (a non-empty array of {role, content})');
     if (!this.server.running) await this.wakeForChat();
     const stored = this.deps.store.get();
     const upstream: Record<string, unknown> = { ...body, stream: body.stream === true };
@@ -155,6 +154,13 @@ export class LlmService {
     }).catch((err: unknown) => this.deps.logger.error('LLM park/resume failed', err));
   }
 
+  /** The active runtime changed: a running server restarts on the new binary with the same model. */
+  async runtimeChanged(): Promise<void> {
+    const launch = this.server.launch;
+    if (!this.server.running || !launch) return;
+    await this.serialize(() => this.launch(launch));
+  }
+
   /** Stop the server (Studio shutdown). */
   async close(): Promise<void> {
     this.clearIdle();
@@ -182,7 +188,7 @@ export class LlmService {
     } catch (err) {
       const message = (err as Error).message;
       this.deps.events.emit('llm.state', 'error', `LLM server failed to start with ${launch.model}`, { model: launch.model, error: message.slice(-1000) });
-      throw new HttpError(500, `LLM server failed to start: ${message}`);
+      throw new DomainError('failed', `LLM server failed to start: ${message}`);
     }
     await this.deps.store.save({ _last_model: launch.model });
     this.deps.events.emit('llm.state', 'success', `LLM server running with ${launch.model}`, { model: launch.model, port: this.port });

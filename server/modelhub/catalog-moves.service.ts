@@ -7,7 +7,7 @@
  */
 import { catalogEntries, type CatalogEntry, type CatalogFile } from '../contracts/catalog.contract.js';
 import type { CatalogStore } from '../catalog/catalog.store.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { CATEGORY_NAMES, displayName, loraCategoryFor, mainFile, placementFor, restriction } from './catalog-rules.js';
 import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
 import { viaHub } from './modelhub-errors.js';
@@ -47,9 +47,9 @@ export class CatalogMoves {
     if (reason) return { status: 'restricted', reason };
     const hubType = version.model?.type ?? '';
     const placement = placementFor(hubType, version.baseModel);
-    if (!placement) throw new HttpError(400, `Model hub type "${hubType || 'unknown'}" has no place in the models catalog (checkpoints, LoRAs, VAE, embeddings, ControlNet and upscalers do)`);
+    if (!placement) throw new DomainError('invalid', `Model hub type "${hubType || 'unknown'}" has no place in the models catalog (checkpoints, LoRAs, VAE, embeddings, ControlNet and upscalers do)`);
     const file = mainFile(version.files ?? []);
-    if (!file) throw new HttpError(400, 'The model hub lists no file for this version');
+    if (!file) throw new DomainError('invalid', 'The model hub lists no file for this version');
     const sha = file.hashes?.SHA256 ?? Object.entries(file.hashes ?? {}).find(([k]) => k.toLowerCase() === 'sha256')?.[1];
     const entry: CatalogEntry = {
       name: displayName(version, file),
@@ -90,13 +90,13 @@ export class CatalogMoves {
         if (inModels) removeFrom(modelsDraft, inModels.entry.file);
         return { status: 'already_in_loras' as const, ...describe(inLoras) };
       }
-      if (!inModels) throw new HttpError(404, `Model hub version ${id} is not in the models catalog`);
+      if (!inModels) throw new DomainError('not_found', `Model hub version ${id} is not in the models catalog`);
       const { entry } = inModels;
       if (entry.dest !== 'loras') {
-        throw new HttpError(400, `${entry.file} is not a LoRA (dest "${entry.dest}"); only entries with dest "loras" can be promoted`);
+        throw new DomainError('invalid', `${entry.file} is not a LoRA (dest "${entry.dest}"); only entries with dest "loras" can be promoted`);
       }
       if (catalogEntries(lorasDraft).some((hit) => hit.entry.file === entry.file)) {
-        throw new HttpError(409, `loras.json already has another entry for the file ${entry.file}`);
+        throw new DomainError('conflict', `loras.json already has another entry for the file ${entry.file}`);
       }
       const category = loraCategoryFor(entry.base_model);
       removeFrom(modelsDraft, entry.file);
@@ -119,7 +119,7 @@ export class CatalogMoves {
     const loras = this.deps.catalogs.loras.isLoaded() ? this.deps.catalogs.loras.get() : null;
     for (const catalog of [models, loras]) {
       if (catalog && catalogEntries(catalog).some((hit) => hit.entry.file === file)) {
-        throw new HttpError(409, `The catalogs already have another entry for the file ${file}`);
+        throw new DomainError('conflict', `The catalogs already have another entry for the file ${file}`);
       }
     }
   }

@@ -5,7 +5,7 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import type { UploadedFile } from '../http/uploads.js';
 import type { GalleryFetcher } from './gallery-fetch.service.js';
 import type { GalleryItems } from './gallery-items.js';
@@ -85,17 +85,17 @@ export class GalleryService {
   /** `gallery/{id}/star`: toggle; the new state. */
   star(id: number): { id: number; starred: boolean } {
     const starred = this.deps.store.toggleStar(id);
-    if (starred === null) throw new HttpError(404, `Gallery item ${id} not found`);
+    if (starred === null) throw new DomainError('not_found', `Gallery item ${id} not found`);
     return { id, starred };
   }
 
   /** `gallery/to-input/{id}`: the image copied into the engine's inputs. */
   async toInput(id: number): Promise<{ filename: string }> {
     const row = this.row(id);
-    if (row.media_type !== 'image') throw new HttpError(400, `Gallery item ${id} is a video; only images can be used as an input image`);
+    if (row.media_type !== 'image') throw new DomainError('invalid', `Gallery item ${id} is a video; only images can be used as an input image`);
     const file = path.join(this.deps.root, row.file);
     const stat = await fsp.stat(file).catch(() => null);
-    if (!stat) throw new HttpError(404, `The media file of gallery item ${id} is missing`);
+    if (!stat) throw new DomainError('not_found', `The media file of gallery item ${id} is missing`);
     const filename = await this.deps.toInput({ path: file, originalname: `gallery_${id}${path.extname(row.file)}`, size: stat.size });
     return { filename };
   }
@@ -109,33 +109,33 @@ export class GalleryService {
     let model = modelId;
     if (model === null) {
       const versionId = image.modelVersionIds?.[0];
-      if (versionId === undefined) throw new HttpError(400, `Image ${id} names no model version; say which gallery with model_id`);
+      if (versionId === undefined) throw new DomainError('invalid', `Image ${id} names no model version; say which gallery with model_id`);
       const version = await viaHub(() => this.deps.client.getModelVersion(String(versionId)));
-      if (version.modelId === undefined) throw new HttpError(502, `The model hub did not say which model version ${versionId} belongs to`);
+      if (version.modelId === undefined) throw new DomainError('bad_gateway', `The model hub did not say which model version ${versionId} belongs to`);
       model = version.modelId;
     }
     let outcome: 'downloaded' | 'skipped';
     try {
       outcome = await this.deps.items.save(model, 'community', image, null);
     } catch (err) {
-      throw new HttpError(502, `Image ${id} could not be downloaded: ${(err as Error).message}`);
+      throw new DomainError('bad_gateway', `Image ${id} could not be downloaded: ${(err as Error).message}`);
     }
     return { status: 'downloaded', civitai_id: String(id), model_id: model, new: outcome === 'downloaded' };
   }
 
   /** `images/{model_id}/previews/{filename}`: a file of the model's previews folder. */
   preview(modelId: string, filename: string): GalleryFile {
-    if (!/^[A-Za-z0-9_.-]+$/.test(filename) || filename.startsWith('.')) throw new HttpError(400, 'filename must be a plain file name');
+    if (!/^[A-Za-z0-9_.-]+$/.test(filename) || filename.startsWith('.')) throw new DomainError('invalid', 'filename must be a plain file name');
     const ext = path.extname(filename).toLowerCase();
     const contentType = PREVIEW_TYPES[ext];
-    if (!contentType) throw new HttpError(404, `No preview ${filename}`);
+    if (!contentType) throw new DomainError('not_found', `No preview ${filename}`);
     const within = path.join(this.deps.root, modelId, 'previews');
     return { path: path.join(within, filename), contentType, within };
   }
 
   private row(id: number): NonNullable<ReturnType<GalleryStore['byId']>> {
     const row = this.deps.store.byId(id);
-    if (!row) throw new HttpError(404, `Gallery item ${id} not found`);
+    if (!row) throw new DomainError('not_found', `Gallery item ${id} not found`);
     return row;
   }
 }

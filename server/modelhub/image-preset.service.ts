@@ -4,7 +4,7 @@
  * image's prompt (without LoRA tags), negative prompt, seed, steps, CFG and size where the
  * workflow has such inputs, and the image's catalogued LoRAs when it takes a LoRA list.
  */
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import type { ImageLookupService } from './image-lookup.service.js';
 import type { ImageLookup, ImagePresetOptions, ImagePresetResult } from '../contracts/modelhub.contract.js';
 import { bestWorkflow, candidateSchema, fitNumber, negativeInput, promptInput, type WorkflowCandidate } from './workflow-match.js';
@@ -42,7 +42,7 @@ export class ImagePresetService {
           baseModel: typeof image.raw.baseModel === 'string' ? image.raw.baseModel : null,
           usesLoras: image.detected_deps.some((d) => d.source === 'lora' || d.source === 'lyco'),
         });
-    if (!workflow) throw new HttpError(404, opts.workflow_id ? `Workflow ${opts.workflow_id} is not installed` : 'No installed workflow to make a preset with');
+    if (!workflow) throw new DomainError('not_found', opts.workflow_id ? `Workflow ${opts.workflow_id} is not installed` : 'No installed workflow to make a preset with');
     const params = paramsFor(workflow, image);
     const id = opts.id ?? (await this.freeId(`modelhub-${imageId}`));
     const saved = await this.deps.presets.createPreset({

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { EventBus } from '../events/event-bus.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { runCommand, type RunResult } from '../process/run-command.js';
 import { isResolutionConflict, PINNED, readPinnedVersions, writeConstraints } from './pinned-packages.js';
 import type { InstallResult } from '../contracts/nodes.contract.js';
@@ -36,19 +36,19 @@ export interface NodeInstallDeps {
 
 /** The package name of a clone URL, or a 400. */
 export function packageNameOf(raw: unknown): { url: string; name: string } {
-  if (typeof raw !== 'string' || raw.trim() === '') throw new HttpError(400, 'url is required (an https:// git URL)');
+  if (typeof raw !== 'string' || raw.trim() === '') throw new DomainError('invalid', 'url is required (an https:// git URL)');
   const url = raw.trim();
-  if (!url.startsWith('https://')) throw new HttpError(400, 'url must start with https://');
+  if (!url.startsWith('https://')) throw new DomainError('invalid', 'url must start with https://');
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new HttpError(400, `url is not a valid URL: ${url}`);
+    throw new DomainError('invalid', `url is not a valid URL: ${url}`);
   }
   const last = parsed.pathname.split('/').filter(Boolean).pop() ?? '';
   const name = last.replace(/\.git$/, '');
   // The name becomes a folder inside custom_nodes: one safe path segment.
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new HttpError(400, `url does not end in a package name: ${url}`);
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new DomainError('invalid', `url does not end in a package name: ${url}`);
   return { url, name };
 }
 
@@ -62,7 +62,7 @@ export class NodeInstallService {
   install(rawUrl: unknown): Promise<InstallResult> {
     const { url, name } = packageNameOf(rawUrl);
     const dir = this.deps.target.customNodesDir;
-    if (!dir) throw new HttpError(400, "Studio does not know this engine's folder: set ENGINE_DIR to install node packages");
+    if (!dir) throw new DomainError('invalid', "Studio does not know this engine's folder: set ENGINE_DIR to install node packages");
     const run = this.queue.then(() => this.installNow(url, name, dir));
     this.queue = run.catch(() => undefined);
     return run;
@@ -81,7 +81,7 @@ export class NodeInstallService {
       }
     } catch (err) {
       await fsp.rm(dest, { recursive: true, force: true });
-      const detail = err instanceof HttpError ? err.detail : String(err);
+      const detail = err instanceof DomainError ? err.message : String(err);
       this.deps.log('error', `${name}: ${detail}`);
       this.deps.events.emit('nodes.install.failed', 'error', `Node package ${name} could not be installed`, { name, url, error: detail });
       throw err;
@@ -104,8 +104,8 @@ export class NodeInstallService {
     const result = await this.run(this.deps.target.python, args, dest, this.deps.timeouts.pipTimeoutMs);
     if (result.code === 0 && !result.timedOut) return;
     if (!result.timedOut && isResolutionConflict(result.stderr + result.stdout)) {
-      throw new HttpError(
-        500,
+      throw new DomainError(
+        'failed',
         clip(
           `Dependency install failed: ${name} needs versions that conflict with the engine's ${PINNED.filter((p) => versions[p]).join('/')} ` +
             `(kept at ${pins.join(', ')}), so it was not installed. pip said: ${lastLines(result.stderr || result.stdout)}`,
@@ -127,9 +127,9 @@ export class NodeInstallService {
   }
 }
 
-function stepError(label: string, result: RunResult, timeoutMs: number): HttpError {
-  if (result.timedOut) return new HttpError(500, clip(`${label} timed out after ${Math.round(timeoutMs / 1000)} s`));
-  return new HttpError(500, clip(`${label} failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`));
+function stepError(label: string, result: RunResult, timeoutMs: number): DomainError {
+  if (result.timedOut) return new DomainError('failed', clip(`${label} timed out after ${Math.round(timeoutMs / 1000)} s`));
+  return new DomainError('failed', clip(`${label} failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`));
 }
 
 function lastLines(text: string): string {

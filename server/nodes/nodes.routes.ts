@@ -4,7 +4,8 @@
 import express from 'express';
 import type { EngineMode } from '../config.js';
 import { nodeInstallBody } from '../contracts/nodes.contract.js';
-import { HttpError, validate } from '../http/errors.js';
+import { validate } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { groupNodePackages } from '../workflows/node-packages.js';
 import type { ObjectInfo } from '../engine/engine-graph.js';
 import type { NodeInstallService } from './node-install.service.js';
@@ -29,7 +30,7 @@ export function nodesRoutes(deps: NodesRouteDeps): express.Router {
     try {
       info = await deps.objectInfo();
     } catch (err) {
-      throw new HttpError(503, `The engine is unreachable, so its nodes cannot be listed: ${(err as Error).message}`);
+      throw new DomainError('unavailable', `The engine is unreachable, so its nodes cannot be listed: ${(err as Error).message}`);
     }
     const packages = groupNodePackages(info);
     res.json({ packages, total_nodes: packages.reduce((n, p) => n + p.node_count, 0), total_packages: packages.length });
@@ -43,7 +44,7 @@ export function nodesRoutes(deps: NodesRouteDeps): express.Router {
   });
 
   router.post('/api/admin/engine/restart', async (_req, res) => {
-    if (!canRestart(deps.engineMode)) throw new HttpError(409, 'The engine is external: Studio did not start it and cannot restart it');
+    if (!canRestart(deps.engineMode)) throw new DomainError('conflict', 'The engine is external: Studio did not start it and cannot restart it');
     await deps.restartEngine();
     res.json({ status: 'restarted', mode: deps.engineMode });
   });

@@ -3,7 +3,7 @@
  * the run's `seed` goes into every seed input, and the runner does the rest (the job records
  * `preset_id`).
  */
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import type { UploadedFile } from '../http/uploads.js';
 import type { RunnerService } from '../jobs/runner.service.js';
 import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
@@ -59,7 +59,7 @@ export function parseSeed(raw: string | undefined): number {
   const text = raw?.trim() ?? '';
   if (text === '') return -1;
   const value = /^-?\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(value) || value < -1) throw new HttpError(400, `seed must be an integer of 0 or more, or -1 for a random seed (got "${raw}")`);
+  if (!Number.isSafeInteger(value) || value < -1) throw new DomainError('invalid', `seed must be an integer of 0 or more, or -1 for a random seed (got "${raw}")`);
   return value;
 }
 
@@ -70,9 +70,9 @@ export function parseAnswers(raw: string | undefined): Record<string, unknown> {
   try {
     parsed = JSON.parse(raw);
   } catch (err) {
-    throw new HttpError(400, `answers is not valid JSON: ${(err as Error).message}`);
+    throw new DomainError('invalid', `answers is not valid JSON: ${(err as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new HttpError(400, 'answers must be a JSON object of placeholder index to chosen option');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new DomainError('invalid', 'answers must be a JSON object of placeholder index to chosen option');
   return parsed as Record<string, unknown>;
 }
 
@@ -81,15 +81,15 @@ export function checkAnswers(located: readonly LocatedPlaceholder[], answers: Re
   const known = new Set(located.map((p) => String(p.index)));
   const stray = Object.keys(answers).find((key) => !known.has(key));
   if (stray !== undefined) {
-    throw new HttpError(400, `answers: there is no placeholder question with index ${JSON.stringify(stray)} (indexes: ${[...known].join(', ') || 'none'})`);
+    throw new DomainError('invalid', `answers: there is no placeholder question with index ${JSON.stringify(stray)} (indexes: ${[...known].join(', ') || 'none'})`);
   }
   const chosen = new Map<number, string>();
   for (const p of located) {
     const answer = answers[String(p.index)];
     const name = `question ${p.index} "${p.question}" (in ${p.field})`;
-    if (answer === undefined || answer === null || answer === '') throw new HttpError(400, `Missing answer for ${name}: choose one of ${quoteList(p.options)}`);
+    if (answer === undefined || answer === null || answer === '') throw new DomainError('invalid', `Missing answer for ${name}: choose one of ${quoteList(p.options)}`);
     if (typeof answer !== 'string' || !p.options.includes(answer)) {
-      throw new HttpError(400, `Answer ${JSON.stringify(answer)} for ${name} is not one of its options: ${quoteList(p.options)}`);
+      throw new DomainError('invalid', `Answer ${JSON.stringify(answer)} for ${name} is not one of its options: ${quoteList(p.options)}`);
     }
     chosen.set(p.index, answer);
   }

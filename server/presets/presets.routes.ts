@@ -3,7 +3,8 @@
  */
 import express from 'express';
 import { contentDisposition } from '../http/content-disposition.js';
-import { HttpError, validate } from '../http/errors.js';
+import { validate } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { fromJobSchema, presetInputSchema, presetRunFields, renameSchema } from '../contracts/presets.contract.js';
 import { sendFileResponse } from '../http/file-response.js';
 import { submitterOf } from '../http/submitter.js';
@@ -28,7 +29,7 @@ export function presetsRoutes(presets: PresetsService, runs: PresetRunService, u
 
   // Before `/:id` routes of the same method so `import` is never read as an id.
   router.post(`${BASE}/import`, uploads.single('file', 'json'), async (req, res) => {
-    if (!req.file) throw new HttpError(400, 'Upload the preset as a JSON file in the multipart field "file"');
+    if (!req.file) throw new DomainError('invalid', 'Upload the preset as a JSON file in the multipart field "file"');
     res.json(await presets.importPreset(await readUploadText(req.file), req.file.originalname));
   });
 

@@ -3,8 +3,8 @@
  * job. The folder is the truth; the `saved_prompts` mirror follows each change. Changes run one
  * at a time, so two renames racing for one id cannot both win.
  */
-import { isKind, notFound } from '../domain-error.js';
-import { HttpError, validate, describeZodError } from '../http/errors.js';
+import { isKind, notFound, DomainError } from '../domain-error.js';
+import { validate, describeZodError } from '../http/errors.js';
 import type { JobStore } from '../jobs/job.store.js';
 import { ACTIVE_STATUSES } from '../contracts/jobs.contract.js';
 import type { Logger } from '../logging.js';
@@ -72,7 +72,7 @@ export class PresetsService {
     try {
       preset = await this.deps.store.get(id);
     } catch (err) {
-      if (err instanceof PresetFileError) throw new HttpError(500, err.message);
+      if (err instanceof PresetFileError) throw new DomainError('broken', err.message);
       throw err;
     }
     if (!preset) throw notFound(`Preset not found: ${id}`);
@@ -120,15 +120,15 @@ export class PresetsService {
     try {
       json = JSON.parse(text);
     } catch (err) {
-      throw new HttpError(400, `The file is not valid JSON: ${(err as Error).message}`);
+      throw new DomainError('invalid', `The file is not valid JSON: ${(err as Error).message}`);
     }
-    if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new HttpError(400, 'The file must hold one preset as a JSON object');
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new DomainError('invalid', 'The file must hold one preset as a JSON object');
     const doc = { ...(json as Record<string, unknown>) };
     // An exported file is named `<id>.json`: a document without an id takes its file name.
     const stem = fileName.replace(/\.json$/i, '');
     if (doc.id === undefined && presetIdSchema.safeParse(stem).success) doc.id = stem;
     const parsed = presetInputSchema.safeParse(doc);
-    if (!parsed.success) throw new HttpError(400, describeZodError(parsed.error, 'preset file').replace(/^Invalid request /, 'Invalid '));
+    if (!parsed.success) throw new DomainError('invalid', describeZodError(parsed.error, 'preset file').replace(/^Invalid request /, 'Invalid '));
     return this.serial(async () => {
       const preset = await this.complete(parsed.data);
       const existed = await this.deps.store.taken(preset.id);
@@ -144,7 +144,7 @@ export class PresetsService {
       const current = await this.get(id);
       const newId = patch.id ?? id;
       if (newId !== id && (await this.deps.store.taken(newId, id))) {
-        throw new HttpError(409, `A preset with id '${newId}' already exists`);
+        throw new DomainError('conflict', `A preset with id '${newId}' already exists`);
       }
       const next: Preset = { ...current, id: newId };
       if (patch.name !== undefined) next.name = patch.name.trim() ? patch.name : newId;
@@ -185,13 +185,13 @@ export class PresetsService {
    */
   async fromJob(promptId: string, opts: FromJobInput): Promise<PresetSaved> {
     const job = this.deps.jobs.get(promptId);
-    if (!job) throw new HttpError(404, `Job not found: ${promptId}`);
-    if (ACTIVE_STATUSES.includes(job.status)) throw new HttpError(400, `Job ${promptId} is still ${job.status}; make a preset once it has finished`);
-    if (!job.workflow_id) throw new HttpError(400, `Job ${promptId} has no workflow_id`);
+    if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
+    if (ACTIVE_STATUSES.includes(job.status)) throw new DomainError('invalid', `Job ${promptId} is still ${job.status}; make a preset once it has finished`);
+    if (!job.workflow_id) throw new DomainError('invalid', `Job ${promptId} has no workflow_id`);
     const workflowId = job.workflow_id;
     return this.serial(async () => {
       let id = opts.id;
-      if (id !== undefined && (await this.deps.store.taken(id))) throw new HttpError(409, `A preset with id '${id}' already exists`);
+      if (id !== undefined && (await this.deps.store.taken(id))) throw new DomainError('conflict', `A preset with id '${id}' already exists`);
       id ??= await this.freeId(`${workflowId}-${promptId.replace(/[^A-Za-z0-9]/g, '').slice(0, 8)}`);
       const { [EXISTING_INPUT_IMAGE_KEY]: _image, ...params } = job.params;
       const workflowName = job.workflow_name ?? workflowId;
@@ -263,5 +263,5 @@ export class PresetsService {
 /** 400 unless `id` is a valid preset id. */
 export function checkId(id: string): void {
   const result = presetIdSchema.safeParse(id);
-  if (!result.success) throw new HttpError(400, `Invalid preset id '${id}': ${result.error.issues[0]?.message ?? 'not allowed'}`);
+  if (!result.success) throw new DomainError('invalid', `Invalid preset id '${id}': ${result.error.issues[0]?.message ?? 'not allowed'}`);
 }

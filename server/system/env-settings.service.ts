@@ -6,7 +6,7 @@
  */
 import { MIN_LAN_KEY_LENGTH } from '../config.js';
 import type { EventBus } from '../events/event-bus.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import type { BotControl } from './bot-control.js';
 import { ENV_GROUP_INFO, PLATFORM_GROUP, SECRET_NAME, type EnvGroupInfo, type EnvVarInfo } from './env-catalog.js';
 import { EDITABLE_VARS, isEditableVar, type Secrets } from './secrets.store.js';
@@ -56,15 +56,15 @@ export class EnvSettingsService {
   /** Apply and store an editable variable; returns its (masked) entry. */
   async update(key: string, rawValue: string): Promise<EnvEntry> {
     if (!isEditableVar(key)) {
-      throw new HttpError(400, `${key} is not editable at runtime; editable variables: ${EDITABLE_VARS.join(', ')}`);
+      throw new DomainError('invalid', `${key} is not editable at runtime; editable variables: ${EDITABLE_VARS.join(', ')}`);
     }
     const value = rawValue.trim();
     if (value.length > MAX_VALUE_LENGTH || /[\r\n\0]/.test(value)) {
-      throw new HttpError(400, `value: ${key} must be one line of at most ${MAX_VALUE_LENGTH} characters`);
+      throw new DomainError('invalid', `value: ${key} must be one line of at most ${MAX_VALUE_LENGTH} characters`);
     }
     if (key === 'API_KEY' && value.length < MIN_LAN_KEY_LENGTH) {
       // A shorter key could be guessed over the LAN Studio may be listening on.
-      throw new HttpError(400, `value: API_KEY must be at least ${MIN_LAN_KEY_LENGTH} characters`);
+      throw new DomainError('invalid', `value: API_KEY must be at least ${MIN_LAN_KEY_LENGTH} characters`);
     }
     const changed = this.deps.secrets.get(key) !== (value || null);
     this.deps.secrets.set(key, value);
@@ -85,11 +85,11 @@ export class EnvSettingsService {
   reveal(address: string, candidate: string): Record<string, string> {
     const verdict = this.deps.checkKey(address, candidate);
     if (verdict.kind === 'throttled') {
-      throw new HttpError(429, `Too many wrong API keys; try again in ${verdict.retryAfterS} s`, { retry_after: verdict.retryAfterS });
+      throw new DomainError('too_many', `Too many wrong API keys; try again in ${verdict.retryAfterS} s`, { retry_after: verdict.retryAfterS });
     }
     if (verdict.kind === 'bad') {
       this.deps.events.emit('settings.reveal.denied', 'warning', `A request from ${address} to reveal secrets gave a wrong API key`, { address });
-      throw new HttpError(403, 'The API key does not match');
+      throw new DomainError('forbidden', 'The API key does not match');
     }
     const out: Record<string, string> = {};
     for (const group of this.groups()) {

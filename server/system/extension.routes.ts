@@ -6,14 +6,14 @@ import express from 'express';
 import fs from 'node:fs';
 import { writeDirectoryZip } from '../assets/assets-zip.js';
 import { contentDisposition } from '../http/content-disposition.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 
 /** The extension download route; `dir` is `<appDir>/resources/browser-extension`. */
 export function extensionRoutes(dir: string): express.Router {
   const router = express.Router();
 
   router.get('/api/admin/system/browser-extension', async (_req, res) => {
-    if (!fs.existsSync(`${dir}/manifest.json`)) throw new HttpError(404, 'The browser extension is not part of this installation (resources/browser-extension is missing)');
+    if (!fs.existsSync(`${dir}/manifest.json`)) throw new DomainError('not_found', 'The browser extension is not part of this installation (resources/browser-extension is missing)');
     const controller = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();

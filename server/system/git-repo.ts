@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { runCommand } from '../process/run-command.js';
 
 export interface GitRepoOptions {
@@ -38,7 +38,7 @@ export class GitRepo {
   /** Clone on first use, else fetch the remote's default branch and check it out; 500 when unreachable. */
   async fetch(): Promise<void> {
     const url = this.options.url;
-    if (!url) throw new HttpError(500, 'REPO_URL is not set, so there is no repository to update from');
+    if (!url) throw new DomainError('failed', 'REPO_URL is not set, so there is no repository to update from');
     if (!this.hasClone()) {
       // Cloned beside the final place and renamed, so a half-finished clone never looks like one.
       const tmp = `${this.options.dir}.clone-${process.pid}`;
@@ -62,6 +62,6 @@ export class GitRepo {
     });
     if (result.code === 0) return;
     const why = result.timedOut ? 'timed out' : (result.stderr.trim() || `exit code ${result.code}`).slice(-500);
-    throw new HttpError(500, `git ${what} of the update repository failed: ${why}`);
+    throw new DomainError('failed', `git ${what} of the update repository failed: ${why}`);
   }
 }

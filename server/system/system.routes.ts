@@ -2,7 +2,7 @@
  * System status, uptime and telemetry (spec "System and settings"). Parse and delegate.
  */
 import express from 'express';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import { romeIso } from '../time.js';
 import type { RestartService } from './restart.service.js';
 import type { StatusService } from './status.service.js';
@@ -39,7 +39,7 @@ export function systemRoutes({ status, telemetry, restart, startedAt }: SystemRo
   });
 
   router.post('/api/admin/system/restart', (_req, res) => {
-    if (!restart.supported) throw new HttpError(409, 'This Studio was started without a way to relaunch itself; restart it from where it was started');
+    if (!restart.supported) throw new DomainError('conflict', 'This Studio was started without a way to relaunch itself; restart it from where it was started');
     // Answer first: the restart starts once the response has gone out.
     res.once('finish', () => restart.schedule(0, 'requested'));
     res.json({ status: 'restarting', message: 'Studio is restarting; reconnect in about 2 seconds' });

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
 import type { EventBus } from '../events/event-bus.js';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain-error.js';
 import type { Logger } from '../logging.js';
 import type { GitRepo } from './git-repo.js';
 import { readLocalVersions, type LocalVersionPaths } from './local-versions.js';
@@ -53,7 +53,7 @@ export class UpdateService {
   /** `POST /api/admin/system/update`. */
   async update(skip: readonly string[]): Promise<UpdateResult> {
     const unknown = skip.filter((name) => name !== 'runtime' && !(UPDATABLE_COMPONENTS as readonly string[]).includes(name));
-    if (unknown.length > 0) throw new HttpError(400, `skip_components: unknown component ${unknown.join(', ')}; known: ${UPDATABLE_COMPONENTS.join(', ')}, runtime`);
+    if (unknown.length > 0) throw new DomainError('invalid', `skip_components: unknown component ${unknown.join(', ')}; known: ${UPDATABLE_COMPONENTS.join(', ')}, runtime`);
     return this.exclusive(async () => {
       await this.deps.repo.fetch();
       const remote = await this.remoteFile();
@@ -121,7 +121,7 @@ export class UpdateService {
 
   private requireClone(): void {
     if (!this.deps.repo.hasClone()) {
-      throw new HttpError(409, 'There is no local copy of the repository yet: check for updates first (GET /api/admin/system/remote-version)');
+      throw new DomainError('conflict', 'There is no local copy of the repository yet: check for updates first (GET /api/admin/system/remote-version)');
     }
   }
 
@@ -134,7 +134,7 @@ export class UpdateService {
     } catch (err) {
       this.deps.logger.error('update failed; the previous version stays', err);
       this.deps.events.emit('system.update.failed', 'error', `Update failed, nothing was changed: ${(err as Error).message}`, {});
-      throw err instanceof HttpError ? err : new HttpError(500, `Update failed, the previous version stays in place: ${(err as Error).message}`);
+      throw err instanceof DomainError ? err : new DomainError('failed', `Update failed, the previous version stays in place: ${(err as Error).message}`);
     } finally {
       this.deps.maintenance.disable();
       this.deps.events.emit('system.maintenance', 'info', 'Maintenance mode off', { active: false });
@@ -161,7 +161,7 @@ export class UpdateService {
     try {
       return await work();
     } catch (err) {
-      throw err instanceof HttpError ? err : new HttpError(500, `The repository copy cannot be used: ${(err as Error).message}`);
+      throw err instanceof DomainError ? err : new DomainError('broken', `The repository copy cannot be used: ${(err as Error).message}`);
     }
   }
 
@@ -170,7 +170,7 @@ export class UpdateService {
   }
 
   private async exclusive<T>(work: () => Promise<T>): Promise<T> {
-    if (this.busy) throw new HttpError(409, 'An update or sync is already running');
+    if (this.busy) throw new DomainError('conflict', 'An update or sync is already running');
     this.busy = true;
     try {
       return await work();

@@ -257,6 +257,9 @@ describe('Studio web UI: run, jobs, history, assets, models, events', () => {
     await shoot('models-remove-confirm-desktop');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect(await list.getByRole('article', { name: 'Small embedding' }).count()).toBe(1);
+    // The field shows 1 until the page has read the setting (2 by default): typing before that
+    // read lands would be overwritten by it, and no change would be sent.
+    await expect.poll(() => page.getByLabel('Downloads at once').inputValue()).toBe('2');
     await page.getByLabel('Downloads at once').fill('3');
     await page.getByLabel('Downloads at once').press('Tab');
     await expect.poll(async () => ((await (await studio.api('/api/admin/settings')).json()) as { max_concurrent: number }).max_concurrent, { timeout: 10_000 }).toBe(3);

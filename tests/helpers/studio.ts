@@ -32,6 +32,9 @@ export interface TestStudioOptions {
   heartbeatMs?: number;
   /** See StudioOptions. */
   sharedFolderRecheckMs?: number;
+  /** See StudioOptions: a test that names one mechanism sets the others out of reach. */
+  engineProbeMs?: number;
+  jobPollMs?: number;
   /** Chat bot options (library loader, backoff and progress timings). */
   chatbot?: StudioOptions['chatbot'];
   /** What `POST /api/admin/system/restart` and an applied update call to replace Studio. */
@@ -52,7 +55,7 @@ export async function startTestStudio(options: TestStudioOptions = {}): Promise<
     ...options.env,
   };
   const config = await loadConfig(env, { probeEngine: async () => false });
-  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs, sharedFolderRecheckMs: options.sharedFolderRecheckMs, chatbot: options.chatbot, relaunch: options.relaunch });
+  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs, sharedFolderRecheckMs: options.sharedFolderRecheckMs, engineProbeMs: options.engineProbeMs, jobPollMs: options.jobPollMs, chatbot: options.chatbot, relaunch: options.relaunch });
   await studio.start();
   const url = studio.url;
   return {

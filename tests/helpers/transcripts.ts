@@ -1,12 +1,12 @@
 /**
- * Recorded engine transcripts (`shared/fixtures/engine/transcripts-comfyui-0.29.0/`): what a real
+ * Recorded engine transcripts (`tests/fixtures/engine/transcripts-comfyui-0.29.0/`): what a real
  * ComfyUI 0.29.0 answered, request by request, and every WebSocket message in order. Helpers to
  * replay them against another engine and compare the answers by shape and the messages by order.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const TRANSCRIPTS_DIR = path.resolve(import.meta.dirname, '../../../shared/fixtures/engine/transcripts-comfyui-0.29.0');
+export const TRANSCRIPTS_DIR = path.resolve(import.meta.dirname, '../fixtures/engine/transcripts-comfyui-0.29.0');
 
 export interface HttpStep {
   method: string;

@@ -7,7 +7,8 @@ import express from 'express';
 import { z } from 'zod';
 import { writeDirectoryZip } from '../../assets/assets-zip.js';
 import { contentDisposition } from '../../http/content-disposition.js';
-import { HttpError, validate } from '../../http/errors.js';
+import { validate } from '../../http/errors.js';
+import { DomainError } from '../../domain-error.js';
 import type { Uploads } from '../../http/uploads.js';
 import type { WorkflowImportService } from './workflow-import.service.js';
 
@@ -23,8 +24,8 @@ export function workflowImportRoutes(importer: WorkflowImportService, uploads: U
 
   router.post('/api/admin/workflows/import', uploads.single('file', 'workflow'), async (req, res) => {
     const fields = validate(importFields, req.body ?? {});
-    if (!req.file) throw new HttpError(400, "file: a workflow file is required (the editor's JSON, the API JSON, a PNG/WebP carrying a workflow, or a Studio workflow ZIP)");
-    if (req.file.size === 0) throw new HttpError(400, 'file: the file is empty');
+    if (!req.file) throw new DomainError('invalid', "file: a workflow file is required (the editor's JSON, the API JSON, a PNG/WebP carrying a workflow, or a Studio workflow ZIP)");
+    if (req.file.size === 0) throw new DomainError('invalid', 'file: the file is empty');
     const bytes = await fs.readFile(req.file.path);
     res.json(await importer.import(bytes, { fileName: req.file.originalname, ...fields }));
   });

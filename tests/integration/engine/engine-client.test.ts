@@ -382,19 +382,16 @@ describe('an engine that is down or stuck', () => {
   });
 
   it('times only the headers of view, not the body', async () => {
-    // Headers at once, then the body trickles in over several timeout periods.
+    // Headers at once, then the body held until a timer as long as the client's timeout, started
+    // after the client's own (the request has arrived), has fired: a client that timed the body too
+    // would have aborted by then. No wall-clock bound: a slow machine only delays the headers.
+    const timeoutMs = 2000;
     const url = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
-      let sent = 0;
-      const timer = setInterval(() => {
-        res.write(Buffer.alloc(1000, 1));
-        if (++sent === 8) {
-          clearInterval(timer);
-          res.end();
-        }
-      }, 50);
+      res.write(Buffer.alloc(1000, 1));
+      setTimeout(() => res.end(Buffer.alloc(7000, 1)), timeoutMs + 50);
     });
-    const client = new EngineClient({ baseUrl: url, timeoutMs: 100 });
+    const client = new EngineClient({ baseUrl: url, timeoutMs });
     const res = await client.view({ filename: 'slow.bin' });
     const body = Buffer.from(await res!.arrayBuffer());
     expect(body.length).toBe(8000);

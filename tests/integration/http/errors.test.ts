@@ -29,6 +29,12 @@ beforeAll(async () => {
   router.get('/api/domain/:kind', (req) => {
     throw new DomainError(req.params.kind as ErrorKind, `a ${req.params.kind} failure`);
   });
+  router.get('/api/relayed/:status', (req) => {
+    throw new DomainError('relayed', 'LLM server: context too long', undefined, Number(req.params.status));
+  });
+  router.get('/api/too-many', () => {
+    throw new DomainError('too_many', 'Too many tries', { retry_after: 7 });
+  });
   router.get('/api/engine-rejected', () => {
     throw new EngineValidationError({ error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation' }, node_errors: {} });
   });
@@ -84,19 +90,34 @@ describe('the error middleware', () => {
     const expected: Record<ErrorKind, number> = {
       invalid: 400,
       rejected: 400,
+      forbidden: 403,
       not_found: 404,
       conflict: 409,
+      out_of_range: 416,
+      too_many: 429,
       unreachable: 500,
       upstream: 500,
       broken: 500,
+      failed: 500,
+      bad_gateway: 502,
       unavailable: 503,
       no_space: 507,
+      relayed: 400,
     };
     for (const [kind, status] of Object.entries(expected)) {
       const res = await fetch(`${url}/api/domain/${kind}`, { headers });
       expect(res.status).toBe(status);
       expect(await res.json()).toEqual({ detail: `a ${kind} failure` });
     }
+    // A relayed refusal keeps the outside service's own 4xx; anything else falls back to 400.
+    for (const [sent, answered] of [[413, 413], [422, 422], [500, 400]]) {
+      const relayed = await fetch(`${url}/api/relayed/${sent}`, { headers });
+      expect(relayed.status).toBe(answered);
+      expect(await relayed.json()).toEqual({ detail: 'LLM server: context too long' });
+    }
+    const tooMany = await fetch(`${url}/api/too-many`, { headers });
+    expect(tooMany.status).toBe(429);
+    expect(await tooMany.json()).toEqual({ retry_after: 7, detail: 'Too many tries' });
     const rejected = await fetch(`${url}/api/engine-rejected`, { headers });
     expect(rejected.status).toBe(400);
     expect(await rejected.json()).toEqual({

@@ -33,7 +33,7 @@ afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 async function service(options: { idleMinutes?: number; gpuPolicy?: 'share' | 'yield' }) {
   const events = new EventBus({ file: path.join(dir, 'events.jsonl'), logger: silentLogger });
   const llm = new LlmService({
-    server: { binary, port: await freePort(), modelsDir: path.join(dir, 'models'), env: { PATH: process.env.PATH }, readyTimeoutMs: 10_000, logFile: path.join(dir, 'llm.log'), logger: silentLogger },
+    server: { binary: () => binary, port: await freePort(), modelsDir: path.join(dir, 'models'), env: { PATH: process.env.PATH }, readyTimeoutMs: 10_000, logFile: path.join(dir, 'llm.log'), logger: silentLogger },
     store: new LlmConfigStore(path.join(dir, 'config.json')),
     events,
     logger: silentLogger,

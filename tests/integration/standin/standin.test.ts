@@ -17,8 +17,8 @@ const JPEG = fs.readFileSync(path.join(REPO, 'resources/standin/preview.jpg'));
 /** Client-supplied prompt ids must be canonical UUIDs, as in the engine since 0.25. */
 const JOB_A = 'aaaaaaaa-0000-4000-8000-00000000000a';
 const JOB_B = 'bbbbbbbb-0000-4000-8000-00000000000b';
-/** The engine dumps in the shared folder beside the repository (CI has it too), as the transcripts use. */
-const FIXTURES = path.resolve(REPO, '..', 'shared', 'fixtures', 'engine');
+/** The engine dumps kept in the repository, as the transcripts are. */
+const FIXTURES = path.join(REPO, 'tests', 'fixtures', 'engine');
 
 type Frame = { kind: 'text'; type: string; data: Record<string, unknown> } | { kind: 'binary'; bytes: Buffer };
 type TextFrame = Extract<Frame, { kind: 'text' }>;

@@ -12,7 +12,7 @@ import type { ApiGraph, InputSpec, ObjectInfo } from '../../../server/engine/eng
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const shippedWorkflowsDir = path.join(repoRoot, 'workflows');
-const fixturesDir = path.resolve(repoRoot, '../shared/fixtures/engine');
+const fixturesDir = path.join(repoRoot, 'tests', 'fixtures', 'engine');
 
 /** `object_info` of the recent core install (October 2025). */
 export function coreObjectInfo(): ObjectInfo {

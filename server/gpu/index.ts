@@ -1,0 +1,8 @@
+/**
+ * The GPU probe's public face: what other capabilities (setup, the LLM server) use of `gpu/`.
+ *
+ *   const probe = new GpuProbe({ env: childEnvironment(process.env), nvidiaSmi: config.nvidiaSmi });
+ *   const report = await probe.read();   // { backend: 'cuda' | 'rocm' | 'mps' | 'cpu', gpus, cuda_version, rocm_version, … }
+ */
+export { GpuProbe, probeGpus, type GpuProbeOptions } from './gpu-probe.js';
+export type { GpuBackend, GpuDevice, GpuReport, GpuVendor } from '../contracts/gpu.contract.js';

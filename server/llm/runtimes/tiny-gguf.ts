@@ -1,0 +1,177 @@
+/**
+ * Writes a tiny random-weight llama model in GGUF v3 (2 layers, 64 wide, a 259-token byte-level
+ * vocabulary, all F32, ~0.4 MB) that any llama-server loads in a fraction of a second: the runtime
+ * smoke test loads it to see where the layers went, so installing a runtime needs no model
+ * download. Its answers are gibberish, which is all a load check needs.
+ */
+import fsp from 'node:fs/promises';
+
+const N_EMBD = 64;
+const N_LAYER = 2;
+const N_HEAD = 4;
+const N_FF = 128;
+const ALIGN = 32;
+
+/** The model's layer count plus the output layer, as llama.cpp counts offloadable layers. */
+export const TINY_MODEL_LAYERS = N_LAYER + 1;
+
+const GGUF_TYPE = { UINT32: 4, INT32: 5, FLOAT32: 6, STRING: 8, ARRAY: 9 } as const;
+
+class Writer {
+  private parts: Buffer[] = [];
+  size = 0;
+
+  push(buf: Buffer): void {
+    this.parts.push(buf);
+    this.size += buf.length;
+  }
+  u32(v: number): void {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(v);
+    this.push(b);
+  }
+  i32(v: number): void {
+    const b = Buffer.alloc(4);
+    b.writeInt32LE(v);
+    this.push(b);
+  }
+  u64(v: number): void {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(v));
+    this.push(b);
+  }
+  f32(v: number): void {
+    const b = Buffer.alloc(4);
+    b.writeFloatLE(v);
+    this.push(b);
+  }
+  str(s: string): void {
+    const b = Buffer.from(s, 'utf8');
+    this.u64(b.length);
+    this.push(b);
+  }
+  pad(): void {
+    const extra = (ALIGN - (this.size % ALIGN)) % ALIGN;
+    if (extra) this.push(Buffer.alloc(extra));
+  }
+  buffer(): Buffer {
+    return Buffer.concat(this.parts);
+  }
+}
+
+type Kv = [key: string, type: 'u32' | 'f32' | 'str' | 'i32', value: number | string] | [key: string, type: 'arr', elem: 'str' | 'f32' | 'i32', values: Array<string | number>];
+
+function vocabulary(): { tokens: string[]; types: number[] } {
+  const tokens = ['<unk>', '<s>', '</s>'];
+  const types = [2, 3, 3];
+  for (let b = 0; b < 256; b++) {
+    tokens.push(`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`);
+    types.push(6);
+  }
+  return { tokens, types };
+}
+
+/** Deterministic small weights (the file is the same on every machine). */
+function weights(count: number, seed: number, fill?: number): Buffer {
+  const buf = Buffer.alloc(count * 4);
+  let s = seed >>> 0;
+  for (let i = 0; i < count; i++) {
+    if (fill !== undefined) buf.writeFloatLE(fill, i * 4);
+    else {
+      s = (s + 0x6d2b79f5) >>> 0;
+      let t = Math.imul(s ^ (s >>> 15), 1 | s);
+      t ^= t + Math.imul(t ^ (t >>> 7), 61 | t);
+      buf.writeFloatLE((((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5) * 0.04, i * 4);
+    }
+  }
+  return buf;
+}
+
+/** The model file's bytes. */
+export function tinyGguf(): Buffer {
+  const { tokens, types } = vocabulary();
+  const kvs: Kv[] = [
+    ['general.architecture', 'str', 'llama'],
+    ['general.name', 'str', 'studio-smoke-test'],
+    ['general.file_type', 'u32', 0],
+    ['llama.context_length', 'u32', 512],
+    ['llama.embedding_length', 'u32', N_EMBD],
+    ['llama.block_count', 'u32', N_LAYER],
+    ['llama.feed_forward_length', 'u32', N_FF],
+    ['llama.attention.head_count', 'u32', N_HEAD],
+    ['llama.attention.head_count_kv', 'u32', N_HEAD],
+    ['llama.attention.layer_norm_rms_epsilon', 'f32', 1e-5],
+    ['llama.rope.dimension_count', 'u32', N_EMBD / N_HEAD],
+    ['llama.vocab_size', 'u32', tokens.length],
+    ['tokenizer.ggml.model', 'str', 'llama'],
+    ['tokenizer.ggml.tokens', 'arr', 'str', tokens],
+    ['tokenizer.ggml.scores', 'arr', 'f32', tokens.map(() => 0)],
+    ['tokenizer.ggml.token_type', 'arr', 'i32', types],
+    ['tokenizer.ggml.bos_token_id', 'u32', 1],
+    ['tokenizer.ggml.eos_token_id', 'u32', 2],
+    ['tokenizer.ggml.unknown_token_id', 'u32', 0],
+  ];
+  const tensors: Array<{ name: string; dims: number[]; data: Buffer }> = [];
+  let seed = 7;
+  const add = (name: string, dims: number[], fill?: number) => tensors.push({ name, dims, data: weights(dims.reduce((a, b) => a * b, 1), seed++, fill) });
+  add('token_embd.weight', [N_EMBD, tokens.length]);
+  add('output_norm.weight', [N_EMBD], 1);
+  add('output.weight', [N_EMBD, tokens.length]);
+  for (let i = 0; i < N_LAYER; i++) {
+    add(`blk.${i}.attn_norm.weight`, [N_EMBD], 1);
+    for (const n of ['attn_q', 'attn_k', 'attn_v', 'attn_output']) add(`blk.${i}.${n}.weight`, [N_EMBD, N_EMBD]);
+    add(`blk.${i}.ffn_norm.weight`, [N_EMBD], 1);
+    add(`blk.${i}.ffn_gate.weight`, [N_EMBD, N_FF]);
+    add(`blk.${i}.ffn_up.weight`, [N_EMBD, N_FF]);
+    add(`blk.${i}.ffn_down.weight`, [N_FF, N_EMBD]);
+  }
+  const w = new Writer();
+  w.u32(0x46554747); // "GGUF"
+  w.u32(3);
+  w.u64(tensors.length);
+  w.u64(kvs.length);
+  for (const kv of kvs) {
+    w.str(kv[0]);
+    if (kv[1] === 'arr') {
+      const [, , elem, values] = kv;
+      w.u32(GGUF_TYPE.ARRAY);
+      w.u32(elem === 'str' ? GGUF_TYPE.STRING : elem === 'f32' ? GGUF_TYPE.FLOAT32 : GGUF_TYPE.INT32);
+      w.u64(values.length);
+      for (const v of values) {
+        if (elem === 'str') w.str(String(v));
+        else if (elem === 'f32') w.f32(Number(v));
+        else w.i32(Number(v));
+      }
+      continue;
+    }
+    const [, type, value] = kv;
+    const code = type === 'str' ? GGUF_TYPE.STRING : type === 'f32' ? GGUF_TYPE.FLOAT32 : type === 'i32' ? GGUF_TYPE.INT32 : GGUF_TYPE.UINT32;
+    w.u32(code);
+    if (type === 'str') w.str(String(value));
+    else if (type === 'f32') w.f32(Number(value));
+    else if (type === 'i32') w.i32(Number(value));
+    else w.u32(Number(value));
+  }
+  let offset = 0;
+  for (const t of tensors) {
+    w.str(t.name);
+    w.u32(t.dims.length);
+    for (const d of t.dims) w.u64(d);
+    w.u32(0); // F32
+    w.u64(offset);
+    offset += Math.ceil(t.data.length / ALIGN) * ALIGN;
+  }
+  w.pad();
+  for (const t of tensors) {
+    w.push(t.data);
+    w.pad();
+  }
+  return w.buffer();
+}
+
+/** Write the model to `file` (temp name, then rename). */
+export async function writeTinyGguf(file: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fsp.writeFile(tmp, tinyGguf());
+  await fsp.rename(tmp, file);
+}
