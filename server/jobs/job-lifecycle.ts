@@ -21,12 +21,18 @@ export type JobChange =
   | { type: 'job.failed'; job: JobRecord; from: JobStatus }
   | { type: 'job.stalled'; job: JobRecord; from: JobStatus; reason: StallReason }
   | { type: 'job.cancelled'; job: JobRecord; from: JobStatus }
-  | { type: 'job.requeued'; job: JobRecord; from: JobStatus }
+  | { type: 'job.requeued'; job: JobRecord; from: JobStatus; via: FailoverNote }
   | { type: 'job.deleted'; jobs: JobRecord[] };
+
+/** Which engine went offline with the job, and how often that has happened to it. */
+export interface FailoverNote {
+  engine_id: string;
+  failovers: number;
+}
 
 /** A move; to `queued` only back from `running` (failover: its engine went offline). */
 export type JobMove =
-  | { to: 'queued' }
+  | { to: 'queued'; via: FailoverNote }
   | { to: 'running' }
   | { to: 'completed'; output: OutputRef | null }
   | { to: 'error'; error: string; output?: OutputRef | null }
@@ -116,8 +122,8 @@ export class JobLifecycle {
   }
 
   /** `running → queued`: its engine went offline; the queue hands it to another engine. */
-  requeue(promptId: string): MoveResult {
-    return this.move(promptId, { to: 'queued' });
+  requeue(promptId: string, via: FailoverNote): MoveResult {
+    return this.move(promptId, { to: 'queued', via });
   }
 
   /** Apply one move if the table allows it from the job's current status; publish it. */
@@ -173,7 +179,7 @@ export class JobLifecycle {
 function changeOf(job: JobRecord, from: JobStatus, move: JobMove): JobChange {
   switch (move.to) {
     case 'queued':
-      return { type: 'job.requeued', job, from };
+      return { type: 'job.requeued', job, from, via: move.via };
     case 'running':
       return { type: 'job.started', job, from };
     case 'completed':

@@ -39,13 +39,11 @@ export function failoverJobs(engineId: string, deps: FailoverDeps): void {
       if (failed.ok) deps.markDone(failed.job);
       continue;
     }
-    if (job.status === 'running') deps.lifecycle.requeue(id);
     back.push(id);
-    deps.events.emit('job.requeued', 'warning', `Engine ${name} went offline: job ${job.workflow_name ?? id} goes back to the queue for another engine`, {
-      prompt_id: id,
-      engine_id: engineId,
-      failovers: row.failovers + 1,
-    });
+    const via = { engine_id: engineId, failovers: row.failovers + 1 };
+    // A running job moves back to `queued` (the lifecycle announces it); a prefetched one is `queued` already.
+    if (job.status === 'running' && deps.lifecycle.requeue(id, via).ok) continue;
+    deps.events.emit('job.requeued', 'warning', `Job back in the queue: its engine went offline (${job.workflow_name ?? job.workflow_id ?? id})`, { prompt_id: id, workflow_id: job.workflow_id, ...via });
   }
   if (back.length) deps.store.requeueFront(back);
 }
