@@ -75,6 +75,8 @@ export interface Config {
     repo: string | null;
     /** The installed desktop app's update feed (electron-updater, generic provider); null: no checks. */
     desktopUpdates: string | null;
+    /** The node type → package map imports download; null: off. */
+    nodeMap: string | null;
   };
   /** Jobs: a running job silent this long (no engine message) is marked stalled; 0 never. */
   jobs: { stallMs: number };
@@ -188,6 +190,7 @@ export async function loadConfig(
       chatbotApi: v.CHATBOT_API_BASE_URL,
       repo: v.REPO_URL,
       desktopUpdates: v.DESKTOP_UPDATE_URL,
+      nodeMap: v.NODE_MAP_URL,
     },
     jobs: { stallMs: Math.round(v.JOB_STALL_MINUTES * 60_000) },
     llm: {

@@ -1,19 +1,26 @@
 /**
  * The free-space guard: work that writes a known amount (a download, an upload) asks first and
  * is refused with the numbers ("needs 6.5 GB, 4.1 GB free") instead of failing half-way with a
- * full disk. Shared infrastructure: uploads (`http/`), the catalog's download queue and the disk
- * page use it.
+ * full disk. Shared infrastructure: uploads (`http/`), the catalog's download queue, the disk
+ * page, node installs (`nodes/`) and engine installs use it.
  */
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 import { DomainError } from './domain-error.js';
 
-/** Free bytes for Studio's (unprivileged) writes on the volume holding `dir`; null when unknown. */
+/**
+ * Free bytes for Studio's (unprivileged) writes on the volume holding `dir`; null when unknown.
+ * A folder that does not exist yet (an engine about to be installed) is measured at its nearest
+ * existing parent, the volume it will be created on.
+ */
 export async function freeBytesOf(dir: string): Promise<number | null> {
-  try {
-    const stats = await fsp.statfs(dir);
-    return stats.bavail * stats.bsize;
-  } catch {
-    return null;
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    try {
+      const stats = await fsp.statfs(at);
+      return stats.bavail * stats.bsize;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || path.dirname(at) === at) return null;
+    }
   }
 }
 

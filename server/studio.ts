@@ -127,7 +127,7 @@ export class Studio {
       tokens: () => ({ modelhubApiKey: secrets.get('MODELHUB_API_KEY'), hubToken: secrets.get('HUB_TOKEN') }),
       modelhub: modelhubClient,
     }));
-    const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), uploads }));
+    const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), fileBySha256: (sha) => catalog.fileBySha256(sha), uploads }));
     const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs }));
     const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads }));
     const presets = (this.presets = createPresetsModule({ ...base, jobs: jobs.jobs, runner: jobs.runner, workflows: workflows.service, uploads }));
@@ -150,7 +150,9 @@ export class Studio {
     const nodes = createNodesModule({
       ...base,
       objectInfo: () => workflows.service.objectInfo(),
+      invalidateObjectInfo: () => workflows.service.invalidateNodes(),
       restartEngine: () => engine.process.restart(),
+      workflows: async () => (await workflows.service.list()).workflows.map((w) => ({ id: String(w.id), required_nodes: Array.isArray(w.required_nodes) ? w.required_nodes.map(String) : [] })),
       log: (level, message) => catalog.activity.add(level, message),
     });
     const disk = createDiskModule({ ...base, catalogs: catalog.catalogs, downloads: catalog.downloads });

@@ -3,7 +3,7 @@
  * under the output directory, media is stored without recompression (deflating a PNG or an MP4
  * costs time and saves nothing), and nothing is held in memory beyond the stream buffers.
  */
-import { ZipArchive, type ZipEntryData } from 'archiver';
+import type { ZipEntryData } from 'archiver';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
@@ -34,6 +34,8 @@ export function zipEntries(root: string): Array<{ full: string; rel: string }> {
 
 /** Stream a ZIP of `root` into `out`; resolves when finalized, rejects on an archive error or `signal`. */
 export async function writeDirectoryZip(root: string, out: Writable, signal?: AbortSignal): Promise<void> {
+  // The archive library loads with the first ZIP, not at start (it pulls in dozens of stream modules).
+  const { ZipArchive } = await import('archiver');
   const zip = new ZipArchive({ zlib: { level: 6 } });
   const failed = new Promise<never>((_, reject) => {
     zip.on('error', reject);

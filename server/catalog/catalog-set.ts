@@ -34,6 +34,19 @@ export function findEntry(set: CatalogSet, file: string, kinds: readonly Catalog
   return null;
 }
 
+/** The first model or LoRA entry recording `sha256` (compared in lowercase); catalogs that failed to load are skipped. */
+export function findBySha256(set: CatalogSet, sha256: string): CatalogEntry | null {
+  const wanted = sha256.toLowerCase();
+  for (const kind of MODEL_KINDS) {
+    if (!set[kind].isLoaded()) continue;
+    for (const category of set[kind].get().categories) {
+      const entry = category.models.find((e) => e.sha256?.toLowerCase() === wanted);
+      if (entry) return entry;
+    }
+  }
+  return null;
+}
+
 /** The loaded catalog of `kind`, or an empty one when it could not be loaded. */
 export function catalogOrEmpty(set: CatalogSet, kind: CatalogKind): CatalogFile {
   const store = set[kind];

@@ -22,7 +22,7 @@ import { catalogRoutes } from './catalog.routes.js';
 import { CATALOG_FILE_NAMES, catalogSchemaFor } from '../contracts/catalog.contract.js';
 import { CatalogStore, seedCatalogs } from './catalog.store.js';
 import { diskPresence, presenceSummary } from './model-status.js';
-import { findEntry, type CatalogSet } from './catalog-set.js';
+import { findBySha256, findEntry, type CatalogSet } from './catalog-set.js';
 import { DiskUsage } from './disk-usage.js';
 import { MetadataService } from './metadata.service.js';
 
@@ -56,6 +56,8 @@ export interface CatalogModule extends StudioModule {
   catalogs: CatalogSet;
   /** The `dest` folder the model and LoRA catalogs give a model file. */
   destOf(file: string): string | undefined;
+  /** The model or LoRA catalog file whose `sha256` is this one (any case), else undefined. */
+  fileBySha256(sha256: string): string | undefined;
   /** How many catalogued models there are and how many are on disk (system status). */
   modelsPresence(): { count: number; present: number };
   downloads: Downloads;
@@ -122,6 +124,7 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
     activity,
     streams: queue.streams,
     destOf: (file) => findEntry(catalogs, file)?.entry.dest,
+    fileBySha256: (sha256) => findBySha256(catalogs, sha256)?.file,
     modelsPresence() {
       if (!catalogs.models.isLoaded()) return { count: 0, present: 0 };
       const { total, present } = presenceSummary(catalogs.models.get(), 'models', diskPresence(dirs));

@@ -7,7 +7,7 @@
 import type { Api } from 'grammy';
 import type { InlineKeyboardMarkup, Update } from 'grammy/types';
 import { backoffDelay, type BackoffPolicy } from '../process/backoff.js';
-import { sleep } from '../process/sleep.js';
+import type { Clock } from '../process/clock.js';
 import type { ChatbotLibrary } from './chatbot-library.js';
 
 /** Rows of inline buttons: label and callback data (at most 64 bytes, so a short key). */
@@ -34,6 +34,8 @@ export interface ChatPlatformClientOptions {
   apiRoot: string;
   /** Aborted when the bot stops: every wait and request in flight ends with it. */
   signal: AbortSignal;
+  /** The waits after a 429 or a network error. */
+  clock: Clock;
 }
 
 /**
@@ -142,8 +144,8 @@ export class ChatPlatformClient {
       } catch (raw) {
         const err = this.classify(raw);
         if (signal.aborted || attempt >= SEND_RETRIES) throw err;
-        if (err.kind === 'rate_limited') await sleep((err.retryAfterS ?? 1) * 1000, signal);
-        else if (err.kind === 'network') await sleep(backoffDelay(attempt + 1, NETWORK_BACKOFF), signal);
+        if (err.kind === 'rate_limited') await this.options.clock.sleep((err.retryAfterS ?? 1) * 1000, signal);
+        else if (err.kind === 'network') await this.options.clock.sleep(backoffDelay(attempt + 1, NETWORK_BACKOFF), signal);
         else throw err;
       }
     }

@@ -16,7 +16,7 @@ import { ChatbotService, type ChatbotServiceDeps } from './chatbot.service.js';
 import { ChatbotStore } from './chatbot.store.js';
 
 /** What tests may change: the library loader (one that fails) and the timings. */
-export type ChatbotOptions = Partial<Pick<ChatbotServiceDeps, 'backoff' | 'progress'>> & { loadLibrary?: ChatbotLibraryLoader };
+export type ChatbotOptions = Partial<Pick<ChatbotServiceDeps, 'backoff' | 'progress' | 'clock'>> & { loadLibrary?: ChatbotLibraryLoader };
 
 export interface ChatbotModuleDeps {
   config: Readonly<Config>;
@@ -55,6 +55,7 @@ export function createChatbotModule(deps: ChatbotModuleDeps): ChatbotModule {
     pollTimeoutS: config.chatbot.pollTimeoutS,
     backoff: options?.backoff,
     progress: options?.progress,
+    clock: options?.clock,
   });
   // The system status block is `{running: bool (token configured), name}` in the spec's words:
   // whether polling is alive is `GET /api/admin/chatbot/status`'s `running`.

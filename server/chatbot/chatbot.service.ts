@@ -8,6 +8,7 @@
 import type { EventBus } from '../events/event-bus.js';
 import { DomainError } from '../domain-error.js';
 import type { Logger } from '../logging.js';
+import { systemClock, type Clock } from '../process/clock.js';
 import { romeIso } from '../time.js';
 import { ChatDoor } from './chat-door.js';
 import { ChatPlatformClient } from './chat-platform.client.js';
@@ -41,6 +42,8 @@ export interface ChatbotServiceDeps {
   backoff?: BackoffOptions;
   /** Status poll interval and the least time between two edits of the progress message. */
   progress?: { pollMs: number; minEditMs: number };
+  /** Backoff, 429 waits and the edit throttle (tests record the delays asked for). */
+  clock?: Clock;
 }
 
 interface Running {
@@ -58,6 +61,9 @@ export class ChatbotService {
   /** Why the bot stopped by itself (a rejected token); cleared by the next start. */
   private stoppedBecause: string | null = null;
   private readonly wrongKeys = new Map<number, number>();
+  private get clock(): Clock {
+    return this.deps.clock ?? systemClock;
+  }
   private readonly localHttp: LocalHttp;
 
   constructor(private readonly deps: ChatbotServiceDeps) {
@@ -77,7 +83,7 @@ export class ChatbotService {
     return {
       ...this.status(),
       last_error: state?.lastError ?? this.stoppedBecause,
-      retry_in_s: retryAt === null ? null : Math.max(0, Math.ceil((retryAt - Date.now()) / 1000)),
+      retry_in_s: retryAt === null ? null : Math.max(0, Math.ceil((retryAt - this.clock.now()) / 1000)),
       allowed_chats: this.deps.store.allowedCount(),
     };
   }
@@ -162,10 +168,10 @@ export class ChatbotService {
     // A token is `<bot id>:<secret>`; the id keys what is kept per bot.
     const botId = token.split(':')[0] ?? token;
     const abort = new AbortController();
-    const platform = new ChatPlatformClient({ lib, token, apiRoot: this.deps.apiRoot, signal: abort.signal });
+    const platform = new ChatPlatformClient({ lib, token, apiRoot: this.deps.apiRoot, signal: abort.signal, clock: this.clock });
     const studio = new StudioApiClient({ http: this.localHttp, baseUrl: this.deps.studioUrl, credential: this.deps.studioAuth, signal: abort.signal });
     const progress = this.deps.progress ?? { pollMs: 1000, minEditMs: 3000 };
-    const reporter = new RunReporter({ platform, studio, signal: abort.signal, logger: this.deps.logger, ...progress });
+    const reporter = new RunReporter({ platform, studio, signal: abort.signal, logger: this.deps.logger, ...progress, clock: this.clock });
     const door = new ChatDoor({ platform, store: this.deps.store, apiKey: this.deps.apiKey, events: this.deps.events, wrongKeys: this.wrongKeys });
     const conversation = new Conversation({ platform, studio, door, reporter, logger: this.deps.logger });
     const loop = new PollLoop({
@@ -176,6 +182,7 @@ export class ChatbotService {
       backoff: this.deps.backoff ?? { initialMs: 1000, maxMs: 60_000 },
       onFatal: (message) => this.onFatal(message),
       logger: this.deps.logger,
+      clock: this.clock,
     });
     this.running = { loop, abort, reporter, startedAt: new Date() };
     this.stoppedBecause = null;

@@ -8,7 +8,7 @@ import type { Update } from 'grammy/types';
 import type { Logger } from '../logging.js';
 import { ChatPlatformError, type ChatPlatformClient } from './chat-platform.client.js';
 import { backoffDelay } from '../process/backoff.js';
-import { sleep } from '../process/sleep.js';
+import type { Clock } from '../process/clock.js';
 
 export interface BackoffOptions {
   initialMs: number;
@@ -34,6 +34,8 @@ export interface PollLoopDeps {
   /** The token was rejected: the loop has ended for good. */
   onFatal(message: string): void;
   logger: Logger;
+  /** Backoff waits and the retry time status shows. */
+  clock: Clock;
 }
 
 /** Polls until stopped or until the platform rejects the token. */
@@ -79,9 +81,9 @@ export class PollLoop {
         failures++;
         this.state.phase = 'backing_off';
         this.state.lastError = error.kind === 'rate_limited' ? `rate limited by the chat platform: ${error.message}` : error.message;
-        this.state.retryAt = Date.now() + delay;
+        this.state.retryAt = this.deps.clock.now() + delay;
         this.deps.logger.warn(`chat bot: getUpdates failed (${this.state.lastError}); next poll in ${Math.round(delay / 100) / 10} s`);
-        await sleep(delay, signal);
+        await this.deps.clock.sleep(delay, signal);
         continue;
       }
       failures = 0;

@@ -5,7 +5,7 @@
  * document, or the failure in plain words. Runs in the background so the chat stays responsive.
  */
 import type { Logger } from '../logging.js';
-import { sleep } from '../process/sleep.js';
+import type { Clock } from '../process/clock.js';
 import { ChatPlatformError, type ChatPlatformClient, type MediaKind } from './chat-platform.client.js';
 import { explain } from './explain.js';
 import type { OutputFile, RunStatus, StudioApiClient } from './studio-api.client.js';
@@ -23,6 +23,8 @@ export interface RunReporterDeps {
   logger: Logger;
   pollMs: number;
   minEditMs: number;
+  /** The edit throttle's time and the waits between status polls. */
+  clock: Clock;
 }
 
 /** Follows runs and reports them to their chats. */
@@ -46,22 +48,22 @@ export class RunReporter {
   }
 
   private async report(chatId: number, title: string, promptId: string): Promise<void> {
-    const { platform, studio, signal } = this.deps;
-    const started = Date.now();
+    const { platform, studio, signal, clock } = this.deps;
+    const started = clock.now();
     let shown = `⏳ ${title}: queued`;
     const messageId = await platform.sendMessage(chatId, shown);
-    let editedAt = Date.now();
+    let editedAt = clock.now();
     const edit = async (text: string, final: boolean) => {
       if (text === shown) return;
-      const wait = this.deps.minEditMs - (Date.now() - editedAt);
+      const wait = this.deps.minEditMs - (clock.now() - editedAt);
       if (wait > 0) {
         if (!final) return;
-        await sleep(wait, signal);
+        await clock.sleep(wait, signal);
       }
       if (signal.aborted) return;
       await platform.editMessageText(chatId, messageId, text);
       shown = text;
-      editedAt = Date.now();
+      editedAt = clock.now();
     };
 
     let failures = 0;
@@ -73,14 +75,14 @@ export class RunReporter {
       } catch (err) {
         if (signal.aborted) return;
         if (++failures < MAX_STATUS_FAILURES) {
-          await sleep(this.deps.pollMs, signal);
+          await clock.sleep(this.deps.pollMs, signal);
           continue;
         }
         await edit(`⚠️ ${title}: I lost track of the job (${explain(err)}). It may still finish; look in Studio.`, true);
         return;
       }
       if (status.status === 'completed') {
-        const seconds = Math.round((Date.now() - started) / 1000);
+        const seconds = Math.round((clock.now() - started) / 1000);
         const note = await this.deliver(chatId, title, status.outputs);
         await edit(`✅ ${title}: done in ${seconds} s${note ? `. ${note}` : ''}`, true);
         return;
@@ -90,7 +92,7 @@ export class RunReporter {
         return;
       }
       await edit(progressText(title, status), false);
-      await sleep(this.deps.pollMs, signal);
+      await clock.sleep(this.deps.pollMs, signal);
     }
   }
 

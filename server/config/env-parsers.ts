@@ -44,6 +44,9 @@ export const baseUrl: EnvParser<string> = (raw, key) => {
   }
 };
 
+/** An absolute URL, or `off` (null): a download source that can be switched off. */
+export const urlOrOff: EnvParser<string | null> = (raw, key) => (raw.toLowerCase() === 'off' ? null : baseUrl(raw, key));
+
 /** One of a few words. */
 export function oneOf<const W extends string>(words: readonly W[]): EnvParser<W> {
   return (raw, key) => {

@@ -7,7 +7,7 @@
  * in the README).
  */
 import { ENGINE_MODE_CHOICES, PREVIEW_METHODS } from './engine-mode.js';
-import { absolutePath, baseUrl, chatIds, hostList, integer, integerList, nonNegativeNumber, oneOf, presence, shellArgs, switchedBy, text, type EnvParser } from './env-parsers.js';
+import { absolutePath, baseUrl, chatIds, hostList, integer, integerList, nonNegativeNumber, oneOf, presence, shellArgs, switchedBy, text, urlOrOff, type EnvParser } from './env-parsers.js';
 
 /** The built-in weak key. While it is in use Studio listens on loopback only. */
 export const DEFAULT_API_KEY = 'studio-local';
@@ -68,6 +68,7 @@ export const ENV_VARS = {
   DESKTOP_UPDATE_URL: { group: 'config', default: null, parse: baseUrl, description: 'Update feed of the installed desktop app (latest*.yml and installers); unset: no update checks' },
   MODELHUB_BASE_URL: { group: 'config', default: 'https://civitai.com', parse: baseUrl, description: 'Model hub API base' },
   REPOHOST_BASE_URL: { group: 'config', default: 'https://huggingface.co', parse: baseUrl, description: 'Repository host base' },
+  NODE_MAP_URL: { group: 'config', default: 'https://raw.githubusercontent.com/ltdrdata/ComfyUI-Manager/main/extension-node-map.json', parse: urlOrOff, description: 'Node type → package map imports download when they meet a node type Studio does not know (off: never)' },
   CHATBOT_API_BASE_URL: { group: 'config', default: 'https://api.telegram.org', parse: baseUrl, description: 'Chat platform bot API base' },
   LLM_READY_TIMEOUT_S: { group: 'config', default: '300', parse: integer(), description: 'How long a starting LLM server may keep loading its model' },
   LLM_RELEASES_URL: { group: 'config', default: 'https://api.github.com/repos/ggml-org/llama.cpp', parse: baseUrl, description: 'Where the llama.cpp builds are listed (a GitHub-style releases API)' },

@@ -40,6 +40,15 @@ export function studioEngineDirs(config: Config): EngineDirs {
   return { input: config.paths.assetsInput, output: config.paths.assetsOutput, temp: path.join(config.paths.engine, 'temp', 'temp') };
 }
 
+/**
+ * The engine's `custom_nodes` folder: ENGINE_DIR's when set (managed, or an external engine whose
+ * folder Studio was told), the stand-in's own in the data folder, or null (external, unknown).
+ */
+export function customNodesDirOf(config: Config): string | null {
+  if (config.engine.dir) return path.join(config.engine.dir, 'custom_nodes');
+  return config.engine.mode === 'standin' ? path.join(config.paths.engine, 'custom_nodes') : null;
+}
+
 /** The stand-in engine run by this Node (or Electron-as-Node) binary. */
 export function standinLaunch(config: Config, context: LaunchContext = {}): EngineLaunch {
   const moduleUrl = context.moduleUrl ?? import.meta.url;
@@ -64,6 +73,9 @@ export function standinLaunch(config: Config, context: LaunchContext = {}): Engi
     '--extra-model-paths-config', extraModelPathsFile(config),
     // Said explicitly: the child cannot count on knowing where a packaged app keeps its resources.
     '--resources-dir', path.join(SHIPPED_ROOT, 'resources', 'standin'),
+    // Node packages load like the engine's: imported with the engine's Python (stand-in only flags).
+    '--custom-nodes-dir', customNodesDirOf(config) ?? path.join(paths.engine, 'custom_nodes'),
+    '--python', engine.python,
     ...(engine.standinObjectInfo ? ['--object-info', engine.standinObjectInfo] : []),
     '--parent-pid', String(process.pid),
   ];

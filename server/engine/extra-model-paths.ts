@@ -4,7 +4,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
 
 /**
  * Engine model-folder keys. `clip` and `unet` are the engine's legacy names for text_encoders and
@@ -34,11 +33,15 @@ export const ENGINE_MODEL_FOLDERS = [
   'photomaker',
 ] as const;
 
-/** The YAML text: one `studio:` section rooted at `modelsDir`, each key mapped to its subfolder. */
+/**
+ * The YAML text: one `studio:` section rooted at `modelsDir`, each key mapped to its subfolder.
+ * Written by hand rather than with the YAML library (which Studio then need not load at start):
+ * the keys are fixed words and the one free value, the path, is a JSON string, which YAML reads
+ * as a double-quoted scalar with the same escapes.
+ */
 export function extraModelPathsYaml(modelsDir: string): string {
-  const section: Record<string, string | boolean> = { base_path: modelsDir, is_default: true };
-  for (const folder of ENGINE_MODEL_FOLDERS) section[folder] = folder;
-  return `# Written by Studio at every engine start; edits are overwritten.\n${YAML.stringify({ studio: section })}`;
+  const lines = [`  base_path: ${JSON.stringify(modelsDir)}`, '  is_default: true', ...ENGINE_MODEL_FOLDERS.map((folder) => `  ${folder}: ${folder}`)];
+  return `# Written by Studio at every engine start; edits are overwritten.\nstudio:\n${lines.join('\n')}\n`;
 }
 
 /** Write the YAML to `file` atomically (temp file + rename) and create the model folders. */

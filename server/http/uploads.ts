@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Request, RequestHandler } from 'express';
-import multer from 'multer';
+import type multer from 'multer';
 import { ensureFreeSpace } from '../free-space.js';
 import { HttpError } from './errors.js';
 import { looksLikeImage, readHead } from './file-sniff.js';
@@ -54,12 +54,12 @@ export class Uploads {
 
   /** One file in `field` (plus text fields). */
   single(field: string, kind: UploadKind): RequestHandler {
-    return this.checkingSpace(removingAfterResponse(this.multer(kind).single(field)));
+    return this.checkingSpace(removingAfterResponse(this.parser(kind, (parse) => parse.single(field))));
   }
 
   /** Up to the kind's count of files in `field`. */
   array(field: string, kind: UploadKind): RequestHandler {
-    return this.checkingSpace(removingAfterResponse(this.multer(kind).array(field, UPLOAD_LIMITS[kind].files)));
+    return this.checkingSpace(removingAfterResponse(this.parser(kind, (parse) => parse.array(field, UPLOAD_LIMITS[kind].files))));
   }
 
   /** Refuse (507, with the numbers) an upload whose declared size does not fit, before reading it. */
@@ -71,12 +71,22 @@ export class Uploads {
     };
   }
 
-  private multer(kind: UploadKind): multer.Multer {
-    const storage = multer.diskStorage({
-      destination: this.tmpDir,
-      filename: (_req, _file, done) => done(null, `${crypto.randomBytes(12).toString('hex')}.upload`),
-    });
-    return multer({ storage, limits: UPLOAD_LIMITS[kind] });
+  /**
+   * The multipart parser of one route, built on its first upload: the form library is loaded then,
+   * not at start (most sessions upload nothing, and every route's parser would load it).
+   */
+  private parser(kind: UploadKind, pick: (parse: multer.Multer) => RequestHandler): RequestHandler {
+    let built: Promise<RequestHandler> | undefined;
+    return (req, res, next) => {
+      built ??= import('multer').then(({ default: multer }) => {
+        const storage = multer.diskStorage({
+          destination: this.tmpDir,
+          filename: (_req, _file, done) => done(null, `${crypto.randomBytes(12).toString('hex')}.upload`),
+        });
+        return pick(multer({ storage, limits: UPLOAD_LIMITS[kind] }));
+      });
+      built.then((parse) => parse(req, res, next), next);
+    };
   }
 }
 

@@ -3,7 +3,6 @@
  * image) and `output/` (every file of its folder). Streamed; media that is already compressed is
  * stored as-is, since deflating a PNG or MP4 again costs time and saves nothing.
  */
-import { ZipArchive } from 'archiver';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isContained } from '../http/contained-path.js';
@@ -19,6 +18,8 @@ export function isStoredExtension(file: string): boolean {
 
 /** Stream the package of `job` into `out`; resolves when the archive is finalized. */
 export async function writeJobPackage(job: JobRecord, dirs: { input: string; output: string }, out: Writable): Promise<void> {
+  // The archive library loads with the first ZIP, not at start (it pulls in dozens of stream modules).
+  const { ZipArchive } = await import('archiver');
   const zip = new ZipArchive({ zlib: { level: 6 } });
   const failed = new Promise<never>((_, reject) => zip.on('error', reject));
   zip.pipe(out);

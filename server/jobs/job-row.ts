@@ -71,3 +71,29 @@ export function fromRow(row: JobRow): JobRecord {
   if (row.preset_id) job.preset_id = row.preset_id;
   return job;
 }
+
+/**
+ * The JSON text of the records of `rows` (raw rows: values in `JOB_COLUMNS` order), equal to
+ * `JSON.stringify(rows.map(fromRow))`: the JSON columns are spliced in as stored, since the one
+ * writer stores them with `JSON.stringify` (`toRow`), which parsing and stringifying again would
+ * give back unchanged. Keys in `fromRow`'s order.
+ */
+export function recordsJson(rows: readonly unknown[][]): string {
+  const parts: string[] = [];
+  for (const r of rows) {
+    let text =
+      `{"prompt_id":${str(r[0])},"workflow_id":${str(r[1])},"workflow_name":${str(r[2])},"output_dir":${str(r[3])},` +
+      `"status":${str(r[4])},"queued_at":${str(r[5])},"started_at":${str(r[6])},"finished_at":${str(r[7])},` +
+      `"duration":${str(r[8])},"input_image":${str(r[9])},"params":${r[10] as string},"seeds":${r[11] as string},` +
+      `"output":${(r[12] as string | null) || 'null'},"error":${str(r[13])}`;
+    if (r[14]) text += `,"retry_of":${str(r[14])}`;
+    if (r[15]) text += `,"preset_id":${str(r[15])}`;
+    parts.push(`${text}}`);
+  }
+  return `[${parts.join(',')}]`;
+}
+
+/** A column value as JSON (text, number or null). */
+function str(value: unknown): string {
+  return value === null || value === undefined ? 'null' : JSON.stringify(value);
+}

@@ -5,7 +5,8 @@
  */
 import type { Db } from '../db/database.js';
 import { FINISHED_STATUSES, type JobRecord, type JobStatus } from '../contracts/jobs.contract.js';
-import { fromRow, JOB_COLUMNS as COLUMNS, type JobRow } from './job-row.js';
+import { fromRow, JOB_COLUMNS as COLUMNS, recordsJson, type JobRow } from './job-row.js';
+import type { Statement } from 'better-sqlite3';
 
 export interface HistoryQuery {
   limit?: number;
@@ -18,6 +19,8 @@ export class JobStore {
   private readonly getStmt;
   private readonly activeStmt;
   private readonly activeCountStmt;
+  /** History statements by their SQL (a dozen shapes at most: filters and paging on or off). */
+  private readonly historyStmts = new Map<string, Statement>();
 
   constructor(private readonly db: Db) {
     this.getStmt = db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE prompt_id = ?`);
@@ -43,6 +46,21 @@ export class JobStore {
 
   /** Finished jobs (completed, error, stalled, cancelled), newest first, optionally paged and filtered. */
   history(query: HistoryQuery = {}): JobRecord[] {
+    const { stmt, values } = this.historyStatement(query);
+    return (stmt.all(values) as JobRow[]).map(fromRow);
+  }
+
+  /**
+   * `history(query)` as the JSON text of the array, byte for byte what `JSON.stringify` of it
+   * gives, built from the rows without decoding and re-encoding their JSON columns (for a page of
+   * 100 that was a third of the route's time).
+   */
+  historyJson(query: HistoryQuery = {}): string {
+    const { stmt, values } = this.historyStatement(query);
+    return recordsJson(stmt.raw(true).all(values) as unknown[][]);
+  }
+
+  private historyStatement(query: HistoryQuery): { stmt: Statement; values: Record<string, unknown> } {
     // `+status` keeps SQLite off the status index: nearly every row is finished, so walking
     // `jobs_created` newest first and filtering is what makes a page cheap (0.3 ms instead of a
     // 16 ms sort of every finished row at 50 000 jobs).
@@ -65,7 +83,10 @@ export class JobStore {
       sql += ' LIMIT -1 OFFSET @offset';
       values.offset = query.offset;
     }
-    return (this.db.prepare(sql).all(values) as JobRow[]).map(fromRow);
+    let stmt = this.historyStmts.get(sql);
+    if (!stmt) this.historyStmts.set(sql, (stmt = this.db.prepare(sql)));
+    // `raw` is a mode of the statement: each call sets the one it needs.
+    return { stmt: stmt.raw(false), values };
   }
 
   /** Prompt ids some job was retried from (`retry_of` of any job). */

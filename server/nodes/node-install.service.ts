@@ -1,142 +1,175 @@
 /**
- * Installing an engine node package (spec "Install rules"): `git clone --depth 1` into the
- * engine's `custom_nodes`, `requirements.txt` with the engine's own Python under a constraints
- * file that pins torch/torchvision/torchaudio/numpy as installed, then `install.py`. One install
- * at a time; every output line goes to the activity log; any failure or timeout removes the
- * partial folder and answers 500 with the tail of stderr (500 characters).
+ * Installing and updating a node package without breaking the engine: a preview first (the
+ * commit, and pip's own dry-run of the requirements under the held-package constraints; a change
+ * to a held package is refused before anything is written), the free-space guard, a snapshot,
+ * then clone at the pinned commit, `requirements.txt`, `install.py`, a restart of the engine and
+ * a check that the package's node types load. Any failure rolls back to the snapshot.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { EventBus } from '../events/event-bus.js';
 import { DomainError } from '../domain-error.js';
-import { runCommand, type RunResult } from '../process/run-command.js';
-import { isResolutionConflict, PINNED, readPinnedVersions, writeConstraints } from './pinned-packages.js';
-import type { InstallResult } from '../contracts/nodes.contract.js';
+import { ensureFreeSpace } from '../free-space.js';
+import { runCommand } from '../process/run-command.js';
+import type { InstallPreview, InstallResult, PythonChanges } from '../contracts/nodes.contract.js';
+import { checkoutCommit, cloneAt, headCommit, originUrl, remoteHead } from './node-git.js';
+import { clip, moveFolder, type NodeChanges } from './node-change.js';
+import { packageNameOf } from './node-url.js';
+import { lastLines, previewRequirements } from './pip-preview.js';
+import { installBytes } from './install-size.js';
 
-/** Spec Limits: install error text. */
-export const INSTALL_ERROR_CHARS = 500;
+const NO_CHANGES: PythonChanges = { added: [], upgraded: [], downgraded: [] };
 
-export interface InstallTarget {
-  /** The engine's `custom_nodes` folder, or null when Studio does not know it (external engine). */
-  customNodesDir: string | null;
-  python: string;
+export interface InstallRequest {
+  url: unknown;
+  dryRun?: boolean;
+  commit?: string;
 }
 
-export interface NodeInstallDeps {
-  target: InstallTarget;
-  env: NodeJS.ProcessEnv;
-  timeouts: { cloneTimeoutMs: number; pipTimeoutMs: number; scriptTimeoutMs: number };
-  /** Where the constraints file is written. */
-  scratchDir: string;
-  events: EventBus;
-  /** Each output line, as it arrives (the activity log). */
-  log: (level: 'info' | 'ok' | 'error', message: string) => void;
-}
-
-/** The package name of a clone URL, or a 400. */
-export function packageNameOf(raw: unknown): { url: string; name: string } {
-  if (typeof raw !== 'string' || raw.trim() === '') throw new DomainError('invalid', 'url is required (an https:// git URL)');
-  const url = raw.trim();
-  if (!url.startsWith('https://')) throw new DomainError('invalid', 'url must start with https://');
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new DomainError('invalid', `url is not a valid URL: ${url}`);
-  }
-  const last = parsed.pathname.split('/').filter(Boolean).pop() ?? '';
-  const name = last.replace(/\.git$/, '');
-  // The name becomes a folder inside custom_nodes: one safe path segment.
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new DomainError('invalid', `url does not end in a package name: ${url}`);
-  return { url, name };
+/** A preview and the scratch clone it was made from. */
+interface Prepared {
+  preview: InstallPreview;
+  clone: string;
+  scratch: string;
 }
 
 export class NodeInstallService {
-  private queue: Promise<unknown> = Promise.resolve();
-  private pinned: Promise<Record<string, string>> | null = null;
+  constructor(private readonly changes: NodeChanges) {}
 
-  constructor(private readonly deps: NodeInstallDeps) {}
-
-  /** Validate, then install after any install already running. */
-  install(rawUrl: unknown): Promise<InstallResult> {
-    const { url, name } = packageNameOf(rawUrl);
-    const dir = this.deps.target.customNodesDir;
-    if (!dir) throw new DomainError('invalid', "Studio does not know this engine's folder: set ENGINE_DIR to install node packages");
-    const run = this.queue.then(() => this.installNow(url, name, dir));
-    this.queue = run.catch(() => undefined);
-    return run;
-  }
-
-  private async installNow(url: string, name: string, customNodesDir: string): Promise<InstallResult> {
-    const dest = path.join(customNodesDir, name);
-    if (fs.existsSync(dest)) return { status: 'already_installed', name };
-    await fsp.mkdir(customNodesDir, { recursive: true });
-    this.deps.log('info', `Installing node package ${name} from ${url}`);
-    try {
-      await this.step('git clone', 'git', ['clone', '--depth', '1', '--', url, dest], customNodesDir, this.deps.timeouts.cloneTimeoutMs);
-      if (fs.existsSync(path.join(dest, 'requirements.txt'))) await this.installRequirements(name, dest);
-      if (fs.existsSync(path.join(dest, 'install.py'))) {
-        await this.step('install.py', this.deps.target.python, ['install.py'], dest, this.deps.timeouts.scriptTimeoutMs);
+  /** `POST /api/admin/nodes/install`: a preview (`dryRun`) or the install itself. */
+  install(request: InstallRequest): Promise<InstallPreview | InstallResult> {
+    const { url, name } = packageNameOf(request.url);
+    const env = this.changes.environment();
+    return this.changes.serial(async () => {
+      if (await env.folder(name)) return { status: 'already_installed', name } as const;
+      const prepared = await this.prepare(name, url, request.commit ?? null, null, request.dryRun ? 'Previewing' : 'Installing');
+      try {
+        return request.dryRun ? prepared.preview : await this.apply(prepared, null);
+      } finally {
+        await fsp.rm(prepared.scratch, { recursive: true, force: true });
       }
-    } catch (err) {
-      await fsp.rm(dest, { recursive: true, force: true });
-      const detail = err instanceof DomainError ? err.message : String(err);
-      this.deps.log('error', `${name}: ${detail}`);
-      this.deps.events.emit('nodes.install.failed', 'error', `Node package ${name} could not be installed`, { name, url, error: detail });
-      throw err;
-    }
-    this.deps.log('ok', `Installed node package ${name}; restart the engine to load it`);
-    this.deps.events.emit('nodes.installed', 'success', `Node package ${name} installed; the engine needs a restart`, { name, url });
-    return { status: 'installed', name, restart_required: true };
-  }
-
-  private async installRequirements(name: string, dest: string): Promise<void> {
-    this.pinned ??= readPinnedVersions(this.deps.target.python, this.deps.env).catch((err: unknown) => {
-      this.pinned = null;
-      throw err;
     });
-    const versions = await this.pinned;
-    const constraints = await writeConstraints(this.deps.scratchDir, versions);
-    const pins = Object.entries(versions).map(([pkg, version]) => `${pkg}==${version}`);
-    if (pins.length > 0) this.deps.log('info', `${name}: keeping ${pins.join(', ')} as installed`);
-    const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '-r', 'requirements.txt', '-c', constraints];
-    const result = await this.run(this.deps.target.python, args, dest, this.deps.timeouts.pipTimeoutMs);
-    if (result.code === 0 && !result.timedOut) return;
-    if (!result.timedOut && isResolutionConflict(result.stderr + result.stdout)) {
-      throw new DomainError(
-        'failed',
-        clip(
-          `Dependency install failed: ${name} needs versions that conflict with the engine's ${PINNED.filter((p) => versions[p]).join('/')} ` +
-            `(kept at ${pins.join(', ')}), so it was not installed. pip said: ${lastLines(result.stderr || result.stdout)}`,
-        ),
-      );
+  }
+
+  /** `POST /api/admin/nodes/{name}/update`: to the remote's newest commit (or `commit`), same preview/snapshot/check path. */
+  update(name: string, request: { dryRun?: boolean; commit?: string }): Promise<InstallPreview | InstallResult> {
+    const env = this.changes.environment();
+    return this.changes.serial(async () => {
+      const folder = await env.folder(name);
+      if (!folder) throw new DomainError('not_found', `No node package ${name}`);
+      const git = env.git();
+      const url = await originUrl(git, folder.dir);
+      const current = await headCommit(git, folder.dir);
+      if (!url || !current) throw new DomainError('conflict', `${name} is not a git clone, so Studio cannot update it`);
+      const target = request.commit ?? (await remoteHead(git, url));
+      const prepared = await this.prepare(name, url, target, current, request.dryRun ? 'Previewing the update of' : 'Updating');
+      try {
+        if (request.dryRun) return prepared.preview;
+        if (target === current) throw new DomainError('conflict', `${name} is already at commit ${current.slice(0, 12)}`);
+        return await this.apply(prepared, folder.dir);
+      } finally {
+        await fsp.rm(prepared.scratch, { recursive: true, force: true });
+      }
+    });
+  }
+
+  /** Clone into a scratch folder and dry-run its requirements: nothing of the engine is touched. */
+  private async prepare(name: string, url: string, commit: string | null, current: string | null, verb: string): Promise<Prepared> {
+    const env = this.changes.environment();
+    const { scratchDir } = this.changes.deps;
+    await fsp.mkdir(scratchDir, { recursive: true });
+    const scratch = await fsp.mkdtemp(path.join(scratchDir, 'node-preview-'));
+    const clone = path.join(scratch, name);
+    try {
+      // The Nodes page follows the activity log from this line on (it ends with the URL).
+      this.changes.deps.log('info', `${verb} node package ${name} from ${url}`);
+      const pinned = await cloneAt(env.git(), url, clone, commit);
+      const { held, file } = await env.constraints();
+      let python = NO_CHANGES;
+      if (fs.existsSync(path.join(clone, 'requirements.txt'))) {
+        const installed = await env.installed();
+        const run = { python: envPython(this.changes), env: envVars(this.changes), timeoutMs: this.changes.deps.timeouts.pipTimeoutMs, scratchDir, onLine: (l: string) => this.changes.deps.log('info', l) };
+        python = await previewRequirements(run, { dir: clone, name, installed, held, constraints: file });
+      }
+      return { preview: { status: 'preview', name, url, commit: pinned, current_commit: current, python, held }, clone, scratch };
+    } catch (err) {
+      await fsp.rm(scratch, { recursive: true, force: true });
+      this.changes.deps.log('error', `${name}: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
     }
-    throw stepError('Dependency install (pip)', result, this.deps.timeouts.pipTimeoutMs);
   }
 
-  private async step(label: string, command: string, args: string[], cwd: string, timeoutMs: number): Promise<void> {
-    const result = await this.run(command, args, cwd, timeoutMs);
-    if (result.code !== 0 || result.timedOut) throw stepError(label, result, timeoutMs);
+  /** Snapshot, put the code in place, install its requirements, run its script, check the engine; roll back on any failure. */
+  private async apply({ preview, clone }: Prepared, existing: string | null): Promise<InstallResult> {
+    const env = this.changes.environment();
+    const { name, url, commit } = preview;
+    const verb = existing ? 'updated' : 'installed';
+    await ensureFreeSpace(env.customNodesDir, await installBytes(clone, preview.python), `installing ${name}`);
+    const snap = await this.changes.snapshot(existing ? `before updating ${name}` : `before installing ${name}`);
+    const before = snap.python;
+    const dest = existing ?? path.join(env.customNodesDir, name);
+    let restarted = false;
+    const what = existing ? `${name} was not updated` : `${name} was not installed`;
+    try {
+      if (existing) await checkoutCommit(env.git(), existing, commit);
+      else await moveFolder(clone, dest);
+      if (fs.existsSync(path.join(dest, 'requirements.txt'))) {
+        const { file } = await env.constraints();
+        await env.pip(['install', '-r', 'requirements.txt', '-c', file], 'Dependency install (pip)', dest);
+      }
+      if (fs.existsSync(path.join(dest, 'install.py'))) await this.script(dest);
+    } catch (err) {
+      this.fail(name, url, err);
+      return this.changes.rollback(what, err instanceof Error ? err.message : String(err), snap, restarted);
+    }
+    restarted = this.changes.deps.check.canRestart;
+    const outcome = await this.changes.deps.check.verify(name);
+    if (!outcome.ok) {
+      this.fail(name, url, new Error(outcome.note ?? 'the engine check failed'));
+      return this.changes.rollback(what, outcome.note ?? 'the engine check failed', snap, restarted);
+    }
+    const after = await env.installed();
+    const added = Object.keys(after).filter((p) => before[p] === undefined);
+    const record = (await this.changes.deps.records.all())[name];
+    await this.changes.deps.records.set(name, { url, commit, installed_at: new Date().toISOString(), python_added: [...new Set([...(record?.python_added ?? []), ...added])].sort() });
+    const loaded = outcome.verified ? `; the engine loaded ${outcome.nodeTypes.length} node types` : '; restart the engine to load it';
+    this.changes.deps.log('ok', `${verb === 'installed' ? 'Installed' : 'Updated'} node package ${name} at ${commit.slice(0, 12)}${loaded}`);
+    this.changes.deps.events.emit('nodes.installed', 'success', `Node package ${name} ${verb}${loaded}`, { name, url, commit, snapshot_id: snap.id });
+    return {
+      status: verb,
+      name,
+      commit,
+      restart_required: !outcome.verified,
+      snapshot_id: snap.id,
+      python: preview.python,
+      verified: outcome.verified,
+      node_types: outcome.nodeTypes,
+      note: outcome.note,
+    };
   }
 
-  private run(command: string, args: string[], cwd: string, timeoutMs: number): Promise<RunResult> {
-    // git must never stop to ask for a password on a private URL: it would hang until the deadline.
-    const env = { ...this.deps.env, GIT_TERMINAL_PROMPT: '0' };
-    return runCommand(command, args, { cwd, env, timeoutMs, onLine: (line) => line.trim() && this.deps.log('info', line) });
+  private async script(dest: string): Promise<void> {
+    const { timeouts } = this.changes.deps;
+    const result = await runCommand(envPython(this.changes), ['install.py'], {
+      cwd: dest,
+      env: envVars(this.changes),
+      timeoutMs: timeouts.scriptTimeoutMs,
+      onLine: (line) => line.trim() && this.changes.deps.log('info', line),
+    });
+    if (result.timedOut) throw new DomainError('failed', `install.py timed out after ${Math.round(timeouts.scriptTimeoutMs / 1000)} s`);
+    if (result.code !== 0) throw new DomainError('failed', `install.py failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`);
+  }
+
+  private fail(name: string, url: string, err: unknown): void {
+    const detail = clip(err instanceof Error ? err.message : String(err));
+    this.changes.deps.events.emit('nodes.install.failed', 'error', `Node package ${name} could not be installed`, { name, url, error: detail });
   }
 }
 
-function stepError(label: string, result: RunResult, timeoutMs: number): DomainError {
-  if (result.timedOut) return new DomainError('failed', clip(`${label} timed out after ${Math.round(timeoutMs / 1000)} s`));
-  return new DomainError('failed', clip(`${label} failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`));
+function envPython(changes: NodeChanges): string {
+  return changes.environment().python;
 }
 
-function lastLines(text: string): string {
-  return text.trim().split('\n').slice(-6).join('\n');
-}
-
-/** Spec: stderr in `detail`, truncated to 500 characters (the end, where the error is). */
-function clip(text: string): string {
-  return text.length <= INSTALL_ERROR_CHARS ? text : `…${text.slice(-(INSTALL_ERROR_CHARS - 1))}`;
+function envVars(changes: NodeChanges): NodeJS.ProcessEnv {
+  return changes.environment().childEnv;
 }

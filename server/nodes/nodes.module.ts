@@ -1,14 +1,22 @@
 /**
- * The node packages capability as `studio.ts` builds it: the engine's installed packages and
- * installs into its `custom_nodes` (the stand-in's lives in the data directory), logged to the
- * catalog's activity log, with an engine restart to load them.
+ * The node packages capability as `studio.ts` builds it: the engine's packages and the changes to
+ * its `custom_nodes` and Python (the stand-in's folder lives in the data directory), each behind
+ * a snapshot, logged to the catalog's activity log, checked by restarting the engine.
  */
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { StudioModule } from '../module.js';
 import type { ObjectInfo } from '../engine/engine-graph.js';
-import { NodeInstallService, type NodeInstallDeps } from './node-install.service.js';
+import { customNodesDirOf } from '../engine/engine-launch.js';
+import { EngineCheck } from './engine-check.js';
+import { NodeChanges } from './node-change.js';
+import { NodeEnvironment } from './node-environment.js';
+import { NodeInstallService } from './node-install.service.js';
+import { NodeListService, type WorkflowNeeds } from './node-list.service.js';
+import { NodeManageService } from './node-manage.service.js';
+import { NodeRecordStore } from './node-records.store.js';
+import { NodeSnapshotStore } from './node-snapshots.store.js';
 import { nodesRoutes } from './nodes.routes.js';
 
 export interface NodesModuleDeps {
@@ -16,24 +24,50 @@ export interface NodesModuleDeps {
   events: EventBus;
   /** The engine's node schemas (the workflows capability caches them per engine start). */
   objectInfo: () => Promise<ObjectInfo>;
+  /** Drop that cache (after a restart the engine's node set may differ). */
+  invalidateObjectInfo: () => void;
   restartEngine: () => Promise<void>;
+  /** The installed workflows' `required_nodes`. */
+  workflows: () => Promise<WorkflowNeeds[]>;
   /** The activity log installs write to (the catalog's). */
-  log: NodeInstallDeps['log'];
+  log: (level: 'info' | 'ok' | 'error', message: string) => void;
 }
 
 export function createNodesModule(deps: NodesModuleDeps): StudioModule {
   const { engine, paths } = deps.config;
-  const customNodesDir = engine.dir ? path.join(engine.dir, 'custom_nodes') : engine.mode === 'standin' ? path.join(paths.engine, 'custom_nodes') : null;
-  const installer = new NodeInstallService({
-    target: { customNodesDir, python: engine.python },
-    env: deps.config.childEnv,
-    timeouts: deps.config.nodeInstall,
-    scratchDir: path.join(paths.root, 'tmp'),
-    events: deps.events,
-    log: deps.log,
+  const customNodesDir = customNodesDirOf(deps.config);
+  const scratchDir = path.join(paths.root, 'tmp');
+  const timeouts = deps.config.nodeInstall;
+  const env = customNodesDir ? new NodeEnvironment({ customNodesDir, python: engine.python, env: deps.config.childEnv, scratchDir, timeouts, log: deps.log }) : null;
+  const check = new EngineCheck({
+    mode: engine.mode,
+    restartEngine: deps.restartEngine,
+    freshObjectInfo: () => {
+      deps.invalidateObjectInfo();
+      return deps.objectInfo();
+    },
+    logFile: path.join(paths.logs, 'engine.log'),
+  });
+  const snapshots = new NodeSnapshotStore(path.join(paths.engine, 'node-snapshots'));
+  const changes = new NodeChanges({ env, snapshots, records: new NodeRecordStore(path.join(paths.engine, 'node-packages.json')), check, events: deps.events, scratchDir, timeouts, log: deps.log });
+  const list = new NodeListService({
+    objectInfo: deps.objectInfo,
+    env,
+    check,
+    workflows: deps.workflows,
+    git: { env: { ...deps.config.childEnv, GIT_TERMINAL_PROMPT: '0' }, timeoutMs: 30_000 },
   });
   return {
     name: 'nodes',
-    routers: [nodesRoutes({ objectInfo: deps.objectInfo, installer, engineMode: engine.mode, restartEngine: deps.restartEngine })],
+    routers: [
+      nodesRoutes({
+        list,
+        installer: new NodeInstallService(changes),
+        manage: new NodeManageService(changes),
+        snapshots,
+        engineMode: engine.mode,
+        restartEngine: deps.restartEngine,
+      }),
+    ],
   };
 }

@@ -1,18 +1,23 @@
 /**
- * Node packages (spec "Nodes") and the engine restart an install asks for. Parse and delegate.
+ * Node packages (spec "Nodes"): the list, install with a preview, update, disable/enable,
+ * uninstall, snapshots and their restore, and the engine restart an install may ask for.
+ * Parse and delegate.
  */
 import express from 'express';
 import type { EngineMode } from '../config.js';
-import { nodeInstallBody } from '../contracts/nodes.contract.js';
-import { validate } from '../http/errors.js';
+import { nodeInstallBody, nodeUpdateBody } from '../contracts/nodes.contract.js';
 import { DomainError } from '../domain-error.js';
-import { groupNodePackages } from '../workflows/node-packages.js';
-import type { ObjectInfo } from '../engine/engine-graph.js';
+import { validate } from '../http/errors.js';
 import type { NodeInstallService } from './node-install.service.js';
+import type { NodeListService } from './node-list.service.js';
+import type { NodeManageService } from './node-manage.service.js';
+import type { NodeSnapshotStore } from './node-snapshots.store.js';
 
 export interface NodesRouteDeps {
-  objectInfo: () => Promise<ObjectInfo>;
+  list: NodeListService;
   installer: NodeInstallService;
+  manage: NodeManageService;
+  snapshots: NodeSnapshotStore;
   engineMode: EngineMode;
   restartEngine: () => Promise<void>;
 }
@@ -25,22 +30,42 @@ function canRestart(mode: EngineMode): boolean {
 export function nodesRoutes(deps: NodesRouteDeps): express.Router {
   const router = express.Router();
 
-  router.get('/api/admin/nodes', async (_req, res) => {
-    let info: ObjectInfo;
-    try {
-      info = await deps.objectInfo();
-    } catch (err) {
-      throw new DomainError('unavailable', `The engine is unreachable, so its nodes cannot be listed: ${(err as Error).message}`);
-    }
-    const packages = groupNodePackages(info);
-    res.json({ packages, total_nodes: packages.reduce((n, p) => n + p.node_count, 0), total_packages: packages.length });
+  router.get('/api/admin/nodes', async (req, res) => {
+    const rows = await deps.list.list(req.query.refresh_updates === '1' || req.query.refresh_updates === 'true');
+    const loaded = rows.filter((p) => p.node_count > 0);
+    res.json({ packages: rows, total_nodes: loaded.reduce((n, p) => n + p.node_count, 0), total_packages: loaded.length });
   });
 
   router.post('/api/admin/nodes/install', async (req, res) => {
-    const body = validate(nodeInstallBody, req.body ?? {}, { detail: 'url is required (an https:// git URL)' });
-    const result = await deps.installer.install(body.url ?? body.repo_url);
+    const body = validate(nodeInstallBody, req.body ?? {}, { ownMessages: true, notObject: 'url is required (an https:// git URL)' });
+    const result = await deps.installer.install({ url: body.url ?? body.repo_url, dryRun: body.dry_run, commit: body.commit });
     // Beyond the spec: say whether Studio can restart the engine to load the package.
     res.json({ ...result, engine_restart: canRestart(deps.engineMode) ? 'available' : 'external engine: restart it yourself' });
+  });
+
+  router.get('/api/admin/nodes/snapshots', async (_req, res) => {
+    res.json({ snapshots: await deps.snapshots.list() });
+  });
+
+  router.post('/api/admin/nodes/snapshots/:id/restore', async (req, res) => {
+    res.json(await deps.manage.restore(req.params.id));
+  });
+
+  router.post('/api/admin/nodes/:name/update', async (req, res) => {
+    const body = validate(nodeUpdateBody, req.body ?? {});
+    res.json(await deps.installer.update(req.params.name, { dryRun: body.dry_run, commit: body.commit }));
+  });
+
+  router.post('/api/admin/nodes/:name/disable', async (req, res) => {
+    res.json(await deps.manage.setEnabled(req.params.name, false));
+  });
+
+  router.post('/api/admin/nodes/:name/enable', async (req, res) => {
+    res.json(await deps.manage.setEnabled(req.params.name, true));
+  });
+
+  router.delete('/api/admin/nodes/:name', async (req, res) => {
+    res.json(await deps.manage.uninstall(req.params.name));
   });
 
   router.post('/api/admin/engine/restart', async (_req, res) => {

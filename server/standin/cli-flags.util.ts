@@ -20,6 +20,10 @@ export interface CliFlags {
   previewMethod?: string;
   /** Stand-in only: its shipped node list and media (`resources/standin/` of the checkout or the packaged app). */
   resourcesDir?: string;
+  /** Stand-in only: node packages to load like the engine does (`custom_nodes`). */
+  customNodesDir?: string;
+  /** Stand-in only: the Python that imports them (the engine's). */
+  python?: string;
   /** Exit when this process is gone (Studio killed with SIGKILL must not leave an orphan on the port). */
   parentPid?: number;
 }
@@ -72,6 +76,12 @@ export function parseFlags(args: readonly string[], warn: (message: string) => v
         break;
       case '--resources-dir':
         flags.resourcesDir = value();
+        break;
+      case '--custom-nodes-dir':
+        flags.customNodesDir = value();
+        break;
+      case '--python':
+        flags.python = value();
         break;
       case '--parent-pid':
         flags.parentPid = nonNegativeInt(name, value());

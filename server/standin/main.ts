@@ -47,6 +47,8 @@ async function main(): Promise<void> {
     nodeMs: flags.nodeMs ?? config.engine.standinNodeMs,
     allowedHosts: config.allowedHosts,
     resourcesDir: flags.resourcesDir,
+    customNodesDir: flags.customNodesDir,
+    python: flags.python,
     previewMethod: flags.previewMethod,
     logger: consoleLogger,
   });

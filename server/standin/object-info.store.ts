@@ -33,11 +33,13 @@ export class NodeCatalog {
   ) {}
 
   /** The shipped node set; its file combos follow the input and model folders like the engine's do. */
-  static builtIn(resourcesDir: string, files: FileLists): NodeCatalog {
+  static builtIn(resourcesDir: string, files: FileLists, customNodes: Record<string, NodeInfo> = {}): NodeCatalog {
     const nodes: Record<string, NodeInfo> = {};
     for (const file of [ENGINE_DUMP, CUSTOM_PACKS_DUMP]) {
       Object.assign(nodes, parseDump(fs.readFileSync(path.join(resourcesDir, file), 'utf8'), file));
     }
+    // Loaded packages come after the engine's own nodes, as in the engine (which keeps the first).
+    for (const [name, info] of Object.entries(customNodes)) if (!Object.hasOwn(nodes, name)) nodes[name] = info;
     return new NodeCatalog(nodes, null, files);
   }
 

@@ -16,6 +16,7 @@ import { fileRoutes } from './files.routes.js';
 import { BodyTooLargeError, sendText, type Route } from './http.util.js';
 import { loadMedia, standinResourcesDir } from './media.store.js';
 import { NodeCatalog } from './object-info.store.js';
+import { loadCustomNodes } from './custom-nodes.loader.js';
 import { FileLists, listModelFiles, type ModelFolders } from './file-lists.store.js';
 import { StandinService } from './standin.service.js';
 import { WsHub } from './ws.hub.js';
@@ -43,6 +44,9 @@ export interface StandinOptions {
   previewMethod?: string;
   /** `resources/standin/` (node list, media); default: the one beside this code. */
   resourcesDir?: string;
+  /** `custom_nodes` to import with `python` (both, or neither: no packages). */
+  customNodesDir?: string;
+  python?: string;
   /** Extra Host names accepted besides this machine's own (STUDIO_ALLOWED_HOSTS). */
   allowedHosts?: readonly string[];
   logger?: Logger;
@@ -75,7 +79,8 @@ export async function startStandinEngine(options: StandinOptions): Promise<Stand
   fs.mkdirSync(dirs.temp, { recursive: true });
   const modelFolders = options.modelFolders ?? new Map<string, string[]>();
   const files = new FileLists(dirs.input, modelFolders);
-  const catalog = options.objectInfoFile ? NodeCatalog.fromFile(options.objectInfoFile) : NodeCatalog.builtIn(resources, files);
+  const customNodes = options.customNodesDir && options.python && !options.objectInfoFile ? await loadCustomNodes(options.customNodesDir, options.python, logger) : {};
+  const catalog = options.objectInfoFile ? NodeCatalog.fromFile(options.objectInfoFile) : NodeCatalog.builtIn(resources, files, customNodes);
   const media = loadMedia(resources);
 
   let port = options.port;

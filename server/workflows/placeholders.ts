@@ -7,6 +7,10 @@
  * longer string is spliced in as text. The graph is serialized again with `JSON.stringify`, so
  * a parameter's quotes, backslashes or newlines can never break the JSON or add keys, and text
  * that came from a parameter is never scanned for placeholders again.
+ *
+ * A backslash right before a placeholder makes it text: `\{{x}}` becomes a literal `{{x}}` (the
+ * import writes user text this way, so a prompt that happens to contain `{{x}}` is kept as written
+ * instead of being refused as an unknown placeholder).
  */
 import { templateError } from './workflow-errors.js';
 
@@ -17,7 +21,8 @@ export type PlaceholderValue = string | number | boolean;
 export type PlaceholderLookup = (name: string) => PlaceholderValue | undefined;
 
 const NAME = '[A-Za-z_][A-Za-z0-9_]*(?:\\.[A-Za-z_][A-Za-z0-9_]*)?';
-const PLACEHOLDER = new RegExp(`\\{\\{\\s*(${NAME})\\s*\\}\\}`, 'g');
+const PLACEHOLDER = new RegExp(`(\\\\?)\\{\\{\\s*(${NAME})\\s*\\}\\}`, 'g');
+const BARE = new RegExp(`\\{\\{\\s*${NAME}\\s*\\}\\}`, 'g');
 const WHOLE = new RegExp(`^\\{\\{\\s*(${NAME})\\s*\\}\\}$`);
 const ANY = new RegExp(`\\{\\{\\s*${NAME}\\s*\\}\\}`);
 
@@ -57,8 +62,9 @@ export function substitutePlaceholders(tree: unknown, lookup: PlaceholderLookup,
 export function listPlaceholders(tree: unknown): string[] {
   const names = new Set<string>();
   const walk = (value: unknown): void => {
-    if (typeof value === 'string') for (const match of value.matchAll(PLACEHOLDER)) names.add(match[1]!);
-    else if (Array.isArray(value)) value.forEach(walk);
+    if (typeof value === 'string') {
+      for (const match of value.matchAll(PLACEHOLDER)) if (!match[1]) names.add(match[2]!);
+    } else if (Array.isArray(value)) value.forEach(walk);
     else if (value !== null && typeof value === 'object') Object.values(value).forEach(walk);
   };
   walk(tree);
@@ -69,7 +75,12 @@ function substituteString(text: string, resolve: (name: string) => PlaceholderVa
   const whole = WHOLE.exec(text);
   if (whole) return resolve(whole[1]!);
   if (!text.includes('{{')) return text;
-  return text.replace(PLACEHOLDER, (_match, name: string) => String(resolve(name)));
+  return text.replace(PLACEHOLDER, (match: string, escape: string, name: string) => (escape ? match.slice(1) : String(resolve(name))));
+}
+
+/** Text → template text that substitutes back to exactly `text` (every `{{name}}` in it escaped). */
+export function escapePlaceholders(text: string): string {
+  return text.includes('{{') ? text.replace(BARE, '\\$&') : text;
 }
 
 /** `{"steps": {{steps}}}` → `{"steps": "{{steps}}"}`; text inside JSON strings is left alone. */

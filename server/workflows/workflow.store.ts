@@ -5,7 +5,6 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { type BlockTemplate, parseBlock } from './block.schema.js';
 import { parseManifest, type WorkflowManifest } from '../contracts/workflows.contract.js';
@@ -122,6 +121,8 @@ async function loadEntry(root: string, id: string): Promise<WorkflowEntry> {
   try {
     const text = await readText(path.join(dir, 'manifest.yaml'), 'manifest.yaml');
     let raw: unknown;
+    // The YAML library loads with the first manifest read, off the start's critical path.
+    const { parse: parseYaml } = await import('yaml');
     try {
       raw = parseYaml(text);
     } catch (error) {

@@ -10,7 +10,7 @@ import type { EventBus } from '../events/event-bus.js';
 import type { Uploads } from '../http/uploads.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
-import { nodeMapLoader } from './import/node-map.store.js';
+import { NodeMapStore } from './import/node-map.store.js';
 import { workflowImportRoutes } from './import/workflow-import.routes.js';
 import { WorkflowImportService } from './import/workflow-import.service.js';
 import { seedWorkflows } from './workflow-seed.store.js';
@@ -22,6 +22,8 @@ export interface WorkflowsModuleDeps {
   engine: Pick<EngineModule, 'client' | 'onUp' | 'pool'>;
   /** The `dest` folder the catalogs give a model file (the catalog capability's lookup). */
   destOf: (file: string) => string | undefined;
+  /** The catalog file whose recorded SHA-256 is this one (imports match model files by content). */
+  fileBySha256: (sha256: string) => string | undefined;
   uploads: Uploads;
   events: EventBus;
   logger: Logger;
@@ -46,6 +48,11 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
     events: deps.events,
     logger,
   });
+  const nodeMap = new NodeMapStore({
+    shippedFile: path.join(SHIPPED_ROOT, 'resources', 'node-packages.json'),
+    cacheFile: path.join(config.paths.root, 'cache', 'node-map.json'),
+    url: config.urls.nodeMap,
+  });
   // The engine (re)started: its node list may have changed.
   deps.engine.onUp(() => service.invalidateNodes());
   return {
@@ -56,10 +63,11 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
         new WorkflowImportService({
           dir: config.paths.workflows,
           objectInfo: () => service.objectInfo(),
-          nodeMap: nodeMapLoader(path.join(SHIPPED_ROOT, 'resources', 'node-packages.json')),
-          catalogDest: deps.destOf,
+          nodeMap: (types) => nodeMap.mapFor(types),
+          catalog: { destOf: deps.destOf, fileBySha256: deps.fileBySha256 },
         }),
         deps.uploads,
+        nodeMap,
       ),
     ],
     service,

@@ -20,7 +20,7 @@ const COLUMNS =
 const HISTORY_SQL = `SELECT ${COLUMNS} FROM jobs WHERE +status IN ('completed','error','stalled') ORDER BY created_ms DESC, rowid DESC`;
 
 /** 50 000 realistic finished jobs, inserted in one transaction. */
-function fill(dbFile: string): void {
+export function fill(dbFile: string): void {
   const db = openDatabase(dbFile);
   const store = jobFixtures({ db });
   const start = Date.now() - JOBS * 60_000;

@@ -44,8 +44,12 @@ export interface FakeChatPlatform {
   close(): Promise<void>;
 }
 
-/** Start a fake chat platform for `token`. */
-export async function startFakeChatPlatform(token = '123456:TEST-token'): Promise<FakeChatPlatform> {
+/**
+ * Start a fake chat platform for `token`. `clock` stamps each call's `at` (a test driving the
+ * bot's time through a TestClock reads the calls in that virtual time).
+ */
+export async function startFakeChatPlatform(token = '123456:TEST-token', options: { clock?: () => number } = {}): Promise<FakeChatPlatform> {
+  const clock = options.clock ?? Date.now;
   const calls: RecordedCall[] = [];
   const updates: Array<Record<string, unknown> & { update_id: number }> = [];
   const failures = new Map<string, Failure[]>();
@@ -86,7 +90,7 @@ export async function startFakeChatPlatform(token = '123456:TEST-token'): Promis
       if (!match) return json(404, { ok: false, error_code: 404, description: 'Not Found' });
       const [, callToken, method] = match as unknown as [string, string, string];
       const { params, uploaded } = await readParams(req, url);
-      record({ method, token: callToken, params, files: uploaded, at: Date.now() });
+      record({ method, token: callToken, params, files: uploaded, at: clock() });
       const failure = failures.get(method)?.shift();
       if (failure === 'drop') return req.socket.destroy();
       if (failure) {

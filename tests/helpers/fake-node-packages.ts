@@ -60,3 +60,25 @@ export function makeEngineVenv(dir: string, wheels: string): string {
   execFileSync(python, ['-m', 'pip', 'install', '-q', '--no-index', '--find-links', wheels, 'numpy==1.0.0'], { stdio: 'ignore' });
   return python;
 }
+
+/** A new commit on the bare repository `<root>/<name>.git` changing `files`; returns its commit id. */
+export function addCommit(root: string, name: string, files: Record<string, string>): string {
+  const work = path.join(root, 'work', name);
+  for (const [file, body] of Object.entries(files)) fs.writeFileSync(path.join(work, file), body);
+  const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+  execFileSync('git', ['add', '-A'], { cwd: work, env });
+  execFileSync('git', ['commit', '-q', '-m', 'update'], { cwd: work, env });
+  execFileSync('git', ['push', '-q', path.join(root, `${name}.git`), 'main'], { cwd: work, env, stdio: 'ignore' });
+  return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: work }).toString().trim();
+}
+
+/** An `__init__.py` declaring node classes the way engine packages do. */
+export function nodePackInit(classes: string[], preamble = ''): string {
+  const defs = classes.map((c) => `class ${c}:\n    CATEGORY = "test"\n    RETURN_TYPES = ("IMAGE",)\n    FUNCTION = "run"\n    @classmethod\n    def INPUT_TYPES(cls):\n        return {"required": {"image": ("IMAGE",)}}\n`).join('\n');
+  return `${preamble}\n${defs}\nNODE_CLASS_MAPPINGS = {${classes.map((c) => `"${c}": ${c}`).join(', ')}}\n`;
+}
+
+/** `{normalized name: version}` of `python`'s environment (what a snapshot compares). */
+export function pipFreeze(python: string): string {
+  return execFileSync(python, ['-m', 'pip', 'list', '--format=freeze', '--disable-pip-version-check']).toString();
+}

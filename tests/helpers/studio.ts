@@ -52,6 +52,8 @@ export async function startTestStudio(options: TestStudioOptions = {}): Promise<
     ENGINE_MODE: 'standin',
     ENGINE_PORT: String(await freePort()),
     STANDIN_STEP_MS: '10',
+    // No test reaches the internet: a test that wants the node map download serves one itself.
+    NODE_MAP_URL: 'off',
     ...options.env,
   };
   const config = await loadConfig(env, { probeEngine: async () => false });

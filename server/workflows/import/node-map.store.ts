@@ -1,21 +1,185 @@
 /**
- * The node-type → package map the import uses for node types the engine lacks: a small map
- * shipped in `resources/node-packages.json` (README "Imported workflows"), read once.
+ * The node-type → package map the import uses for node types the engine lacks: the small map
+ * shipped in `resources/node-packages.json`, and over it the community's full map downloaded from
+ * `NODE_MAP_URL` (the package manager's `extension-node-map.json`: install URL → `[node types,
+ * meta]`; Studio's own `{nodes: {type: {package, url}}}` is read too) and cached in the data
+ * directory. An import downloads only when it meets a node type neither map knows and the cache
+ * is missing or older than a day; a failed download is not retried for ten minutes, so imports
+ * stay quick offline. Where both maps name a type, the shipped (curated) one wins.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import { z } from 'zod';
+import { DomainError } from '../../domain-error.js';
 import type { NodeMap } from './requirements.js';
 
-const nodeMapSchema = z.object({ nodes: z.record(z.string(), z.object({ package: z.string().min(1), url: z.string().url() })) });
+const studioMapSchema = z.object({ nodes: z.record(z.string(), z.object({ package: z.string().min(1), url: z.string().url() })) });
+const cacheSchema = studioMapSchema.extend({ source: z.string(), fetched_at: z.string() });
 
-/** A loader of the map at `file`; a missing or broken file reads as an empty map. */
-export function nodeMapLoader(file: string): () => Promise<NodeMap> {
-  let cached: Promise<NodeMap> | null = null;
-  return () => {
-    cached ??= fs
-      .readFile(file, 'utf8')
-      .then((text) => nodeMapSchema.parse(JSON.parse(text)).nodes)
+const MAX_BYTES = 32 * 1024 * 1024;
+
+/** What `GET /api/admin/workflows/import/node-map` answers. */
+export interface NodeMapStatus {
+  /** Where the map is downloaded from; null when downloads are off. */
+  url: string | null;
+  /** When the cached download was made (ISO time), null when there is none. */
+  fetched_at: string | null;
+  /** Node types known: shipped, downloaded (distinct packages of the download). */
+  shipped_types: number;
+  downloaded_types: number;
+  downloaded_packages: number;
+  /** Why the last download failed, when it did. */
+  error: string | null;
+}
+
+export interface NodeMapStoreOptions {
+  shippedFile: string;
+  cacheFile: string;
+  url: string | null;
+  maxAgeMs?: number;
+  retryAfterMs?: number;
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+interface Cached {
+  nodes: NodeMap;
+  fetchedAt: string;
+}
+
+export class NodeMapStore {
+  private shipped: Promise<NodeMap> | null = null;
+  private cached: Cached | null | undefined;
+  private lastFailure: { at: number; message: string } | null = null;
+  private inflight: Promise<void> | null = null;
+
+  constructor(private readonly options: NodeMapStoreOptions) {}
+
+  /**
+   * The map to resolve `types` with: shipped over downloaded. When some of `types` are in
+   * neither and the download is due, it is made first (its failure is only a warning).
+   */
+  async mapFor(types: Iterable<string>): Promise<{ map: NodeMap; warning?: string }> {
+    const shipped = await this.shippedMap();
+    let downloaded = await this.cache();
+    const unknown = [...types].filter((type) => !shipped[type] && !downloaded?.nodes[type]);
+    let warning: string | undefined;
+    if (unknown.length > 0 && this.due(downloaded)) {
+      try {
+        await this.download();
+      } catch (error) {
+        warning = `the node map could not be downloaded (${(error as Error).message}); packages of unknown node types are not named`;
+      }
+      downloaded = await this.cache();
+    }
+    return { map: { ...(downloaded?.nodes ?? {}), ...shipped }, ...(warning ? { warning } : {}) };
+  }
+
+  /** Download the map now (the refresh route); 502 when the source fails, 409 when downloads are off. */
+  async refresh(): Promise<NodeMapStatus> {
+    if (!this.options.url) throw new DomainError('conflict', 'Node map downloads are off (NODE_MAP_URL is empty)');
+    try {
+      await this.download();
+    } catch (error) {
+      throw new DomainError('upstream', `The node map could not be downloaded from ${this.options.url}: ${(error as Error).message}`);
+    }
+    return this.status();
+  }
+
+  async status(): Promise<NodeMapStatus> {
+    const shipped = await this.shippedMap();
+    const cached = await this.cache();
+    const nodes = cached?.nodes ?? {};
+    return {
+      url: this.options.url,
+      fetched_at: cached?.fetchedAt ?? null,
+      shipped_types: Object.keys(shipped).length,
+      downloaded_types: Object.keys(nodes).length,
+      downloaded_packages: new Set(Object.values(nodes).map((n) => n.url)).size,
+      error: this.lastFailure?.message ?? null,
+    };
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  private due(cached: Cached | null): boolean {
+    if (!this.options.url) return false;
+    if (this.lastFailure && this.now() - this.lastFailure.at < (this.options.retryAfterMs ?? 10 * 60_000)) return false;
+    return !cached || this.now() - Date.parse(cached.fetchedAt) > (this.options.maxAgeMs ?? 24 * 3_600_000);
+  }
+
+  /** One download at a time; the cache file is written to a temporary name and renamed. */
+  private download(): Promise<void> {
+    this.inflight ??= this.fetchAndStore().finally(() => {
+      this.inflight = null;
+    });
+    return this.inflight;
+  }
+
+  private async fetchAndStore(): Promise<void> {
+    const url = this.options.url!;
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(this.options.timeoutMs ?? 20_000) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const text = await res.text();
+      if (text.length > MAX_BYTES) throw new Error('the map is larger than 32 MB');
+      const nodes = parseNodeMap(JSON.parse(text));
+      if (Object.keys(nodes).length === 0) throw new Error('the map names no node types');
+      const fetchedAt = new Date(this.now()).toISOString();
+      const file = this.options.cacheFile;
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+      await fs.writeFile(temp, JSON.stringify({ source: url, fetched_at: fetchedAt, nodes }));
+      await fs.rename(temp, file);
+      this.cached = { nodes, fetchedAt };
+      this.lastFailure = null;
+    } catch (error) {
+      const message = error instanceof SyntaxError ? `not JSON (${error.message})` : (error as Error).message;
+      this.lastFailure = { at: this.now(), message };
+      throw new Error(message, { cause: error });
+    }
+  }
+
+  private shippedMap(): Promise<NodeMap> {
+    this.shipped ??= fs
+      .readFile(this.options.shippedFile, 'utf8')
+      .then((text) => studioMapSchema.parse(JSON.parse(text)).nodes)
       .catch(() => ({}));
-    return cached;
-  };
+    return this.shipped;
+  }
+
+  /** The cached download (read once from disk); null when there is none or it is unreadable. */
+  private async cache(): Promise<Cached | null> {
+    if (this.cached === undefined) {
+      try {
+        const parsed = cacheSchema.parse(JSON.parse(await fs.readFile(this.options.cacheFile, 'utf8')));
+        this.cached = parsed.source === this.options.url ? { nodes: parsed.nodes, fetchedAt: parsed.fetched_at } : null;
+      } catch {
+        this.cached = null;
+      }
+    }
+    return this.cached;
+  }
+}
+
+/**
+ * A downloaded map → node type → package. The package manager's form: `{"<install url>": [[types…],
+ * {title_aux…}]}`; the package is the URL's last path segment (as it is cloned into
+ * `custom_nodes/`). The first package naming a type keeps it. Studio's own form is read as it is.
+ */
+export function parseNodeMap(raw: unknown): NodeMap {
+  const own = studioMapSchema.safeParse(raw);
+  if (own.success) return own.data.nodes;
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('the map is not a JSON object');
+  const nodes: NodeMap = {};
+  for (const [url, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (!/^https:\/\/[^\s/]+\/\S+$/.test(url) || !Array.isArray(value) || !Array.isArray(value[0])) continue;
+    const pkg = url.replace(/\/+$/, '').replace(/\.git$/, '').split('/').pop();
+    if (!pkg) continue;
+    for (const type of value[0]) if (typeof type === 'string' && type !== '' && !nodes[type]) nodes[type] = { package: pkg, url };
+  }
+  return nodes;
 }

@@ -5,11 +5,13 @@
  * after `@`: `Input: Style @text`); then guesses — the prompts feeding a sampler's positive and
  * negative, its seed (→ `seed`, default −1), steps, cfg and denoise, the latent size and batch,
  * a `LoadImage`'s image. A primitive that feeds several widgets becomes one input written into
- * all of them as a `{{placeholder}}` in the stored graph. Outputs: every save node.
+ * all of them as a `{{placeholder}}` in the stored graph; the workflow's own text is stored with
+ * any `{{…}}` in it escaped (`\{{…}}`), so it stays text. Outputs: every save node.
  */
 import type { ManifestInput, WorkflowManifest } from '../../contracts/workflows.contract.js';
 import { type ApiGraph, isLink, type ObjectInfo } from '../../engine/engine-graph.js';
 import { firstWidget, humanize, inputFor, type InputTarget } from './input-from-spec.js';
+import { escapePlaceholders } from '../placeholders.js';
 import { isObject } from './ui-graph.js';
 import type { ReadWorkflow } from './read-workflow-file.js';
 
@@ -65,6 +67,10 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
   }
   guess(graph, objectInfo, add);
 
+  // The workflow's own text is stored escaped, so a prompt containing `{{x}}` stays text.
+  for (const node of Object.values(graph)) {
+    for (const [field, value] of Object.entries(node.inputs)) if (typeof value === 'string') node.inputs[field] = escapePlaceholders(value);
+  }
   for (const [id, targets] of placeholders) for (const t of targets) graph[t.node]!.inputs[t.field] = `{{${id}}}`;
   const outputs = saveOutputs(graph, objectInfo, appMode.outputs);
   if (outputs.length === 0) warnings.push('the workflow has no save node: runs will finish without a result file');

@@ -7,6 +7,7 @@
  */
 import { type ApiGraph, isLink, type ObjectInfo } from '../../engine/engine-graph.js';
 import { embeddedTexts, imageKind } from './embedded-metadata.js';
+import { modelHashes } from './model-match.js';
 import { invalid, isObject, isUiWorkflow, readUiGraph, type UiGraphRef } from './ui-graph.js';
 import { uiToApiGraph, type ConvertResult } from './ui-to-api.js';
 
@@ -19,6 +20,8 @@ export interface ReadWorkflow {
   /** Primitive nodes of the editor's graph and the API inputs each one fills. */
   primitives?: ConvertResult['primitives'];
   source: ImportSource;
+  /** SHA-256 sums the editor recorded for the workflow's model files, by file name. */
+  modelHashes?: Map<string, string>;
   warnings: string[];
 }
 
@@ -59,7 +62,7 @@ function fromJson(parsed: unknown, objectInfo: ObjectInfo, what: string): ReadWo
     if (ui.nodes.size === 0) throw invalid(`not a workflow: ${what} has no nodes`);
     const { graph, primitives, warnings } = uiToApiGraph(ui, objectInfo);
     if (Object.keys(graph).length === 0) throw invalid(`not a workflow: every node of ${what} is muted, bypassed or a note`);
-    return { graph, ui, primitives, source: 'ui', warnings };
+    return { graph, ui, primitives, source: 'ui', modelHashes: modelHashes(parsed), warnings };
   }
   if (isObject(parsed) && Object.keys(parsed).length > 0 && Object.values(parsed).every((node) => isObject(node) && ('class_type' in node || 'inputs' in node))) {
     return { graph: readApiGraph(parsed), source: 'api', warnings: [] };

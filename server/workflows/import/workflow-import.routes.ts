@@ -1,6 +1,8 @@
 /**
- * `POST /api/admin/workflows/import` (multipart `file`, optional `id`, `name`, `category`) and
- * `GET /api/admin/workflows/{id}/export` (the workflow folder as a ZIP an import restores).
+ * `POST /api/admin/workflows/import` (multipart `file`, optional `id`, `name`, `category`),
+ * `GET /api/admin/workflows/{id}/export` (the workflow folder as a ZIP an import restores), and
+ * the node map imports use: `GET /api/admin/workflows/import/node-map` (its state) and
+ * `POST …/node-map/refresh` (download it now).
  */
 import fs from 'node:fs/promises';
 import express from 'express';
@@ -10,6 +12,7 @@ import { contentDisposition } from '../../http/content-disposition.js';
 import { validate } from '../../http/errors.js';
 import { DomainError } from '../../domain-error.js';
 import type { Uploads } from '../../http/uploads.js';
+import type { NodeMapStore } from './node-map.store.js';
 import type { WorkflowImportService } from './workflow-import.service.js';
 
 const importFields = z.object({
@@ -19,8 +22,16 @@ const importFields = z.object({
 });
 
 /** The import and export routes. */
-export function workflowImportRoutes(importer: WorkflowImportService, uploads: Uploads): express.Router {
+export function workflowImportRoutes(importer: WorkflowImportService, uploads: Uploads, nodeMap: NodeMapStore): express.Router {
   const router = express.Router();
+
+  router.get('/api/admin/workflows/import/node-map', async (_req, res) => {
+    res.json(await nodeMap.status());
+  });
+
+  router.post('/api/admin/workflows/import/node-map/refresh', async (_req, res) => {
+    res.json(await nodeMap.refresh());
+  });
 
   router.post('/api/admin/workflows/import', uploads.single('file', 'workflow'), async (req, res) => {
     const fields = validate(importFields, req.body ?? {});

@@ -17,7 +17,8 @@ import type { ObjectInfo } from '../../engine/engine-graph.js';
 import { loadIndex, loadWorkflow, type WorkflowIndex } from '../workflow.store.js';
 import { proposeForm } from './propose-form.js';
 import { readWorkflowFile } from './read-workflow-file.js';
-import { requirementsOf, type NodeMap } from './requirements.js';
+import { applyRenames } from './model-match.js';
+import { requirementsOf, type ModelCatalog, type NodeMap } from './requirements.js';
 import { readWorkflowZip } from './workflow-zip.js';
 import { isZip } from './zip-reader.js';
 
@@ -37,9 +38,10 @@ export interface WorkflowImportDeps {
   /** The data directory's workflows folder. */
   dir: string;
   objectInfo: () => Promise<ObjectInfo>;
-  nodeMap: () => Promise<NodeMap>;
-  /** Catalog folder of a known model file name, else undefined. */
-  catalogDest: (file: string) => string | undefined;
+  /** The node map for these node types the engine lacks (may download it first; see node-map.store.ts). */
+  nodeMap: (types: string[]) => Promise<{ map: NodeMap; warning?: string }>;
+  /** The model catalogs: a file's folder by name, a file by SHA-256. */
+  catalog: ModelCatalog;
 }
 
 export class WorkflowImportService {
@@ -78,7 +80,11 @@ export class WorkflowImportService {
       throw new DomainError('unavailable', "The engine is not running: an editor-format workflow needs the engine's node list to be converted. Start the engine and import again.");
     }
     const form = proposeForm(read, objectInfo ?? {});
-    const needs = requirementsOf(form.graph, objectInfo ?? {}, await this.deps.nodeMap(), this.deps.catalogDest);
+    const lacking = [...new Set(Object.values(form.graph).map((node) => node.class_type))].filter((type) => !objectInfo?.[type]);
+    const nodeMap = await this.deps.nodeMap(lacking);
+    if (nodeMap.warning) warnings.push(nodeMap.warning);
+    const needs = requirementsOf(form.graph, objectInfo ?? {}, nodeMap.map, this.deps.catalog, read.modelHashes);
+    applyRenames(form.graph, form.inputs, needs.renamed);
     warnings.push(...read.warnings, ...form.warnings, ...needs.warnings);
 
     const stem = path.basename(options.fileName).replace(/\.[^.]*$/, '');

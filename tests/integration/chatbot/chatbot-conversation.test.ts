@@ -2,7 +2,7 @@
  * A whole conversation through a fake chat platform against a real Studio and the stand-in
  * engine: the key unlocks the chat, presets come as buttons (private ones hidden), a placeholder
  * question is answered with a button, the image-taking workflow asks for a photo, the job runs
- * with one progress message edited at most every 3 s, and the result arrives as a photo.
+ * with one progress message edited in place, and the result arrives as a photo.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,7 +103,7 @@ describe('chat bot conversation', () => {
     expect(action.params.action).toBe('upload_photo');
     expect(action.at).toBeLessThanOrEqual(sent.at);
 
-    // One progress message, edited in place: never to the same text, never twice within 3 s.
+    // One progress message, edited in place, never to the same text.
     const progress = messagesTo(OWNER).filter((c) => /^⏳ Noisy photo: queued$/.test(String(c.params.text)));
     expect(progress).toHaveLength(1);
     const edits = platform.callsOf('editMessageText').filter(to(OWNER));
@@ -113,8 +113,8 @@ describe('chat bot conversation', () => {
     const texts = [String(progress[0]!.params.text), ...edits.map((e) => String(e.params.text))];
     for (let i = 1; i < texts.length; i++) expect(texts[i]).not.toBe(texts[i - 1]);
     expect(edits.some((e) => /▓.*%/.test(String(e.params.text)))).toBe(true);
-    const times = [progress[0]!.at, ...edits.map((e) => e.at)];
-    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(3000);
+    // How often it may be edited (once per 3 s of the reporter's clock) is checked with a TestClock in
+    // tests/unit/chatbot/run-reporter.test.ts, not by measuring gaps here.
 
     // Studio ran the preset with the chosen answer and the photo.
     const history = (await (await t.api('/api/admin/history')).json()) as Array<{ status: string; params: Record<string, unknown>; input_image: string | null }>;

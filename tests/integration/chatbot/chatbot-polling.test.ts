@@ -1,11 +1,14 @@
 /**
  * Polling through trouble: a 429 waits exactly `retry_after`, network and 5xx errors back off
  * (growing, capped, visible in status) and recover, sends honour 429 too, a stop cuts a backoff
- * short, and CHATBOT_ALLOWED_CHATS decides alone who may use the bot.
+ * short, and CHATBOT_ALLOWED_CHATS decides alone who may use the bot. The bot's waits go through
+ * a TestClock: the tests check the delay asked for and hold each wait while they look at status,
+ * never a measured gap between calls.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startFakeChatPlatform, type FakeChatPlatform, type RecordedCall } from '../../helpers/fake-chat-platform.js';
+import { startFakeChatPlatform, type FakeChatPlatform } from '../../helpers/fake-chat-platform.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
+import { TestClock } from '../../helpers/test-clock.js';
 
 const CHAT = 5150;
 let studio: TestStudio | undefined;
@@ -18,31 +21,32 @@ afterEach(async () => {
   platform = undefined;
 });
 
-async function boot(fake: FakeChatPlatform, env: Record<string, string> = {}): Promise<TestStudio> {
+async function boot(fake: FakeChatPlatform, env: Record<string, string> = {}, clock?: TestClock): Promise<TestStudio> {
   return startTestStudio({
     env: { CHATBOT_BOT_TOKEN: fake.token, CHATBOT_API_BASE_URL: fake.url, CHATBOT_ALLOWED_CHATS: String(CHAT), ...env },
-    chatbot: { backoff: { initialMs: 400, maxMs: 800 } },
+    chatbot: { backoff: { initialMs: 400, maxMs: 800 }, clock },
   });
 }
 
+/** Resolves when the clock holds exactly these waits. */
+const heldAre = (clock: TestClock, delays: number[]) => expect.poll(() => clock.heldDelays()).toEqual(delays);
+
 const status = async (s: TestStudio) => (await (await s.api('/api/admin/chatbot/status')).json()) as Record<string, unknown>;
-const gaps = (calls: RecordedCall[]) => calls.slice(1).map((c, i) => c.at - calls[i]!.at);
 const repliedTo = (fake: FakeChatPlatform, chatId: number) => fake.callsOf('sendMessage').filter((c) => Number(c.params.chat_id) === chatId);
 
 describe('chat bot polling', () => {
   it('a 429 on getUpdates waits exactly retry_after, shows it in status, then serves chats', async () => {
     platform = await startFakeChatPlatform();
     platform.failNext('getUpdates', { status: 429, description: 'Too Many Requests: retry after 2', retry_after: 2 });
-    studio = await boot(platform);
-    await platform.waitFor(() => platform!.callsOf('getUpdates').length === 1);
-    await expect.poll(async () => (await status(studio!)).last_error).toMatch(/rate limited by the chat platform: Too Many Requests/);
-    const during = await status(studio);
-    expect(during.running).toBe(true);
-    expect(during.retry_in_s).toBeGreaterThanOrEqual(1);
-    expect(during.retry_in_s).toBeLessThanOrEqual(2);
+    const clock = new TestClock(1);
+    studio = await boot(platform, {}, clock);
+    await heldAre(clock, [2000]);
+    expect(platform.callsOf('getUpdates')).toHaveLength(1);
+    expect(await status(studio)).toMatchObject({ running: true, last_error: expect.stringMatching(/^rate limited by the chat platform: Too Many Requests/) as unknown, retry_in_s: 2 });
 
+    clock.release();
     await platform.waitFor(() => platform!.callsOf('getUpdates').length >= 2);
-    expect(gaps(platform.callsOf('getUpdates'))[0]).toBeGreaterThanOrEqual(2000);
+    expect(clock.sleeps).toEqual([2000]);
     platform.sendText(CHAT, 'hello');
     await platform.waitFor(() => repliedTo(platform!, CHAT).length > 0);
     expect(String(repliedTo(platform, CHAT)[0]!.params.text)).toMatch(/no presets yet/);
@@ -52,17 +56,22 @@ describe('chat bot polling', () => {
   it('network errors and 5xx back off, growing to the cap, then recover', async () => {
     platform = await startFakeChatPlatform();
     platform.failNext('getUpdates', 'drop', 'drop', { status: 502, description: 'Bad Gateway' }, 'drop');
-    studio = await boot(platform);
-    await expect.poll(async () => (await status(studio!)).last_error).toMatch(/could not be reached|answered 502/);
-    expect((await status(studio)).running).toBe(true);
-
+    const clock = new TestClock(1);
+    studio = await boot(platform, {}, clock);
+    // 400 ms, 800 ms, then capped at 800 ms; each failure in status while its wait is held.
+    for (const [i, delay, error] of [
+      [1, 400, /^the chat platform could not be reached/],
+      [2, 800, /^the chat platform could not be reached/],
+      [3, 800, /^the chat platform answered 502 Bad Gateway/],
+      [4, 800, /^the chat platform could not be reached/],
+    ] as const) {
+      await heldAre(clock, [delay]);
+      expect(platform.callsOf('getUpdates')).toHaveLength(i);
+      expect(await status(studio)).toMatchObject({ running: true, last_error: expect.stringMatching(error) as unknown, retry_in_s: 1 });
+      clock.release();
+    }
     await platform.waitFor(() => platform!.callsOf('getUpdates').length >= 5);
-    const [g1, g2, g3, g4] = gaps(platform.callsOf('getUpdates'));
-    // 400 ms, 800 ms, then capped at 800 ms.
-    expect(g1).toBeGreaterThanOrEqual(400);
-    expect(g2).toBeGreaterThanOrEqual(800);
-    expect(g3).toBeGreaterThanOrEqual(800);
-    expect(g4).toBeGreaterThanOrEqual(800);
+    expect(clock.sleeps).toEqual([400, 800, 800, 800]);
     platform.sendText(CHAT, 'hello');
     await platform.waitFor(() => repliedTo(platform!, CHAT).length > 0);
     expect(await status(studio)).toMatchObject({ running: true, last_error: null });
@@ -71,24 +80,33 @@ describe('chat bot polling', () => {
   it('a stop during a backoff ends polling at once', async () => {
     platform = await startFakeChatPlatform();
     platform.failNext('getUpdates', ...Array.from({ length: 50 }, () => 'drop' as const));
+    // Every wait is held: only the stop can end this one.
+    const clock = new TestClock(1);
     studio = await startTestStudio({
       env: { CHATBOT_BOT_TOKEN: platform.token, CHATBOT_API_BASE_URL: platform.url },
-      chatbot: { backoff: { initialMs: 60_000, maxMs: 60_000 } },
+      chatbot: { backoff: { initialMs: 60_000, maxMs: 60_000 }, clock },
     });
-    await expect.poll(async () => (await status(studio!)).retry_in_s).toBeGreaterThan(30);
+    await heldAre(clock, [60_000]);
+    expect(await status(studio)).toMatchObject({ running: true, retry_in_s: 60 });
     const res = await studio.api('/api/admin/chatbot/stop', { method: 'POST' });
     expect(await res.json()).toEqual({ result: 'stopped' });
     expect(await status(studio)).toMatchObject({ running: false, retry_in_s: null });
+    expect(clock.heldDelays()).toEqual([]);
     expect(platform.callsOf('getUpdates')).toHaveLength(1);
   });
 
   it('a 429 on a send is waited out and the message still arrives', async () => {
     platform = await startFakeChatPlatform();
-    studio = await boot(platform);
+    const clock = new TestClock(1);
+    studio = await boot(platform, {}, clock);
     platform.failNext('sendMessage', { status: 429, description: 'Too Many Requests: retry after 1', retry_after: 1 });
     platform.sendText(CHAT, 'hello');
+    // The refused send is in, and the client waits exactly retry_after before sending it again.
+    await heldAre(clock, [1000]);
+    expect(repliedTo(platform, CHAT)).toHaveLength(1);
+    clock.release();
     await platform.waitFor(() => repliedTo(platform!, CHAT).length === 2);
-    expect(gaps(repliedTo(platform, CHAT))[0]).toBeGreaterThanOrEqual(1000);
+    expect(clock.sleeps).toEqual([1000]);
     expect(repliedTo(platform, CHAT)[0]!.params.text).toBe(repliedTo(platform, CHAT)[1]!.params.text);
   });
 

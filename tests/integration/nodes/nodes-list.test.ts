@@ -41,7 +41,10 @@ describe('node packages', () => {
     // The real engine ships SaveImageWebsocket as the example custom node `websocket_image_save`.
     expect(names).toEqual(['ComfyUI-VideoHelperSuite', 'Engine Core', 'websocket_image_save', 'zeta-pack']);
     const zeta = body.packages.find((p) => p.name === 'zeta-pack')!;
-    expect(zeta).toEqual({ name: 'zeta-pack', nodes: ['ImageFlip', 'ImageInvert'], node_count: 2 });
+    expect(zeta).toMatchObject({ name: 'zeta-pack', nodes: ['ImageFlip', 'ImageInvert'], node_count: 2, import_failed: false, disabled: false, workflows: [] });
+    // The list names the workflows that need a package (a shipped workflow's `required_nodes`).
+    const vhs = body.packages.find((p) => p.name === 'ComfyUI-VideoHelperSuite') as unknown as { workflows: string[] };
+    expect(vhs.workflows.length).toBeGreaterThan(0);
     const core = body.packages.find((p) => p.name === 'Engine Core')!;
     expect(core.nodes).toContain('ImageCrop');
     expect(core.nodes).toEqual([...core.nodes].sort());

@@ -151,6 +151,43 @@ describe('importing a workflow', () => {
     expect(await importFile(Buffer.concat([zip.subarray(0, 40), Buffer.alloc(10)]), 'cut.zip')).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/ZIP is damaged/) } });
   });
 
+  it('keeps a literal {{x}} in prompt text as text: the import answers 200 and the run submits it unchanged', async () => {
+    const graph = classicApi();
+    graph['6']!.inputs.text = 'a {{style}} fox';
+    graph['20'] = { class_type: 'CLIPTextEncode', inputs: { text: '{{x}} and \\{{y}}', clip: ['4', 1] } };
+    graph['12']!.inputs.positive = ['20', 0];
+    const { status, body } = await importFile(JSON.stringify(graph), 'braces.json');
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body.manifest.inputs.find((i) => i.id === 'positive')).toMatchObject({ default: 'a {{style}} fox' });
+    const run = await execute(t.api, body.id);
+    expect((await waitForJob(t.api, run.prompt_id)).status).toBe('completed');
+    const submitted = await submittedGraph(run.prompt_id);
+    expect(submitted['6']!.inputs.text).toBe('a {{style}} fox');
+    expect(submitted['20']!.inputs.text).toBe('{{x}} and \\{{y}}');
+  });
+
+  it('matches a model file by the SHA-256 the editor recorded when no catalog knows its name, and names the catalog file', async () => {
+    const SDXL_SHA256 = '31e35c80fc4829d14f90153f4c74cd59c90b779f6afe05a74cd6120b893f7e5b';
+    const renamedUi = (hash: string | null) => {
+      const ui = classicUi();
+      const loader = (ui.nodes as { type: string; widgets_values: unknown[]; properties: Record<string, unknown> }[]).find((n) => n.type === 'CheckpointLoaderSimple')!;
+      loader.widgets_values = ['SDXL\\my-base.safetensors'];
+      if (hash) loader.properties.models = [{ name: 'my-base.safetensors', url: 'https://example.com/my-base.safetensors', hash, hash_type: 'SHA256', directory: 'checkpoints' }];
+      return ui;
+    };
+    const matched = await importFile(JSON.stringify(renamedUi(SDXL_SHA256.toUpperCase())), 'by-hash.json');
+    expect(matched.status, JSON.stringify(matched.body)).toBe(200);
+    expect(matched.body.manifest.required_models).toEqual(['sd_xl_base_1.0.safetensors']);
+    expect(matched.body.warnings.join('\n')).toMatch(/SDXL\\my-base\.safetensors" is the catalog's "sd_xl_base_1\.0\.safetensors" \(same SHA-256\)/);
+    const stored = JSON.parse(fs.readFileSync(path.join(t.dir, 'workflows', matched.body.id, 'workflow.json'), 'utf8')) as Record<string, { inputs: Record<string, unknown> }>;
+    expect(stored['4']!.inputs.ckpt_name).toBe('sd_xl_base_1.0.safetensors');
+    expect(await listEntry(matched.body.id)).toMatchObject({ ready: true, models_status: { missing: [] } });
+
+    const unmatched = await importFile(JSON.stringify(renamedUi('0'.repeat(64))), 'by-name.json');
+    expect(unmatched.body.manifest.required_models).toEqual(['SDXL\\my-base.safetensors']);
+    expect(unmatched.body.warnings.join('\n')).toMatch(/is in no catalog/);
+  });
+
   it('answers 400 saying what is wrong, and 409 for a taken id', async () => {
     expect(await importFile('just text', 'notes.txt')).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/not a workflow/) } });
     expect(await importFile(fs.readFileSync(SAMPLE_PNG), 'plain.png')).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/carries no "workflow" or "prompt"/) } });

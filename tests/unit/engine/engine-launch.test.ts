@@ -25,6 +25,8 @@ describe('engine launch', () => {
       '--preview-method', 'auto',
       '--extra-model-paths-config', path.join(root, 'engine', 'extra_model_paths.yaml'),
       '--resources-dir', path.join(SHIPPED_ROOT, 'resources', 'standin'),
+      '--custom-nodes-dir', path.join(root, 'engine', 'custom_nodes'),
+      '--python', 'python3',
       '--parent-pid', String(process.pid),
     ]);
     expect(launch.cwd).toBe(APP_ROOT);

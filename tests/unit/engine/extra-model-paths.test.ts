@@ -28,6 +28,13 @@ describe('extra_model_paths.yaml', () => {
     expect(Object.keys(parsed.studio)).toHaveLength(ENGINE_MODEL_FOLDERS.length + 2);
   });
 
+  it('keeps a base path with backslashes, a # and non-ASCII letters exactly', () => {
+    for (const modelsDir of ['C:\\Users\\Zoë\\Studio models #2', '/srv/mod: "x" \'y\' \t end ', 'D:\\\\share\\\\models']) {
+      const parsed = YAML.parse(extraModelPathsYaml(modelsDir)) as { studio: Record<string, unknown> };
+      expect(parsed.studio.base_path).toBe(modelsDir);
+    }
+  });
+
   it('writes the file atomically, replacing an old one, and creates the model folders', () => {
     const file = path.join(tmp, 'engine', 'extra_model_paths.yaml');
     const modelsDir = path.join(tmp, 'models');

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../../server/config.js';
 import { proposeForm } from '../../../server/workflows/import/propose-form.js';
 import { readWorkflowFile } from '../../../server/workflows/import/read-workflow-file.js';
+import { modelHashes } from '../../../server/workflows/import/model-match.js';
 import { requirementsOf } from '../../../server/workflows/import/requirements.js';
 import type { ApiGraph, ObjectInfo } from '../../../server/engine/engine-graph.js';
 import { classicApi, classicUi, img2imgUi, pngWithText, subgraphUi, webpWithExif } from '../../fixtures/workflow-import/fixtures.js';
@@ -112,10 +113,25 @@ describe('needs', () => {
   it('names the checkpoint, no package for core nodes, and the package and install URL of a node type the engine lacks', () => {
     const graph = { ...classicApi(), '20': { class_type: 'ImageResizeKJ', inputs: { image: ['8', 0] } }, '21': { class_type: 'MysteryNode', inputs: {} } };
     const map = { ImageResizeKJ: { package: 'ComfyUI-KJNodes', url: 'https://github.com/kijai/ComfyUI-KJNodes' } };
-    const needs = requirementsOf(graph, objectInfo, map, (file) => (file === 'sd_xl_base_1.0.safetensors' ? 'checkpoints' : undefined));
+    const needs = requirementsOf(graph, objectInfo, map, { destOf: (file) => (file === 'sd_xl_base_1.0.safetensors' ? 'checkpoints' : undefined), fileBySha256: () => undefined });
     expect(needs.required_models).toEqual(['sd_xl_base_1.0.safetensors']);
     expect(needs.required_nodes).toEqual(['ComfyUI-KJNodes', 'MysteryNode']);
     expect(needs.node_sources).toEqual({ 'ComfyUI-KJNodes': 'https://github.com/kijai/ComfyUI-KJNodes' });
     expect(needs.warnings.join('\n')).toMatch(/"MysteryNode" is not in the engine/);
+  });
+
+  it('reads the SHA-256 sums the editor records (top-level models, node properties, subgraphs) and renames a match to the catalog file', () => {
+    const sha = (c: string) => c.repeat(64);
+    const raw = {
+      nodes: [{ id: 1, type: 'CheckpointLoaderSimple', properties: { models: [{ name: 'a.safetensors', url: 'https://x/a', hash: sha('A'), hash_type: 'sha256', directory: 'checkpoints' }] } }],
+      models: [{ name: 'b.safetensors', url: 'https://x/b', hash: sha('b'), directory: 'loras' }, { name: 'c.safetensors', url: 'https://x/c', hash: 'abc', hash_type: 'md5', directory: 'vae' }],
+      definitions: { subgraphs: [{ id: 's', nodes: [{ id: 1, type: 'VAELoader', properties: { models: [{ name: 'd.safetensors', hash: sha('d') }] } }] }] },
+    };
+    expect([...modelHashes(raw)].sort()).toEqual([['a.safetensors', sha('a')], ['b.safetensors', sha('b')], ['d.safetensors', sha('d')]]);
+    const graph = { '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'old\\a.safetensors' } } };
+    const catalog = { destOf: () => undefined, fileBySha256: (h: string) => (h === sha('a') ? 'real.safetensors' : undefined) };
+    const needs = requirementsOf(graph, objectInfo, {}, catalog, modelHashes(raw));
+    expect(needs.required_models).toEqual(['real.safetensors']);
+    expect([...needs.renamed]).toEqual([['old\\a.safetensors', 'real.safetensors']]);
   });
 });

@@ -1,0 +1,65 @@
+/**
+ * The git a node package needs: clone at a pinned commit (recorded, so a snapshot can put the
+ * same commit back), move an existing clone to another commit, read a clone's commit and origin,
+ * and ask a remote for its newest commit. Never prompts: `GIT_TERMINAL_PROMPT=0`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DomainError } from '../domain-error.js';
+import { runCommand, type RunResult } from '../process/run-command.js';
+import { lastLines } from './pip-preview.js';
+
+export interface GitRun {
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  onLine?: (line: string) => void;
+}
+
+async function git(run: GitRun, args: string[], cwd?: string): Promise<RunResult> {
+  // git must never stop to ask for a password on a private URL: it would hang until the deadline.
+  const env = { ...run.env, GIT_TERMINAL_PROMPT: '0' };
+  return runCommand('git', args, { cwd, env, timeoutMs: run.timeoutMs, onLine: (line) => line.trim() && run.onLine?.(line) });
+}
+
+function ensureOk(label: string, result: RunResult, timeoutMs: number): string {
+  if (result.timedOut) throw new DomainError('failed', `${label} timed out after ${Math.round(timeoutMs / 1000)} s`);
+  if (result.code !== 0) throw new DomainError('failed', `${label} failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`);
+  return result.stdout.trim();
+}
+
+/** The commit a remote's default branch points at. */
+export async function remoteHead(run: GitRun, url: string): Promise<string> {
+  const out = ensureOk('git ls-remote', await git(run, ['ls-remote', '--', url, 'HEAD']), run.timeoutMs);
+  const sha = /^([0-9a-f]{40})\s+HEAD$/m.exec(out)?.[1];
+  if (!sha) throw new DomainError('failed', `git ls-remote did not name the newest commit of ${url}`);
+  return sha;
+}
+
+/** The commit checked out in `dir`, or null when it is not a git clone. */
+export async function headCommit(run: GitRun, dir: string): Promise<string | null> {
+  if (!fs.existsSync(path.join(dir, '.git'))) return null;
+  const result = await git(run, ['rev-parse', 'HEAD'], dir);
+  return result.code === 0 ? result.stdout.trim() : null;
+}
+
+/** The `origin` URL of the clone in `dir`, or null. */
+export async function originUrl(run: GitRun, dir: string): Promise<string | null> {
+  if (!fs.existsSync(path.join(dir, '.git'))) return null;
+  const result = await git(run, ['config', '--get', 'remote.origin.url'], dir);
+  return result.code === 0 && result.stdout.trim() ? result.stdout.trim() : null;
+}
+
+/** Clone `url` into `dest` (which must not exist) at `commit` (the default branch's head when null); returns the commit. */
+export async function cloneAt(run: GitRun, url: string, dest: string, commit: string | null): Promise<string> {
+  ensureOk('git clone', await git(run, ['clone', '--depth', '1', '--', url, dest], path.dirname(dest)), run.timeoutMs);
+  const head = await headCommit(run, dest);
+  if (commit && head !== commit) await checkoutCommit(run, dest, commit);
+  return commit ?? head ?? '';
+}
+
+/** Move the clone in `dir` to `commit`, fetching just that commit when the shallow clone lacks it. */
+export async function checkoutCommit(run: GitRun, dir: string, commit: string): Promise<void> {
+  const has = await git(run, ['cat-file', '-e', `${commit}^{commit}`], dir);
+  if (has.code !== 0) ensureOk(`git fetch of commit ${commit.slice(0, 12)}`, await git(run, ['fetch', '--depth', '1', 'origin', commit], dir), run.timeoutMs);
+  ensureOk(`git checkout of commit ${commit.slice(0, 12)}`, await git(run, ['checkout', '--quiet', '--detach', commit], dir), run.timeoutMs);
+}

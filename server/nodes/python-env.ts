@@ -1,0 +1,92 @@
+/**
+ * The engine's Python environment as Studio reads it: every installed distribution with its
+ * version (a snapshot's package list), compared by pip's normalized names. Answers go through a
+ * file, not stdout: a big environment's list is longer than the output tail `runCommand` keeps.
+ */
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { DomainError } from '../domain-error.js';
+import { runCommand } from '../process/run-command.js';
+
+/** `{normalized name: version}` of every installed distribution. */
+export type PackageVersions = Record<string, string>;
+
+const LIST_INSTALLED = `
+import importlib.metadata as m, json, re, sys
+out = {}
+for d in m.distributions():
+    name = d.metadata["Name"]
+    if name:
+        out[re.sub(r"[-_.]+", "-", name).lower()] = d.version
+with open(sys.argv[1], "w") as f:
+    json.dump(out, f, sort_keys=True)
+`;
+
+/** pip's name normalization (PEP 503): `Foo_Bar.baz` and `foo-bar-baz` are one package. */
+export function normalizeName(name: string): string {
+  return name.replace(/[-_.]+/g, '-').toLowerCase();
+}
+
+/** Every distribution installed in `python`'s environment. */
+export async function listInstalled(python: string, env: NodeJS.ProcessEnv, scratchDir = os.tmpdir()): Promise<PackageVersions> {
+  await fsp.mkdir(scratchDir, { recursive: true });
+  const dir = await fsp.mkdtemp(path.join(scratchDir, 'pylist-'));
+  try {
+    const out = path.join(dir, 'installed.json');
+    const result = await runCommand(python, ['-c', LIST_INSTALLED, out], { env, timeoutMs: 120_000 });
+    if (result.code !== 0) {
+      throw new DomainError('failed', `Could not ask the engine's Python (${python}) for its packages: ${result.stderr.trim().slice(-300) || `exit ${result.code ?? 'none'}`}`);
+    }
+    return JSON.parse(await fsp.readFile(out, 'utf8')) as PackageVersions;
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
+
+export interface VersionChange {
+  name: string;
+  from: string;
+  to: string;
+}
+
+/** How `after` differs from `before`: packages added, removed, upgraded, downgraded. */
+export interface PackageChanges {
+  added: Array<{ name: string; version: string }>;
+  removed: Array<{ name: string; version: string }>;
+  upgraded: VersionChange[];
+  downgraded: VersionChange[];
+}
+
+/** Compare two package lists (names normalized). */
+export function diffPackages(before: PackageVersions, after: PackageVersions): PackageChanges {
+  const changes: PackageChanges = { added: [], removed: [], upgraded: [], downgraded: [] };
+  for (const [name, version] of Object.entries(after)) {
+    const old = before[name];
+    if (old === undefined) changes.added.push({ name, version });
+    else if (old !== version) (compareVersions(version, old) > 0 ? changes.upgraded : changes.downgraded).push({ name, from: old, to: version });
+  }
+  for (const [name, version] of Object.entries(before)) if (after[name] === undefined) changes.removed.push({ name, version });
+  for (const list of Object.values(changes) as Array<Array<{ name: string }>>) list.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return changes;
+}
+
+/**
+ * Order two version strings the way people read them: numeric parts as numbers, then any
+ * suffix (`2.0.0rc1` < `2.0.0`). Good enough to call a change an upgrade or a downgrade; pip
+ * itself decides what gets installed.
+ */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string) => v.split(/[.+-]/).map((part) => /^(\d*)(.*)$/.exec(part)!);
+  const pa = parse(a);
+  const pb = parse(b);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i += 1) {
+    const [, na = '', sa = ''] = pa[i] ?? ['', '0', ''];
+    const [, nb = '', sb = ''] = pb[i] ?? ['', '0', ''];
+    const diff = Number(na || 0) - Number(nb || 0);
+    if (diff !== 0) return diff;
+    // A pre-release suffix sorts before the plain release.
+    if (sa !== sb) return sa === '' ? 1 : sb === '' ? -1 : sa < sb ? -1 : 1;
+  }
+  return 0;
+}

@@ -1,0 +1,76 @@
+/**
+ * `GET /api/admin/history` sends JSON the store builds from raw rows (`JobStore.historyJson`)
+ * instead of `res.json(records)`: the bytes must be exactly those of `JSON.stringify` of the
+ * records, for every shape of record and every query.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { JobRecord } from '../../../server/contracts/jobs.contract.js';
+import { openDatabase, type Db } from '../../../server/db/database.js';
+import { JobStore } from '../../../server/jobs/job.store.js';
+import type { HistoryQuery } from '../../../server/jobs/job.store.js';
+import { jobFixtures } from '../../helpers/job-fixtures.js';
+
+let dir: string;
+let db: Db;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-history-json-'));
+  db = openDatabase(path.join(dir, 'studio.db'));
+});
+afterEach(() => {
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function job(i: number, extra: Partial<JobRecord> = {}): JobRecord {
+  return {
+    prompt_id: `p-${i}`,
+    workflow_id: i % 2 ? 'txt2img' : 'img2vid',
+    workflow_name: i % 3 ? 'Text "to" image\n\u2028✓' : null,
+    output_dir: i % 4 ? `folder_${i}` : null,
+    status: (['completed', 'error', 'stalled', 'cancelled', 'queued', 'running'] as const)[i % 6]!,
+    queued_at: '2026-11-22T10:00:00',
+    started_at: i % 5 ? '2026-11-22T10:00:01' : null,
+    finished_at: i % 5 ? '2026-11-22T10:00:31' : null,
+    duration: i % 7 ? 30.25 + i : null,
+    input_image: i % 2 ? null : `in put/${i}.png`,
+    params: { positive: 'a fox \\ "quoted" </script>', steps: i, cfg: 7.5, nested: { list: [1, null, 'x'], '10': 'numeric key' } },
+    seeds: i % 3 ? { seed: 123456789012 + i } : {},
+    output: i % 2 ? { filename: `ComfyUI_${i}.png`, subfolder: `folder_${i}/final`, type: 'output' } : null,
+    error: i % 6 === 1 ? '[KSampler] CUDA out of memory: "x"' : null,
+    ...extra,
+  };
+}
+
+describe('history as JSON text', () => {
+  it('is byte for byte JSON.stringify of the records, for every query shape', () => {
+    const writer = jobFixtures({ db });
+    for (let i = 0; i < 60; i++) {
+      const extra: Partial<JobRecord> = {};
+      if (i % 4 === 0) extra.retry_of = `p-${i - 1}`;
+      if (i % 5 === 0) extra.preset_id = `preset-${i}`;
+      writer.insert(job(i, extra), 1_000_000 + i * 1000);
+    }
+    const store = new JobStore(db);
+    const queries: HistoryQuery[] = [
+      {},
+      { limit: 10 },
+      { limit: 7, offset: 3 },
+      { offset: 5 },
+      { status: 'error' },
+      { status: 'cancelled', limit: 2 },
+      { workflowId: 'txt2img', limit: 100, offset: 0 },
+      { workflowId: 'none' },
+    ];
+    for (const query of queries) {
+      const records = store.history(query);
+      expect(store.historyJson(query)).toBe(JSON.stringify(records));
+      // The raw mode of the one cached statement does not leak into the record path.
+      expect(store.history(query)).toEqual(records);
+    }
+    expect(store.history({}).length).toBeGreaterThan(30);
+  });
+});
