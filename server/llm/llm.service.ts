@@ -165,7 +165,7 @@ export class LlmService {
     const dir = this.deps.server.modelsDir;
     const last = this.deps.store.internal('_last_model');
     if (typeof last === 'string' && isFile(path.join(dir, last))) return last;
-    let files: string[] = [];
+    let files: string[];
     try {
       files = fs.readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.gguf') && !/mmproj/i.test(f) && isFile(path.join(dir, f)));
     } catch {
