@@ -7,16 +7,16 @@
  */
 import type http from 'node:http';
 import path from 'node:path';
-import { createAssetsModule, type AssetsModule } from './assets/assets.module.js';
+import { createAssetsModule } from './assets/assets.module.js';
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
-import { createChatbotModule, type ChatbotOptions } from './chatbot/chatbot.module.js';
+import { llmCatalogAccess } from './catalog/llm-catalog-access.js';
+import { createChatbotModule } from './chatbot/chatbot.module.js';
 import { createDiskModule } from './disk/disk.module.js';
 import { APP_ROOT, type Config } from './config.js';
-import { ensureDataDir } from './config/data-dir.js';
-import { checkpoint, openDatabase, type Db } from './db/database.js';
+import { checkpoint, type Db } from './db/database.js';
 import { createEngineModule, type EngineModule } from './engine/engine.module.js';
 import { engineMessage } from './engine/engine-process.js';
-import { EventBus } from './events/event-bus.js';
+import type { EventBus } from './events/event-bus.js';
 import { createEventsModule } from './events/events.module.js';
 import { createHttpServer } from './http/app.js';
 import { createAuthModule } from './http/auth.module.js';
@@ -29,45 +29,21 @@ import { Uploads } from './http/uploads.js';
 import { WsHub } from './http/ws-hub.js';
 import { createJobsModule, type JobsModule } from './jobs/jobs.module.js';
 import { createLlmModule, type LlmModule } from './llm/llm.module.js';
-import { llmCatalogAccess } from './catalog/llm-catalog-access.js';
-import { createFileLogger, type Logger } from './logging.js';
+import { closeInfrastructure, openInfrastructure } from './infrastructure.js';
+import type { Logger } from './logging.js';
 import { ModelhubClient } from './modelhub-client/modelhub.client.js';
 import { createModelhubModule } from './modelhub/modelhub.module.js';
 import { stopModules, withDeadline, type StudioModule } from './module.js';
 import { createNodesModule } from './nodes/nodes.module.js';
+import { nodePackageCount } from './nodes/package-count.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { reportMigrations } from './system/migration-report.js';
+import { GpuProbe } from './gpu/index.js';
+import { createSetupModule } from './setup/setup.module.js';
 import { createSecrets, createSystemModule } from './system/system.module.js';
 import { STUDIO_TIME_ZONE } from './time.js';
-import { groupNodePackages } from './workflows/node-packages.js';
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/workflows.module.js';
-import type { DesktopUpdates } from './system/app-update.routes.js';
-
-export interface StudioOptions {
-  /** Defaults to `STUDIO_DIR/logs/server.log`, echoed to the console. */
-  logger?: Logger;
-  /** Print log lines to the console too (headless server: yes; tests: no). */
-  console?: boolean;
-  /** Start the engine (tests of the HTTP layer alone turn it off). */
-  startEngine?: boolean;
-  /** WebSocket heartbeat interval. */
-  heartbeatMs?: number;
-  /** First wait before the shared-folder probe runs again after a marker could not be written. */
-  sharedFolderRecheckMs?: number;
-  /** External engine mode: delay between health probes (default 5000). */
-  engineProbeMs?: number;
-  /** How often the job monitor asks the engine about jobs its socket is silent about (default 3000). */
-  jobPollMs?: number;
-  /** The chat bot: its library loader (tests inject one that fails) and its timings. */
-  chatbot?: ChatbotOptions;
-  /**
-   * Replace this Studio with a fresh one (`POST /api/admin/system/restart`, after an update):
-   * headless re-executes itself, Electron relaunches. Without it, restart answers 409.
-   */
-  relaunch?: () => void | Promise<void>;
-  /** The installed desktop app's updater (main/desktop-updater.ts); headless Studio has none. */
-  desktopUpdates?: DesktopUpdates;
-}
+import type { StudioOptions } from './studio-options.js';
 
 /** A running (or stoppable) Studio. */
 export class Studio {
@@ -82,7 +58,6 @@ export class Studio {
   readonly engineModule: EngineModule;
   readonly jobsModule: JobsModule;
   readonly catalog: CatalogModule;
-  readonly assets: AssetsModule;
   readonly presets: PresetsModule;
   readonly workflowsModule: WorkflowsModule;
   readonly llmModule: LlmModule;
@@ -95,12 +70,8 @@ export class Studio {
     readonly config: Readonly<Config>,
     options: StudioOptions,
   ) {
-    ensureDataDir(config.paths);
-    const logger = (this.logger = options.logger ?? createFileLogger(config.paths.logs, 'server', { console: options.console ?? true }));
-    if (config.studioDirFallbackFrom) logger.warn(`${config.studioDirFallbackFrom} could not be created; using ${config.paths.root} for Studio's data`);
-    const db = (this.db = openDatabase(config.paths.dbFile));
-    const events = (this.events = new EventBus({ file: config.paths.eventsFile, db, logger }));
-    events.load();
+    ({ logger: this.logger, db: this.db, events: this.events } = openInfrastructure(config, options));
+    const { logger, db, events } = this;
     reportMigrations(db, events, this.startedAt);
     const secrets = createSecrets(db, config);
     const uploads = new Uploads(path.join(config.paths.root, 'tmp', 'uploads'));
@@ -140,7 +111,7 @@ export class Studio {
       presets: presets.service,
       workflows: async () => (await workflows.service.list()).workflows,
     });
-    this.assets = createAssetsModule({ ...base, uploads });
+    const assets = createAssetsModule({ ...base, uploads });
     const chatbot = createChatbotModule({
       ...base,
       secrets,
@@ -163,7 +134,7 @@ export class Studio {
       hub,
       startedAt: this.startedAt,
       engineStatus,
-      nodePackages: async () => (engineStatus() === 'running' ? groupNodePackages(await workflows.service.objectInfo()).length : 0),
+      nodePackages: () => nodePackageCount(engineStatus, () => workflows.service.objectInfo()),
       modelsPresence: () => catalog.modelsPresence(),
       bot: chatbot.control,
       secrets,
@@ -172,11 +143,25 @@ export class Studio {
       checkpoint: () => checkpoint(db),
       relaunch: options.relaunch ?? null,
       desktopUpdates: options.desktopUpdates ?? null,
-      reloadData: async () => void (await Promise.all(Object.values(catalog.catalogs).map((store) => store.load()))),
+      reloadData: () => catalog.reload(),
+    });
+    // One reading of the GPUs for every capability that asks (the setup page, the LLM server's build).
+    const gpu = new GpuProbe({ env: config.childEnv, nvidiaSmi: config.system.nvidiaSmi });
+    const system = this.system;
+    const setup = createSetupModule({
+      ...base,
+      hub,
+      gpu,
+      engine,
+      restartStudio: (reason) => {
+        if (!system.restart.supported) return false;
+        system.restart.schedule(1_500, reason);
+        return true;
+      },
     });
     const eventsModule = createEventsModule({ events, hub });
     // Each module after what it uses; the engine before the jobs so it stops after the job watcher.
-    this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, this.assets, chatbot, nodes, disk, this.system];
+    this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, assets, chatbot, nodes, disk, this.system, setup];
     ({ server: this.server } = createHttpServer({
       logger,
       auth: auth.auth,
@@ -244,13 +229,7 @@ export class Studio {
     await stopModules(this.modules, this.logger);
     // In-flight requests get a moment to finish; then every connection is cut.
     await withDeadline(closed, 3_000, () => this.server.closeAllConnections());
-    this.events.close();
-    try {
-      checkpoint(this.db);
-    } catch (err) {
-      this.logger.warn('WAL checkpoint failed', err);
-    }
-    this.db.close();
+    closeInfrastructure(this);
     this.logger.info('Studio stopped');
   }
 

@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import type { RawData } from 'ws';
 import type { Logger } from '../logging.js';
 import { backoffDelay } from '../process/backoff.js';
+import { systemClock, type Clock } from '../process/clock.js';
 import { decodePreviewFrame, type EngineMessage, type EnginePreview, parseEngineMessage, type PreviewAttribution } from './engine-messages.js';
 
 /** `stopped` both before `start()` and after `stop()`. */
@@ -35,11 +36,15 @@ export interface EngineSocketOptions {
   logger: Logger;
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /** The backoff waits (tests hold them and see them cancelled). */
+  clock?: Clock;
   heartbeatMs?: number;
   /** How long `stop()` waits for a clean close before terminating. */
   closeTimeoutMs?: number;
   /** Full-size SaveImageWebsocket PNGs can be tens of MB, so the frame limit is raised. */
   maxPayloadBytes?: number;
+  /** Sent with the handshake (an agent Studio's `X-API-Key`). */
+  headers?: Record<string, string>;
 }
 
 type Listener<T> = (value: T) => void;
@@ -54,9 +59,11 @@ export class EngineSocket {
   private readonly logger: Logger;
   private readonly backoffBaseMs: number;
   private readonly backoffMaxMs: number;
+  private readonly clock: Clock;
   private readonly heartbeatMs: number;
   private readonly closeTimeoutMs: number;
   private readonly maxPayloadBytes: number;
+  private readonly headers: Record<string, string> | undefined;
 
   private ws: WebSocket | null = null;
   private started = false;
@@ -66,7 +73,8 @@ export class EngineSocket {
   /** Why the current socket failed, if it did; decides what `lastError` says on close. */
   private attemptError: string | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
-  private reconnectTimer: NodeJS.Timeout | null = null;
+  /** Aborts the backoff wait before the next connect (null: none pending). */
+  private reconnectWait: AbortController | null = null;
   private current: EngineSocketState = { status: 'stopped', attempts: 0, lastError: null, openedAt: null, retryInMs: null };
   /** Type 1 previews carry no ids: attribute them to what the engine last said was running. */
   private readonly lastSeen: PreviewAttribution = {};
@@ -86,9 +94,11 @@ export class EngineSocket {
     this.logger = opts.logger;
     this.backoffBaseMs = opts.backoffBaseMs ?? 500;
     this.backoffMaxMs = opts.backoffMaxMs ?? 10_000;
+    this.clock = opts.clock ?? systemClock;
     this.heartbeatMs = opts.heartbeatMs ?? 20_000;
     this.closeTimeoutMs = opts.closeTimeoutMs ?? 2_000;
     this.maxPayloadBytes = opts.maxPayloadBytes ?? 256 * 1024 * 1024;
+    this.headers = opts.headers;
   }
 
   /** The connection state users see (a copy). */
@@ -129,8 +139,8 @@ export class EngineSocket {
    * a socket waiting seconds to retry would only lose the first events of the next prompt.
    */
   retryNow(): void {
-    if (!this.started || this.stopped || !this.reconnectTimer) return;
-    clearTimeout(this.reconnectTimer);
+    if (!this.started || this.stopped || !this.reconnectWait) return;
+    this.reconnectWait.abort();
     this.connect();
   }
 
@@ -173,11 +183,11 @@ export class EngineSocket {
   }
 
   private connect(): void {
-    this.reconnectTimer = null;
+    this.reconnectWait = null;
     if (this.stopped) return;
     this.attemptError = null;
     this.setState({ status: this.everOpened || this.current.attempts > 0 ? 'reconnecting' : 'connecting', retryInMs: null });
-    const ws = new WebSocket(this.url, { maxPayload: this.maxPayloadBytes, perMessageDeflate: false });
+    const ws = new WebSocket(this.url, { maxPayload: this.maxPayloadBytes, perMessageDeflate: false, headers: this.headers });
     this.ws = ws;
     ws.on('open', () => this.handleOpen(ws));
     ws.on('message', (data, isBinary) => this.handleFrame(data, isBinary));
@@ -215,7 +225,10 @@ export class EngineSocket {
     this.logger.warn(`engine socket closed (code ${code}); reconnecting in ${delay} ms (attempt ${attempts})`);
     // Only now, after the old socket's close, may a socket with the same clientId connect: the
     // engine keys sockets by clientId, so the old socket's late close would unregister the new one.
-    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+    const wait = (this.reconnectWait = new AbortController());
+    void this.clock.sleep(delay, wait.signal).then(() => {
+      if (!wait.signal.aborted) this.connect();
+    });
     this.setState({ status: 'reconnecting', attempts, retryInMs: delay });
   }
 
@@ -276,8 +289,8 @@ export class EngineSocket {
 
   private clearTimers(): void {
     this.stopHeartbeat();
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = null;
+    this.reconnectWait?.abort();
+    this.reconnectWait = null;
   }
 
   private setState(patch: Partial<EngineSocketState>): void {
