@@ -77,7 +77,7 @@ describe('improve prompt', () => {
         gpuPolicy: 'yield',
       });
     const yielding = make(binary);
-    yielding.engineQueue(true);
+    await yielding.engineQueue(true);
     const held = await yielding.improvePrompt('a cat', 'positive').catch((err: unknown) => err);
     expect(isKind(held, 'unavailable')).toBe(true);
     expect((held as Error).message).toMatch(/held back while image jobs run/);
