@@ -7,16 +7,16 @@
  */
 import type http from 'node:http';
 import path from 'node:path';
-import { createAssetsModule, type AssetsModule } from './assets/assets.module.js';
+import { createAssetsModule } from './assets/assets.module.js';
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
-import { createChatbotModule, type ChatbotOptions } from './chatbot/chatbot.module.js';
+import { llmCatalogAccess } from './catalog/llm-catalog-access.js';
+import { createChatbotModule } from './chatbot/chatbot.module.js';
 import { createDiskModule } from './disk/disk.module.js';
 import { APP_ROOT, type Config } from './config.js';
-import { ensureDataDir } from './config/data-dir.js';
-import { checkpoint, openDatabase, type Db } from './db/database.js';
+import { checkpoint, type Db } from './db/database.js';
 import { createEngineModule, type EngineModule } from './engine/engine.module.js';
 import { engineMessage } from './engine/engine-process.js';
-import { EventBus } from './events/event-bus.js';
+import type { EventBus } from './events/event-bus.js';
 import { createEventsModule } from './events/events.module.js';
 import { createHttpServer } from './http/app.js';
 import { createAuthModule } from './http/auth.module.js';
@@ -29,44 +29,19 @@ import { Uploads } from './http/uploads.js';
 import { WsHub } from './http/ws-hub.js';
 import { createJobsModule, type JobsModule } from './jobs/jobs.module.js';
 import { createLlmModule, type LlmModule } from './llm/llm.module.js';
-import { createFileLogger, type Logger } from './logging.js';
+import { closeInfrastructure, openInfrastructure } from './infrastructure.js';
+import type { Logger } from './logging.js';
 import { ModelhubClient } from './modelhub-client/modelhub.client.js';
 import { createModelhubModule } from './modelhub/modelhub.module.js';
 import { stopModules, withDeadline, type StudioModule } from './module.js';
 import { createNodesModule } from './nodes/nodes.module.js';
+import { nodePackageCount } from './nodes/package-count.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { reportMigrations } from './system/migration-report.js';
 import { createSecrets, createSystemModule } from './system/system.module.js';
 import { STUDIO_TIME_ZONE } from './time.js';
-import { groupNodePackages } from './workflows/node-packages.js';
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/workflows.module.js';
-import type { DesktopUpdates } from './system/app-update.routes.js';
-
-export interface StudioOptions {
-  /** Defaults to `STUDIO_DIR/logs/server.log`, echoed to the console. */
-  logger?: Logger;
-  /** Print log lines to the console too (headless server: yes; tests: no). */
-  console?: boolean;
-  /** Start the engine (tests of the HTTP layer alone turn it off). */
-  startEngine?: boolean;
-  /** WebSocket heartbeat interval. */
-  heartbeatMs?: number;
-  /** First wait before the shared-folder probe runs again after a marker could not be written. */
-  sharedFolderRecheckMs?: number;
-  /** External engine mode: delay between health probes (default 5000). */
-  engineProbeMs?: number;
-  /** How often the job monitor asks the engine about jobs its socket is silent about (default 3000). */
-  jobPollMs?: number;
-  /** The chat bot: its library loader (tests inject one that fails) and its timings. */
-  chatbot?: ChatbotOptions;
-  /**
-   * Replace this Studio with a fresh one (`POST /api/admin/system/restart`, after an update):
-   * headless re-executes itself, Electron relaunches. Without it, restart answers 409.
-   */
-  relaunch?: () => void | Promise<void>;
-  /** The installed desktop app's updater (main/desktop-updater.ts); headless Studio has none. */
-  desktopUpdates?: DesktopUpdates;
-}
+import type { StudioOptions } from './studio-options.js';
 
 /** A running (or stoppable) Studio. */
 export class Studio {
@@ -81,7 +56,6 @@ export class Studio {
   readonly engineModule: EngineModule;
   readonly jobsModule: JobsModule;
   readonly catalog: CatalogModule;
-  readonly assets: AssetsModule;
   readonly presets: PresetsModule;
   readonly workflowsModule: WorkflowsModule;
   readonly llmModule: LlmModule;
@@ -94,12 +68,8 @@ export class Studio {
     readonly config: Readonly<Config>,
     options: StudioOptions,
   ) {
-    ensureDataDir(config.paths);
-    const logger = (this.logger = options.logger ?? createFileLogger(config.paths.logs, 'server', { console: options.console ?? true }));
-    if (config.studioDirFallbackFrom) logger.warn(`${config.studioDirFallbackFrom} could not be created; using ${config.paths.root} for Studio's data`);
-    const db = (this.db = openDatabase(config.paths.dbFile));
-    const events = (this.events = new EventBus({ file: config.paths.eventsFile, db, logger }));
-    events.load();
+    ({ logger: this.logger, db: this.db, events: this.events } = openInfrastructure(config, options));
+    const { logger, db, events } = this;
     reportMigrations(db, events, this.startedAt);
     const secrets = createSecrets(db, config);
     const uploads = new Uploads(path.join(config.paths.root, 'tmp', 'uploads'));
@@ -129,7 +99,7 @@ export class Studio {
     }));
     const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), fileBySha256: (sha) => catalog.fileBySha256(sha), uploads }));
     const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs }));
-    const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads }));
+    const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads, llmCatalog: llmCatalogAccess(catalog.catalogs), hubToken: () => secrets.get('HUB_TOKEN') }));
     const presets = (this.presets = createPresetsModule({ ...base, jobs: jobs.jobs, runner: jobs.runner, workflows: workflows.service, uploads }));
     const modelhub = createModelhubModule({
       ...base,
@@ -139,7 +109,7 @@ export class Studio {
       presets: presets.service,
       workflows: async () => (await workflows.service.list()).workflows,
     });
-    this.assets = createAssetsModule({ ...base, uploads });
+    const assets = createAssetsModule({ ...base, uploads });
     const chatbot = createChatbotModule({
       ...base,
       secrets,
@@ -162,7 +132,7 @@ export class Studio {
       hub,
       startedAt: this.startedAt,
       engineStatus,
-      nodePackages: async () => (engineStatus() === 'running' ? groupNodePackages(await workflows.service.objectInfo()).length : 0),
+      nodePackages: () => nodePackageCount(engineStatus, () => workflows.service.objectInfo()),
       modelsPresence: () => catalog.modelsPresence(),
       bot: chatbot.control,
       secrets,
@@ -171,11 +141,11 @@ export class Studio {
       checkpoint: () => checkpoint(db),
       relaunch: options.relaunch ?? null,
       desktopUpdates: options.desktopUpdates ?? null,
-      reloadData: async () => void (await Promise.all(Object.values(catalog.catalogs).map((store) => store.load()))),
+      reloadData: () => catalog.reload(),
     });
     const eventsModule = createEventsModule({ events, hub });
     // Each module after what it uses; the engine before the jobs so it stops after the job watcher.
-    this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, this.assets, chatbot, nodes, disk, this.system];
+    this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, assets, chatbot, nodes, disk, this.system];
     ({ server: this.server } = createHttpServer({
       logger,
       auth: auth.auth,
@@ -243,13 +213,7 @@ export class Studio {
     await stopModules(this.modules, this.logger);
     // In-flight requests get a moment to finish; then every connection is cut.
     await withDeadline(closed, 3_000, () => this.server.closeAllConnections());
-    this.events.close();
-    try {
-      checkpoint(this.db);
-    } catch (err) {
-      this.logger.warn('WAL checkpoint failed', err);
-    }
-    this.db.close();
+    closeInfrastructure(this);
     this.logger.info('Studio stopped');
   }
 

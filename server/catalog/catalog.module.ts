@@ -60,6 +60,8 @@ export interface CatalogModule extends StudioModule {
   fileBySha256(sha256: string): string | undefined;
   /** How many catalogued models there are and how many are on disk (system status). */
   modelsPresence(): { count: number; present: number };
+  /** Read every catalog file again (an update or sync replaced them). */
+  reload(): Promise<void>;
   downloads: Downloads;
   metadata: MetadataService;
   disk: DiskUsage;
@@ -130,6 +132,7 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
       const { total, present } = presenceSummary(catalogs.models.get(), 'models', diskPresence(dirs));
       return { count: total, present };
     },
+    reload: async () => void (await Promise.all(Object.values(catalogs).map((store) => store.load()))),
     async prepare() {
       await seedCatalogs(path.join(SHIPPED_ROOT, 'resources', 'catalogs'), config.paths.catalogs);
       for (const kind of ['models', 'loras'] as const) {

@@ -225,4 +225,27 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX job_queue_seq ON job_queue (seq);
     `,
   },
+  {
+    version: 9,
+    name: 'kept LLM chats: conversations with their model and settings, and their messages',
+    sql: `
+      CREATE TABLE llm_chats (
+        id         TEXT PRIMARY KEY,
+        title      TEXT NOT NULL,
+        model      TEXT,
+        settings   TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX llm_chats_updated ON llm_chats (updated_at DESC);
+      CREATE TABLE llm_chat_messages (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        chat_id    TEXT NOT NULL REFERENCES llm_chats (id) ON DELETE CASCADE,
+        role       TEXT NOT NULL CHECK (role IN ('system','user','assistant')),
+        content    TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX llm_chat_messages_chat ON llm_chat_messages (chat_id, id);
+    `,
+  },
 ];

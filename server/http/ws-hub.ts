@@ -9,6 +9,8 @@ import type { Logger } from '../logging.js';
 import type { SessionPayload } from './session.js';
 import type { WsEventMap, WsMessageType } from '../contracts/ws.contract.js';
 
+/** Options of a text frame whose payload is already UTF-8 bytes (a Buffer is sent as binary by default). */
+const TEXT_FRAME = { binary: false } as const;
 /** Binary frames are skipped for a client with more than this queued (a slow phone on Wi-Fi). */
 const MAX_BUFFERED_BINARY = 4 * 1024 * 1024;
 /** Close code when the session that opened the socket ended (the client must sign in again). */
@@ -73,12 +75,16 @@ export class WsHub {
     for (const client of this.clients) if (client.session?.sid === sid) this.endSession(client, reason);
   }
 
-  /** Send a typed message to every open client (serialized once). */
+  /**
+   * Send a typed message to every open client, serialized and encoded once: handed a string, the
+   * socket library would measure and UTF-8-encode it again for each client (at 200 clients a
+   * progress message was encoded 200 times); handed the bytes, it only frames them.
+   */
   broadcast<K extends WsMessageType>(type: K, data: WsEventMap[K]): void {
     if (this.clients.size === 0) return;
-    const frame = JSON.stringify({ type, data });
+    const frame = Buffer.from(JSON.stringify({ type, data }));
     for (const { socket } of this.clients) {
-      if (socket.readyState === socket.OPEN) socket.send(frame);
+      if (socket.readyState === socket.OPEN) socket.send(frame, TEXT_FRAME);
     }
   }
 

@@ -8,9 +8,12 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { type LlmConfig, llmConfigFields } from '../contracts/llm.contract.js';
 
-/** Server-wide defaults: llama.cpp's own sampling defaults, every layer on the GPU, a 4 K context. */
+/**
+ * Server-wide defaults: llama.cpp's own sampling defaults, a 4 K context, and GPU layers on
+ * automatic (-1: the fit estimate picks how many fit in the GPU's free memory at each start).
+ */
 export const DEFAULT_LLM_CONFIG: LlmConfig = {
-  n_gpu_layers: 99,
+  n_gpu_layers: -1,
   ctx_size: 4096,
   threads: -1,
   temp: 0.8,

@@ -60,13 +60,16 @@ export class LlmServer {
     return (this.o.env.PATH ?? '').split(path.delimiter).some((dir) => dir && fs.existsSync(path.join(dir, binary)));
   }
 
-  /** Start with `launch`; rejects with the reason and the last stderr lines when it fails. */
-  async start(launch: LlmLaunch): Promise<void> {
+  /**
+   * Start with `launch` (`gpuLayers`: the automatic `n_gpu_layers` worked out for it); rejects with
+   * the reason and the last stderr lines when it fails.
+   */
+  async start(launch: LlmLaunch, gpuLayers?: number): Promise<void> {
     await this.stop();
     const supervisor = new ChildSupervisor({
       name: 'llm',
       command: this.o.binary(),
-      args: llmServerArgs(path.join(this.o.modelsDir, launch.model), this.o.port, launch.config),
+      args: llmServerArgs(path.join(this.o.modelsDir, launch.model), this.o.port, gpuLayers === undefined ? launch.config : { ...launch.config, n_gpu_layers: gpuLayers }),
       env: this.o.env,
       healthUrl: `${this.url}/health`,
       readyTimeoutMs: this.o.readyTimeoutMs,

@@ -5,11 +5,20 @@
  */
 import path from 'node:path';
 import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import { APP_ROOT } from '../config.js';
 import { GpuProbe, type GpuReport } from '../gpu/index.js';
+import { ChatStore } from './chats/chat.store.js';
+import type { LlmCatalog } from './llm-catalog.js';
+import { FitService } from './fit/fit.service.js';
+import { RepoFilesClient } from './repo/repo-files.client.js';
+import { repoGgufRoutes } from './repo/repo-gguf.routes.js';
+import { RepoGgufService } from './repo/repo-gguf.service.js';
+import { fitRoutes } from './fit/fit.routes.js';
+import { chatsRoutes } from './chats/chats.routes.js';
 import { LlmConfigStore } from './llm-config.store.js';
 import { llmRoutes } from './llm.routes.js';
 import { LlmService } from './llm.service.js';
@@ -27,11 +36,16 @@ export interface ImageJobs {
 
 export interface LlmModuleDeps {
   config: Readonly<Config>;
+  db: Db;
   events: EventBus;
   logger: Logger;
   imageJobs: ImageJobs;
   /** Studio's download queue (the runtimes' archives go through it). */
   downloads: RuntimeDownloads;
+  /** The LLM catalog (fit estimates; GGUF files added from a repository). */
+  llmCatalog: LlmCatalog;
+  /** The repository host token (gated repositories), read per request. */
+  hubToken?: () => string | null;
   /** What the GPU probe says (default: the `gpu/` probe, read once). */
   gpu?: () => Promise<GpuReport>;
 }
@@ -68,6 +82,21 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
     sourceBuild: { script: path.join(APP_ROOT, 'scripts', 'build-llama-server.mjs'), cacheDir: config.llm.sourceBuildDir ?? path.join(config.paths.llm, 'runtimes', 'source') },
     onActiveChanged: () => service.runtimeChanged(),
   });
+  const store = new LlmConfigStore(config.paths.llmConfig);
+  const fit = new FitService({
+    modelsDir: config.paths.llmModels,
+    binary: () => runtimes.binary(),
+    binaryExists: () => service.binaryExists(),
+    env: config.childEnv,
+    gpu: readGpu,
+    catalog: () => deps.llmCatalog.entries(),
+    ctxSize: () => store.get().ctx_size,
+  });
+  const repos = new RepoGgufService({
+    client: new RepoFilesClient(config.urls.repohost, deps.hubToken ?? (() => config.tokens.hubToken)),
+    catalog: deps.llmCatalog,
+    estimate: (bytes) => fit.estimateBytes(bytes),
+  });
   const service: LlmService = new LlmService({
     server: {
       binary: () => runtimes.binary(),
@@ -78,7 +107,8 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
       logFile: path.join(config.paths.logs, 'llm.log'),
       logger,
     },
-    store: new LlmConfigStore(config.paths.llmConfig),
+    store,
+    autoLayers: (model, ctxSize) => fit.autoLayers(model, ctxSize),
     events,
     logger,
     idleMinutes: config.llm.idleMinutes,
@@ -87,7 +117,7 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
   let unfollow: (() => void) | null = null;
   return {
     name: 'llm',
-    routers: [llmRoutes(service), runtimesRoutes(runtimes)],
+    routers: [llmRoutes(service), runtimesRoutes(runtimes), fitRoutes(fit), chatsRoutes(new ChatStore(deps.db)), repoGgufRoutes(repos)],
     service,
     runtimes,
     runtimeDownload(file) {
@@ -97,7 +127,7 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
     },
     start() {
       // Park the LLM server while image jobs hold the GPU; bring it back when none is left.
-      if (config.llm.gpuPolicy === 'yield') unfollow = deps.imageJobs.subscribe(() => service.engineQueue(deps.imageJobs.activeCount() > 0));
+      if (config.llm.gpuPolicy === 'yield') unfollow = deps.imageJobs.subscribe(() => void service.engineQueue(deps.imageJobs.activeCount() > 0));
     },
     stopDeadlineMs: 6_000,
     async stop() {

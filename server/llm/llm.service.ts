@@ -23,6 +23,8 @@ export interface LlmServiceDeps {
   logger: Logger;
   idleMinutes: number;
   gpuPolicy: 'share' | 'yield';
+  /** `n_gpu_layers` for a model when the configuration says automatic (-1): the fit estimate. */
+  autoLayers?: (model: string, ctxSize: number) => Promise<number>;
 }
 
 /** Request fields that override the stored sampling configuration per chat. */
@@ -44,6 +46,11 @@ export class LlmService {
 
   constructor(private readonly deps: LlmServiceDeps) {
     this.server = new LlmServer(deps.server, (state, launch) => this.crashed(state, launch));
+  }
+
+  /** Whether the LLM server program in use exists. */
+  binaryExists(): boolean {
+    return this.server.binaryExists();
   }
 
   get port(): number {
@@ -135,11 +142,14 @@ export class LlmService {
     if (this.server.launch?.model === file || this.resumable?.launch.model === file) await this.stop();
   }
 
-  /** The engine's queue changed (yield policy): park while image jobs run, resume when it is empty. */
-  engineQueue(busy: boolean): void {
-    if (this.deps.gpuPolicy !== 'yield' || busy === this.engineBusy) return;
+  /**
+   * The engine's queue changed (yield policy): park while image jobs run, resume when it is empty.
+   * Resolves once the change has been acted on (at once when the policy has nothing to do).
+   */
+  engineQueue(busy: boolean): Promise<void> {
+    if (this.deps.gpuPolicy !== 'yield' || busy === this.engineBusy) return Promise.resolve();
     this.engineBusy = busy;
-    void this.serialize(async () => {
+    return this.serialize(async () => {
       if (busy && this.server.running && this.server.launch) {
         this.resumable = { launch: this.server.launch, why: 'parked' };
         this.clearIdle();
@@ -184,7 +194,8 @@ export class LlmService {
   private async launch(launch: LlmLaunch): Promise<void> {
     this.lastCrash = null;
     try {
-      await this.server.start(launch);
+      const auto = launch.config.n_gpu_layers === -1 && this.deps.autoLayers ? await this.deps.autoLayers(launch.model, launch.config.ctx_size) : undefined;
+      await this.server.start(launch, auto);
     } catch (err) {
       const message = (err as Error).message;
       this.deps.events.emit('llm.state', 'error', `LLM server failed to start with ${launch.model}`, { model: launch.model, error: message.slice(-1000) });

@@ -34,23 +34,42 @@ interface FakeEngine {
   close(): Promise<void>;
 }
 
-async function startFakeEngine(): Promise<FakeEngine> {
+/**
+ * The nodes of the `image-filter` workflow as the real engine describes them (the stand-in's dump),
+ * its one input image listed: Studio checks a graph against `/object_info` before it submits it.
+ */
+function benchObjectInfo(root: string): Record<string, unknown> {
+  const all = JSON.parse(fs.readFileSync(path.join(root, 'resources', 'standin', 'object_info.comfyui-0.29.0.json'), 'utf8')) as Record<string, { input: { required: Record<string, unknown[]> } }>;
+  const nodes = Object.fromEntries(['LoadImage', 'ImageAddNoise', 'ImageBlur', 'SaveImage'].map((name) => [name, structuredClone(all[name]!)]));
+  nodes.LoadImage!.input.required.image![0] = ['bench.png'];
+  return nodes;
+}
+
+async function startFakeEngine(root: string): Promise<FakeEngine> {
+  const objectInfo = benchObjectInfo(root);
+  const image = fs.readFileSync(path.join(root, 'resources', 'standin', 'image.png'));
   const sockets = new Map<string, WebSocket>();
   const waiters: Array<() => void> = [];
   let number = 0;
+  const running: string[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const json = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (url.pathname === '/system_stats') return json({ system: { comfyui_version: 'bench' }, devices: [] });
-    if (url.pathname === '/object_info') return json({});
-    if (url.pathname === '/queue') return json({ queue_running: [], queue_pending: [] });
+    if (url.pathname === '/object_info') return json(objectInfo);
+    // The job's input image: Studio asks the engine for it before submitting, as the engine would check it.
+    if (url.pathname === '/view' && url.searchParams.get('filename') === 'bench.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(image);
+    // The submitted prompt runs for the whole benchmark: Studio settles a prompt its engine does not list as lost.
+    if (url.pathname === '/queue') return json({ queue_running: running.map((id, i) => [i, id, {}, {}, []]), queue_pending: [] });
     if (url.pathname.startsWith('/history')) return json({});
     if (url.pathname === '/prompt' && req.method === 'POST') {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { prompt_id?: string };
-        json({ prompt_id: body.prompt_id ?? `p${number}`, number: number++, node_errors: {} });
+        const id = body.prompt_id ?? `p${number}`;
+        running.push(id);
+        json({ prompt_id: id, number: number++, node_errors: {} });
       });
       return;
     }
@@ -131,14 +150,15 @@ async function driveProgress(engine: WebSocket, promptId: string, count: number)
   return sent;
 }
 
-/** A type 4 preview frame whose image starts with the sequence number. */
+/** A type 4 preview frame whose image is JPEG-signed (Studio relays only images) and carries the sequence number after the signature. */
 function previewFrame(promptId: string, seq: number): Buffer {
   const meta = Buffer.from(JSON.stringify({ node_id: '2', prompt_id: promptId, display_node_id: '2', image_type: 'image/jpeg' }));
   const header = Buffer.alloc(8);
   header.writeUInt32BE(4, 0);
   header.writeUInt32BE(meta.length, 4);
   const image = Buffer.alloc(PREVIEW_BYTES, 7);
-  image.writeUInt32BE(seq, 0);
+  image.writeUInt32BE(0xffd8ffe0, 0);
+  image.writeUInt32BE(seq, 4);
   return Buffer.concat([header, meta, image]);
 }
 
@@ -178,7 +198,7 @@ function binaryLatencies(clients: Client[], sent: Map<number, number>): { latenc
     for (const [at, data, isBinary] of client.got) {
       if (!isBinary) continue;
       const image = data.subarray(8 + data.readUInt32BE(4));
-      const t0 = sent.get(image.readUInt32BE(0));
+      const t0 = sent.get(image.readUInt32BE(4));
       if (t0 === undefined) continue;
       latencies.push(at - t0);
       delivered++;
@@ -218,7 +238,7 @@ async function startReference(enginePort: number, root: string): Promise<{ port:
 /** Run the relay benchmark and print its lines. */
 export async function run(root: string): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-relay-'));
-  const engine = await startFakeEngine();
+  const engine = await startFakeEngine(root);
   const studio = await startStudioProcess(
     { STUDIO_DIR: dir, ENGINE_MODE: 'external', ENGINE_PORT: String(engine.port) },
     { compiled: true },

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../server/config.js';
 import { silentLogger } from '../../server/logging.js';
-import { Studio, type StudioOptions } from '../../server/studio.js';
+import { Studio } from '../../server/studio.js';
+import type { StudioOptions } from '../../server/studio-options.js';
 import { freePort } from './ports.js';
 
 export const TEST_API_KEY = 'test-key-0123456789';

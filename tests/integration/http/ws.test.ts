@@ -13,13 +13,15 @@ afterAll(async () => {
 interface Frame {
   type: string;
   data: Record<string, unknown>;
+  /** How the frame came: a browser reads JSON from text frames only. */
+  binary: boolean;
 }
 
 function connect(options: WebSocket.ClientOptions = {}): Promise<{ ws: WebSocket; frames: Frame[] }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`${t.url.replace('http', 'ws')}/ws`, { headers: { 'X-API-Key': t.apiKey }, ...options });
     const frames: Frame[] = [];
-    ws.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString('utf8')) as Frame));
+    ws.on('message', (data: Buffer, binary: boolean) => frames.push({ ...(JSON.parse(data.toString('utf8')) as Frame), binary }));
     ws.on('open', () => resolve({ ws, frames }));
     ws.on('error', reject);
   });
@@ -37,10 +39,10 @@ describe('the Studio WebSocket', () => {
   it('greets with hello, then pushes every event as {type: "event", data}', async () => {
     const { ws, frames } = await connect();
     await until(() => frames.length >= 1);
-    expect(frames[0]).toMatchObject({ type: 'hello', data: { engine: { mode: 'standin' }, maintenance: false, time_zone: 'Europe/Rome' } });
+    expect(frames[0]).toMatchObject({ type: 'hello', data: { engine: { mode: 'standin' }, maintenance: false, time_zone: 'Europe/Rome' }, binary: false });
     const event = t.studio.events.emit('job.queued', 'info', 'queued for the test', { prompt_id: 'p-ws' });
     await until(() => frames.length >= 2);
-    expect(frames[1]).toEqual({ type: 'event', data: event });
+    expect(frames[1]).toEqual({ type: 'event', data: event, binary: false });
     ws.close();
   });
 

@@ -36,7 +36,8 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-llm-'));
   const binary = path.join(dir, 'llama-server');
   fs.writeFileSync(binary, `#!/bin/sh\nexec "${process.execPath}" "${FAKE}" "$@"\n`, { mode: 0o755 });
-  t = await startTestStudio({ env: { LLM_BINARY: binary, LLM_PORT: String(await freePort()), STUDIO_DIR: path.join(dir, 'studio') }, dir: path.join(dir, 'studio') });
+  // No GPU tool answers (and the stand-in lists no devices): automatic GPU layers come out as 0.
+  t = await startTestStudio({ env: { LLM_BINARY: binary, LLM_PORT: String(await freePort()), STUDIO_DIR: path.join(dir, 'studio'), STUDIO_NVIDIA_SMI: '/nonexistent/nvidia-smi' }, dir: path.join(dir, 'studio') });
   models = t.studio.config.paths.llmModels;
   fs.mkdirSync(models, { recursive: true });
 });
@@ -55,7 +56,7 @@ describe('LLM server lifecycle', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'started', model: name, port: t.studio.llm.port });
     const argv = records(name)[0]!.argv as string[];
-    expect(argv.join(' ')).toMatch(/-m .*slow-load\.gguf --host 127\.0\.0\.1 --port \d+ -ngl 99 -c 2048 -t -1 --temp 0\.3 --top-p 0\.95 --top-k 40 --repeat-penalty 1\.1/);
+    expect(argv.join(' ')).toMatch(/-m .*slow-load\.gguf --host 127\.0\.0\.1 --port \d+ -ngl 0 -c 2048 -t -1 --temp 0\.3 --top-p 0\.95 --top-k 40 --repeat-penalty 1\.1/);
     const status = (await (await t.api('/api/admin/llm/status')).json()) as Record<string, unknown>;
     expect(status).toMatchObject({ running: true, active_model: name, health: { status: 'ok' } });
   }, 30_000);

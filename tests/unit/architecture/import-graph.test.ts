@@ -14,7 +14,7 @@ const SCANNED = ['server', 'renderer/src', 'main', 'preload'];
 
 /** Capability folders of server/ (everything else there is shared infrastructure or the root). */
 const CAPABILITIES = new Set(['engine', 'workflows', 'jobs', 'assets', 'catalog', 'downloads', 'presets', 'modelhub', 'modelhub-client', 'repohost', 'nodes', 'disk', 'llm', 'chatbot', 'system', 'gpu']);
-const COMPOSITION_ROOT = new Set(['server/studio.ts', 'server/main.ts']);
+const COMPOSITION_ROOT = new Set(['server/studio.ts', 'server/studio-options.ts', 'server/main.ts']);
 
 /** What one capability uses of another (ARCHITECTURE.md, "between capabilities"); nothing else. */
 const CAPABILITY_ARROWS: Record<string, string[]> = {
