@@ -7,7 +7,7 @@
  * in the README).
  */
 import { ENGINE_MODE_CHOICES, PREVIEW_METHODS } from './engine-mode.js';
-import { absolutePath, baseUrl, chatIds, hostList, integer, nonNegativeNumber, oneOf, presence, shellArgs, switchedBy, text, urlOrOff, type EnvParser } from './env-parsers.js';
+import { absolutePath, baseUrl, chatIds, hostList, integer, integerList, nonNegativeNumber, oneOf, presence, shellArgs, switchedBy, text, urlOrOff, type EnvParser } from './env-parsers.js';
 
 /** The built-in weak key. While it is in use Studio listens on loopback only. */
 export const DEFAULT_API_KEY = 'studio-local';
@@ -55,7 +55,18 @@ export const ENV_VARS = {
   ENGINE_DIR: { group: 'config', default: null, parse: absolutePath, description: 'An engine checkout to run as a supervised child' },
   ENGINE_PYTHON: { group: 'config', default: 'python3', parse: text, description: 'The Python that runs the engine' },
   ENGINE_ARGS: { group: 'config', default: null, parse: shellArgs, description: 'Extra flags for a managed engine' },
+  ENGINE_GPUS: { group: 'config', default: null, parse: integerList, description: 'One managed engine per GPU of this box (e.g. 0,1): each its own port and CUDA_VISIBLE_DEVICES, sharing the model folders' },
+  ENGINE_POOL_PROBE_MS: { group: 'config', default: '3000', parse: integer({ min: 50 }), description: 'How often the engines of the pool that Studio does not start are health-checked' },
+  STUDIO_ROLE: { group: 'config', default: 'studio', parse: oneOf(['studio', 'agent'] as const), description: 'agent: a headless Studio another Studio uses as a remote engine (no UI)' },
   ENGINE_PREVIEW_METHOD: { group: 'config', default: 'auto', parse: oneOf(PREVIEW_METHODS), description: 'Sampler preview method' },
+  ENGINE_REPO_URL: { group: 'config', default: 'https://github.com/comfyanonymous/ComfyUI', parse: text, description: 'Git repository the setup page installs and updates the engine from (a release tag of it)' },
+  ENGINE_TORCH_INDEX_URL: { group: 'config', default: 'https://download.pytorch.org/whl', parse: baseUrl, description: "torch's package index; the build for the GPU is its subfolder (cu128, rocm6.2, cpu)" },
+  ENGINE_PACKAGE_INDEX_URL: { group: 'config', default: 'https://pypi.org/simple', parse: baseUrl, description: "The package index (PyPI's simple API) for the engine's other requirements" },
+  ENGINE_INSTALL_PYTHON: { group: 'config', default: 'python3', parse: text, description: "The Python (3.10 or newer, with venv) that makes a new engine's environment when uv is not on the machine" },
+  ENGINE_CLONE_TIMEOUT_S: { group: 'config', default: '600', parse: integer({ min: 1 }), description: 'Engine install: deadline of the download (git clone)' },
+  ENGINE_VENV_TIMEOUT_S: { group: 'config', default: '300', parse: integer({ min: 1 }), description: 'Engine install: deadline of making the Python environment' },
+  ENGINE_PIP_TIMEOUT_S: { group: 'config', default: '3600', parse: integer({ min: 1 }), description: 'Engine install: deadline of each package step (torch, requirements, node packages)' },
+  ENGINE_PROVE_TIMEOUT_S: { group: 'config', default: '600', parse: integer({ min: 1 }), description: 'How long a new engine may take to start and run the smoke prompt before Studio switches to it' },
   JOB_STALL_MINUTES: { group: 'config', default: '10', parse: nonNegativeNumber, description: 'Mark a running job stalled after this many minutes without progress from the engine (0: never)' },
   LLM_BINARY: { group: 'config', default: null, parse: text, description: 'The LLM server executable; when set it wins over the installed llama.cpp builds (unset: the active build, else llama-server on PATH)' },
   LLM_PORT: { group: 'config', default: '8080', parse: integer(), description: "The LLM server's port" },

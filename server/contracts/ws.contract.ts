@@ -6,6 +6,7 @@
  */
 import type { StudioEvent } from './events.contract.js';
 import type { JobRecord, ProgressObject } from './jobs.contract.js';
+import type { SetupInstallMessage } from './setup.contract.js';
 import type { TelemetrySample } from './system.contract.js';
 
 /** What clients learn about the engine (mirrors the engine supervisor's state). */
@@ -33,12 +34,16 @@ export interface WsEventMap {
   /** The engine lost the job, or went silent on it for JOB_STALL_MINUTES (the record's `error` says which). */
   'job.stalled': JobRecord;
   'job.cancelled': JobRecord;
+  /** Its engine went offline while running it: back in Studio's queue (status `queued`). */
+  'job.requeued': JobRecord;
   /** Live progress of a running job. */
   'job.progress': { prompt_id: string; progress: ProgressObject };
   /** Records removed by a history delete. */
   'job.deleted': { prompt_ids: string[] };
   /** A telemetry sample, every few seconds (the history's newest point). */
   'telemetry.sample': TelemetrySample;
+  /** An engine install, update or switch moved to a step, ended, or printed a line of output. */
+  'setup.install': SetupInstallMessage;
 }
 
 export type WsMessageType = keyof WsEventMap;
