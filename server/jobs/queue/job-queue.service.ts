@@ -23,7 +23,7 @@ import type { QueueRow, QueueStore } from './queue.store.js';
 /** The id of the one engine Studio drives today (the engine pool adds others). */
 export const LOCAL_ENGINE_ID = 'local';
 /** Jobs an engine holds at once: the running one and one prefetched. */
-export const ENGINE_SLOTS = 2;
+const ENGINE_SLOTS = 2;
 /** How long a hand-over waits for the engine socket (its events are not replayed). */
 const SOCKET_WAIT_MS = 2_000;
 const PAUSED_KEY = 'queue_paused';

@@ -12,13 +12,13 @@ export interface InputTarget {
 }
 
 /** The schema of `field` on the node's class, when the engine knows both. */
-export function specOf(graph: ApiGraph, objectInfo: ObjectInfo, target: InputTarget): InputSpec | undefined {
+function specOf(graph: ApiGraph, objectInfo: ObjectInfo, target: InputTarget): InputSpec | undefined {
   const info = objectInfo[graph[target.node]?.class_type ?? ''];
   return info?.input?.required?.[target.field] ?? info?.input?.optional?.[target.field];
 }
 
 /** True when the node's field holds a literal value a form can set (not a link). */
-export function isSettable(graph: ApiGraph, target: InputTarget): boolean {
+function isSettable(graph: ApiGraph, target: InputTarget): boolean {
   const value = graph[target.node]?.inputs[target.field];
   return value !== undefined && !isLink(value) && (typeof value !== 'object' || value === null);
 }
