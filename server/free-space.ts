@@ -13,7 +13,7 @@ import { DomainError } from './domain-error.js';
  * A folder that does not exist yet (an engine about to be installed) is measured at its nearest
  * existing parent, the volume it will be created on.
  */
-async function freeBytesOf(dir: string): Promise<number | null> {
+export async function freeBytesOf(dir: string): Promise<number | null> {
   for (let at = path.resolve(dir); ; at = path.dirname(at)) {
     try {
       const stats = await fsp.statfs(at);

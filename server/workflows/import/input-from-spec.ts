@@ -18,7 +18,7 @@ function specOf(graph: ApiGraph, objectInfo: ObjectInfo, target: InputTarget): I
 }
 
 /** True when the node's field holds a literal value a form can set (not a link). */
-function isSettable(graph: ApiGraph, target: InputTarget): boolean {
+export function isSettable(graph: ApiGraph, target: InputTarget): boolean {
   const value = graph[target.node]?.inputs[target.field];
   return value !== undefined && !isLink(value) && (typeof value !== 'object' || value === null);
 }
