@@ -11,7 +11,7 @@ import type { TorchChoice } from '../contracts/setup.contract.js';
 const GB = 1e9;
 
 /** CUDA wheel variants, newest first: [lowest driver CUDA version, variant]. */
-const CUDA_VARIANTS: ReadonlyArray<readonly [string, string]> = [
+export const CUDA_VARIANTS: ReadonlyArray<readonly [string, string]> = [
   ['13.0', 'cu130'],
   ['12.8', 'cu128'],
   ['12.6', 'cu126'],
@@ -21,7 +21,7 @@ const CUDA_VARIANTS: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** ROCm wheel variants, newest first: [lowest ROCm release, variant]. */
-const ROCM_VARIANTS: ReadonlyArray<readonly [string, string]> = [
+export const ROCM_VARIANTS: ReadonlyArray<readonly [string, string]> = [
   ['6.4', 'rocm6.4'],
   ['6.3', 'rocm6.3'],
   ['6.2', 'rocm6.2'],
@@ -31,7 +31,7 @@ const ROCM_VARIANTS: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** Disk an install needs per backend: the engine (~0.3 GB), the environment and torch with its runtime libraries. */
-const NEEDS_BYTES = { cuda: 10 * GB, rocm: 22 * GB, mps: 3 * GB, cpu: 3 * GB } as const;
+export const NEEDS_BYTES = { cuda: 10 * GB, rocm: 22 * GB, mps: 3 * GB, cpu: 3 * GB } as const;
 
 /** The torch build for `gpu` on `platform`, with torch wheels from `torchIndexUrl` (`https://download.pytorch.org/whl`). */
 export function chooseTorch(gpu: Pick<GpuReport, 'backend' | 'cuda_version' | 'rocm_version' | 'gpus'>, platform: NodeJS.Platform, torchIndexUrl: string): TorchChoice {
