@@ -62,7 +62,8 @@ export class NodeListService {
     });
     const packages = groupNodePackages(info);
     const folders = this.deps.env ? await this.deps.env.folders() : [];
-    const failures = await this.deps.check.failures(false);
+    // Waits only when the log of the last start does not yet show "ready" (its lines trail the restart by a moment).
+    const failures = await this.deps.check.failures();
     const needs = await this.deps.workflows().catch(() => []);
     const clones = new Map(folders.map((f) => [f.name, { ...readClone(f.dir), disabled: f.disabled }]));
     const urls = [...clones.values()].flatMap((c) => (c.url && c.commit ? [c.url] : []));
