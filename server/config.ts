@@ -5,12 +5,14 @@
  * into the shape the services use. Its parts: `config/data-dir.ts` (STUDIO_DIR and its layout),
  * `config/app-root.ts` (where the code and the shipped files are), `config/engine-mode.ts`.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { childEnvironment } from './process/child-env.js';
 import { SHIPPED_ROOT, readVersion } from './config/app-root.js';
 import { ConfigError } from './config/config-error.js';
 import { dataPaths, resolveStudioDir, type DataPaths } from './config/data-dir.js';
 import { chooseEngineMode, type EngineMode, type EngineProbe, type PreviewMethod } from './config/engine-mode.js';
+import { readEngineChoice } from './config/engine-choice.js';
 import { DEFAULT_API_KEY } from './config/env-vars.js';
 import { readEnv, reportedEnv } from './config/read-env.js';
 
@@ -53,8 +55,10 @@ export interface Config {
     standinObjectInfo: string | null;
     /** Sent with every prompt as `extra_data.preview_method` and given to a managed engine. */
     previewMethod: PreviewMethod;
-    /** ENGINE_ARGS: extra flags for a managed engine, split shell-style. */
+    /** ENGINE_ARGS: extra flags for a managed engine, split shell-style (the setup page's, when stored). */
     extraArgs: readonly string[];
+    /** Model folders the engine reads beside Studio's (a found install's own `models/`, chosen on the setup page). */
+    extraModelDirs: readonly string[];
   };
   tokens: {
     modelhubApiKey: string | null;
@@ -94,6 +98,17 @@ export interface Config {
   /** Model hub gallery fetches: community images kept per model, pause between hub pages. */
   gallery: { communityLimit: number; pageDelayMs: number };
   /** Node package installs: per-step deadlines (spec Limits: clone 120 s, pip 300 s, install.py 300 s). */
+  /** The setup page: where engines are installed from, with what, and how long each step may take. */
+  setup: {
+    repoUrl: string;
+    torchIndexUrl: string;
+    packageIndexUrl: string;
+    basePython: string;
+    timeouts: { cloneMs: number; environmentMs: number; packagesMs: number; proveMs: number };
+    /** The user's home (the usual install places are under it) and Windows' %APPDATA%. */
+    home: string;
+    appData: string | null;
+  };
   nodeInstall: { cloneTimeoutMs: number; pipTimeoutMs: number; scriptTimeoutMs: number };
   /** The disk page's warning threshold. */
   disk: { warnFreeBytes: number };
@@ -143,8 +158,14 @@ export async function loadConfig(
   const loopbackReason = apiKeyIsDefault ? 'default-key' : apiKey.length < MIN_LAN_KEY_LENGTH ? 'short-key' : null;
   if (Boolean(v.STUDIO_TLS_CERT) !== Boolean(v.STUDIO_TLS_KEY)) throw new ConfigError('STUDIO_TLS_CERT and STUDIO_TLS_KEY go together: set both or neither');
   const engineHost = '127.0.0.1';
-  const { mode, modeReason } = await chooseEngineMode(v.ENGINE_MODE, v.ENGINE_DIR, { host: engineHost, port: v.ENGINE_PORT }, options.probeEngine);
   const { studioDir, fallbackFrom } = resolveStudioDir(given.has('STUDIO_DIR') ? v.STUDIO_DIR : null, v.STUDIO_DIR, env, options.userDataDir);
+  // The engine chosen on the setup page, unless the environment names one itself.
+  const choice = readEngineChoice(studioDir);
+  const stored = v.ENGINE_MODE === 'automatic' && !v.ENGINE_DIR ? choice.current : null;
+  const enginePort = choice.settings.port ?? v.ENGINE_PORT;
+  const { mode, modeReason } = stored
+    ? { mode: stored.mode, modeReason: `chosen on the setup page (${stored.version ?? stored.dir})` }
+    : await chooseEngineMode(v.ENGINE_MODE, v.ENGINE_DIR, { host: engineHost, port: enginePort }, options.probeEngine);
 
   const config: Config = {
     version: readVersion(),
@@ -160,14 +181,15 @@ export async function loadConfig(
       mode,
       modeReason,
       host: engineHost,
-      port: v.ENGINE_PORT,
-      dir: v.ENGINE_DIR,
-      python: v.ENGINE_PYTHON,
+      port: enginePort,
+      dir: stored?.mode === 'managed' ? stored.dir : v.ENGINE_DIR,
+      python: stored?.mode === 'managed' ? stored.python : v.ENGINE_PYTHON,
       standinStepMs: v.STANDIN_STEP_MS,
       standinNodeMs: v.STANDIN_NODE_MS,
       standinObjectInfo: v.STANDIN_OBJECT_INFO,
-      previewMethod: v.ENGINE_PREVIEW_METHOD,
-      extraArgs: v.ENGINE_ARGS ?? [],
+      previewMethod: choice.settings.preview_method ?? v.ENGINE_PREVIEW_METHOD,
+      extraArgs: choice.settings.extra_args ?? v.ENGINE_ARGS ?? [],
+      extraModelDirs: stored?.extra_model_dirs ?? [],
     },
     tokens: {
       modelhubApiKey: v.MODELHUB_API_KEY,
@@ -197,6 +219,15 @@ export async function loadConfig(
     gallery: {
       communityLimit: v.GALLERY_COMMUNITY_LIMIT,
       pageDelayMs: v.GALLERY_PAGE_DELAY_MS,
+    },
+    setup: {
+      repoUrl: v.ENGINE_REPO_URL,
+      torchIndexUrl: v.ENGINE_TORCH_INDEX_URL,
+      packageIndexUrl: v.ENGINE_PACKAGE_INDEX_URL,
+      basePython: v.ENGINE_INSTALL_PYTHON,
+      timeouts: { cloneMs: v.ENGINE_CLONE_TIMEOUT_S * 1000, environmentMs: v.ENGINE_VENV_TIMEOUT_S * 1000, packagesMs: v.ENGINE_PIP_TIMEOUT_S * 1000, proveMs: v.ENGINE_PROVE_TIMEOUT_S * 1000 },
+      home: env.HOME ?? env.USERPROFILE ?? os.homedir(),
+      appData: env.APPDATA ?? null,
     },
     nodeInstall: {
       cloneTimeoutMs: v.NODES_CLONE_TIMEOUT_S * 1000,

@@ -38,6 +38,8 @@ import { createNodesModule } from './nodes/nodes.module.js';
 import { nodePackageCount } from './nodes/package-count.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { reportMigrations } from './system/migration-report.js';
+import { GpuProbe } from './gpu/index.js';
+import { createSetupModule } from './setup/setup.module.js';
 import { createSecrets, createSystemModule } from './system/system.module.js';
 import { STUDIO_TIME_ZONE } from './time.js';
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/workflows.module.js';
@@ -143,9 +145,23 @@ export class Studio {
       desktopUpdates: options.desktopUpdates ?? null,
       reloadData: () => catalog.reload(),
     });
+    // One reading of the GPUs for every capability that asks (the setup page, the LLM server's build).
+    const gpu = new GpuProbe({ env: config.childEnv, nvidiaSmi: config.system.nvidiaSmi });
+    const system = this.system;
+    const setup = createSetupModule({
+      ...base,
+      hub,
+      gpu,
+      engine,
+      restartStudio: (reason) => {
+        if (!system.restart.supported) return false;
+        system.restart.schedule(1_500, reason);
+        return true;
+      },
+    });
     const eventsModule = createEventsModule({ events, hub });
     // Each module after what it uses; the engine before the jobs so it stops after the job watcher.
-    this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, assets, chatbot, nodes, disk, this.system];
+    this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, assets, chatbot, nodes, disk, this.system, setup];
     ({ server: this.server } = createHttpServer({
       logger,
       auth: auth.auth,

@@ -153,3 +153,58 @@ export interface WorkflowImportAnswer {
   manifest: WorkflowManifest;
   warnings: string[];
 }
+
+/** One field of one node, as the form editor lists it. */
+export interface FormFieldInfo {
+  name: string;
+  /** The workflow's value (text unescaped); a link is `[node, output]`. */
+  value: unknown;
+  /** False for links and values a form cannot set. */
+  settable: boolean;
+  /** The form input that sets this field, when one does. */
+  used_by?: string;
+  /** The input the editor adds for this field (type, limits and choices from the engine's node schema). */
+  suggested?: ManifestInput;
+}
+
+/** A node of the stored graph, as the form editor lists it. */
+export interface FormNodeInfo {
+  id: string;
+  class_type: string;
+  title?: string;
+  fields: FormFieldInfo[];
+}
+
+/** `GET /api/admin/workflows/{id}/form`. */
+export interface WorkflowFormAnswer {
+  id: string;
+  manifest: WorkflowManifest;
+  nodes: FormNodeInfo[];
+}
+
+/** `PUT /api/admin/workflows/{id}/form`: the whole list of inputs, in form order (validated as the manifest's). */
+export const formSaveBody = z.object({ inputs: z.array(z.unknown()).max(500) });
+export type FormSaveBody = z.infer<typeof formSaveBody>;
+
+/** What a re-import changes. */
+export interface ReimportDiff {
+  nodes_added: { id: string; class_type: string }[];
+  nodes_removed: { id: string; class_type: string }[];
+  /** Nodes in both whose set values differ (fields named). */
+  nodes_changed: { id: string; class_type: string; fields: string[] }[];
+  /** Form inputs kept with the user's edits (their node is still there). */
+  inputs_kept: string[];
+  /** Form inputs dropped, and why (their node vanished, changed class, or the field is now linked). */
+  inputs_dropped: { id: string; label: string; reason: string }[];
+  /** Inputs proposed for nodes the new version adds. */
+  inputs_added: string[];
+}
+
+/** `POST /api/admin/workflows/{id}/reimport`. */
+export interface ReimportAnswer extends WorkflowImportAnswer {
+  diff: ReimportDiff;
+  /** False for a preview (nothing written). */
+  applied: boolean;
+}
+
+export const reimportFields = z.object({ apply: z.enum(['true', 'false']).default('false') });

@@ -6,6 +6,7 @@
  */
 import type { StudioEvent } from './events.contract.js';
 import type { JobRecord, ProgressObject } from './jobs.contract.js';
+import type { SetupInstallMessage } from './setup.contract.js';
 import type { TelemetrySample } from './system.contract.js';
 
 /** What clients learn about the engine (mirrors the engine supervisor's state). */
@@ -39,6 +40,8 @@ export interface WsEventMap {
   'job.deleted': { prompt_ids: string[] };
   /** A telemetry sample, every few seconds (the history's newest point). */
   'telemetry.sample': TelemetrySample;
+  /** An engine install, update or switch moved to a step, ended, or printed a line of output. */
+  'setup.install': SetupInstallMessage;
 }
 
 export type WsMessageType = keyof WsEventMap;

@@ -8,6 +8,7 @@ import type { Config, EngineMode } from '../config.js';
 import type { Logger } from '../logging.js';
 import { ChildSupervisor, type ChildState, type ChildStatus, type SupervisorOptions } from '../process/supervisor.js';
 import type { EngineStateMessage } from '../contracts/ws.contract.js';
+import { readEngineChoice } from '../config/engine-choice.js';
 import { runCommand } from '../process/run-command.js';
 import { extraModelPathsFile, managedLaunch, standinLaunch, type EngineLaunch } from './engine-launch.js';
 import { EngineWatch, type WatchState } from './engine-watch.js';
@@ -50,6 +51,8 @@ export class EngineProcess {
   readonly #watch: EngineWatch | null = null;
   readonly #env: NodeJS.ProcessEnv;
   #cudaChecked = false;
+  /** The Python's torch has no CUDA: `--cpu` goes on every start's command line. */
+  #addedCpu = false;
 
   constructor(deps: EngineProcessDeps) {
     const { config, logger } = deps;
@@ -103,7 +106,10 @@ export class EngineProcess {
   async start(): Promise<void> {
     if (this.#watch) return this.#watch.start();
     this.#prepare();
-    if (this.#config.engine.mode === 'managed') await this.#addCpuFlagWithoutCuda();
+    if (this.#config.engine.mode === 'managed') {
+      this.#applyStoredSettings();
+      await this.#addCpuFlagWithoutCuda();
+    }
     this.#logger.info(`engine: starting (${this.#config.engine.mode}) on ${this.#url}`);
     await this.#supervisor!.start();
   }
@@ -125,17 +131,31 @@ export class EngineProcess {
    * A device flag the user chose (ENGINE_ARGS) is left alone.
    */
   async #addCpuFlagWithoutCuda(): Promise<void> {
-    if (this.#cudaChecked) return;
-    this.#cudaChecked = true;
     const supervisor = this.#supervisor!;
     if (supervisor.args.some((a) => DEVICE_FLAGS.has(a))) return;
+    if (this.#cudaChecked) {
+      if (this.#addedCpu) supervisor.setArgs([...supervisor.args, '--cpu']);
+      return;
+    }
+    this.#cudaChecked = true;
     const cuda = await hasCuda(this.#config.engine.python, this.#env, this.#config.engine.dir ?? undefined);
     if (cuda === false) {
+      this.#addedCpu = true;
       supervisor.setArgs([...supervisor.args, '--cpu']);
       this.#logger.info("engine: its Python's torch has no CUDA (torch.cuda.is_available() is False), so Studio starts it with --cpu");
     } else if (cuda === null) {
       this.#logger.warn(`engine: could not ask ${this.#config.engine.python} whether torch has CUDA; starting it without --cpu`);
     }
+  }
+
+  /**
+   * The engine settings stored on the setup page (extra flags, preview method) apply from the next
+   * start, an engine restart included: the command line is made again from them each time.
+   */
+  #applyStoredSettings(): void {
+    const { settings } = readEngineChoice(this.#config.paths.root);
+    const engine = { ...this.#config.engine, extraArgs: settings.extra_args ?? this.#config.engine.extraArgs, previewMethod: settings.preview_method ?? this.#config.engine.previewMethod };
+    this.#supervisor!.setArgs(managedLaunch({ ...this.#config, engine }).args);
   }
 
   /** Folders the engine writes to, and the managed engine's model paths, before every start. */
@@ -144,7 +164,7 @@ export class EngineProcess {
     for (const dir of [paths.assetsInput, paths.assetsOutput, paths.engine, paths.logs]) {
       fs.mkdirSync(dir, { recursive: true });
     }
-    if (engine.mode !== 'external') writeExtraModelPaths(extraModelPathsFile(this.#config), paths.models);
+    if (engine.mode !== 'external') writeExtraModelPaths(extraModelPathsFile(this.#config), paths.models, engine.extraModelDirs);
   }
 
   #fromChild(s: ChildState): EngineState {

@@ -10,6 +10,7 @@ import WebSocket from 'ws';
 import type { RawData } from 'ws';
 import type { Logger } from '../logging.js';
 import { backoffDelay } from '../process/backoff.js';
+import { systemClock, type Clock } from '../process/clock.js';
 import { decodePreviewFrame, type EngineMessage, type EnginePreview, parseEngineMessage, type PreviewAttribution } from './engine-messages.js';
 
 /** `stopped` both before `start()` and after `stop()`. */
@@ -35,6 +36,8 @@ export interface EngineSocketOptions {
   logger: Logger;
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /** The backoff waits (tests hold them and see them cancelled). */
+  clock?: Clock;
   heartbeatMs?: number;
   /** How long `stop()` waits for a clean close before terminating. */
   closeTimeoutMs?: number;
@@ -54,6 +57,7 @@ export class EngineSocket {
   private readonly logger: Logger;
   private readonly backoffBaseMs: number;
   private readonly backoffMaxMs: number;
+  private readonly clock: Clock;
   private readonly heartbeatMs: number;
   private readonly closeTimeoutMs: number;
   private readonly maxPayloadBytes: number;
@@ -66,7 +70,8 @@ export class EngineSocket {
   /** Why the current socket failed, if it did; decides what `lastError` says on close. */
   private attemptError: string | null = null;
   private heartbeatTimer: NodeJS.Timeout | null = null;
-  private reconnectTimer: NodeJS.Timeout | null = null;
+  /** Aborts the backoff wait before the next connect (null: none pending). */
+  private reconnectWait: AbortController | null = null;
   private current: EngineSocketState = { status: 'stopped', attempts: 0, lastError: null, openedAt: null, retryInMs: null };
   /** Type 1 previews carry no ids: attribute them to what the engine last said was running. */
   private readonly lastSeen: PreviewAttribution = {};
@@ -86,6 +91,7 @@ export class EngineSocket {
     this.logger = opts.logger;
     this.backoffBaseMs = opts.backoffBaseMs ?? 500;
     this.backoffMaxMs = opts.backoffMaxMs ?? 10_000;
+    this.clock = opts.clock ?? systemClock;
     this.heartbeatMs = opts.heartbeatMs ?? 20_000;
     this.closeTimeoutMs = opts.closeTimeoutMs ?? 2_000;
     this.maxPayloadBytes = opts.maxPayloadBytes ?? 256 * 1024 * 1024;
@@ -129,8 +135,8 @@ export class EngineSocket {
    * a socket waiting seconds to retry would only lose the first events of the next prompt.
    */
   retryNow(): void {
-    if (!this.started || this.stopped || !this.reconnectTimer) return;
-    clearTimeout(this.reconnectTimer);
+    if (!this.started || this.stopped || !this.reconnectWait) return;
+    this.reconnectWait.abort();
     this.connect();
   }
 
@@ -173,7 +179,7 @@ export class EngineSocket {
   }
 
   private connect(): void {
-    this.reconnectTimer = null;
+    this.reconnectWait = null;
     if (this.stopped) return;
     this.attemptError = null;
     this.setState({ status: this.everOpened || this.current.attempts > 0 ? 'reconnecting' : 'connecting', retryInMs: null });
@@ -215,7 +221,10 @@ export class EngineSocket {
     this.logger.warn(`engine socket closed (code ${code}); reconnecting in ${delay} ms (attempt ${attempts})`);
     // Only now, after the old socket's close, may a socket with the same clientId connect: the
     // engine keys sockets by clientId, so the old socket's late close would unregister the new one.
-    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+    const wait = (this.reconnectWait = new AbortController());
+    void this.clock.sleep(delay, wait.signal).then(() => {
+      if (!wait.signal.aborted) this.connect();
+    });
     this.setState({ status: 'reconnecting', attempts, retryInMs: delay });
   }
 
@@ -276,8 +285,8 @@ export class EngineSocket {
 
   private clearTimers(): void {
     this.stopHeartbeat();
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = null;
+    this.reconnectWait?.abort();
+    this.reconnectWait = null;
   }
 
   private setState(patch: Partial<EngineSocketState>): void {

@@ -34,18 +34,21 @@ export const ENGINE_MODEL_FOLDERS = [
 ] as const;
 
 /**
- * The YAML text: one `studio:` section rooted at `modelsDir`, each key mapped to its subfolder.
+ * The YAML text: one `studio:` section rooted at `modelsDir`, each key mapped to its subfolder,
+ * then one section per extra source (a found install's own `models/`), read but never written to.
  * Written by hand rather than with the YAML library (which Studio then need not load at start):
  * the keys are fixed words and the one free value, the path, is a JSON string, which YAML reads
  * as a double-quoted scalar with the same escapes.
  */
-export function extraModelPathsYaml(modelsDir: string): string {
-  const lines = [`  base_path: ${JSON.stringify(modelsDir)}`, '  is_default: true', ...ENGINE_MODEL_FOLDERS.map((folder) => `  ${folder}: ${folder}`)];
-  return `# Written by Studio at every engine start; edits are overwritten.\nstudio:\n${lines.join('\n')}\n`;
+export function extraModelPathsYaml(modelsDir: string, extraDirs: readonly string[] = []): string {
+  const section = (name: string, base: string, isDefault: boolean) =>
+    [`${name}:`, `  base_path: ${JSON.stringify(base)}`, ...(isDefault ? ['  is_default: true'] : []), ...ENGINE_MODEL_FOLDERS.map((folder) => `  ${folder}: ${folder}`)].join('\n');
+  const sections = [section('studio', modelsDir, true), ...extraDirs.map((dir, i) => section(`extra_${i + 1}`, dir, false))];
+  return `# Written by Studio at every engine start; edits are overwritten.\n${sections.join('\n')}\n`;
 }
 
 /** Write the YAML to `file` atomically (temp file + rename) and create the model folders. */
-export function writeExtraModelPaths(file: string, modelsDir: string): void {
+export function writeExtraModelPaths(file: string, modelsDir: string, extraDirs: readonly string[] = []): void {
   for (const folder of ENGINE_MODEL_FOLDERS) {
     // The legacy aliases would only show users two empty look-alike folders.
     if (folder === 'clip' || folder === 'unet') continue;
@@ -53,6 +56,6 @@ export function writeExtraModelPaths(file: string, modelsDir: string): void {
   }
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, extraModelPathsYaml(modelsDir));
+  fs.writeFileSync(temp, extraModelPathsYaml(modelsDir, extraDirs));
   fs.renameSync(temp, file);
 }

@@ -127,7 +127,7 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
     },
     start() {
       // Park the LLM server while image jobs hold the GPU; bring it back when none is left.
-      if (config.llm.gpuPolicy === 'yield') unfollow = deps.imageJobs.subscribe(() => service.engineQueue(deps.imageJobs.activeCount() > 0));
+      if (config.llm.gpuPolicy === 'yield') unfollow = deps.imageJobs.subscribe(() => void service.engineQueue(deps.imageJobs.activeCount() > 0));
     },
     stopDeadlineMs: 6_000,
     async stop() {

@@ -142,11 +142,14 @@ export class LlmService {
     if (this.server.launch?.model === file || this.resumable?.launch.model === file) await this.stop();
   }
 
-  /** The engine's queue changed (yield policy): park while image jobs run, resume when it is empty. */
-  engineQueue(busy: boolean): void {
-    if (this.deps.gpuPolicy !== 'yield' || busy === this.engineBusy) return;
+  /**
+   * The engine's queue changed (yield policy): park while image jobs run, resume when it is empty.
+   * Resolves once the change has been acted on (at once when the policy has nothing to do).
+   */
+  engineQueue(busy: boolean): Promise<void> {
+    if (this.deps.gpuPolicy !== 'yield' || busy === this.engineBusy) return Promise.resolve();
     this.engineBusy = busy;
-    void this.serialize(async () => {
+    return this.serialize(async () => {
       if (busy && this.server.running && this.server.launch) {
         this.resumable = { launch: this.server.launch, why: 'parked' };
         this.clearIdle();

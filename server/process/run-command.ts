@@ -12,11 +12,15 @@ export interface RunOptions {
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
   onLine?: (line: string, stream: 'out' | 'err') => void;
+  /** Aborting kills the whole group at once (a cancelled install); the result says `aborted`. */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {
   code: number | null;
   timedOut: boolean;
+  /** Killed because `signal` aborted. */
+  aborted?: boolean;
   /** The last ~8 KB of stderr (and of stdout, for tools that report errors there). */
   stderr: string;
   stdout: string;
@@ -47,15 +51,26 @@ export function runCommand(command: string, args: readonly string[], options: Ru
       timedOut = true;
       if (child.pid) signalGroup(child.pid, 'SIGKILL');
     }, options.timeoutMs);
-    child.on('error', (error) => {
+    let aborted = false;
+    const abort = () => {
+      aborted = true;
+      if (child.pid) signalGroup(child.pid, 'SIGKILL');
+    };
+    if (options.signal?.aborted) abort();
+    else options.signal?.addEventListener('abort', abort, { once: true });
+    const done = () => {
       clearTimeout(timer);
-      resolve({ code: null, timedOut, stderr: error.message, stdout });
+      options.signal?.removeEventListener('abort', abort);
+    };
+    child.on('error', (error) => {
+      done();
+      resolve({ code: null, timedOut, stderr: error.message, stdout, ...(aborted ? { aborted } : {}) });
     });
     child.on('close', (code) => {
-      clearTimeout(timer);
+      done();
       out.end();
       err.end();
-      resolve({ code, timedOut, stderr, stdout });
+      resolve({ code, timedOut, stderr, stdout, ...(aborted ? { aborted } : {}) });
     });
   });
 }

@@ -78,6 +78,16 @@ function substituteString(text: string, resolve: (name: string) => PlaceholderVa
   return text.replace(PLACEHOLDER, (match: string, escape: string, name: string) => (escape ? match.slice(1) : String(resolve(name))));
 }
 
+/** Template text → the text it stands for when it holds no real placeholder (escapes removed). */
+export function literalText(text: string): string {
+  return text.includes('{{') ? text.replace(PLACEHOLDER, (match: string, escape: string) => (escape ? match.slice(1) : match)) : text;
+}
+
+/** True when `text` is exactly one placeholder; its name. */
+export function wholePlaceholder(text: string): string | undefined {
+  return WHOLE.exec(text)?.[1];
+}
+
 /** Text → template text that substitutes back to exactly `text` (every `{{name}}` in it escaped). */
 export function escapePlaceholders(text: string): string {
   return text.includes('{{') ? text.replace(BARE, '\\$&') : text;

@@ -12,6 +12,7 @@ import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import { NodeMapStore } from './import/node-map.store.js';
 import { workflowImportRoutes } from './import/workflow-import.routes.js';
+import { WorkflowFormService } from './import/workflow-form.service.js';
 import { WorkflowImportService } from './import/workflow-import.service.js';
 import { seedWorkflows } from './workflow-seed.store.js';
 import { WorkflowService } from './workflow.service.js';
@@ -51,21 +52,16 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
   });
   // The engine (re)started: its node list may have changed.
   deps.engine.onUp(() => service.invalidateNodes());
+  const importer = new WorkflowImportService({
+    dir: config.paths.workflows,
+    objectInfo: () => service.objectInfo(),
+    nodeMap: (types) => nodeMap.mapFor(types),
+    catalog: { destOf: deps.destOf, fileBySha256: deps.fileBySha256 },
+  });
+  const forms = new WorkflowFormService({ dir: config.paths.workflows, importer, objectInfo: () => service.objectInfo() });
   return {
     name: 'workflows',
-    routers: [
-      workflowsRoutes(service, deps.uploads),
-      workflowImportRoutes(
-        new WorkflowImportService({
-          dir: config.paths.workflows,
-          objectInfo: () => service.objectInfo(),
-          nodeMap: (types) => nodeMap.mapFor(types),
-          catalog: { destOf: deps.destOf, fileBySha256: deps.fileBySha256 },
-        }),
-        deps.uploads,
-        nodeMap,
-      ),
-    ],
+    routers: [workflowsRoutes(service, deps.uploads), workflowImportRoutes(importer, deps.uploads, nodeMap, forms)],
     service,
     async prepare() {
       const seeded = await seedWorkflows(path.join(SHIPPED_ROOT, 'workflows'), config.paths.workflows);

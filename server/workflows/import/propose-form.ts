@@ -20,6 +20,8 @@ export interface ProposedForm {
   outputs: WorkflowManifest['outputs'];
   /** The graph with `{{id}}` written where one input fills several fields. */
   graph: ApiGraph;
+  /** Input id → the fields its `{{id}}` was written into, with the values they held (a re-import may undo one). */
+  placeholders: Map<string, { target: InputTarget; value: unknown }[]>;
   warnings: string[];
 }
 
@@ -71,10 +73,14 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
   for (const node of Object.values(graph)) {
     for (const [field, value] of Object.entries(node.inputs)) if (typeof value === 'string') node.inputs[field] = escapePlaceholders(value);
   }
-  for (const [id, targets] of placeholders) for (const t of targets) graph[t.node]!.inputs[t.field] = `{{${id}}}`;
+  const written = new Map<string, { target: InputTarget; value: unknown }[]>();
+  for (const [id, targets] of placeholders) {
+    written.set(id, targets.map((target) => ({ target, value: read.graph[target.node]!.inputs[target.field] })));
+    for (const t of targets) graph[t.node]!.inputs[t.field] = `{{${id}}}`;
+  }
   const outputs = saveOutputs(graph, objectInfo, appMode.outputs);
   if (outputs.length === 0) warnings.push('the workflow has no save node: runs will finish without a result file');
-  return { inputs, outputs, graph, warnings };
+  return { inputs, outputs, graph, placeholders: written, warnings };
 }
 
 type Add = (target: InputTarget, id: string, label: string, opts?: { asSeed?: boolean }) => boolean;

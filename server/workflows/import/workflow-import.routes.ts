@@ -2,7 +2,9 @@
  * `POST /api/admin/workflows/import` (multipart `file`, optional `id`, `name`, `category`),
  * `GET /api/admin/workflows/{id}/export` (the workflow folder as a ZIP an import restores), and
  * the node map imports use: `GET /api/admin/workflows/import/node-map` (its state) and
- * `POST …/node-map/refresh` (download it now).
+ * `POST …/node-map/refresh` (download it now); the form editor's `GET`/`PUT
+ * /api/admin/workflows/{id}/form` and `POST /api/admin/workflows/{id}/reimport` (multipart
+ * `file`, `apply=true` to write; a preview otherwise).
  */
 import fs from 'node:fs/promises';
 import express from 'express';
@@ -12,7 +14,9 @@ import { contentDisposition } from '../../http/content-disposition.js';
 import { validate } from '../../http/errors.js';
 import { DomainError } from '../../domain-error.js';
 import type { Uploads } from '../../http/uploads.js';
+import { formSaveBody, reimportFields } from '../../contracts/workflows.contract.js';
 import type { NodeMapStore } from './node-map.store.js';
+import type { WorkflowFormService } from './workflow-form.service.js';
 import type { WorkflowImportService } from './workflow-import.service.js';
 
 const importFields = z.object({
@@ -22,8 +26,22 @@ const importFields = z.object({
 });
 
 /** The import and export routes. */
-export function workflowImportRoutes(importer: WorkflowImportService, uploads: Uploads, nodeMap: NodeMapStore): express.Router {
+export function workflowImportRoutes(importer: WorkflowImportService, uploads: Uploads, nodeMap: NodeMapStore, forms: WorkflowFormService): express.Router {
   const router = express.Router();
+
+  router.get('/api/admin/workflows/:id/form', async (req, res) => {
+    res.json(await forms.get(String(req.params.id)));
+  });
+
+  router.put('/api/admin/workflows/:id/form', async (req, res) => {
+    res.json(await forms.save(String(req.params.id), validate(formSaveBody, req.body ?? {})));
+  });
+
+  router.post('/api/admin/workflows/:id/reimport', uploads.single('file', 'workflow'), async (req, res) => {
+    const { apply } = validate(reimportFields, req.body ?? {});
+    if (!req.file || req.file.size === 0) throw new DomainError('invalid', "file: the changed workflow file is required (the editor's JSON, the API JSON or a PNG/WebP carrying it)");
+    res.json(await forms.reimport(String(req.params.id), await fs.readFile(req.file.path), apply === 'true'));
+  });
 
   router.get('/api/admin/workflows/import/node-map', async (_req, res) => {
     res.json(await nodeMap.status());

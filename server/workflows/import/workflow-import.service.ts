@@ -6,19 +6,18 @@
  * two never race on the index.
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { stringify as toYaml } from 'yaml';
 import { parseManifest, type WorkflowImportAnswer, type WorkflowManifest } from '../../contracts/workflows.contract.js';
 import { DomainError, notFound } from '../../domain-error.js';
 import { minuteStamp } from '../../time.js';
 import { buildGraph } from '../graph-builder.js';
 import type { ObjectInfo } from '../../engine/engine-graph.js';
-import { loadIndex, loadWorkflow, type WorkflowIndex } from '../workflow.store.js';
-import { proposeForm } from './propose-form.js';
+import { loadWorkflow } from '../workflow.store.js';
+import { proposeForm, type ProposedForm } from './propose-form.js';
 import { readWorkflowFile } from './read-workflow-file.js';
 import { applyRenames } from './model-match.js';
-import { requirementsOf, type ModelCatalog, type NodeMap } from './requirements.js';
+import { requirementsOf, type ModelCatalog, type NodeMap, type Requirements } from './requirements.js';
+import { staticFiles, writeNewFolder } from './workflow-folder.js';
 import { readWorkflowZip } from './workflow-zip.js';
 import { isZip } from './zip-reader.js';
 
@@ -51,9 +50,7 @@ export class WorkflowImportService {
 
   /** Import one file; 400 for a file that is not a workflow, 409 when the id is taken. */
   import(bytes: Buffer, options: ImportOptions): Promise<ImportResult> {
-    const run = this.queue.then(() => this.importNow(bytes, options));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.serialized(() => this.importNow(bytes, options));
   }
 
   /** The folder of workflow `id`, to be zipped for export; 404 when unknown. */
@@ -64,14 +61,8 @@ export class WorkflowImportService {
     return { dir: entry.dir, fileName: `${id}${version === undefined ? '' : `-v${version}`}.zip` };
   }
 
-  private async importNow(bytes: Buffer, options: ImportOptions): Promise<ImportResult> {
-    if (isZip(bytes)) {
-      const id = options.id?.trim() || undefined;
-      if (id !== undefined && !ID_PATTERN.test(id)) throw new DomainError('invalid', `id "${id}": workflow ids are letters, digits, "-" and "_"`);
-      const folder = readWorkflowZip(bytes, id);
-      await this.write(folder.manifest, folder.files);
-      return { id: folder.manifest.id, manifest: folder.manifest, warnings: [] };
-    }
+  /** An uploaded engine workflow → its proposed form, needs and warnings (nothing is written). */
+  async convert(bytes: Buffer): Promise<Converted> {
     const objectInfo = await this.deps.objectInfo().catch(() => null);
     const warnings: string[] = [];
     if (!objectInfo) warnings.push('the engine did not answer: widget names, labels and limits could not be checked against its nodes');
@@ -86,7 +77,25 @@ export class WorkflowImportService {
     const needs = requirementsOf(form.graph, objectInfo ?? {}, nodeMap.map, this.deps.catalog, read.modelHashes);
     applyRenames(form.graph, form.inputs, needs.renamed);
     warnings.push(...read.warnings, ...form.warnings, ...needs.warnings);
+    return { form, needs, objectInfo: objectInfo ?? {}, warnings };
+  }
 
+  /** Run `task` in the one-at-a-time queue every workflow write goes through. */
+  serialized<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async importNow(bytes: Buffer, options: ImportOptions): Promise<ImportResult> {
+    if (isZip(bytes)) {
+      const id = options.id?.trim() || undefined;
+      if (id !== undefined && !ID_PATTERN.test(id)) throw new DomainError('invalid', `id "${id}": workflow ids are letters, digits, "-" and "_"`);
+      const folder = readWorkflowZip(bytes, id);
+      await writeNewFolder(this.deps.dir, folder.manifest, folder.files);
+      return { id: folder.manifest.id, manifest: folder.manifest, warnings: [] };
+    }
+    const { form, needs, warnings } = await this.convert(bytes);
     const stem = path.basename(options.fileName).replace(/\.[^.]*$/, '');
     const name = options.name?.trim() || stem || 'Imported workflow';
     const id = options.id?.trim() || slugId(name);
@@ -106,58 +115,31 @@ export class WorkflowImportService {
       required_nodes: needs.required_nodes,
       ...(Object.keys(needs.node_sources).length > 0 ? { node_sources: needs.node_sources } : {}),
     });
-    const template = `${JSON.stringify(form.graph, null, 2)}\n`;
-    try {
-      // A dry build with the form's defaults: a stray `{{…}}` in a prompt or a bad mapping shows now.
-      buildGraph({ manifest, dir: '', template }, {}, { uploadedImage: 'example.png' });
-    } catch (error) {
-      throw new DomainError('invalid', `The workflow converted, but its form does not build: ${(error as Error).message}`);
-    }
-    const files = new Map([
-      ['manifest.yaml', Buffer.from(toYaml(manifest, { lineWidth: 0 }))],
-      ['workflow.json', Buffer.from(template)],
-    ]);
-    await this.write(manifest, files);
+    const files = staticFiles(manifest, form.graph);
+    dryBuild(manifest, files.get('workflow.json')!.toString('utf8'));
+    await writeNewFolder(this.deps.dir, manifest, files);
     return { id, manifest, warnings };
-  }
-
-  private async write(manifest: WorkflowManifest, files: Map<string, Buffer>): Promise<void> {
-    const { dir } = this.deps;
-    const target = path.join(dir, manifest.id);
-    if (await exists(target)) throw new DomainError('conflict', `A workflow with id "${manifest.id}" exists already; choose another id`);
-    await fs.mkdir(dir, { recursive: true });
-    const temp = path.join(dir, `.import-${manifest.id}-${randomBytes(4).toString('hex')}`);
-    try {
-      await fs.mkdir(temp);
-      for (const [rel, data] of files) {
-        await fs.mkdir(path.dirname(path.join(temp, rel)), { recursive: true });
-        await fs.writeFile(path.join(temp, rel), data);
-      }
-      await fs.rename(temp, target);
-    } catch (error) {
-      await fs.rm(temp, { recursive: true, force: true });
-      throw error;
-    }
-    await this.bumpIndex(manifest);
-  }
-
-  private async bumpIndex(manifest: WorkflowManifest): Promise<void> {
-    const { index } = await loadIndex(this.deps.dir);
-    const next: WorkflowIndex = {
-      version: index.version + 1,
-      date: manifest.date,
-      workflows: [...index.workflows.filter((w) => w.id !== manifest.id), { id: manifest.id, version: manifest.version, date: manifest.date }].sort((a, b) =>
-        a.id.localeCompare(b.id),
-      ),
-    };
-    const file = path.join(this.deps.dir, 'index.json');
-    const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-    await fs.writeFile(temp, `${JSON.stringify(next, null, 2)}\n`);
-    await fs.rename(temp, file);
   }
 }
 
-function parseManifestOrThrow(raw: unknown): WorkflowManifest {
+/** What `convert` makes of an upload. */
+export interface Converted {
+  form: ProposedForm;
+  needs: Requirements;
+  objectInfo: ObjectInfo;
+  warnings: string[];
+}
+
+/** A build with the form's defaults: a stray `{{…}}` or a bad mapping is a 400 now, not at the first run. */
+export function dryBuild(manifest: WorkflowManifest, template: string): void {
+  try {
+    buildGraph({ manifest, dir: '', template }, {}, { uploadedImage: 'example.png' });
+  } catch (error) {
+    throw new DomainError('invalid', `The workflow converted, but its form does not build: ${(error as Error).message}`);
+  }
+}
+
+export function parseManifestOrThrow(raw: unknown): WorkflowManifest {
   try {
     return parseManifest(raw);
   } catch (error) {
@@ -173,13 +155,4 @@ function slugId(name: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 60);
   return slug || `imported-${randomBytes(3).toString('hex')}`;
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.stat(file);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -12,6 +12,7 @@ import type { EngineMessage, EnginePreview } from '../../../server/engine/engine
 import { startStandinEngine } from '../../../server/standin/standin.server.js';
 import { silentLogger } from '../../../server/logging.js';
 import { freePort } from '../../helpers/ports.js';
+import { TestClock } from '../../helpers/test-clock.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -257,13 +258,17 @@ describe('EngineSocket', () => {
 
   it('stop() while reconnecting stays stopped', async () => {
     const port = await freePort();
-    const socket = makeSocket(`http://127.0.0.1:${port}`);
+    // Every backoff wait is held by the clock: the one pending when stop() comes must be cancelled.
+    const clock = new TestClock(1);
+    const socket = makeSocket(`http://127.0.0.1:${port}`, { clock });
     socket.start();
     await waitForState(socket, (s) => s.attempts >= 1);
+    expect(clock.heldDelays()).toEqual([20]);
     await socket.stop();
-    const fake = await startFakeWs({ port });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(fake.sockets).toHaveLength(0);
+    expect(clock.heldDelays()).toEqual([]);
+    expect(socket.state.status).toBe('stopped');
+    // A `retryNow` (the engine answers again) does not reconnect a stopped socket either.
+    socket.retryNow();
     expect(socket.state.status).toBe('stopped');
   });
 });

@@ -43,7 +43,8 @@ describe.skipIf(!lan)('WebSocket clients per LAN address', () => {
     expect(await connect()).toBe(429);
     open.pop()?.terminate();
     open[0]!.close();
-    await new Promise((r) => setTimeout(r, 300));
+    // Wait until the hub has processed both closes, then a place is free again.
+    await expect.poll(() => t.studio.hub.countFrom(lan!)).toBe(MAX_WS_PER_ADDRESS - 2);
     expect(await connect()).toBe(101);
   });
 });
