@@ -45,7 +45,7 @@ async function runOn(gpus: string): Promise<{ ms: number; gaps: number[]; engine
     }, 'engines online', 60_000);
     // Queued while paused, then released at once: the time measured is the pool's, not the submitters'.
     await t.api('/api/admin/queue/pause', { method: 'POST' });
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < JOBS; i++) ids.push((await execute(t.api, 'txt2img-sdxl', { params: { positive: `bench ${i}`, steps: STEPS } })).prompt_id);
     const t0 = Date.now();
     await t.api('/api/admin/queue/resume', { method: 'POST' });
