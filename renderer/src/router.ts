@@ -19,6 +19,7 @@ export function createStudioRouter(): Router {
       { path: '/events', name: 'events', component: () => import('./views/EventsView.vue'), meta: { title: 'Events' } },
       { path: '/presets', name: 'presets', component: () => import('./views/PresetsView.vue'), meta: { title: 'Presets' } },
       { path: '/system', name: 'system', component: () => import('./views/SystemView.vue'), meta: { title: 'System' } },
+      { path: '/setup', name: 'setup', component: () => import('./views/SetupView.vue'), meta: { title: 'Engine setup' } },
       { path: '/disk', name: 'disk', component: () => import('./views/DiskView.vue'), meta: { title: 'Disk' } },
       { path: '/nodes', name: 'nodes', component: () => import('./views/NodesView.vue'), meta: { title: 'Node packages' } },
       { path: '/chatbot', name: 'chatbot', component: () => import('./views/ChatbotView.vue'), meta: { title: 'Chat bot' } },
