@@ -127,7 +127,13 @@ export class Studio {
       workflows: async () => (await workflows.service.list()).workflows.map((w) => ({ id: String(w.id), required_nodes: Array.isArray(w.required_nodes) ? w.required_nodes.map(String) : [] })),
       log: (level, message) => catalog.activity.add(level, message),
     });
-    const disk = createDiskModule({ ...base, catalogs: catalog.catalogs, downloads: catalog.downloads });
+    const disk = createDiskModule({
+      ...base,
+      catalogs: catalog.catalogs,
+      downloads: catalog.downloads,
+      presetJobs: async () => new Set(await presets.service.sourceJobs()),
+      deleteJobs: (ids) => jobs.queries.delete(ids),
+    });
     const engineStatus = () => engine.process.state.status;
     this.system = createSystemModule({
       ...base,
