@@ -5,7 +5,7 @@
 import type { DeleteOrphansResult, DiskReport, DuplicatesReport, LinkResult, OrphansReport, RetentionPlan, RetentionRule, RetentionState } from '../../../server/contracts/disk.contract.js';
 import type { Http } from './http.js';
 
-export type { DeleteOrphansResult, DiskReport, DuplicatesReport, LinkResult, OrphansReport, RetentionPlan, RetentionRule, RetentionState };
+export type { DiskReport, DuplicatesReport, OrphansReport, RetentionPlan, RetentionRule, RetentionState };
 
 export class DiskApi {
   constructor(private readonly http: Http) {}

@@ -26,7 +26,7 @@ export interface HttpOptions {
 }
 
 /** Append a query string, leaving out empty values. */
-export function withQuery(path: string, query?: Query): string {
+function withQuery(path: string, query?: Query): string {
   if (!query) return path;
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
@@ -66,6 +66,11 @@ export class Http {
   /** PUT a JSON body and parse JSON. */
   put<T>(path: string, body: unknown): Promise<T> {
     return this.request<T>('PUT', this.url(path), JSON.stringify(body));
+  }
+
+  /** PATCH a JSON body and parse JSON. */
+  patch<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>('PATCH', this.url(path), JSON.stringify(body));
   }
 
   /** DELETE and parse JSON. */
