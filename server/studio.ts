@@ -122,7 +122,13 @@ export class Studio {
       workflows: async () => (await workflows.service.list()).workflows,
       log: (level, message) => catalog.activity.add(level, message),
     });
-    const disk = createDiskModule({ ...base, catalogs: catalog.catalogs, downloads: catalog.downloads });
+    const disk = createDiskModule({
+      ...base,
+      catalogs: catalog.catalogs,
+      downloads: catalog.downloads,
+      presetJobs: async () => new Set(await presets.service.sourceJobs()),
+      deleteJobs: (ids) => jobs.queries.delete(ids),
+    });
     const engineStatus = () => engine.process.state.status;
     this.system = createSystemModule({
       ...base,
