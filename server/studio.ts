@@ -13,7 +13,7 @@ import { llmCatalogAccess } from './catalog/llm-catalog-access.js';
 import { createChatbotModule } from './chatbot/chatbot.module.js';
 import { createDiskModule } from './disk/disk.module.js';
 import { APP_ROOT, type Config } from './config.js';
-import { checkpoint, type Db } from './db/database.js';
+import type { Db } from './db/database.js';
 import { createEngineModule, type EngineModule } from './engine/engine.module.js';
 import { engineMessage } from './engine/engine-process.js';
 import { agentSocketRelay } from './engine/pool/agent-proxy.routes.js';
@@ -27,7 +27,6 @@ import { boundPort, listen, localUrl } from './http/listen.js';
 import { Maintenance } from './http/maintenance.js';
 import { rendererRoutes } from './http/renderer.routes.js';
 import { reportedStorageFaults } from './http/storage-faults.js';
-import { Uploads } from './http/uploads.js';
 import { WsHub } from './http/ws-hub.js';
 import { createJobsModule, type JobsModule } from './jobs/jobs.module.js';
 import { createLlmModule, type LlmModule } from './llm/llm.module.js';
@@ -39,7 +38,6 @@ import { stopModules, withDeadline, type StudioModule } from './module.js';
 import { createNodesModule } from './nodes/nodes.module.js';
 import { nodePackageCount } from './nodes/package-count.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
-import { reportMigrations } from './system/migration-report.js';
 import { GpuProbe } from './gpu/index.js';
 import { createSetupModule } from './setup/setup.module.js';
 import { createSecrets, createSystemModule } from './system/system.module.js';
@@ -72,11 +70,8 @@ export class Studio {
     readonly config: Readonly<Config>,
     options: StudioOptions,
   ) {
-    ({ logger: this.logger, db: this.db, events: this.events } = openInfrastructure(config, options));
-    const { logger, db, events } = this;
-    reportMigrations(db, events, this.startedAt);
+    const { logger, db, events, uploads } = ({ logger: this.logger, db: this.db, events: this.events } = openInfrastructure(config, options));
     const secrets = createSecrets(db, config);
-    const uploads = new Uploads(path.join(config.paths.root, 'tmp', 'uploads'));
     const base = { config, db, events, logger };
 
     const auth = createAuthModule({ ...base, apiKey: () => secrets.apiKey() });
@@ -126,10 +121,16 @@ export class Studio {
       objectInfo: () => workflows.service.objectInfo(),
       invalidateObjectInfo: () => workflows.service.invalidateNodes(),
       restartEngine: () => engine.process.restart(),
-      workflows: async () => (await workflows.service.list()).workflows.map((w) => ({ id: String(w.id), required_nodes: Array.isArray(w.required_nodes) ? w.required_nodes.map(String) : [] })),
+      workflows: async () => (await workflows.service.list()).workflows,
       log: (level, message) => catalog.activity.add(level, message),
     });
-    const disk = createDiskModule({ ...base, catalogs: catalog.catalogs, downloads: catalog.downloads });
+    const disk = createDiskModule({
+      ...base,
+      catalogs: catalog.catalogs,
+      downloads: catalog.downloads,
+      presetJobs: async () => new Set(await presets.service.sourceJobs()),
+      deleteJobs: (ids) => jobs.queries.delete(ids),
+    });
     const engineStatus = () => engine.process.state.status;
     this.system = createSystemModule({
       ...base,
@@ -142,25 +143,14 @@ export class Studio {
       secrets,
       auth: auth.auth,
       maintenance: this.maintenance,
-      checkpoint: () => checkpoint(db),
       relaunch: options.relaunch ?? null,
       desktopUpdates: options.desktopUpdates ?? null,
       reloadData: () => catalog.reload(),
     });
     // One reading of the GPUs for every capability that asks (the setup page, the LLM server's build).
     const gpu = new GpuProbe({ env: config.childEnv, nvidiaSmi: config.system.nvidiaSmi });
-    const system = this.system;
-    const setup = createSetupModule({
-      ...base,
-      hub,
-      gpu,
-      engine,
-      restartStudio: (reason) => {
-        if (!system.restart.supported) return false;
-        system.restart.schedule(1_500, reason);
-        return true;
-      },
-    });
+    const restart = this.system.restart;
+    const setup = createSetupModule({ ...base, hub, gpu, engine, restartStudio: (reason) => restart.trySchedule(1_500, reason) });
     const eventsModule = createEventsModule({ events, hub });
     // Each module after what it uses; the engine before the jobs so it stops after the job watcher.
     this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, assets, chatbot, nodes, disk, this.system, setup];
