@@ -40,6 +40,8 @@ export interface Config {
   /** PEM files that make Studio serve HTTPS/WSS (STUDIO_TLS_CERT + STUDIO_TLS_KEY), or null. */
   tls: { cert: string; key: string } | null;
   port: number;
+  /** STUDIO_ROLE: `agent` is a headless Studio that serves its engine to another Studio (no UI). */
+  role: 'studio' | 'agent';
   engine: {
     mode: EngineMode;
     /** Why this mode was chosen, for the startup log. */
@@ -59,6 +61,10 @@ export interface Config {
     extraArgs: readonly string[];
     /** Model folders the engine reads beside Studio's (a found install's own `models/`, chosen on the setup page). */
     extraModelDirs: readonly string[];
+    /** ENGINE_GPUS: one more managed engine per GPU index, on ENGINE_PORT + 1 + its place in the list. */
+    gpus: readonly number[];
+    /** ENGINE_POOL_PROBE_MS: health checks of the pool's engines Studio does not start. */
+    poolProbeMs: number;
   };
   tokens: {
     modelhubApiKey: string | null;
@@ -190,7 +196,10 @@ export async function loadConfig(
       previewMethod: choice.settings.preview_method ?? v.ENGINE_PREVIEW_METHOD,
       extraArgs: choice.settings.extra_args ?? v.ENGINE_ARGS ?? [],
       extraModelDirs: stored?.extra_model_dirs ?? [],
+      gpus: v.ENGINE_GPUS ?? [],
+      poolProbeMs: v.ENGINE_POOL_PROBE_MS,
     },
+    role: v.STUDIO_ROLE,
     tokens: {
       modelhubApiKey: v.MODELHUB_API_KEY,
       hubToken: v.HUB_TOKEN,

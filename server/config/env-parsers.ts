@@ -88,3 +88,11 @@ export const shellArgs: EnvParser<string[]> = (raw, key) => {
     throw new ConfigError(`${key}: ${(err as Error).message}`);
   }
 };
+
+/** A comma-separated list of non-negative integers (`0,1`: GPU indexes); empty: none. */
+export const integerList: EnvParser<number[]> = (raw, key) => {
+  const parts = raw.split(',').map((part) => part.trim()).filter(Boolean);
+  const values = parts.map(Number);
+  if (values.some((value) => !Number.isInteger(value) || value < 0)) throw new ConfigError(`${key} must be a comma-separated list of non-negative integers (got "${raw}")`);
+  return [...new Set(values)];
+};

@@ -7,7 +7,7 @@
  * in the README).
  */
 import { ENGINE_MODE_CHOICES, PREVIEW_METHODS } from './engine-mode.js';
-import { absolutePath, baseUrl, chatIds, hostList, integer, nonNegativeNumber, oneOf, presence, shellArgs, switchedBy, text, urlOrOff, type EnvParser } from './env-parsers.js';
+import { absolutePath, baseUrl, chatIds, hostList, integer, integerList, nonNegativeNumber, oneOf, presence, shellArgs, switchedBy, text, urlOrOff, type EnvParser } from './env-parsers.js';
 
 /** The built-in weak key. While it is in use Studio listens on loopback only. */
 export const DEFAULT_API_KEY = 'studio-local';
@@ -55,6 +55,9 @@ export const ENV_VARS = {
   ENGINE_DIR: { group: 'config', default: null, parse: absolutePath, description: 'An engine checkout to run as a supervised child' },
   ENGINE_PYTHON: { group: 'config', default: 'python3', parse: text, description: 'The Python that runs the engine' },
   ENGINE_ARGS: { group: 'config', default: null, parse: shellArgs, description: 'Extra flags for a managed engine' },
+  ENGINE_GPUS: { group: 'config', default: null, parse: integerList, description: 'One managed engine per GPU of this box (e.g. 0,1): each its own port and CUDA_VISIBLE_DEVICES, sharing the model folders' },
+  ENGINE_POOL_PROBE_MS: { group: 'config', default: '3000', parse: integer({ min: 50 }), description: 'How often the engines of the pool that Studio does not start are health-checked' },
+  STUDIO_ROLE: { group: 'config', default: 'studio', parse: oneOf(['studio', 'agent'] as const), description: 'agent: a headless Studio another Studio uses as a remote engine (no UI)' },
   ENGINE_PREVIEW_METHOD: { group: 'config', default: 'auto', parse: oneOf(PREVIEW_METHODS), description: 'Sampler preview method' },
   ENGINE_REPO_URL: { group: 'config', default: 'https://github.com/comfyanonymous/ComfyUI', parse: text, description: 'Git repository the setup page installs and updates the engine from (a release tag of it)' },
   ENGINE_TORCH_INDEX_URL: { group: 'config', default: 'https://download.pytorch.org/whl', parse: baseUrl, description: "torch's package index; the build for the GPU is its subfolder (cu128, rocm6.2, cpu)" },

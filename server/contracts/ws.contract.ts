@@ -34,6 +34,8 @@ export interface WsEventMap {
   /** The engine lost the job, or went silent on it for JOB_STALL_MINUTES (the record's `error` says which). */
   'job.stalled': JobRecord;
   'job.cancelled': JobRecord;
+  /** Its engine went offline while running it: back in Studio's queue (status `queued`). */
+  'job.requeued': JobRecord;
   /** Live progress of a running job. */
   'job.progress': { prompt_id: string; progress: ProgressObject };
   /** Records removed by a history delete. */

@@ -248,4 +248,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX llm_chat_messages_chat ON llm_chat_messages (chat_id, id);
     `,
   },
+  {
+    version: 10,
+    name: 'Engine pool: remote engines and agents, failovers of queued jobs',
+    sql: `
+      -- Engines added by URL (a ComfyUI elsewhere, or a Studio agent with its key). The local and
+      -- per-GPU engines come from configuration and are not stored.
+      CREATE TABLE engines (
+        id       TEXT PRIMARY KEY,
+        name     TEXT NOT NULL,
+        kind     TEXT NOT NULL CHECK (kind IN ('remote','agent')),
+        url      TEXT NOT NULL,
+        key      TEXT,
+        added_ms INTEGER NOT NULL
+      );
+      -- How often a job went back to the queue because its engine went offline (at most twice).
+      ALTER TABLE job_queue ADD COLUMN failovers INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

@@ -40,6 +40,10 @@ export interface EngineProcessDeps {
   supervisorOverrides?: Partial<SupervisorOptions>;
   /** External mode: delay between health probes (default 5000). */
   externalProbeIntervalMs?: number;
+  /** The log file's name under `logs/` (default `engine.log`; the pool's GPU engines have their own). */
+  logName?: string;
+  /** The supervisor's name in logs (default `engine`). */
+  name?: string;
 }
 
 /** The engine's lifecycle in any mode, with one visible state. */
@@ -69,14 +73,14 @@ export class EngineProcess {
     const launch: EngineLaunch =
       config.engine.mode === 'managed' ? managedLaunch(config, { env: deps.env }) : standinLaunch(config, { env: deps.env });
     this.#supervisor = new ChildSupervisor({
-      name: 'engine',
+      name: deps.name ?? 'engine',
       command: launch.command,
       args: launch.args,
       cwd: launch.cwd,
       env: launch.env,
       healthUrl,
       readyTimeoutMs: launch.readyTimeoutMs,
-      logFile: path.join(config.paths.logs, 'engine.log'),
+      logFile: path.join(config.paths.logs, deps.logName ?? 'engine.log'),
       logger,
       ...deps.supervisorOverrides,
     });

@@ -43,6 +43,8 @@ export interface EngineSocketOptions {
   closeTimeoutMs?: number;
   /** Full-size SaveImageWebsocket PNGs can be tens of MB, so the frame limit is raised. */
   maxPayloadBytes?: number;
+  /** Sent with the handshake (an agent Studio's `X-API-Key`). */
+  headers?: Record<string, string>;
 }
 
 type Listener<T> = (value: T) => void;
@@ -61,6 +63,7 @@ export class EngineSocket {
   private readonly heartbeatMs: number;
   private readonly closeTimeoutMs: number;
   private readonly maxPayloadBytes: number;
+  private readonly headers: Record<string, string> | undefined;
 
   private ws: WebSocket | null = null;
   private started = false;
@@ -95,6 +98,7 @@ export class EngineSocket {
     this.heartbeatMs = opts.heartbeatMs ?? 20_000;
     this.closeTimeoutMs = opts.closeTimeoutMs ?? 2_000;
     this.maxPayloadBytes = opts.maxPayloadBytes ?? 256 * 1024 * 1024;
+    this.headers = opts.headers;
   }
 
   /** The connection state users see (a copy). */
@@ -183,7 +187,7 @@ export class EngineSocket {
     if (this.stopped) return;
     this.attemptError = null;
     this.setState({ status: this.everOpened || this.current.attempts > 0 ? 'reconnecting' : 'connecting', retryInMs: null });
-    const ws = new WebSocket(this.url, { maxPayload: this.maxPayloadBytes, perMessageDeflate: false });
+    const ws = new WebSocket(this.url, { maxPayload: this.maxPayloadBytes, perMessageDeflate: false, headers: this.headers });
     this.ws = ws;
     ws.on('open', () => this.handleOpen(ws));
     ws.on('message', (data, isBinary) => this.handleFrame(data, isBinary));

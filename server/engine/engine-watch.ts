@@ -21,6 +21,8 @@ export interface EngineWatchOptions {
   /** Cap on one probe (default PROBE_TIMEOUT_MS). */
   probeTimeoutMs?: number;
   logger?: Logger;
+  /** Sent with each probe (an agent Studio's `X-API-Key`). */
+  headers?: Record<string, string>;
 }
 
 /** Watches an engine we do not own: periodic health probes, a visible status. */
@@ -29,6 +31,7 @@ export class EngineWatch {
   readonly #intervalMs: number;
   readonly #probeTimeoutMs: number;
   readonly #logger: Logger;
+  readonly #headers: Record<string, string> | undefined;
   readonly #listeners = new Set<(state: WatchState) => void>();
   #state: WatchState = { status: 'stopped', lastError: null };
   /** Aborted by stop(): ends the in-flight probe and the pending delay together. */
@@ -40,6 +43,7 @@ export class EngineWatch {
     this.#intervalMs = options.intervalMs ?? 5000;
     this.#probeTimeoutMs = options.probeTimeoutMs ?? PROBE_TIMEOUT_MS;
     this.#logger = options.logger ?? silentLogger;
+    this.#headers = options.headers;
   }
 
   /** A copy of the current state. */
@@ -73,7 +77,7 @@ export class EngineWatch {
   }
 
   async #probe(loop: AbortController): Promise<void> {
-    const result = await probeHealth(this.#url, loop.signal, this.#probeTimeoutMs);
+    const result = await probeHealth(this.#url, loop.signal, this.#probeTimeoutMs, this.#headers);
     if (loop.signal.aborted) return;
     const next: WatchState = result.ok
       ? { status: 'running', lastError: null }

@@ -19,9 +19,15 @@ import { EngineProcess } from './engine-process.js';
 import { engineRoutes } from './engine.routes.js';
 import { EngineSocket } from './engine-socket.js';
 import { SharedFolders } from './shared-folders.js';
+import type { Db } from '../db/database.js';
+import { EnginePool, LOCAL_ENGINE_ID } from './pool/engine-pool.js';
+import { gpuEngines, gpuEnv } from './pool/gpu-engines.js';
+import { PoolEngine } from './pool/pool-engine.js';
+import { RemoteEngineStore } from './pool/remote-engines.store.js';
 
 export interface EngineModuleDeps {
   config: Readonly<Config>;
+  db: Db;
   events: EventBus;
   hub: WsHub;
   logger: Logger;
@@ -45,16 +51,25 @@ export interface EngineModule extends StudioModule {
   onDown(listener: () => void): void;
   /** Resolves when the engine answers (or rejects after `timeoutMs`). */
   ready(timeoutMs?: number): Promise<void>;
+  /** Every engine jobs may go to: the local one, one per extra GPU, and those added by URL. */
+  pool: EnginePool;
 }
 
 export function createEngineModule(deps: EngineModuleDeps): EngineModule {
   const { config, logger } = deps;
-  const engine = new EngineProcess({ config, logger, env: config.childEnv, externalProbeIntervalMs: deps.probeMs });
+  // With ENGINE_GPUS the local engine runs on the first GPU; the pool starts one more per other GPU.
+  const gpus = config.engine.gpus;
+  const env = gpus.length && config.engine.mode !== 'external' ? gpuEnv(config.childEnv, gpus[0]!) : config.childEnv;
+  const engine = new EngineProcess({ config, logger, env, externalProbeIntervalMs: deps.probeMs });
   // Calls fail at once while the engine is known to be down, instead of waiting out timeouts.
   const client = new EngineClient({ baseUrl: engine.url, availability: engineAvailability(engine) });
   // Kept across restarts: the engine sends a prompt's events to the id it was submitted with.
   const socket = new EngineSocket({ baseUrl: engine.url, clientId: loadEngineClientId(path.join(config.paths.jobs, 'engine-client-id')), logger });
   const sharedFolders = new SharedFolders({ engine: client, dirs: studioEngineDirs(config), logger, recheckMs: deps.sharedFolderRecheckMs });
+  const pool = new EnginePool({ store: new RemoteEngineStore(deps.db), events: deps.events, logger, remote: { clientId: socket.clientId, probeMs: config.engine.poolProbeMs } });
+  const shared = () => sharedFolders.folders.includes('input') && sharedFolders.folders.includes('output');
+  void pool.register(new PoolEngine({ id: LOCAL_ENGINE_ID, name: 'This computer', kind: 'local', url: engine.url, client, socket, health: engine, sharesFolders: shared, owned: false, logger }));
+  for (const member of gpuEngines(config, { clientId: socket.clientId, logger })) void pool.register(member);
   const up: Array<() => void> = [];
   const down: Array<() => void> = [];
   const probe = () => sharedFolders.probe().catch((err: unknown) => logger.warn(`shared folder probe failed: ${String(err)}`));
@@ -87,13 +102,17 @@ export function createEngineModule(deps: EngineModuleDeps): EngineModule {
     onUp: (listener) => void up.push(listener),
     onDown: (listener) => void down.push(listener),
     ready: (timeoutMs = 30_000) => engineReady(engine, timeoutMs),
+    pool,
+    prepare: async () => pool.loadStored(),
     start() {
       if (!deps.startEngine) return;
       socket.start();
       engine.start().catch((err: unknown) => logger.error('engine did not start', err));
+      void pool.start();
     },
     stopDeadlineMs: 20_000,
     async stop() {
+      await withDeadline(pool.stop(), 10_000, () => logger.warn('the pool engines did not stop in time'));
       sharedFolders.stop();
       await withDeadline(socket.stop(), 3_000, () => logger.warn('engine socket did not close in time'));
       await withDeadline(engine.stop(), 15_000, () => logger.warn('engine did not stop in time'));

@@ -12,6 +12,9 @@ import type { NodeInfo } from '../standin/standin.types.js';
 import type { EngineClient } from './engine.client.js';
 import type { EngineValidationBody } from './engine-protocol.js';
 
+/** The nodes that load an input file, and which input names it (one list: the validator's). */
+export { FILE_CHECKS } from '../standin/prompt.validator.js';
+
 /** Null when the engine would accept `graph`; otherwise the body its `POST /prompt` would answer 400 with. */
 export async function precheckPrompt(graph: Record<string, unknown>, objectInfo: ObjectInfo, engine: Pick<EngineClient, 'view'>): Promise<EngineValidationBody | null> {
   const existing = await existingInputFiles(graph, engine);

@@ -37,6 +37,9 @@ export function logJobChanges(lifecycle: JobLifecycle, events: EventBus): () => 
       case 'job.stalled':
         events.emit('job.stalled', 'warning', `Job stalled: ${job.error}`, { ...ids, cause: change.reason.cause, error: job.error });
         return;
+      case 'job.requeued':
+        events.emit('job.requeued', 'warning', `Job back in the queue: its engine went offline (${job.workflow_name ?? job.workflow_id ?? job.prompt_id})`, { ...ids, ...change.via });
+        return;
       case 'job.cancelled':
         events.emit('job.cancelled', 'info', `Job cancelled: ${job.workflow_name ?? job.workflow_id ?? job.prompt_id}`, { ...ids, was: change.from });
         return;

@@ -21,10 +21,18 @@ export type JobChange =
   | { type: 'job.failed'; job: JobRecord; from: JobStatus }
   | { type: 'job.stalled'; job: JobRecord; from: JobStatus; reason: StallReason }
   | { type: 'job.cancelled'; job: JobRecord; from: JobStatus }
+  | { type: 'job.requeued'; job: JobRecord; from: JobStatus; via: FailoverNote }
   | { type: 'job.deleted'; jobs: JobRecord[] };
 
-/** A move to a status other than `queued` (a job is only ever created `queued`). */
+/** Which engine went offline with the job, and how often that has happened to it. */
+export interface FailoverNote {
+  engine_id: string;
+  failovers: number;
+}
+
+/** A move; to `queued` only back from `running` (failover: its engine went offline). */
 export type JobMove =
+  | { to: 'queued'; via: FailoverNote }
   | { to: 'running' }
   | { to: 'completed'; output: OutputRef | null }
   | { to: 'error'; error: string; output?: OutputRef | null }
@@ -113,6 +121,11 @@ export class JobLifecycle {
     return this.move(promptId, { to: 'cancelled' });
   }
 
+  /** `running → queued`: its engine went offline; the queue hands it to another engine. */
+  requeue(promptId: string, via: FailoverNote): MoveResult {
+    return this.move(promptId, { to: 'queued', via });
+  }
+
   /** Apply one move if the table allows it from the job's current status; publish it. */
   move(promptId: string, move: JobMove): MoveResult {
     const job = this.deps.jobs.get(promptId);
@@ -137,6 +150,7 @@ export class JobLifecycle {
   private fieldsOf(job: JobRecord, move: JobMove) {
     const now = this.now();
     if (move.to === 'running') return { started_at: localStamp(now) };
+    if (move.to === 'queued') return { started_at: null };
     if (move.to === 'stalled') return { error: stallMessage(move.reason), finished_at: localStamp(now) };
     if (move.to === 'cancelled') return { finished_at: localStamp(now) };
     const startedAt = job.started_at ?? job.queued_at;
@@ -164,6 +178,8 @@ export class JobLifecycle {
 
 function changeOf(job: JobRecord, from: JobStatus, move: JobMove): JobChange {
   switch (move.to) {
+    case 'queued':
+      return { type: 'job.requeued', job, from, via: move.via };
     case 'running':
       return { type: 'job.started', job, from };
     case 'completed':

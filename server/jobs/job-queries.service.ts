@@ -41,7 +41,7 @@ export interface JobQueriesDeps {
   jobs: JobStore;
   /** Removes records (and announces it): the one writer of jobs. */
   lifecycle: JobLifecycle;
-  monitor: JobMonitor;
+  monitor: Pick<JobMonitor, 'progress' | 'untrack'>;
   engine: EngineClient;
   folders: JobFolders;
   logger: Logger;

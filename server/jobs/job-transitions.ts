@@ -9,7 +9,8 @@ import type { JobStatus } from '../contracts/jobs.contract.js';
 
 export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   queued: ['running', 'completed', 'error', 'stalled', 'cancelled'],
-  running: ['completed', 'error', 'stalled', 'cancelled'],
+  // Back to waiting: its engine went offline while running it (failover to another engine).
+  running: ['completed', 'error', 'stalled', 'cancelled', 'queued'],
   completed: [],
   error: [],
   stalled: [],

@@ -25,8 +25,12 @@ import { jobsRoutes } from './jobs.routes.js';
 import { OutputCollector } from './output-collector.js';
 import { runRoutes } from './run.routes.js';
 import { RunnerService } from './runner.service.js';
-import { JobQueueService, LOCAL_ENGINE_ID } from './queue/job-queue.service.js';
+import { JobQueueService } from './queue/job-queue.service.js';
+import type { QueueEngine } from './queue/queue-engine.js';
+import { LOCAL_ENGINE_ID } from '../engine/pool/engine-pool.js';
+import type { PoolEngine } from '../engine/pool/pool-engine.js';
 import { queueRoutes } from './queue/queue.routes.js';
+import { enginesRoutes } from './queue/engines.routes.js';
 import { QueueStore } from './queue/queue.store.js';
 import { RetryStalled } from './queue/retry-stalled.js';
 import { SettingsStore } from '../db/settings.store.js';
@@ -37,7 +41,7 @@ export interface JobsModuleDeps {
   events: EventBus;
   hub: WsHub;
   logger: Logger;
-  engine: Pick<EngineModule, 'client' | 'socket' | 'sharedFolders' | 'onUp' | 'onDown'>;
+  engine: Pick<EngineModule, 'client' | 'socket' | 'sharedFolders' | 'onUp' | 'onDown' | 'pool'>;
   workflows: WorkflowService;
   uploads: Uploads;
   /** How often the monitor checks jobs the engine socket is silent about (tests set it out of reach). */
@@ -64,13 +68,56 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const common = { engine: engine.client, jobs, lifecycle, folders, hub: deps.hub, logger };
   const collector = new OutputCollector({ engine: engine.client, folders, outputShared: shared('output'), logger });
   const monitor = new JobMonitor({ ...common, socket: engine.socket, collector, stallMs: config.jobs.stallMs, pollMs: deps.pollMs });
+  // One queue engine per engine of the pool: its own monitor (its socket), output collector and reconciler.
+  const members = new Map<string, { engine: QueueEngine; reconciler: Reconciler; stop: () => void }>();
   const queue = new JobQueueService({
     ...common,
     store: new QueueStore(deps.db),
     settings: new SettingsStore(deps.db),
-    engines: [{ id: LOCAL_ENGINE_ID, client: engine.client, monitor, clientId: engine.socket.clientId }],
+    engines: () => [...members.values()].map((m) => m.engine),
+    inputDir: config.paths.assetsInput,
     events: deps.events,
   });
+  const attach = (member: PoolEngine) => {
+    const local = member.id === LOCAL_ENGINE_ID;
+    const own = local
+      ? monitor
+      : new JobMonitor({ ...common, engine: member.client, socket: member.socket, stallMs: config.jobs.stallMs, pollMs: deps.pollMs, collector: new OutputCollector({ engine: member.client, folders, outputShared: () => member.sharesFolders(), logger }) });
+    if (!local) own.start();
+    const engine: QueueEngine = {
+      id: member.id,
+      name: member.name,
+      client: member.client,
+      monitor: own,
+      clientId: member.socket.clientId,
+      online: () => member.status === 'online',
+      objectInfo: () => member.cachedObjectInfo(),
+      sharesFolders: () => local || member.sharesFolders(),
+    };
+    // The jobs this engine holds are checked with it when it is back (the others belong to other engines).
+    const reconciler = new Reconciler({ jobs, engine: member.client, monitor: own, events: deps.events, logger, isWaiting: (id) => queue.isWaiting(id) || (queue.engineOf(id) ?? LOCAL_ENGINE_ID) !== member.id });
+    members.get(member.id)?.stop();
+    members.set(member.id, { engine, reconciler, stop: () => (local ? undefined : own.stop()) });
+    queue.schedule();
+  };
+  engine.pool.onAdded(attach);
+  engine.pool.onRemoved((member) => {
+    queue.failover(member.id);
+    members.get(member.id)?.stop();
+    members.delete(member.id);
+  });
+  engine.pool.onStatus((member, status, previous) => {
+    const m = members.get(member.id);
+    if (status === 'online') {
+      // Its node list is read before jobs are routed to it.
+      void member.objectInfo(true).then(() => queue.schedule());
+      if (member.id !== LOCAL_ENGINE_ID) void m?.reconciler.runIfPending();
+    } else if (previous === 'online' && status !== 'stopped') {
+      m?.reconciler.markPending();
+      queue.failover(member.id);
+    }
+  });
+  for (const member of engine.pool.list()) attach(member);
   const inputs = new InputCopies({ dir: config.paths.assetsInput, shared: shared('input') });
   const runner = new RunnerService({
     ...common,
@@ -81,12 +128,17 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     clientId: engine.socket.clientId,
     queue,
     events: deps.events,
+    otherEngines: () => engine.pool.list().filter((e) => e.id !== LOCAL_ENGINE_ID),
   });
-  const queries = new JobQueries({ ...common, monitor, queueOrder: (active) => queue.order(active) });
+  // Progress of a job on any engine; a deleted job is forgotten by every monitor.
+  const anyMonitor = {
+    progress: (id: string) => [...members.values()].map((m) => m.engine.monitor.progress(id)).find((p) => p !== null) ?? null,
+    untrack: (id: string) => [...members.values()].forEach((m) => m.engine.monitor.untrack(id)),
+  };
+  const queries = new JobQueries({ ...common, monitor: anyMonitor, queueOrder: (active) => queue.order(active) });
   // Unfinished jobs are checked against the engine when it comes up, at boot and after it was down.
-  const reconciler = new Reconciler({ jobs, engine: engine.client, monitor, events: deps.events, logger, isWaiting: (id) => queue.isWaiting(id) });
-  engine.onUp(() => void reconciler.runIfPending());
-  engine.onDown(() => reconciler.markPending());
+  engine.onUp(() => void members.get(LOCAL_ENGINE_ID)?.reconciler.runIfPending());
+  engine.onDown(() => members.get(LOCAL_ENGINE_ID)?.reconciler.markPending());
 
   return {
     name: 'jobs',
@@ -94,6 +146,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
       runRoutes(runner, queries, deps.uploads),
       jobsRoutes({ queries, runner, jobs, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
       queueRoutes({ queue, retryStalled: new RetryStalled({ jobs, retry: (id, who) => runner.retry(id, who) }) }),
+      enginesRoutes({ pool: engine.pool, queue, lacksOn: (info) => deps.workflows.lacksOn(info) }),
     ],
     jobs,
     lifecycle,
@@ -109,6 +162,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     start: () => queue.start(),
     stop() {
       queue.stop();
+      for (const m of members.values()) m.stop();
       monitor.stop();
       for (const off of offs) off();
     },

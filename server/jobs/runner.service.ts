@@ -10,6 +10,7 @@ import { DomainError, isKind } from '../domain-error.js';
 import type { EngineClient } from '../engine/engine.client.js';
 import { EngineValidationError } from '../engine/engine-errors.js';
 import { precheckPrompt } from '../engine/prompt-precheck.js';
+import { missingFor } from '../engine/pool/engine-needs.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { UploadedFile } from '../http/uploads.js';
 import type { Logger } from '../logging.js';
@@ -57,6 +58,8 @@ export interface RunnerDeps {
   folders: JobFolders;
   /** Studio's queue: where a validated job waits for an engine. */
   queue: JobQueueing;
+  /** The pool's other engines (a job this engine cannot run may run on one of them; one that does not answer says so). */
+  otherEngines?: () => Array<{ id: string; name: string; objectInfo(): Promise<ObjectInfo | null> }>;
   events: EventBus;
   logger: Logger;
 }
@@ -156,8 +159,19 @@ export class RunnerService {
     let refused = await precheckPrompt(graph, objectInfo, this.deps.engine);
     if (!refused) return;
     this.deps.workflows.invalidateNodes();
-    refused = await precheckPrompt(graph, await this.deps.workflows.objectInfo(), this.deps.engine);
-    if (refused) throw new EngineValidationError(refused);
+    const fresh = await this.deps.workflows.objectInfo();
+    refused = await precheckPrompt(graph, fresh, this.deps.engine);
+    if (!refused) return;
+    const others = this.deps.otherEngines?.() ?? [];
+    if (others.length === 0) throw new EngineValidationError(refused);
+    // Another engine of the pool may have what this one lacks (input files are Studio's: asked of this engine).
+    const lacks = [`this computer lacks ${missingFor(graph, fresh).join(', ') || 'nothing it names (see the node errors)'}`];
+    for (const other of others) {
+      const info = await other.objectInfo();
+      if (info && !(await precheckPrompt(graph, info, this.deps.engine))) return;
+      lacks.push(info ? `${other.name} (${other.id}) lacks ${missingFor(graph, info).join(', ') || 'nothing it names'}` : `${other.name} (${other.id}) did not say what it has`);
+    }
+    throw new EngineValidationError({ ...refused, error: { ...refused.error, message: 'No engine can run this job', details: lacks.join('; ') } });
   }
 
   /**

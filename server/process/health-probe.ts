@@ -13,10 +13,10 @@ export interface ProbeResult {
 }
 
 /** GET `url` once; ok on a 2xx answer within `timeoutMs`. Never throws. */
-export async function probeHealth(url: string, signal?: AbortSignal, timeoutMs = PROBE_TIMEOUT_MS): Promise<ProbeResult> {
+export async function probeHealth(url: string, signal?: AbortSignal, timeoutMs = PROBE_TIMEOUT_MS, headers?: Record<string, string>): Promise<ProbeResult> {
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    const res = await fetch(url, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    const res = await fetch(url, { headers, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
     // Drain the body so the keep-alive socket goes back to the pool instead of leaking.
     await res.arrayBuffer().catch(() => undefined);
     return res.ok ? { ok: true, error: null } : { ok: false, error: `HTTP ${res.status}` };

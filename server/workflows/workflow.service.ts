@@ -14,6 +14,7 @@ import { createEngineModelPresence } from './engine-model-presence.js';
 import { createModelPresence } from './model-presence.store.js';
 import { groupNodePackages } from './node-packages.js';
 import { workflowListEntry } from './readiness.js';
+import { lacksOn } from './engine-readiness.js';
 import type { ObjectInfo } from '../engine/engine-graph.js';
 import { loadDefinition, loadIndex, loadWorkflow, loadWorkflows, type WorkflowDefinition, type WorkflowEntry } from './workflow.store.js';
 
@@ -32,6 +33,8 @@ export interface WorkflowServiceDeps {
    * A managed engine gets Studio's `models/` through extra_model_paths.yaml, so disk counts there.
    */
   modelsFromEngine?: boolean;
+  /** The node lists of the pool's other engines that answer ("ready on 2 of 3 engines"). */
+  otherEngines?: () => Promise<ObjectInfo[]>;
   events: EventBus;
   logger: Logger;
 }
@@ -70,8 +73,22 @@ export class WorkflowService {
     const isPresent = this.modelPresence(nodes.info);
     const packages = nodes.info ? groupNodePackages(nodes.info) : [];
     for (const entry of entries) this.reportIfBroken(entry);
-    const workflows = entries.map((e) => ({ ...workflowListEntry(e, isPresent, packages), ...nodes.stale }));
+    const others = (await this.deps.otherEngines?.()) ?? [];
+    const workflows = entries.map((e) => {
+      const listed: Record<string, unknown> = { ...workflowListEntry(e, isPresent, packages), ...nodes.stale };
+      if (others.length === 0 || !e.manifest) return listed;
+      // With a pool: on how many engines it can run (this one by its readiness, the others by their node lists).
+      const manifest = e.manifest;
+      const ready = (listed.ready === true ? 1 : 0) + others.filter((info) => lacksOn(manifest, info).length === 0).length;
+      return { ...listed, engines_ready: { ready, total: others.length + 1 } };
+    });
     return { version: index.version, date: index.date, workflows, ...(nodes.stale ? { ...nodes.stale, readiness_reason: nodes.reason } : {}) };
+  }
+
+  /** Each installed workflow the engine with node list `info` cannot run, and what it lacks. */
+  async lacksOn(info: ObjectInfo): Promise<Array<{ workflow_id: string; missing: string[] }>> {
+    const entries = await loadWorkflows(this.deps.dir);
+    return entries.flatMap((e) => (e.manifest ? [{ workflow_id: e.id, missing: lacksOn(e.manifest, info) }] : [])).filter((w) => w.missing.length > 0);
   }
 
   /** One workflow's manifest plus readiness (marked stale as in `list`); 404 when unknown. */

@@ -20,7 +20,7 @@ import { workflowsRoutes } from './workflows.routes.js';
 
 export interface WorkflowsModuleDeps {
   config: Readonly<Config>;
-  engine: Pick<EngineModule, 'client' | 'onUp'>;
+  engine: Pick<EngineModule, 'client' | 'onUp' | 'pool'>;
   /** The `dest` folder the catalogs give a model file (the catalog capability's lookup). */
   destOf: (file: string) => string | undefined;
   /** The catalog file whose recorded SHA-256 is this one (imports match model files by content). */
@@ -41,6 +41,10 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
     modelsDir: config.paths.models,
     modelsFromEngine: config.engine.mode === 'external',
     engine: deps.engine.client,
+    otherEngines: async () => {
+      const others = deps.engine.pool.list().filter((e) => e.kind !== 'local' && e.status === 'online');
+      return (await Promise.all(others.map((e) => e.objectInfo()))).filter((info) => info !== null);
+    },
     destOf: deps.destOf,
     events: deps.events,
     logger,

@@ -440,6 +440,7 @@ describe('Model hub lookup page', () => {
 
   beforeAll(async () => {
     hub = await startFakeHub();
+    hub.apiKeys.add('hub-secret');
     seedHub(hub);
     hub.media.set('5001.jpeg', { body: await testImage('jpeg', '#c63', 96, 64), type: 'image/jpeg' });
     const meta = RICH_IMAGE.meta as Record<string, unknown>;

@@ -2,7 +2,10 @@
  * A small real HTTP server answering like the chat platform's bot API (external-apis §2):
  * `/bot<token>/<method>` with the `{ok, result}` envelope, `getUpdates` long polling fed by the
  * test, multipart uploads, `getFile` plus `/file/bot<token>/<path>` downloads, and injected
- * failures (429 with `retry_after`, a dropped connection, 401). Every call is recorded.
+ * failures (429 with `retry_after`, a dropped connection, 401). As strict as the platform: an
+ * unknown method is a 404, a text over 4096 characters, a caption over 1024, an empty text and an
+ * edit to the same content are refused with the platform's own 400 descriptions. Every call is
+ * recorded.
  */
 import { once } from 'node:events';
 import http from 'node:http';
@@ -17,6 +20,11 @@ export interface RecordedCall {
   files: Record<string, { name: string; size: number; bytes: Buffer }>;
   at: number;
 }
+
+/** The platform's limits: a message's text, and a media caption (characters after entity parsing). */
+export const TEXT_LIMIT = 4096;
+export const CAPTION_LIMIT = 1024;
+const MEDIA_METHODS = new Set(['sendPhoto', 'sendVideo', 'sendDocument']);
 
 export type Failure = { status: number; description: string; retry_after?: number } | 'drop';
 
@@ -59,6 +67,10 @@ export async function startFakeChatPlatform(token = '123456:TEST-token', options
   let nextUpdate = 1;
   let nextMessage = 1000;
   let open = 0;
+  /** What the bot sent, by `chat:message`, as the platform keeps it (for edits). */
+  const sent = new Map<string, { text: string; markup: string }>();
+  const keep = (chatId: number, messageId: number, text: unknown, markup: unknown) =>
+    sent.set(`${chatId}:${messageId}`, { text: String(text ?? ''), markup: JSON.stringify(markup ?? null) });
 
   const notify = () => {
     for (const w of [...waiters]) w();
@@ -103,7 +115,14 @@ export async function startFakeChatPlatform(token = '123456:TEST-token', options
       }
       if (callToken !== token) return json(401, { ok: false, error_code: 401, description: 'Unauthorized' });
       const ok = (result: unknown) => json(200, { ok: true, result });
+      // The platform's own refusals, word for word (its Bot API documents the limits).
+      const bad = (description: string) => json(400, { ok: false, error_code: 400, description: `Bad Request: ${description}` });
       const chatId = Number(params.chat_id);
+      const text = typeof params.text === 'string' ? params.text : '';
+      const caption = typeof params.caption === 'string' ? params.caption : '';
+      if ((method === 'sendMessage' || method === 'editMessageText') && text.length === 0) return bad('message text is empty');
+      if ((method === 'sendMessage' || method === 'editMessageText') && text.length > TEXT_LIMIT) return bad('message is too long');
+      if (MEDIA_METHODS.has(method) && caption.length > CAPTION_LIMIT) return bad('message caption is too long');
       switch (method) {
         case 'getUpdates': {
           const offset = Number(params.offset ?? 0);
@@ -124,19 +143,37 @@ export async function startFakeChatPlatform(token = '123456:TEST-token', options
           }
           return ok(pending());
         }
-        case 'sendMessage':
-          return ok({ message_id: nextMessage++, date: 0, chat: chat(chatId), text: params.text });
+        case 'sendMessage': {
+          const id = nextMessage++;
+          keep(chatId, id, text, params.reply_markup);
+          return ok({ message_id: id, date: 0, chat: chat(chatId), text });
+        }
+        case 'editMessageText': {
+          const key = `${chatId}:${Number(params.message_id)}`;
+          const before = sent.get(key);
+          if (!before) return bad('message to edit not found');
+          if (before.text === text && before.markup === JSON.stringify(params.reply_markup ?? null)) {
+            return bad('message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
+          }
+          keep(chatId, Number(params.message_id), text, params.reply_markup);
+          return ok({ message_id: Number(params.message_id), date: 0, chat: chat(chatId), text });
+        }
         case 'sendPhoto':
         case 'sendVideo':
         case 'sendDocument':
-          return ok({ message_id: nextMessage++, date: 0, chat: chat(chatId) });
+          return ok({ message_id: nextMessage++, date: 0, chat: chat(chatId), caption });
         case 'getFile': {
           const id = String(params.file_id);
           const bytes = files.get(`photos/${id}.png`);
           return bytes ? ok({ file_id: id, file_unique_id: id, file_size: bytes.length, file_path: `photos/${id}.png` }) : json(400, { ok: false, error_code: 400, description: 'Bad Request: invalid file_id' });
         }
-        default:
+        case 'answerCallbackQuery':
+        case 'sendChatAction':
+        case 'deleteMessage':
           return ok(true);
+        default:
+          // The platform answers a method it does not have with 404, like an unknown path.
+          return json(404, { ok: false, error_code: 404, description: 'Not Found' });
       }
     })().catch((err: unknown) => {
       res.writeHead(500).end(String(err));
@@ -153,10 +190,13 @@ export async function startFakeChatPlatform(token = '123456:TEST-token', options
     openPolls: () => open,
     push,
     sendText: (chatId, text) => push({ message: { message_id: nextMessage++, date: 0, chat: chat(chatId), from: from(chatId), text } }),
-    press: (chatId, data) =>
-      push({
+    press: (chatId, data) => {
+      // The button sits on a menu message of the bot's (message 1), which it may edit.
+      if (!sent.has(`${chatId}:1`)) keep(chatId, 1, 'menu', null);
+      return push({
         callback_query: { id: `cq${nextUpdate}`, from: from(chatId), chat_instance: 'ci', data, message: { message_id: 1, date: 0, chat: chat(chatId), text: 'menu' } },
-      }),
+      });
+    },
     sendPhoto(chatId, bytes) {
       const fileId = `file${nextUpdate}`;
       files.set(`photos/${fileId}.png`, bytes);

@@ -5,7 +5,8 @@
  * `/api/download/models/:versionId` that answers 307 to a storage host) and the repository
  * host's model API (`/api/models/:owner/:name`), with their JSON shapes and error forms.
  * Requests are recorded for header assertions; `rateLimit` answers the next calls with 429 and
- * `Retry-After`.
+ * `Retry-After`. As strict as the hub: its API answers GET (and HEAD) only, anything else 405; a
+ * model hub call with a bearer token that is not one of `apiKeys` is a 401, like a revoked key.
  */
 import { once } from 'node:events';
 import http, { type IncomingHttpHeaders } from 'node:http';
@@ -48,6 +49,8 @@ export interface FakeHub {
   downloads: Map<string, (fileId: string | null) => string | null>;
   /** The download URL wants `Authorization: Bearer <this>`; without it, the hub's 401. */
   downloadToken: string | null;
+  /** API keys the model hub knows; a call carrying any other bearer token answers 401. */
+  apiKeys: Set<string>;
   close(): Promise<void>;
 }
 
@@ -69,6 +72,7 @@ export async function startFakeHub(): Promise<FakeHub> {
     imagesStatus: null,
     downloads: new Map(),
     downloadToken: null,
+    apiKeys: new Set(),
   };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
@@ -80,6 +84,14 @@ export async function startFakeHub(): Promise<FakeHub> {
       const file = hub.media.get(decodeURIComponent(url.pathname.slice('/media/'.length)));
       if (!file) return res.writeHead(404, { 'Content-Type': 'text/plain' }).end('no such file');
       return res.writeHead(200, { 'Content-Type': file.type, 'Content-Length': String(file.body.length) }).end(file.body);
+    }
+    if (url.pathname.startsWith('/api/') && req.method !== 'GET' && req.method !== 'HEAD') {
+      return json(405, { error: `Method ${req.method ?? ''} not allowed` }, { Allow: 'GET, HEAD' });
+    }
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const modelhubCall = /^\/api\/(v1|trpc|download)\//.test(url.pathname);
+    if (modelhubCall && bearer !== undefined && !hub.apiKeys.has(bearer) && bearer !== hub.downloadToken) {
+      return json(401, { error: 'Unauthorized', message: 'The API key is invalid or has been revoked' });
     }
     if (url.pathname.startsWith('/api/download/models/')) return download(url, req.headers, res, json);
     if (hub.rateLimit.count > 0) {

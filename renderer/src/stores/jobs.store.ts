@@ -117,6 +117,8 @@ export const useJobsStore = defineStore('jobs', () => {
   const offs = [
     socket.on('job.queued', upsertActive),
     socket.on('job.started', upsertActive),
+    // Its engine went offline: back to `queued`, waiting for another engine.
+    socket.on('job.requeued', upsertActive),
     socket.on('job.progress', ({ prompt_id, progress: p }) => {
       if (outcomes.value[prompt_id]) return;
       setProgress(prompt_id, p);

@@ -5,37 +5,26 @@
  * a busy engine. The job's status stays the lifecycle's (`queued` while waiting or prefetched):
  * this service only places jobs, cancels them (through the lifecycle) and reorders the waiting.
  */
-import type { EngineClient } from '../../engine/engine.client.js';
-import { DomainError, isKind } from '../../domain-error.js';
+import { DomainError } from '../../domain-error.js';
 import type { EventBus } from '../../events/event-bus.js';
 import type { JobFolders } from '../job-folders.store.js';
 import type { JobLifecycle } from '../job-lifecycle.js';
-import type { JobMonitor } from '../job-monitor.js';
 import type { JobStore } from '../job.store.js';
 import type { JobRecord } from '../../contracts/jobs.contract.js';
 import type { QueueState } from '../../contracts/queue.contract.js';
 import type { Logger } from '../../logging.js';
 import type { SettingsStore } from '../../db/settings.store.js';
 import type { ApiGraph } from '../../engine/engine-graph.js';
+import { checkpointOf, missingFor } from '../../engine/pool/engine-needs.js';
+import { EngineStatsBook } from './engine-stats.js';
 import { fairIndex } from './fair-share.js';
+import { failoverJobs } from './failover.js';
+import { stopOnEngine, submitTo } from './hand-over.js';
 import type { QueueRow, QueueStore } from './queue.store.js';
+import { chooseEngine } from './routing.js';
+import { ENGINE_SLOTS, type QueueEngine } from './queue-engine.js';
 
-/** The id of the one engine Studio drives today (the engine pool adds others). */
-export const LOCAL_ENGINE_ID = 'local';
-/** Jobs an engine holds at once: the running one and one prefetched. */
-export const ENGINE_SLOTS = 2;
-/** How long a hand-over waits for the engine socket (its events are not replayed). */
-const SOCKET_WAIT_MS = 2_000;
 const PAUSED_KEY = 'queue_paused';
-
-/** An engine the queue hands jobs to. */
-export interface QueueEngine {
-  id: string;
-  client: EngineClient;
-  monitor: JobMonitor;
-  /** The `client_id` jobs are submitted with (their messages come to Studio's socket). */
-  clientId: string;
-}
 
 /** A job to queue: what is submitted to the engine when its turn comes. */
 export interface QueueEntry {
@@ -51,7 +40,10 @@ export interface JobQueueDeps {
   lifecycle: JobLifecycle;
   folders: JobFolders;
   settings: SettingsStore;
-  engines: QueueEngine[];
+  /** The engines of the pool, as they are now. */
+  engines: () => QueueEngine[];
+  /** Studio's input folder: where an input is read from to upload it to a remote engine. */
+  inputDir: string;
   events: EventBus;
   logger: Logger;
   /** How often the queue retries a hand-over that failed (engine down). */
@@ -67,6 +59,8 @@ export class JobQueueService {
   private off: (() => void) | null = null;
   /** Jobs whose submit to an engine is in flight: the engine may not list them yet. */
   private readonly handing = new Set<string>();
+  /** Jobs done, speed, last checkpoint and idle time of each engine (routing, the Engines page). */
+  readonly stats = new EngineStatsBook();
 
   constructor(private readonly deps: JobQueueDeps) {}
 
@@ -98,9 +92,18 @@ export class JobQueueService {
         this.schedule();
         return;
       }
-      if (change.type === 'job.queued' || change.type === 'job.started') return;
+      if (change.type === 'job.queued' || change.type === 'job.requeued') return;
+      if (change.type === 'job.started') {
+        this.stats.jobStarted(change.job.prompt_id);
+        return;
+      }
       // Finished in any way: the job no longer holds a place (its engine slot is free).
+      const row = this.deps.store.get(change.job.prompt_id);
       this.deps.store.remove(change.job.prompt_id);
+      if (row?.engine_id) {
+        const held = this.deps.store.handed().filter((r) => r.engine_id === row.engine_id).length;
+        this.stats.jobEnded(row.engine_id, row.prompt_id, row.graph, change.type === 'job.completed', held);
+      }
       this.schedule();
     });
   }
@@ -153,7 +156,7 @@ export class JobQueueService {
   state(): QueueState {
     const handed = this.deps.store.handed();
     let running = 0;
-    const engines = this.deps.engines.map((engine) => {
+    const engines = this.deps.engines().map((engine) => {
       const mine = handed.filter((r) => r.engine_id === engine.id).map((r) => this.deps.jobs.get(r.prompt_id));
       const runningJob = mine.find((j) => j?.status === 'running') ?? null;
       if (runningJob) running++;
@@ -179,7 +182,7 @@ export class JobQueueService {
     for (const row of handed) if (byId.get(row.prompt_id)?.status === 'running') take(row.prompt_id, row.engine_id, null);
     for (const row of handed) take(row.prompt_id, row.engine_id, null);
     this.deps.store.waiting().forEach((row, i) => take(row.prompt_id, null, i));
-    for (const job of [...byId.values()]) take(job.prompt_id, this.deps.engines[0]?.id ?? null, null);
+    for (const job of [...byId.values()]) take(job.prompt_id, this.deps.engines()[0]?.id ?? null, null);
     return out;
   }
 
@@ -192,7 +195,7 @@ export class JobQueueService {
     if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (job.status !== 'queued' && job.status !== 'running') throw new DomainError('conflict', `Job ${promptId} already finished (${job.status})`);
     const row = this.deps.store.get(promptId);
-    if (!row || row.engine_id !== null) await this.stopOnEngine(promptId, row);
+    if (!row || row.engine_id !== null) await this.stopOnEngine(promptId, row?.engine_id ?? null);
     const result = this.deps.lifecycle.cancel(promptId);
     if (!result.ok) {
       const now = this.deps.jobs.get(promptId);
@@ -254,69 +257,98 @@ export class JobQueueService {
     });
   }
 
+  /**
+   * One round: while an engine has room, hand it the first waiting job it can run (a job no free
+   * engine can run waits; the ones behind it may go), choosing among the free engines that can
+   * run a job with `chooseEngine`.
+   */
   private async pump(): Promise<void> {
-    for (const engine of this.deps.engines) {
-      for (;;) {
-        if (this.paused || this.stopped) return;
-        const held = this.deps.store.handed().filter((r) => r.engine_id === engine.id).length;
-        if (held >= ENGINE_SLOTS) break;
-        const next = this.deps.store.waiting()[0];
-        if (!next) return;
-        if (!(await this.handOver(engine, next))) break;
+    const unreachable = new Set<string>();
+    for (;;) {
+      if (this.paused || this.stopped) return;
+      const waiting = this.deps.store.waiting();
+      if (waiting.length === 0) return;
+      const held = this.heldByEngine();
+      const engines = this.deps.engines();
+      const free = engines.filter((e) => e.online() && !unreachable.has(e.id) && (held.get(e.id) ?? 0) < ENGINE_SLOTS);
+      if (free.length === 0) return;
+      let pick: { row: QueueRow; engine: QueueEngine } | null = null;
+      for (const row of waiting) {
+        // One engine: the check at execute was made against it; nothing to choose.
+        const able = engines.length === 1 ? free : free.filter((e) => this.canRun(e, row.graph));
+        const candidates = able.map((e) => ({ ...this.stats.of(e.id), id: e.id, held: held.get(e.id) ?? 0, engine: e }));
+        const best = chooseEngine(candidates, checkpointOf(row.graph));
+        if (best) {
+          pick = { row, engine: best.engine };
+          break;
+        }
       }
+      if (!pick) return;
+      if (!(await this.handOver(pick.engine, pick.row))) unreachable.add(pick.engine.id);
     }
   }
 
-  /** Submit one job to an engine; false when the engine could not take it (it stays first in line). */
+  /** True when the engine has every node type and model file of the graph (by its last object_info). */
+  private canRun(engine: QueueEngine, graph: ApiGraph): boolean {
+    const info = engine.objectInfo();
+    return info !== null && missingFor(graph, info).length === 0;
+  }
+
+  private heldByEngine(): Map<string, number> {
+    const held = new Map<string, number>();
+    for (const row of this.deps.store.handed()) held.set(row.engine_id!, (held.get(row.engine_id!) ?? 0) + 1);
+    return held;
+  }
+
+  /** Submit one job to an engine; false when the engine could not take it (the job stays first in line). */
   private async handOver(engine: QueueEngine, row: QueueRow): Promise<boolean> {
     const id = row.prompt_id;
     this.handing.add(id);
+    this.deps.store.hand(id, engine.id);
     try {
-      return await this.submitTo(engine, row);
+      const result = await submitTo(engine, row, { inputDir: this.deps.inputDir, logger: this.deps.logger, stillQueued: () => this.deps.store.get(id) !== null });
+      if (result.kind === 'failed') {
+        if (this.deps.store.get(id)) this.deps.store.hand(id, null);
+        return false;
+      }
+      if (result.kind === 'refused') {
+        // Valid when queued, refused now (a model was removed meanwhile): the job fails with the engine's words.
+        const failed = this.deps.lifecycle.fail(id, result.message);
+        if (failed.ok) this.markDone(failed.job);
+        this.deps.store.remove(id);
+        return true;
+      }
+      // Cancelled while the submit was in flight: take it back off the engine.
+      const now = this.deps.jobs.get(id);
+      if (result.kind === 'submitted' && (!now || (now.status !== 'queued' && now.status !== 'running'))) await stopOnEngine(engine, id, this.deps.logger);
+      return true;
     } finally {
       this.handing.delete(id);
     }
   }
 
-  private async submitTo(engine: QueueEngine, row: QueueRow): Promise<boolean> {
-    const id = row.prompt_id;
-    this.deps.store.hand(id, engine.id);
-    await engine.monitor.socketReady(SOCKET_WAIT_MS);
-    // Cancelled while the socket was awaited: its row is gone, nothing to submit.
-    if (!this.deps.store.get(id)) return true;
-    engine.monitor.track(id, row.graph, { held: true });
-    try {
-      const submitted = await engine.client.submitPrompt({ prompt: row.graph, client_id: engine.clientId, prompt_id: id, extra_data: row.extra_data });
-      if (Object.keys(submitted.node_errors).length) {
-        this.deps.logger.warn(`prompt ${id} was queued with node errors: ${JSON.stringify(submitted.node_errors).slice(0, 1000)}`);
-      }
-    } catch (err) {
-      engine.monitor.untrack(id);
-      if (isKind(err, 'rejected')) {
-        // Valid when queued, refused now (a model was removed meanwhile): the job fails with the engine's words.
-        const result = this.deps.lifecycle.fail(id, err.message);
-        if (result.ok) this.markDone(result.job);
-        this.deps.store.remove(id);
-        return true;
-      }
-      this.deps.logger.warn(`engine ${engine.id} could not take job ${id}; it stays first in line`, err);
-      if (this.deps.store.get(id)) this.deps.store.hand(id, null);
-      return false;
-    }
-    engine.monitor.release(id);
-    // Cancelled while the submit was in flight: take it back off the engine.
-    const now = this.deps.jobs.get(id);
-    if (!now || (now.status !== 'queued' && now.status !== 'running')) await this.stopOnEngine(id, { ...row, engine_id: engine.id });
-    return true;
+  /** An engine stopped answering: its jobs go back to the front of the queue for another engine (`failover.ts`). */
+  failover(engineId: string): void {
+    if (this.stopped) return;
+    failoverJobs(engineId, { ...this.deps, markDone: (job) => this.markDone(job) });
+    this.schedule();
   }
 
-  /** Take a job off its engine: out of the engine's queue if it waits there, interrupted if it runs. */
-  private async stopOnEngine(promptId: string, row: QueueRow | null): Promise<void> {
-    const engine = this.deps.engines.find((e) => e.id === row?.engine_id) ?? this.deps.engines[0];
-    if (!engine) return;
-    // Both: the engine may start it between the two calls; an interrupt with an id only stops that prompt.
-    await engine.client.deleteFromQueue([promptId]).catch((err: unknown) => this.deps.logger.warn(`could not delete ${promptId} from engine ${engine.id}'s queue`, err));
-    await engine.client.interrupt(promptId).catch((err: unknown) => this.deps.logger.warn(`could not interrupt ${promptId} on engine ${engine.id}`, err));
+  /** The engine a job is on (null: waiting in Studio, or not in the queue). */
+  engineOf(promptId: string): string | null {
+    return this.deps.store.get(promptId)?.engine_id ?? null;
+  }
+
+  /** True when the job is in the queue's hands (waiting or on an engine). */
+  holds(promptId: string): boolean {
+    return this.deps.store.get(promptId) !== null;
+  }
+
+  /** Take a job off its engine (the first engine for a job the queue does not hold). */
+  private async stopOnEngine(promptId: string, engineId: string | null): Promise<void> {
+    const engines = this.deps.engines();
+    const engine = engines.find((e) => e.id === engineId) ?? engines[0];
+    if (engine) await stopOnEngine(engine, promptId, this.deps.logger);
   }
 
   private markDone(job: JobRecord): void {

@@ -16,6 +16,8 @@ export interface QueueRow {
   extra_data: Record<string, unknown>;
   engine_id: string | null;
   handed_ms: number | null;
+  /** How often its engine went offline with it (failover). */
+  failovers: number;
 }
 
 interface RawRow extends Omit<QueueRow, 'graph' | 'extra_data'> {
@@ -31,6 +33,7 @@ export class QueueStore {
   private readonly setSeqStmt;
   private readonly handStmt;
   private readonly removeStmt;
+  private readonly failoverStmt;
 
   constructor(private readonly db: Db) {
     this.getStmt = db.prepare('SELECT * FROM job_queue WHERE prompt_id = ?');
@@ -42,6 +45,7 @@ export class QueueStore {
     this.setSeqStmt = db.prepare('UPDATE job_queue SET seq = ? WHERE prompt_id = ?');
     this.handStmt = db.prepare('UPDATE job_queue SET engine_id = ?, handed_ms = ? WHERE prompt_id = ?');
     this.removeStmt = db.prepare('DELETE FROM job_queue WHERE prompt_id = ?');
+    this.failoverStmt = db.prepare('UPDATE job_queue SET engine_id = NULL, handed_ms = NULL, failovers = failovers + 1 WHERE prompt_id = ?');
   }
 
   get(promptId: string): QueueRow | null {
@@ -59,8 +63,17 @@ export class QueueStore {
     return (this.handedStmt.all() as RawRow[]).map(parse);
   }
 
+  /** Jobs whose engine went offline: waiting again, at the front of the line (in this order), one more failover each. */
+  requeueFront(promptIds: readonly string[]): void {
+    this.db.transaction(() => {
+      const rest = this.waiting().map((r) => r.prompt_id).filter((id) => !promptIds.includes(id));
+      for (const id of promptIds) this.failoverStmt.run(id);
+      this.renumber([...promptIds, ...rest]);
+    })();
+  }
+
   /** Add a waiting job at `index` of the waiting order (renumbered in one transaction). */
-  insertAt(row: Omit<QueueRow, 'seq' | 'engine_id' | 'handed_ms'>, index: number): void {
+  insertAt(row: Omit<QueueRow, 'seq' | 'engine_id' | 'handed_ms' | 'failovers'>, index: number): void {
     this.db.transaction(() => {
       const order = this.waiting().map((r) => r.prompt_id);
       this.insertStmt.run({ prompt_id: row.prompt_id, submitter: row.submitter, seq: 0, graph: JSON.stringify(row.graph), extra_data: JSON.stringify(row.extra_data) });

@@ -20,6 +20,7 @@ interface StudioEvent {
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-'));
   hub = await startFakeHub();
+  hub.apiKeys.add('hub-key');
   hub.versions.set('1001', {
     id: 1001,
     modelId: 501,

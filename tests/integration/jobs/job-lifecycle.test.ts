@@ -99,8 +99,8 @@ describe('the job lifecycle', () => {
         await settle();
         const framesBefore = framesOf(job.prompt_id).length;
         const eventsBefore = (await eventsOf(job.prompt_id)).length;
-        // `queued` is not a move target (a job is only created queued): forced here to see it refused.
-        const move = to === 'queued' ? ({ to: 'queued' } as unknown as JobMove) : EXAMPLE_MOVES[to];
+        // Back to `queued` only from running: its engine went offline (failover).
+        const move: JobMove = to === 'queued' ? { to: 'queued', via: { engine_id: 'gpu1', failovers: 1 } } : EXAMPLE_MOVES[to];
         const result = t.studio.lifecycle.move(job.prompt_id, move);
         await settle();
         const stored = t.studio.jobs.get(job.prompt_id)!;
@@ -115,9 +115,12 @@ describe('the job lifecycle', () => {
         }
         expect(result).toMatchObject({ ok: true, from, job: stored });
         expect(stored.status).toBe(to);
-        expect(frames).toEqual([{ type: EVENT_OF[to], data: stored }]);
+        const type = to === 'queued' ? 'job.requeued' : EVENT_OF[to];
+        expect(frames).toEqual([{ type, data: stored }]);
         expect(events).toHaveLength(1);
-        expect(events[0]).toMatchObject({ type: EVENT_OF[to], severity: SEVERITY_OF[to], data: { prompt_id: job.prompt_id, workflow_id: 'image-filter' } });
+        expect(events[0]).toMatchObject({ type, severity: to === 'queued' ? 'warning' : SEVERITY_OF[to], data: { prompt_id: job.prompt_id, workflow_id: 'image-filter' } });
+        if (to === 'queued') expect(stored.started_at).toBeNull();
+        if (to === 'queued') expect(events[0]!.data).toMatchObject({ engine_id: 'gpu1', failovers: 1 });
         if (to === 'running') expect(stored.started_at).not.toBeNull();
         if (to === 'completed') {
           expect(stored).toMatchObject({ output: { filename: 'out.png' }, error: null, finished_at: expect.any(String) });

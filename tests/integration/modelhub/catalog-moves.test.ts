@@ -23,6 +23,7 @@ async function boot(models: CatalogFile = catalogOf([]), loras: CatalogFile = ca
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-'));
   hub = await startFakeHub();
+  hub.apiKeys.add('hub-secret');
   seedHub(hub);
 });
 

@@ -41,6 +41,7 @@ async function boot(env: Record<string, string> = {}, startEngine = false): Prom
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-'));
   hub = await startFakeHub();
+  hub.apiKeys.add('hub-secret');
   seedHub(hub);
   media = await seedGallery(hub, ROOT);
 });

@@ -27,6 +27,7 @@ interface Lookup {
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-'));
   hub = await startFakeHub();
+  hub.apiKeys.add('hub-key');
   seedHub(hub);
   writeCatalogs(dir, {
     models: catalogOf([
@@ -98,6 +99,23 @@ describe('GET /api/admin/modelhub/image/{image_id}', () => {
     const missing = await lookup('777');
     expect(missing.status).toBe(404);
     expect(missing.body.detail).toContain('image 777');
+  });
+
+  it('names MODELHUB_API_KEY when the hub rejects it (401), and the fake hub answers only GET', async () => {
+    // The key is revoked on the hub's side: its 401 reaches the user as what to fix, not a crash.
+    hub.apiKeys.delete('hub-key');
+    try {
+      const { status, body } = await lookup('5001');
+      // The upstream refused Studio's key: a bad gateway for the caller, whose own key was fine.
+      expect(status).toBe(502);
+      expect(body.detail).toMatch(/^The model hub rejected MODELHUB_API_KEY \(401\).*check it in Settings/);
+    } finally {
+      hub.apiKeys.add('hub-key');
+    }
+    expect((await lookup('5002')).status).toBe(200);
+    const posted = await fetch(`${hub.url}/api/v1/images?imageId=5001`, { method: 'POST' });
+    expect(posted.status).toBe(405);
+    expect(posted.headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('waits out a 429 for the Retry-After the hub asked, and answers 503 when it keeps refusing', async () => {

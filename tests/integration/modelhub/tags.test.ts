@@ -17,6 +17,7 @@ let t: TestStudio;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-'));
   hub = await startFakeHub();
+  hub.apiKeys.add('hub-secret');
   seedHub(hub);
   await seedGallery(hub, ROOT);
   for (const [id, name] of [[7, 'landscape'], [8, 'fox'], [9, 'snow']] as const) hub.tags.set(id, name);

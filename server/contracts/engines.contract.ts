@@ -1,0 +1,47 @@
+/**
+ * The engine pool's routes (`/api/admin/engines`): request bodies and answers.
+ */
+import { z } from 'zod';
+
+/** local: the engine as configured (managed, external or stand-in); gpu: one managed engine per GPU (ENGINE_GPUS); remote: a ComfyUI by URL; agent: another Studio with STUDIO_ROLE=agent. */
+export type EngineKind = 'local' | 'gpu' | 'remote' | 'agent';
+export type EngineStatus = 'online' | 'starting' | 'offline' | 'stopped';
+
+/** `POST /api/admin/engines`: a ComfyUI by URL, or (with `key`) a Studio agent and its API key. */
+export const addEngineBody = z.object({
+  name: z.string().trim().min(1).max(80),
+  url: z
+    .string()
+    .trim()
+    .url()
+    .refine((u) => /^https?:\/\//i.test(u), 'url must be http(s)'),
+  key: z.string().min(1).max(500).optional(),
+});
+export type AddEngineBody = z.infer<typeof addEngineBody>;
+
+/** One engine of `GET /api/admin/engines`. */
+export interface EngineInfo {
+  id: string;
+  name: string;
+  kind: EngineKind;
+  url: string;
+  status: EngineStatus;
+  last_error: string | null;
+  /** From its `system_stats`: the first device's name and VRAM (null before it answered). */
+  gpu: { name: string; vram_total: number | null; vram_free: number | null } | null;
+  /** The job it runs, and the ones prefetched in its own queue. */
+  current_job: string | null;
+  prefetched: string[];
+  jobs_done: number;
+  /** Sampler steps per second measured on its jobs (null before one ran). */
+  steps_per_second: number | null;
+  /** The model its last job loaded (a job using it again goes here first). */
+  last_checkpoint: string | null;
+  /** Each installed workflow this engine cannot run, and what it lacks. */
+  lacks: Array<{ workflow_id: string; missing: string[] }>;
+  /** Remote engines and agents can be removed; the local and GPU engines come from configuration. */
+  removable: boolean;
+}
+
+/** The warning every remote engine carries: ComfyUI has no authentication of its own. */
+export const REMOTE_ENGINE_WARNING = 'ComfyUI has no authentication of its own: add an engine by URL only on a trusted network (an agent Studio checks its key).';

@@ -1,0 +1,67 @@
+/**
+ * What a graph needs of an engine, read from that engine's `object_info`: every node type, and
+ * every model file a loader names (a combo value that is a model file must be in the engine's
+ * list). The queue routes a job only to an engine that lacks nothing; the runner refuses a job no
+ * engine can run, naming what each one lacks. Input files (a LoadImage value) are not counted:
+ * Studio uploads them to the engine that takes the job.
+ */
+import type { ApiGraph, ObjectInfo } from '../engine-graph.js';
+import { FILE_CHECKS } from '../prompt-precheck.js';
+
+/** File names that are model weights (a loader's combo), as opposed to images or free text. */
+const MODEL_FILE = /\.(safetensors|ckpt|pt|pth|bin|gguf|sft|onnx|pkl)$/i;
+/** Inputs that name the main model: the engine keeps it loaded between jobs using it. */
+const CHECKPOINT_INPUTS = ['ckpt_name', 'unet_name', 'model_name'];
+
+/** What `graph` needs that `objectInfo` lacks: `node <type>` and `model <file>` lines (empty: it can run). */
+export function missingFor(graph: ApiGraph, objectInfo: ObjectInfo): string[] {
+  const missing = new Set<string>();
+  for (const node of Object.values(graph)) {
+    const info = Object.hasOwn(objectInfo, node.class_type) ? objectInfo[node.class_type] : undefined;
+    if (!info) {
+      missing.add(`node ${node.class_type}`);
+      continue;
+    }
+    const fileInput = FILE_CHECKS[node.class_type]?.input;
+    for (const [name, value] of Object.entries(node.inputs ?? {})) {
+      if (typeof value !== 'string' || name === fileInput || !MODEL_FILE.test(value)) continue;
+      const options = comboOptions(info, name);
+      if (options && !options.includes(value)) missing.add(`model ${value}`);
+    }
+  }
+  return [...missing];
+}
+
+/** The main model the graph loads (a checkpoint or UNet file), or null. */
+export function checkpointOf(graph: ApiGraph): string | null {
+  for (const node of Object.values(graph)) {
+    for (const name of CHECKPOINT_INPUTS) {
+      const value = node.inputs?.[name];
+      if (typeof value === 'string' && value) return value;
+    }
+  }
+  return null;
+}
+
+/** The input-file values (LoadImage's `image`…) of a graph: the files an engine must have before it runs it. */
+export function inputFilesOf(graph: ApiGraph): string[] {
+  const names = new Set<string>();
+  for (const node of Object.values(graph)) {
+    const input = FILE_CHECKS[node.class_type]?.input;
+    const value = input ? node.inputs?.[input] : undefined;
+    if (typeof value === 'string' && value && !/ \[(output|temp)\]$/.test(value)) names.add(value.replace(/ \[input\]$/, ''));
+  }
+  return [...names];
+}
+
+/** The option list of a combo input (both the old `[[...]]` and the new `["COMBO", {options}]` shapes), or null. */
+function comboOptions(info: ObjectInfo[string], name: string): string[] | null {
+  const input = info.input as { required?: Record<string, unknown>; optional?: Record<string, unknown> } | undefined;
+  const spec = (input?.required?.[name] ?? input?.optional?.[name]) as unknown[] | undefined;
+  if (!Array.isArray(spec)) return null;
+  if (Array.isArray(spec[0])) return spec[0].map(String);
+  if (spec[0] === 'COMBO' && typeof spec[1] === 'object' && spec[1] && Array.isArray((spec[1] as { options?: unknown }).options)) {
+    return ((spec[1] as { options: unknown[] }).options).map(String);
+  }
+  return null;
+}

@@ -1,0 +1,142 @@
+/**
+ * One engine of the pool, whatever its kind: the local engine (managed, external or stand-in),
+ * one managed engine per GPU of this box, a ComfyUI on another machine reached by URL, or another
+ * Studio running as an agent. Each has its own HTTP client, WebSocket and health source (the
+ * supervisor of a child Studio started, or a watch that probes an engine someone else runs), one
+ * status the queue and the Engines page read, and a cached `object_info` (what it can run).
+ */
+import type { EngineKind, EngineStatus as PoolStatus } from '../../contracts/engines.contract.js';
+import type { Logger } from '../../logging.js';
+import type { ObjectInfo } from '../engine-graph.js';
+import type { EngineSystemStats } from '../engine-protocol.js';
+import type { EngineClient } from '../engine.client.js';
+import type { EngineSocket } from '../engine-socket.js';
+
+/** What tells the pool whether an engine answers: a child's supervisor or a watch (both fit). */
+export interface HealthSource {
+  readonly state: { status: string; lastError: string | null };
+  onStateChange(listener: (state: { status: string; lastError: string | null }) => void): () => void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface PoolEngineOptions {
+  id: string;
+  name: string;
+  kind: EngineKind;
+  /** What users see (the engine's own URL, or the agent's). */
+  url: string;
+  client: EngineClient;
+  socket: EngineSocket;
+  health: HealthSource;
+  /** True when the engine reads Studio's input folder and writes into its output folder. */
+  sharesFolders: () => boolean;
+  /** The pool starts and stops it (false for the local engine: the engine module owns that). */
+  owned: boolean;
+  logger: Logger;
+}
+
+/** An `object_info` older than this is read again before routing (a model may have been added). */
+const OBJECT_INFO_TTL_MS = 60_000;
+
+export class PoolEngine {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: EngineKind;
+  readonly url: string;
+  readonly client: EngineClient;
+  readonly socket: EngineSocket;
+  readonly owned: boolean;
+  private readonly health: HealthSource;
+  private readonly shares: () => boolean;
+  private readonly logger: Logger;
+  private info: { at: number; value: ObjectInfo } | null = null;
+  private stats: EngineSystemStats | null = null;
+
+  constructor(options: PoolEngineOptions) {
+    this.id = options.id;
+    this.name = options.name;
+    this.kind = options.kind;
+    this.url = options.url;
+    this.client = options.client;
+    this.socket = options.socket;
+    this.owned = options.owned;
+    this.health = options.health;
+    this.shares = options.sharesFolders;
+    this.logger = options.logger;
+    // An engine that (re)starts may come with other nodes and models: read them again.
+    this.health.onStateChange((state) => {
+      if (state.status !== 'running') this.info = null;
+    });
+  }
+
+  /** online (answers), starting, offline (does not answer, or crashed) or stopped. */
+  get status(): PoolStatus {
+    return poolStatus(this.health.state.status);
+  }
+
+  get lastError(): string | null {
+    return this.health.state.lastError;
+  }
+
+  /** Calls `listener` with the new status each time it changes; returns the unsubscribe. */
+  onStatus(listener: (status: PoolStatus, previous: PoolStatus) => void): () => void {
+    let previous = this.status;
+    return this.health.onStateChange((state) => {
+      const next = poolStatus(state.status);
+      if (next === previous) return;
+      const was = previous;
+      previous = next;
+      listener(next, was);
+    });
+  }
+
+  /** True when the engine works in Studio's own input and output folders (nothing to upload or pull). */
+  sharesFolders(): boolean {
+    return this.shares();
+  }
+
+  /** Its node types and model lists, cached a minute; null when it cannot be asked. */
+  async objectInfo(fresh = false): Promise<ObjectInfo | null> {
+    if (!fresh && this.info && Date.now() - this.info.at < OBJECT_INFO_TTL_MS) return this.info.value;
+    if (this.status !== 'online') return this.info?.value ?? null;
+    try {
+      this.info = { at: Date.now(), value: await this.client.objectInfo() };
+    } catch (err) {
+      this.logger.warn(`engine ${this.id}: object_info not readable`, err);
+    }
+    return this.info?.value ?? null;
+  }
+
+  /** The last `object_info` read, without asking (routing runs often; it refreshes in the background). */
+  cachedObjectInfo(): ObjectInfo | null {
+    if (!this.info || Date.now() - this.info.at >= OBJECT_INFO_TTL_MS) void this.objectInfo();
+    return this.info?.value ?? null;
+  }
+
+  /** Its `system_stats` (GPU, VRAM), refreshed on each call when it answers. */
+  async systemStats(): Promise<EngineSystemStats | null> {
+    if (this.status !== 'online') return this.stats;
+    this.stats = await this.client.systemStats().catch(() => this.stats);
+    return this.stats;
+  }
+
+  /** Start its socket and (for the engines the pool owns) its child or health watch. */
+  async start(): Promise<void> {
+    this.socket.start();
+    if (this.owned) await this.health.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.socket.stop();
+    if (this.owned) await this.health.stop();
+  }
+}
+
+/** A supervisor's or watch's status in the pool's words. */
+export function poolStatus(status: string): PoolStatus {
+  if (status === 'running') return 'online';
+  if (status === 'starting' || status === 'restarting') return 'starting';
+  if (status === 'stopped' || status === 'stopping') return 'stopped';
+  return 'offline';
+}

@@ -1,0 +1,43 @@
+/**
+ * Builds the pool member of an engine reached by URL. A plain ComfyUI is asked directly (it has
+ * no authentication: only on a trusted network); an agent Studio serves its engine under
+ * `/api/agent/engine` behind its own key, which goes with every call and the WebSocket handshake.
+ * Neither reads Studio's folders: inputs are uploaded to it, outputs pulled from it.
+ */
+import type { Logger } from '../../logging.js';
+import { EngineClient } from '../engine.client.js';
+import { EngineSocket } from '../engine-socket.js';
+import { EngineWatch } from '../engine-watch.js';
+import { engineAvailability } from '../engine-availability.js';
+import { PoolEngine } from './pool-engine.js';
+import type { RemoteEngineRow } from './remote-engines.store.js';
+
+/** Where an agent Studio serves its engine (`agent-proxy.routes.ts`). */
+export const AGENT_ENGINE_PATH = '/api/agent/engine';
+
+export interface RemoteEngineContext {
+  clientId: string;
+  probeMs: number;
+  logger: Logger;
+}
+
+/** The pool member for a stored remote engine or agent. */
+export function remoteEngine(row: RemoteEngineRow, context: RemoteEngineContext): PoolEngine {
+  const base = row.kind === 'agent' ? `${row.url.replace(/\/+$/, '')}${AGENT_ENGINE_PATH}` : row.url.replace(/\/+$/, '');
+  const headers = row.key ? { 'X-API-Key': row.key } : undefined;
+  const watch = new EngineWatch({ healthUrl: `${base}/system_stats`, intervalMs: context.probeMs, logger: context.logger, headers });
+  const fetchImpl: typeof fetch = headers ? (input, init = {}) => fetch(input, { ...init, headers: { ...headersOf(init.headers), ...headers } }) : fetch;
+  const client = new EngineClient({ baseUrl: base, fetchImpl, availability: engineAvailability({ get state() { return watchState(watch); }, onStateChange: (l) => watch.onStateChange(() => l(watchState(watch))) }) });
+  const socket = new EngineSocket({ baseUrl: base, clientId: context.clientId, logger: context.logger, headers });
+  return new PoolEngine({ id: row.id, name: row.name, kind: row.kind, url: row.url, client, socket, health: watch, sharesFolders: () => false, owned: true, logger: context.logger });
+}
+
+/** A watch's state in the shape the availability gate reads. */
+function watchState(watch: EngineWatch) {
+  const s = watch.state;
+  return { mode: 'external' as const, status: s.status, url: '', pid: null, restarts: 0, lastError: s.lastError, stderrTail: [], restartDelayMs: null };
+}
+
+function headersOf(headers: RequestInit['headers']): Record<string, string> {
+  return Object.fromEntries(new Headers(headers).entries());
+}
