@@ -184,8 +184,9 @@ async function runStep(label: string, command: string, args: string[], opts: { c
 
 function tail(result: RunResult): string {
   const text = (result.stderr.trim() || result.stdout.trim()).split('\n').filter((l) => l.trim());
-  // pip and git put the reason in their last lines (pip's "ERROR: …", git's "fatal: …").
-  const errorLine = text.filter((l) => /^(ERROR|fatal|error):/i.test(l.trim())).pop();
+  // pip and git say why in their first error line (pip's "ERROR: Could not find a version…" comes
+  // before its general "ResolutionImpossible" pointer; git's "fatal: …").
+  const errorLine = text.find((l) => /^(ERROR|fatal|error):/i.test(l.trim()));
   return (errorLine ?? text.slice(-3).join(' / ')).trim().slice(0, 600);
 }
 

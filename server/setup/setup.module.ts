@@ -45,5 +45,8 @@ export function createSetupModule(deps: SetupModuleDeps): SetupModule {
     routers: [setupRoutes(service)],
     service,
     prepare: () => service.prepare(),
+    stop: () => service.stop(),
+    // A cancelled step's process group is killed at once; removing the half-made folder is quick.
+    stopDeadlineMs: 10_000,
   };
 }

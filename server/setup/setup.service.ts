@@ -39,6 +39,7 @@ export interface SetupDeps extends JobDeps {
 
 export class SetupService {
   private job: InstallJob | null = null;
+  private running: Promise<void> = Promise.resolve();
   private found: Promise<FoundInstall[]> | null = null;
 
   constructor(private readonly deps: SetupDeps) {}
@@ -123,7 +124,7 @@ export class SetupService {
     const models = body.add_models ? (found?.models_dir ?? null) : null;
     const version = found?.version ?? (await engineVersionOf(dir, config.childEnv));
     const job = this.begin('use', version, USE_STEPS);
-    void this.run(job, async () => {
+    this.running = this.run(job, async () => {
       job.step('check');
       const gpu = await this.deps.gpu.read();
       const torch = await checkTorch(python, gpu.backend, config.childEnv, { cwd: dir });
@@ -169,6 +170,12 @@ export class SetupService {
     return this.job.state;
   }
 
+  /** Studio stops: an install still running is cancelled, and its folder removed, before the engine stops. */
+  async stop(): Promise<void> {
+    if (this.job?.state.status === 'running') this.job.controller.abort();
+    await this.running;
+  }
+
   /** `PUT /api/admin/setup/settings`: stored; the engine runs them from its next restart. */
   settings(body: SettingsBody): SetupReport['settings'] & { restart_needed: boolean } {
     const choice = readEngineChoice(this.studioDir);
@@ -181,7 +188,7 @@ export class SetupService {
   private startInstall(kind: 'install' | 'update', version: string, carryFrom: string | null): InstallState {
     const { config } = this.deps;
     const job = this.begin(kind, version, kind === 'update' ? UPDATE_STEPS : INSTALL_STEPS);
-    void this.run(job, async () => {
+    this.running = this.run(job, async () => {
       const gpu = await this.deps.gpu.read();
       const torch = chooseTorch(gpu, process.platform, config.setup.torchIndexUrl);
       const uv = await findExecutable('uv', config.childEnv);

@@ -42,6 +42,8 @@ beforeAll(async () => {
     // No GPU tool on this machine's PATH answers: the CPU build.
     STUDIO_NVIDIA_SMI: '/nonexistent/nvidia-smi',
     PIP_NO_CACHE_DIR: '1',
+    // This machine's own pip configuration (its constraints, its local mirrors) stays out.
+    PIP_CONFIG_FILE: '/dev/null',
     // Nothing in the environment names an engine: the setup page decides.
     ENGINE_MODE: 'automatic',
   };
