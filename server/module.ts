@@ -18,7 +18,7 @@
 import type express from 'express';
 import type { Logger } from './logging.js';
 
-export const DEFAULT_STOP_DEADLINE_MS = 5_000;
+const DEFAULT_STOP_DEADLINE_MS = 5_000;
 
 export interface StudioModule {
   /** For logs: `engine`, `jobs`, `catalog`, … */

@@ -19,7 +19,7 @@ const partsFormat = new Intl.DateTimeFormat('en-CA', {
 });
 
 /** Year, month, day, hour, minute, second (zero-padded strings) of `date` in Rome time. */
-export function romeParts(date: Date): Record<string, string> {
+function romeParts(date: Date): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of partsFormat.formatToParts(date)) out[part.type] = part.value;
   return out;

@@ -49,7 +49,7 @@ export function listOutputs(root: string): AssetListing {
 }
 
 /** A top-level folder is a job folder when it has a job subfolder or the running-job marker. */
-export function isJobFolder(dir: string): boolean {
+function isJobFolder(dir: string): boolean {
   for (const entry of readDir(dir)) {
     if (entry.name === INCOMPLETE_MARKER) return true;
     if (entry.isDirectory() && JOB_SUBFOLDERS.has(entry.name)) return true;
@@ -58,7 +58,7 @@ export function isJobFolder(dir: string): boolean {
 }
 
 /** One job folder as a group (see the spec's "Output job group"). */
-export function readJobFolder(root: string, folder: string): JobGroup {
+function readJobFolder(root: string, folder: string): JobGroup {
   const dir = path.join(root, folder);
   const buckets: Record<'final' | 'preview' | 'intermediate', AssetFile[]> = { final: [], preview: [], intermediate: [] };
   let totalSize = 0;

@@ -5,8 +5,8 @@
 import path from 'node:path';
 import type { MediaType } from '../contracts/assets.contract.js';
 
-export const IMAGE_EXTENSIONS: ReadonlySet<string> = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp']);
-export const VIDEO_EXTENSIONS: ReadonlySet<string> = new Set(['.mp4', '.webm', '.mov', '.avi']);
+const IMAGE_EXTENSIONS: ReadonlySet<string> = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp']);
+const VIDEO_EXTENSIONS: ReadonlySet<string> = new Set(['.mp4', '.webm', '.mov', '.avi']);
 
 /** Extensions whose data is already compressed: stored in ZIPs as-is. */
 const STORED_IN_ZIP: ReadonlySet<string> = new Set([...IMAGE_EXTENSIONS, ...VIDEO_EXTENSIONS, '.mkv', '.zip', '.gz', '.safetensors']);

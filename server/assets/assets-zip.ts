@@ -10,7 +10,7 @@ import type { Writable } from 'node:stream';
 import { isStoredInZip } from './asset-types.js';
 
 /** Every regular, non-hidden file below `root` as `{full, rel}`, sorted by path. */
-export function zipEntries(root: string): Array<{ full: string; rel: string }> {
+function zipEntries(root: string): Array<{ full: string; rel: string }> {
   const out: Array<{ full: string; rel: string }> = [];
   const walk = (dir: string, rel: string) => {
     let entries: fs.Dirent[];

@@ -28,7 +28,7 @@ export interface AssetsModule extends StudioModule {
 }
 
 /** Thumbnails are cached here, outside `assets/` so they never show up as assets. */
-export function thumbnailCacheDir(config: Readonly<Config>): string {
+function thumbnailCacheDir(config: Readonly<Config>): string {
   return path.join(config.paths.root, '.thumbs');
 }
 

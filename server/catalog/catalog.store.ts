@@ -188,7 +188,7 @@ export function formatCatalogDate(date: Date): string {
 }
 
 /** Write JSON next to `file`, fsync it, then rename over `file` (atomic on POSIX). */
-export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
   const tmp = await writeJsonTemp(file, value);
   try {
     await fsp.rename(tmp, file);

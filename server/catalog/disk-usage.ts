@@ -54,7 +54,7 @@ export class DiskUsage {
 }
 
 /** Sum of the sizes of every file below `dir` (symlinks are not followed; missing dir → 0). */
-export async function directoryBytes(dir: string): Promise<number> {
+async function directoryBytes(dir: string): Promise<number> {
   let entries;
   try {
     entries = await fsp.readdir(dir, { withFileTypes: true });
@@ -77,7 +77,7 @@ export async function directoryBytes(dir: string): Promise<number> {
 }
 
 /** Free bytes for unprivileged writers on the volume holding `dir` (0 when unknown). */
-export async function freeBytes(dir: string): Promise<number> {
+async function freeBytes(dir: string): Promise<number> {
   try {
     const stats = await fsp.statfs(dir);
     return stats.bavail * stats.bsize;

@@ -15,7 +15,7 @@ import type { CatalogEntry, CatalogFile, LoraPair, PairRole } from '../contracts
 const FILLER_TOKENS = new Set(['video', 'model', 'base']);
 
 /** Lower-case comparison tokens of a base model name (exported for tests and other matchers). */
-export function baseModelTokens(baseModel: string): Set<string> {
+function baseModelTokens(baseModel: string): Set<string> {
   const spaced = baseModel
     .toLowerCase()
     // A dot is a separator unless it sits between two digits ("flux.1" -> "flux 1", "2.2" stays).

@@ -1,5 +1,5 @@
 /**
- * The chat platform's bot API (external-apis §2), reached through grammY's raw API client with
+ * The chat platform's bot API, reached through grammY's raw API client with
  * `apiRoot` from config. Errors become `ChatPlatformError`s with a kind the callers act on:
  * 429 waits exactly `retry_after`, network and 5xx errors are retried with backoff, 401/404 mean
  * the token is wrong (fatal), other 4xx are refused requests that must not be repeated.
@@ -51,8 +51,8 @@ function grammySignal(signal: AbortSignal): GrammySignal {
 const SEND_RETRIES = 4;
 /** Waits between retries after network errors: 0.5, 1, 2, 4 s (the cap is the fourth wait). */
 const NETWORK_BACKOFF: BackoffPolicy = { baseMs: 500, maxMs: 4000 };
-/** The platform serves bot downloads of at most 20 MB (external-apis §2.7). */
-export const DOWNLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
+/** The platform serves bot downloads (`getFile`) of at most 20 MB. */
+const DOWNLOAD_LIMIT_BYTES = 20 * 1024 * 1024;
 
 /** The bot API calls the chat bot makes. */
 export class ChatPlatformClient {

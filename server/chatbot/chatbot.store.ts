@@ -10,7 +10,7 @@ import type { SettingsStore } from '../db/settings.store.js';
 import type { AdmittedChat } from '../contracts/chatbot.contract.js';
 
 export const ALLOWED_CHATS_KEY = 'chatbot.allowed_chats';
-export const UPDATE_OFFSET_KEY = 'chatbot.update_offset';
+const UPDATE_OFFSET_KEY = 'chatbot.update_offset';
 
 /** Allowed chats and the poll offset. */
 export class ChatbotStore {

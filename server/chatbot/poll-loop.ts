@@ -1,5 +1,5 @@
 /**
- * The long-polling loop (CONVENTIONS 6: a delay, a cap and a state a user can see). Network and
+ * The long-polling loop, with a delay, a cap and a state a user can see. Network and
  * 5xx errors back off exponentially up to a cap; a 429 waits exactly `retry_after`; a rejected
  * token ends the loop. Updates are handled one at a time in order: handlers answer quickly and
  * leave long work (a run) to background tasks, so a slow job never stalls the chat.

@@ -10,7 +10,7 @@ import { ChatPlatformError, type ChatPlatformClient, type MediaKind } from './ch
 import { explain } from './explain.js';
 import type { OutputFile, RunStatus, StudioApiClient } from './studio-api.client.js';
 
-/** Multipart upload limits of the platform (external-apis §2.6). */
+/** Multipart upload limits of the platform: 10 MB for a photo, 50 MB for any other file. */
 export const PHOTO_LIMIT_BYTES = 10 * 1024 * 1024;
 export const FILE_LIMIT_BYTES = 50 * 1024 * 1024;
 /** Status polls that may fail in a row (Studio restarting) before the chat is told. */

@@ -42,11 +42,11 @@ export interface EngineChoice {
   settings: EngineSettings;
 }
 
-export const EMPTY_SETTINGS: EngineSettings = { extra_args: null, preview_method: null, gpus: null, port: null };
+const EMPTY_SETTINGS: EngineSettings = { extra_args: null, preview_method: null, gpus: null, port: null };
 const EMPTY: EngineChoice = { current: null, previous: [], standin_chosen: false, settings: EMPTY_SETTINGS };
 
 /** `STUDIO_DIR/engine/engine.json`. */
-export function engineChoiceFile(studioDir: string): string {
+function engineChoiceFile(studioDir: string): string {
   return path.join(studioDir, 'engine', 'engine.json');
 }
 

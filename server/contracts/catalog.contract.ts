@@ -28,7 +28,7 @@ const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
 const UNSAFE_NAME_CHARS = /[\u0000-\u001f/\\:*?"<>|]/;
 
 /** A bare file name that is safe to join onto a directory (the key in URLs). */
-export const safeFileNameSchema = z
+const safeFileNameSchema = z
   .string()
   .min(1)
   .max(255)
@@ -44,7 +44,7 @@ function isRelativeSubpath(value: string): boolean {
 }
 
 /** Target subfolder under `STUDIO_DIR/models/` (`checkpoints`, `loras`, ...), or `.` for LLM models. */
-export const destSchema = z
+const destSchema = z
   .string()
   .min(1)
   .refine((dest) => dest === '.' || isRelativeSubpath(dest), 'dest must be "." or a relative folder without ".."');
@@ -53,7 +53,7 @@ export const destSchema = z
 const hubIdSchema = z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform(String);
 
 /** Noise-level role of a LoRA inside its pair (`both` covers all noise levels). */
-export const pairRoleSchema = z.enum(['high', 'low', 'both']);
+const pairRoleSchema = z.enum(['high', 'low', 'both']);
 export type PairRole = z.infer<typeof pairRoleSchema>;
 
 /** One downloadable file of a catalog. */

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 export type Severity = 'info' | 'success' | 'warning' | 'error';
 
-export const SEVERITIES: readonly Severity[] = ['info', 'success', 'warning', 'error'];
+const SEVERITIES: readonly Severity[] = ['info', 'success', 'warning', 'error'];
 
 /** Every event type Studio emits, with what it means: the spec's, plus the ones Studio adds. */
 export const EVENT_TYPE_MEANINGS = {

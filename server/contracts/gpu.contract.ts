@@ -4,13 +4,13 @@
  */
 import { z } from 'zod';
 
-export const GPU_VENDORS = ['nvidia', 'amd', 'apple', 'intel', 'other'] as const;
+const GPU_VENDORS = ['nvidia', 'amd', 'apple', 'intel', 'other'] as const;
 /** The compute backend the machine offers: what a torch or llama.cpp build has to be made for. */
-export const GPU_BACKENDS = ['cuda', 'rocm', 'mps', 'cpu'] as const;
+const GPU_BACKENDS = ['cuda', 'rocm', 'mps', 'cpu'] as const;
 /** The program each reading came from (`none`: no GPU tool answered, so the CPU). */
-export const GPU_SOURCES = ['nvidia-smi', 'rocm-smi', 'system_profiler', 'none'] as const;
+const GPU_SOURCES = ['nvidia-smi', 'rocm-smi', 'system_profiler', 'none'] as const;
 
-export const gpuDeviceSchema = z.object({
+const gpuDeviceSchema = z.object({
   /** The tool's own index (what CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES count). */
   index: z.number().int().nonnegative(),
   vendor: z.enum(GPU_VENDORS),

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 /** Per-chat settings: the sampling values sent with each message, and an optional system prompt. */
-export const chatSettingsSchema = z.object({
+const chatSettingsSchema = z.object({
   temperature: z.number().min(0).max(10).optional(),
   top_p: z.number().min(0).max(1).optional(),
   top_k: z.number().int().min(0).max(100_000).optional(),
@@ -15,7 +15,7 @@ export const chatSettingsSchema = z.object({
 });
 export type ChatSettings = z.infer<typeof chatSettingsSchema>;
 
-export const chatMessageSchema = z.object({
+const chatMessageSchema = z.object({
   role: z.enum(['system', 'user', 'assistant']),
   content: z.string().max(2_000_000),
 });

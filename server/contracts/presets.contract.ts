@@ -9,7 +9,7 @@ import { textOnce } from './fields.js';
 export const PRESET_ID = /^[A-Za-z0-9_-]+$/;
 
 /** Longest id: a file name on every file system, with room for `.json` and a temp suffix. */
-export const MAX_PRESET_ID_LENGTH = 120;
+const MAX_PRESET_ID_LENGTH = 120;
 
 export const presetIdSchema = z
   .string()
@@ -17,14 +17,14 @@ export const presetIdSchema = z
   .max(MAX_PRESET_ID_LENGTH, `must be at most ${MAX_PRESET_ID_LENGTH} characters`)
   .regex(PRESET_ID, 'only letters, digits, "-" and "_" are allowed');
 
-export const presetSourceSchema = z.looseObject({
+const presetSourceSchema = z.looseObject({
   type: z.string().min(1),
   modelhub_image_id: z.number().int().optional(),
   /** Set by the model hub for presets made from its images (`t2i`, `i2i`, `t2v`, `i2v`). */
   detected_type: z.string().optional(),
 });
 
-export const presetWorkflowSchema = z.looseObject({
+const presetWorkflowSchema = z.looseObject({
   workflow_id: z.string().min(1, 'must not be empty'),
   workflow_name: z.string().optional(),
   params: z.record(z.string(), z.unknown()).default({}),

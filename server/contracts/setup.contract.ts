@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { GpuReport } from './gpu.contract.js';
 
 /** The engine's sampler preview methods (the same list as ENGINE_PREVIEW_METHOD's; the setup service checks they agree). */
-export const PREVIEW_METHODS_WIRE = ['none', 'auto', 'latent2rgb', 'taesd'] as const;
+const PREVIEW_METHODS_WIRE = ['none', 'auto', 'latent2rgb', 'taesd'] as const;
 
 /** The torch build an install would use, and why. */
 export interface TorchChoice {

@@ -91,7 +91,7 @@ export const COMPONENT_NAMES = ['runtime', 'backend', 'frontend', 'models', 'lor
 
 export type ComponentName = (typeof COMPONENT_NAMES)[number];
 
-/** Components an update may copy (spec Update rule 1: `runtime` is never updated). */
+/** Components an update may copy (`runtime` comes with the installer and is never updated). */
 export const UPDATABLE_COMPONENTS = ['backend', 'frontend', 'models', 'loras', 'llm_models', 'workflows'] as const;
 
 export type UpdatableComponent = (typeof UPDATABLE_COMPONENTS)[number];

@@ -32,7 +32,7 @@ export const loraItemSchema = z.object({
 });
 export type LoraItem = z.infer<typeof loraItemSchema>;
 
-export const manifestInputSchema = z.discriminatedUnion('type', [
+const manifestInputSchema = z.discriminatedUnion('type', [
   inputBase.extend({ type: z.literal('image'), default: z.string().optional() }),
   inputBase.extend({ type: z.literal('text'), default: z.string().optional(), multiline: z.boolean().optional() }),
   inputBase.extend({ type: z.literal('int'), default: z.number().int().optional(), ...numberBounds }),
@@ -52,11 +52,10 @@ export const manifestInputSchema = z.discriminatedUnion('type', [
   }),
 ]);
 export type ManifestInput = z.infer<typeof manifestInputSchema>;
-export type InputType = ManifestInput['type'];
 
-export const outputKindSchema = z.enum(['final', 'preview', 'intermediate']);
+const outputKindSchema = z.enum(['final', 'preview', 'intermediate']);
 
-export const manifestSchema = z
+const manifestSchema = z
   .object({
     id: z.string().regex(ID_PATTERN, 'workflow ids are letters, digits, "-" and "_"'),
     name: z.string().min(1),

@@ -47,5 +47,3 @@ export interface WsEventMap {
 }
 
 export type WsMessageType = keyof WsEventMap;
-
-export type WsMessage = { [K in WsMessageType]: { type: K; data: WsEventMap[K] } }[WsMessageType];

@@ -10,7 +10,7 @@ import { relativeToRoot, type DiskFolders } from './disk-folders.js';
 import { distinctBytes, isPartialDownload, walkFiles, type WalkedFile } from './file-walk.js';
 
 /** Free bytes and size of the volume holding `dir` (null when it cannot be asked). */
-export async function volumeOf(dir: string): Promise<{ dev: number; total: number; free: number; used: number } | null> {
+async function volumeOf(dir: string): Promise<{ dev: number; total: number; free: number; used: number } | null> {
   try {
     const [fsStat, stat] = await Promise.all([fsp.statfs(dir), fsp.stat(dir)]);
     const total = fsStat.blocks * fsStat.bsize;

@@ -22,7 +22,7 @@ export interface FileStat {
 }
 
 /** The file's SHA-256, streamed in large reads (the hash is the cost, not the syscalls). */
-export function sha256File(file: string): Promise<string> {
+function sha256File(file: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const hash = crypto.createHash('sha256');
     const stream = fs.createReadStream(file, { highWaterMark: 4 * 1024 * 1024 });

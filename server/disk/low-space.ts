@@ -6,7 +6,7 @@
 import type { EventBus } from '../events/event-bus.js';
 import { formatSize } from '../free-space.js';
 
-export const LOW_SPACE_CHECK_MS = 5 * 60_000;
+const LOW_SPACE_CHECK_MS = 5 * 60_000;
 
 export class LowSpaceWatch {
   private warned = false;

@@ -17,7 +17,7 @@ import type { JobRefsStore } from './job-refs.store.js';
 const DAY_MS = 86_400_000;
 /** A job folder younger than this may still be waiting for its record (created first). */
 const JOB_FOLDER_GRACE_MS = 3_600_000;
-export const DEFAULT_INPUT_DAYS = 30;
+const DEFAULT_INPUT_DAYS = 30;
 
 export interface OrphansDeps {
   folders: DiskFolders;

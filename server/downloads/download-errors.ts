@@ -156,7 +156,7 @@ export function htmlPageError(ctx: ResponseContext): DownloadError {
 }
 
 /** Retry-After in ms (seconds or an HTTP date), or undefined. */
-export function parseRetryAfter(value: string | null): number | undefined {
+function parseRetryAfter(value: string | null): number | undefined {
   if (!value) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;

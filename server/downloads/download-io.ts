@@ -62,7 +62,7 @@ export async function defaultFreeSpace(dir: string): Promise<number> {
 }
 
 /** Whether an error came from the local file system (it carries the path it failed on). */
-export function isLocalFileError(err: unknown): boolean {
+function isLocalFileError(err: unknown): boolean {
   const candidate = err as { path?: unknown; syscall?: unknown } | null;
   return typeof candidate?.path === 'string' && typeof candidate.syscall === 'string';
 }
@@ -71,7 +71,7 @@ export function isLocalFileError(err: unknown): boolean {
  * `connect ECONNREFUSED 127.0.0.1:1`, `aborted (ECONNRESET)`: the message, plus the error code
  * when the message does not already say it, plus a wrapped cause's code and message.
  */
-export function describeError(err: unknown): string {
+function describeError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const code = (err as { code?: unknown }).code;
   const message = typeof code === 'string' && !err.message.includes(code) ? `${err.message} (${code})` : err.message;

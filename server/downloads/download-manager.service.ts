@@ -21,8 +21,8 @@ import { DownloadError, FREE_SPACE_MARGIN_BYTES, type DownloadProgress, type Dow
 import type { ActivitySink, DownloadJob, DownloadResolver, Downloads, DownloadTarget, QueueState } from './downloads.types.js';
 
 /** Downloads running at once when the setting was never changed. */
-export const DEFAULT_MAX_CONCURRENT = 2;
-export const MAX_CONCURRENT_LIMIT = 10;
+const DEFAULT_MAX_CONCURRENT = 2;
+const MAX_CONCURRENT_LIMIT = 10;
 const SETTING_KEY = 'max_concurrent';
 const SAVE_PROGRESS_MS = 2000;
 

@@ -43,7 +43,7 @@ export class EngineValidationError extends EngineError {
 }
 
 /** Readable summary of a validation body: the top error, then `[NodeType] node <id>: <input>: <message>` lines. */
-export function summarizeValidation(body: EngineValidationBody): string {
+function summarizeValidation(body: EngineValidationBody): string {
   const top = body.error.message || body.error.type || 'Prompt rejected';
   const lines = [body.error.details ? `${top}: ${body.error.details}` : top];
   for (const [nodeId, node] of Object.entries(body.node_errors)) {

@@ -14,7 +14,7 @@ const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isS
 const isObject = (v: unknown): v is Data => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The engine's UI dict of a node (`executed`, history outputs): every value a list. */
-export function isNodeOutput(value: unknown): boolean {
+function isNodeOutput(value: unknown): boolean {
   return isObject(value) && Object.values(value).every(Array.isArray);
 }
 

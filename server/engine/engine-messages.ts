@@ -171,10 +171,9 @@ export function parseEngineMessage(text: string): EngineMessage | null {
   return value as KnownEngineMessage;
 }
 
-/** Binary frame kinds on the wire (§2). Type 2 never leaves the engine. */
-export const BINARY_PREVIEW_IMAGE = 1;
-export const BINARY_TEXT = 3;
-export const BINARY_PREVIEW_WITH_METADATA = 4;
+/** Kinds of the engine's binary WebSocket frames that Studio reads. Type 2 never leaves the engine; type 3 (text) is ignored. */
+const BINARY_PREVIEW_IMAGE = 1;
+const BINARY_PREVIEW_WITH_METADATA = 4;
 
 /** Where a type 1 frame (which carries no ids) should be attributed. */
 export interface PreviewAttribution {

@@ -1,7 +1,7 @@
 /**
  * External engine mode: nothing to spawn, so watch the engine someone else runs. Probes its
- * health URL on a fixed interval and reports `running` or `unreachable` (CONVENTIONS 6: a delay,
- * a per-probe cap, a visible state).
+ * health URL on a fixed interval and reports `running` or `unreachable`: like every loop
+ * that polls, it has a delay, a per-probe cap and a state a user can see.
  */
 import { silentLogger, type Logger } from '../logging.js';
 import { probeHealth, PROBE_TIMEOUT_MS } from '../process/health-probe.js';

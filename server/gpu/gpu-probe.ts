@@ -45,7 +45,7 @@ export async function probeGpus(options: GpuProbeOptions): Promise<GpuReport> {
 }
 
 /** One report from the tools' readings: the first tool that found a usable GPU decides the backend. */
-export function combine(readings: ReadonlyArray<[string, ToolReading]>, at: Date): GpuReport {
+function combine(readings: ReadonlyArray<[string, ToolReading]>, at: Date): GpuReport {
   const gpus: GpuDevice[] = readings.flatMap(([, reading]) => reading.devices);
   const found = (tool: string) => readings.find(([name, r]) => name === tool && r.status === 'ok')?.[1];
   const nvidia = found('nvidia-smi');

@@ -8,7 +8,7 @@ import type { GpuDevice, GpuVendor } from '../contracts/gpu.contract.js';
 import { runCommand } from '../process/run-command.js';
 import { toolFailure, type ToolReading } from './tool-reading.js';
 
-export const SYSTEM_PROFILER_ARGS = ['SPDisplaysDataType', '-json'];
+const SYSTEM_PROFILER_ARGS = ['SPDisplaysDataType', '-json'];
 
 /** Run system_profiler and read its displays report. */
 export async function readMacGpus(command: string, env: NodeJS.ProcessEnv, timeoutMs: number, macosVersion: string | null): Promise<ToolReading> {
@@ -19,7 +19,7 @@ export async function readMacGpus(command: string, env: NodeJS.ProcessEnv, timeo
 }
 
 /** Devices from the `SPDisplaysDataType` JSON report; `unifiedBytes` is the machine's memory. */
-export function parseSystemProfiler(text: string, unifiedBytes: number, macosVersion: string | null): GpuDevice[] {
+function parseSystemProfiler(text: string, unifiedBytes: number, macosVersion: string | null): GpuDevice[] {
   let data: unknown;
   try {
     data = JSON.parse(text);

@@ -9,7 +9,7 @@ import { toolFailure, type ToolReading } from './tool-reading.js';
 
 const MIB = 1024 * 1024;
 /** The fields asked for, in this order (the parser depends on it). */
-export const NVIDIA_QUERY = '--query-gpu=index,name,memory.total,driver_version';
+const NVIDIA_QUERY = '--query-gpu=index,name,memory.total,driver_version';
 
 /** Run `nvidia-smi` twice (devices, then the banner) and read both. */
 export async function readNvidia(command: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ToolReading> {
@@ -23,7 +23,7 @@ export async function readNvidia(command: string, env: NodeJS.ProcessEnv, timeou
 }
 
 /** Devices from `--query-gpu=index,name,memory.total,driver_version --format=csv,noheader,nounits`. */
-export function parseNvidiaCsv(text: string): GpuDevice[] {
+function parseNvidiaCsv(text: string): GpuDevice[] {
   const devices: GpuDevice[] = [];
   for (const line of text.split('\n')) {
     const parts = line.split(',').map((part) => part.trim());
@@ -48,6 +48,6 @@ export function parseNvidiaCsv(text: string): GpuDevice[] {
 }
 
 /** "12.4" from the banner's `CUDA Version: 12.4` (every driver since CUDA 10 prints it), or null. */
-export function parseCudaVersion(banner: string): string | null {
+function parseCudaVersion(banner: string): string | null {
   return /CUDA Version\s*:\s*(\d+\.\d+)/.exec(banner)?.[1] ?? null;
 }

@@ -10,7 +10,7 @@ import { findExecutable } from '../process/find-executable.js';
 import { runCommand } from '../process/run-command.js';
 import { toolFailure, type ToolReading } from './tool-reading.js';
 
-export const ROCM_ARGS = ['--showproductname', '--showmeminfo', 'vram', '--showdriverversion', '--json'];
+const ROCM_ARGS = ['--showproductname', '--showmeminfo', 'vram', '--showdriverversion', '--json'];
 
 /** Run rocm-smi, read its JSON and find the ROCm release beside it. */
 export async function readRocm(command: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ToolReading> {
@@ -23,7 +23,7 @@ export async function readRocm(command: string, env: NodeJS.ProcessEnv, timeoutM
 }
 
 /** Devices from rocm-smi's `--json` answer: `{"card0": {...}, "system": {"Driver version": ...}}`. */
-export function parseRocmJson(text: string): GpuDevice[] {
+function parseRocmJson(text: string): GpuDevice[] {
   // Some releases print warnings before the JSON (e.g. about an unsupported card).
   const start = text.indexOf('{');
   if (start < 0) return [];
@@ -55,7 +55,7 @@ export function parseRocmJson(text: string): GpuDevice[] {
 }
 
 /** The ROCm release of the tree holding `command` (or ROCM_PATH, or /opt/rocm), or null. */
-export async function rocmVersionBeside(command: string, env: NodeJS.ProcessEnv): Promise<string | null> {
+async function rocmVersionBeside(command: string, env: NodeJS.ProcessEnv): Promise<string | null> {
   const found = await findExecutable(command, env);
   const roots: string[] = [];
   if (found) {

@@ -23,8 +23,8 @@ import type { WsEventMap } from '../contracts/ws.contract.js';
 import type { WsHub } from './ws-hub.js';
 
 /** Slow clients: the whole request head within this, the whole request within the next. */
-export const HEADERS_TIMEOUT_MS = 20_000;
-export const REQUEST_TIMEOUT_MS = 60_000;
+const HEADERS_TIMEOUT_MS = 20_000;
+const REQUEST_TIMEOUT_MS = 60_000;
 /** Concurrent WebSocket clients one LAN address may hold (loopback is this machine's own). */
 export const MAX_WS_PER_ADDRESS = 16;
 

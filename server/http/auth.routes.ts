@@ -14,7 +14,7 @@ const DEFAULT_REDIRECT = '/home';
 export const LOGIN_BODY_LIMIT = '4kb';
 
 /** `Secure` when the request came over HTTPS or to a loopback host (browsers treat both as secure). */
-export function cookieShouldBeSecure(req: Request): boolean {
+function cookieShouldBeSecure(req: Request): boolean {
   return req.secure || isLoopbackHost(req.hostname ?? '');
 }
 
@@ -23,7 +23,7 @@ export function cookieShouldBeSecure(req: Request): boolean {
  * value is resolved the way a browser would resolve it against Studio's origin, so tricks like
  * `/\t/evil.example` or `/\\evil.example` cannot leave the site.
  */
-export function safeNext(next: string | undefined): string {
+function safeNext(next: string | undefined): string {
   // Control characters and backslashes: browsers strip or flip them, turning a path into a host.
   if (!next || !next.startsWith('/') || next.includes('\\') || [...next].some(isControl)) return DEFAULT_REDIRECT;
   const base = 'http://studio.invalid';
@@ -40,7 +40,7 @@ export function safeNext(next: string | undefined): string {
 }
 
 /** A path a browser resolves against the current origin: one `/`, not `//` or `/\` (another host). */
-export function isSameOriginPath(target: string): boolean {
+function isSameOriginPath(target: string): boolean {
   return target.startsWith('/') && target[1] !== '/' && target[1] !== '\\' && ![...target].some(isControl);
 }
 
@@ -57,7 +57,7 @@ function renewCookie(auth: Authenticator, req: Request, res: Response, session: 
 }
 
 /** Turn a failed key check into its HTTP error (429 with Retry-After, or 401). */
-export function keyCheckError(result: AuthResult, res: Response, unauthenticated: string): HttpError {
+function keyCheckError(result: AuthResult, res: Response, unauthenticated: string): HttpError {
   if (result.kind === 'throttled') {
     res.set('Retry-After', String(result.retryAfterS));
     return new HttpError(429, `Too many wrong API keys; try again in ${result.retryAfterS} s`);

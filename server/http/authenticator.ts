@@ -11,7 +11,7 @@ import type { KeyLimiter, LimiterVerdict } from './key-limiter.js';
 import { parseCookies, safeEqual, SESSION_COOKIE, type SessionPayload, type SessionSigner } from './session.js';
 
 /** The header carrying the internal credential of Studio's in-process clients. */
-export const INTERNAL_AUTH_HEADER = 'X-Studio-Internal';
+const INTERNAL_AUTH_HEADER = 'X-Studio-Internal';
 
 export type AuthResult =
   | { kind: 'key' }
@@ -41,7 +41,7 @@ export function clientAddress(req: IncomingMessage): string {
 }
 
 /** The connection comes from this machine: loopback, or from the very address it reached. */
-export function fromThisMachine(req: IncomingMessage): boolean {
+function fromThisMachine(req: IncomingMessage): boolean {
   const remote = clientAddress(req);
   const local = (req.socket.localAddress ?? '').replace(/^::ffff:/, '');
   return isLoopbackHost(remote) || (remote !== 'unknown' && remote === local);

@@ -13,7 +13,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const CROSS_SITE_REFUSED = 'Refused: this request comes from another site or origin';
 
 /** Studio's own origin as the browser sees it for this request. */
-export function ownOrigin(req: IncomingMessage): string {
+function ownOrigin(req: IncomingMessage): string {
   const secure = Boolean((req.socket as TLSSocket).encrypted);
   return `${secure ? 'https' : 'http'}://${(req.headers.host ?? '').toLowerCase()}`;
 }

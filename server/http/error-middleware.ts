@@ -1,5 +1,5 @@
 /**
- * The one place that turns errors into `{"detail": ...}` responses (CONVENTIONS 2): services raise
+ * The one place that turns errors into `{"detail": ...}` responses: services raise
  * domain errors with a kind (`domain-error.ts`) and `STATUS_OF_KIND` gives each kind its status.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';

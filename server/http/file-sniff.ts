@@ -5,7 +5,7 @@
 import fsp from 'node:fs/promises';
 
 /** Bytes enough for every signature below. */
-export const SNIFF_BYTES = 16;
+const SNIFF_BYTES = 16;
 
 type Kind = 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp' | 'tiff' | 'mp4' | 'webm' | 'avi' | 'mpeg';
 

@@ -15,7 +15,7 @@ export interface HostRuleOptions {
 }
 
 /** The host part of a Host header, lower case, without port or IPv6 brackets; null when malformed. */
-export function hostOf(header: string | undefined): string | null {
+function hostOf(header: string | undefined): string | null {
   if (!header) return null;
   const value = header.trim().toLowerCase();
   const match = /^\[([0-9a-f:.]+)\](?::\d{1,5})?$/.exec(value) ?? /^([a-z0-9._-]+)(?::\d{1,5})?$/.exec(value);

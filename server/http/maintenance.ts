@@ -5,7 +5,7 @@
 import type { RequestHandler } from 'express';
 import { maintenancePage } from './pages.js';
 
-export const MAINTENANCE_DETAIL = 'System is updating, please wait...';
+const MAINTENANCE_DETAIL = 'System is updating, please wait...';
 
 export class Maintenance {
   private on = false;

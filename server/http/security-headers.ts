@@ -7,7 +7,7 @@ import type { RequestHandler } from 'express';
 import { PAGE_SCRIPT_HASHES } from './pages.js';
 
 /** The policy for pages; `scriptHashes` admit a page's own inline scripts. */
-export function pagePolicy(scriptHashes: readonly string[] = []): string {
+function pagePolicy(scriptHashes: readonly string[] = []): string {
   const scripts = ["'self'", ...scriptHashes.map((h) => `'${h}'`)].join(' ');
   return [
     "default-src 'self'",

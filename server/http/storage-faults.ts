@@ -12,7 +12,7 @@ export type StorageFault = { kind: 'disk_full'; code: string } | { kind: 'corrup
 const DISK_FULL_CODES = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
 
 /** The storage fault behind `err` (or behind one of its causes), or null. */
-export function storageFault(err: unknown): StorageFault | null {
+function storageFault(err: unknown): StorageFault | null {
   for (let current = err, depth = 0; current && typeof current === 'object' && depth < 5; depth += 1) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') {

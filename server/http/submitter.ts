@@ -7,7 +7,7 @@
 import type { Request, Response } from 'express';
 import { clientAddress, type AuthResult } from './authenticator.js';
 
-export const SUBMITTER_HEADER = 'X-Studio-Submitter';
+const SUBMITTER_HEADER = 'X-Studio-Submitter';
 
 /** Kept by `requireAuth` for the routes that need to know who is asking. */
 export function rememberAuth(res: Response, result: AuthResult): void {

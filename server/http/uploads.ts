@@ -25,7 +25,7 @@ const MB = 1024 * 1024;
 const FIELD_LIMITS = { fields: 16, fieldNameSize: 100, fieldNestingDepth: 0 } as const;
 
 /** Per-route limits: size of one file, how many files, size of one text field, parts in all. */
-export const UPLOAD_LIMITS = {
+const UPLOAD_LIMITS = {
   /** An input image for a prompt (upload-image, execute, build, preset run). */
   image: { ...FIELD_LIMITS, fileSize: 50 * MB, files: 1, fieldSize: 5 * MB, parts: 1 + FIELD_LIMITS.fields },
   /** Input files for the asset browser (images and videos). */

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { localStamp } from '../time.js';
 
-export const JOB_SUBFOLDERS = ['final', 'preview', 'intermediate'] as const;
-export const INCOMPLETE_MARKER = '.incomplete';
+const JOB_SUBFOLDERS = ['final', 'preview', 'intermediate'] as const;
+const INCOMPLETE_MARKER = '.incomplete';
 
 /**
  * `<workflow>_<YYYYMMDD-HHMMSS>_<6 hex>`: sortable by time, unique, safe as one path segment. The

@@ -12,7 +12,7 @@ import type { JobRecord } from '../contracts/jobs.contract.js';
 const STORED = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.mp4', '.webm', '.mov', '.avi', '.mkv', '.zip', '.safetensors']);
 
 /** Whether a file should be stored without compression. */
-export function isStoredExtension(file: string): boolean {
+function isStoredExtension(file: string): boolean {
   return STORED.has(path.extname(file).toLowerCase());
 }
 

@@ -32,7 +32,7 @@ export interface ReconcileResult {
  * is counted once, under what it is after the check: one the engine watcher settled meanwhile
  * counts as what the watcher made of it.
  */
-export async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResult | null> {
+async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResult | null> {
   const active = deps.jobs.active().filter((job) => !deps.isWaiting?.(job.prompt_id));
   if (active.length === 0) return { followed: [], finished: [], stalled: [] };
   let queue;

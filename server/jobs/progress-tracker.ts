@@ -25,7 +25,7 @@ export interface ProgressTrackerOptions {
 }
 
 /** Nodes that finish faster than this without reporting steps are bookkeeping, not work. */
-export const INSTANT_NODE_MS = 50;
+const INSTANT_NODE_MS = 50;
 
 /** Classes that only hand a constant on; known to be instant before they run. */
 const INSTANT_CLASSES: ReadonlySet<string> = new Set([

@@ -215,7 +215,7 @@ export class RunnerService {
 }
 
 /** `<base>_<YYYYMMDDHHMMSS>_<4 hex>.<ext>`: never clashes with an earlier upload of the same name. */
-export function uniqueUploadName(original: string): string {
+function uniqueUploadName(original: string): string {
   const ext = path.extname(original).toLowerCase().replace(/[^.a-z0-9]/g, '') || '.png';
   const base = path.basename(original, path.extname(original)).replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60) || 'image';
   const stamp = localStamp().replace(/[-T:]/g, '');

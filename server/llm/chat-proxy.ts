@@ -1,5 +1,5 @@
 /**
- * The chat proxy to llama-server's OpenAI-style endpoint (external-apis §1.5–1.8). The answer is
+ * The chat proxy to llama-server's OpenAI-style endpoint (`POST /v1/chat/completions`). The answer is
  * either a JSON body or a stream of SSE text the route writes as it comes: relayed line by line as
  * each upstream chunk arrives (no buffering beyond an unfinished line), old builds' `error:` SSE
  * lines become standard `data: {"error": …}` lines, and the stream always ends with

@@ -12,7 +12,7 @@ import { type LlmConfig, llmConfigFields } from '../contracts/llm.contract.js';
  * Server-wide defaults: llama.cpp's own sampling defaults, a 4 K context, and GPU layers on
  * automatic (-1: the fit estimate picks how many fit in the GPU's free memory at each start).
  */
-export const DEFAULT_LLM_CONFIG: LlmConfig = {
+const DEFAULT_LLM_CONFIG: LlmConfig = {
   n_gpu_layers: -1,
   ctx_size: 4096,
   threads: -1,

@@ -1,5 +1,5 @@
 /**
- * The llama-server command line (external-apis §1.2): always `-m`, `--host 127.0.0.1` and
+ * The llama-server command line: always `-m`, `--host 127.0.0.1` and
  * `--port` (newer builds would otherwise start in router mode or on another port), plus the
  * configuration's offload, context, threads and sampling defaults. Pure, so it is unit-tested.
  */

@@ -7,7 +7,7 @@ import { z } from 'zod';
 
 const idSchema = z.union([z.number(), z.string()]).transform(String);
 
-export const fileSchema = z.looseObject({
+const fileSchema = z.looseObject({
   id: idSchema.optional(),
   name: z.string(),
   sizeKB: z.number().optional(),
@@ -18,7 +18,7 @@ export const fileSchema = z.looseObject({
 });
 
 /** An image as the hub lists it (version images, `/images` items). `meta` can be null. */
-export const imageSchema = z.looseObject({
+const imageSchema = z.looseObject({
   id: z.number().int().optional(),
   url: z.string(),
   type: z.string().nullish(),

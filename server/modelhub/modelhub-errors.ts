@@ -7,7 +7,7 @@ import { DomainError } from '../domain-error.js';
 import { ModelhubError } from '../modelhub-client/modelhub.client.js';
 
 /** `err` as a `DomainError` when it is a model hub failure; other errors pass through unchanged. */
-export function hubError(err: unknown): unknown {
+function hubError(err: unknown): unknown {
   if (!(err instanceof ModelhubError)) return err;
   switch (err.kind) {
     case 'not_found':

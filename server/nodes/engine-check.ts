@@ -28,7 +28,7 @@ export interface ImportFailure {
 }
 
 /** The part of the engine log written since its last start (the supervisor's "starting:" note). */
-export async function lastStartLog(logFile: string): Promise<string[]> {
+async function lastStartLog(logFile: string): Promise<string[]> {
   if (!fs.existsSync(logFile)) return [];
   const handle = await fsp.open(logFile, 'r');
   try {
@@ -51,7 +51,7 @@ export async function lastStartLog(logFile: string): Promise<string[]> {
 }
 
 /** The import failures the engine logged, by package folder name (`.disabled` kept off). */
-export function importFailures(lines: readonly string[]): Map<string, ImportFailure> {
+function importFailures(lines: readonly string[]): Map<string, ImportFailure> {
   const out = new Map<string, ImportFailure>();
   for (const line of lines) {
     const cannot = /Cannot import (.+?) module for custom nodes: (.*)$/.exec(line);
@@ -78,7 +78,7 @@ export interface CheckOutcome {
 }
 
 /** The node types the engine lists for package `name`. */
-export function nodeTypesOf(info: ObjectInfo, name: string): string[] {
+function nodeTypesOf(info: ObjectInfo, name: string): string[] {
   return Object.entries(info)
     .filter(([, node]) => packageOfModule(node.python_module) === name)
     .map(([type]) => type)

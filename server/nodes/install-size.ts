@@ -8,10 +8,10 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { PythonChanges } from '../contracts/nodes.contract.js';
 
-export const PIP_PACKAGE_ALLOWANCE_BYTES = 50e6;
+const PIP_PACKAGE_ALLOWANCE_BYTES = 50e6;
 
 /** Bytes of the files under `dir` (symbolic links not followed). */
-export async function folderBytes(dir: string): Promise<number> {
+async function folderBytes(dir: string): Promise<number> {
   let total = 0;
   for (const entry of await fsp.readdir(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);

@@ -15,7 +15,7 @@ import type { NodeRecordStore } from './node-records.store.js';
 import type { NodeSnapshotStore } from './node-snapshots.store.js';
 
 /** Spec Limits: install error text. */
-export const INSTALL_ERROR_CHARS = 500;
+const INSTALL_ERROR_CHARS = 500;
 
 export interface NodeChangeDeps {
   /** Null when Studio does not know the engine's folder (an external engine without ENGINE_DIR). */

@@ -21,6 +21,11 @@ async function git(run: GitRun, args: string[], cwd?: string): Promise<RunResult
   return runCommand('git', args, { cwd, env, timeoutMs: run.timeoutMs, onLine: (line) => line.trim() && run.onLine?.(line) });
 }
 
+/** Questions (which commit, which origin) are not worth a line in the activity log. */
+function quiet(run: GitRun): GitRun {
+  return { ...run, onLine: undefined };
+}
+
 function ensureOk(label: string, result: RunResult, timeoutMs: number): string {
   if (result.timedOut) throw new DomainError('failed', `${label} timed out after ${Math.round(timeoutMs / 1000)} s`);
   if (result.code !== 0) throw new DomainError('failed', `${label} failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`);
@@ -29,7 +34,7 @@ function ensureOk(label: string, result: RunResult, timeoutMs: number): string {
 
 /** The commit a remote's default branch points at. */
 export async function remoteHead(run: GitRun, url: string): Promise<string> {
-  const out = ensureOk('git ls-remote', await git(run, ['ls-remote', '--', url, 'HEAD']), run.timeoutMs);
+  const out = ensureOk('git ls-remote', await git(quiet(run), ['ls-remote', '--', url, 'HEAD']), run.timeoutMs);
   const sha = /^([0-9a-f]{40})\s+HEAD$/m.exec(out)?.[1];
   if (!sha) throw new DomainError('failed', `git ls-remote did not name the newest commit of ${url}`);
   return sha;
@@ -38,14 +43,14 @@ export async function remoteHead(run: GitRun, url: string): Promise<string> {
 /** The commit checked out in `dir`, or null when it is not a git clone. */
 export async function headCommit(run: GitRun, dir: string): Promise<string | null> {
   if (!fs.existsSync(path.join(dir, '.git'))) return null;
-  const result = await git(run, ['rev-parse', 'HEAD'], dir);
+  const result = await git(quiet(run), ['rev-parse', 'HEAD'], dir);
   return result.code === 0 ? result.stdout.trim() : null;
 }
 
 /** The `origin` URL of the clone in `dir`, or null. */
 export async function originUrl(run: GitRun, dir: string): Promise<string | null> {
   if (!fs.existsSync(path.join(dir, '.git'))) return null;
-  const result = await git(run, ['config', '--get', 'remote.origin.url'], dir);
+  const result = await git(quiet(run), ['config', '--get', 'remote.origin.url'], dir);
   return result.code === 0 && result.stdout.trim() ? result.stdout.trim() : null;
 }
 
@@ -59,7 +64,7 @@ export async function cloneAt(run: GitRun, url: string, dest: string, commit: st
 
 /** Move the clone in `dir` to `commit`, fetching just that commit when the shallow clone lacks it. */
 export async function checkoutCommit(run: GitRun, dir: string, commit: string): Promise<void> {
-  const has = await git(run, ['cat-file', '-e', `${commit}^{commit}`], dir);
+  const has = await git(quiet(run), ['cat-file', '-e', `${commit}^{commit}`], dir);
   if (has.code !== 0) ensureOk(`git fetch of commit ${commit.slice(0, 12)}`, await git(run, ['fetch', '--depth', '1', 'origin', commit], dir), run.timeoutMs);
   ensureOk(`git checkout of commit ${commit.slice(0, 12)}`, await git(run, ['checkout', '--quiet', '--detach', commit], dir), run.timeoutMs);
 }

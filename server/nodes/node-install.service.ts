@@ -94,7 +94,8 @@ export class NodeInstallService {
       return { preview: { status: 'preview', name, url, commit: pinned, current_commit: current, python, held }, clone, scratch };
     } catch (err) {
       await fsp.rm(scratch, { recursive: true, force: true });
-      this.changes.deps.log('error', `${name}: ${err instanceof Error ? err.message : String(err)}`);
+      const message = err instanceof Error ? err.message : String(err);
+      this.changes.deps.log('error', message.startsWith(name) ? message : `${name}: ${message}`);
       throw err;
     }
   }

@@ -14,7 +14,7 @@ import type { EngineCheck } from './engine-check.js';
 import type { NodeEnvironment } from './node-environment.js';
 import { remoteHead, type GitRun } from './node-git.js';
 
-export const UPDATE_CHECK_MAX_AGE_MS = 60 * 60_000;
+const UPDATE_CHECK_MAX_AGE_MS = 60 * 60_000;
 
 export interface WorkflowNeeds {
   id: string;
@@ -30,7 +30,7 @@ export interface NodeListDeps {
 }
 
 /** A clone's checked-out commit and origin, read from its `.git` files (no git process per row). */
-export function readClone(dir: string): { commit: string | null; url: string | null } {
+function readClone(dir: string): { commit: string | null; url: string | null } {
   const gitDir = path.join(dir, '.git');
   if (!fs.existsSync(path.join(gitDir, 'HEAD'))) return { commit: null, url: null };
   const head = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
@@ -62,7 +62,8 @@ export class NodeListService {
     });
     const packages = groupNodePackages(info);
     const folders = this.deps.env ? await this.deps.env.folders() : [];
-    const failures = await this.deps.check.failures(false);
+    // Waits only when the log of the last start does not yet show "ready" (its lines trail the restart by a moment).
+    const failures = await this.deps.check.failures();
     const needs = await this.deps.workflows().catch(() => []);
     const clones = new Map(folders.map((f) => [f.name, { ...readClone(f.dir), disabled: f.disabled }]));
     const urls = [...clones.values()].flatMap((c) => (c.url && c.commit ? [c.url] : []));

@@ -8,7 +8,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { runCommand } from '../process/run-command.js';
 
-export const PINNED = ['torch', 'torchvision', 'torchaudio', 'numpy'] as const;
+const PINNED = ['torch', 'torchvision', 'torchaudio', 'numpy'] as const;
 
 const READ_VERSIONS = `
 import importlib.metadata as m, json

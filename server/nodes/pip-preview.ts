@@ -49,7 +49,7 @@ async function dryRun(run: PipRun, cwd: string, constraints: string | null): Pro
 }
 
 /** Sort what pip would install against what is installed. */
-export function classify(install: PackageVersions, installed: PackageVersions): PythonChanges {
+function classify(install: PackageVersions, installed: PackageVersions): PythonChanges {
   const changes: PythonChanges = { added: [], upgraded: [], downgraded: [] };
   for (const [name, version] of Object.entries(install).sort(([a], [b]) => (a < b ? -1 : 1))) {
     const old = installed[name];
@@ -60,7 +60,7 @@ export function classify(install: PackageVersions, installed: PackageVersions): 
 }
 
 /** The changes to held packages among `changes`. */
-export function heldChanges(changes: PythonChanges, held: PackageVersions): VersionChange[] {
+function heldChanges(changes: PythonChanges, held: PackageVersions): VersionChange[] {
   return [...changes.upgraded, ...changes.downgraded].filter((c) => held[c.name] !== undefined);
 }
 

@@ -55,7 +55,7 @@ export class PresetRunService {
 }
 
 /** The run's `seed` field: an integer, `-1` (the default) meaning a new random seed. */
-export function parseSeed(raw: string | undefined): number {
+function parseSeed(raw: string | undefined): number {
   const text = raw?.trim() ?? '';
   if (text === '') return -1;
   const value = /^-?\d+$/.test(text) ? Number(text) : NaN;
@@ -64,7 +64,7 @@ export function parseSeed(raw: string | undefined): number {
 }
 
 /** The `answers` field: a JSON object of placeholder index → chosen option (`{}` when absent). */
-export function parseAnswers(raw: string | undefined): Record<string, unknown> {
+function parseAnswers(raw: string | undefined): Record<string, unknown> {
   if (raw === undefined || raw.trim() === '') return {};
   let parsed: unknown;
   try {
@@ -77,7 +77,7 @@ export function parseAnswers(raw: string | undefined): Record<string, unknown> {
 }
 
 /** Each placeholder's chosen option; 400 naming the question when one is missing or not an option. */
-export function checkAnswers(located: readonly LocatedPlaceholder[], answers: Record<string, unknown>): Map<number, string> {
+function checkAnswers(located: readonly LocatedPlaceholder[], answers: Record<string, unknown>): Map<number, string> {
   const known = new Set(located.map((p) => String(p.index)));
   const stray = Object.keys(answers).find((key) => !known.has(key));
   if (stray !== undefined) {

@@ -108,7 +108,7 @@ export class PresetStore {
 }
 
 /** Parse a preset document; the id is the file's, whatever the document says. */
-export function parsePresetFile(id: string, text: string): Preset {
+function parsePresetFile(id: string, text: string): Preset {
   let json: unknown;
   try {
     json = JSON.parse(text);

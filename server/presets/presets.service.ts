@@ -261,7 +261,7 @@ export class PresetsService {
 }
 
 /** 400 unless `id` is a valid preset id. */
-export function checkId(id: string): void {
+function checkId(id: string): void {
   const result = presetIdSchema.safeParse(id);
   if (!result.success) throw new DomainError('invalid', `Invalid preset id '${id}': ${result.error.issues[0]?.message ?? 'not allowed'}`);
 }

@@ -4,7 +4,7 @@
  * `$` and `` ` `` inside them), a backslash outside quotes escapes the next character. No
  * expansion of any kind. For `ENGINE_ARGS="--cpu --output-directory '/mnt/my outputs'"`.
  */
-export class ShellWordsError extends Error {}
+class ShellWordsError extends Error {}
 
 export function shellWords(input: string): string[] {
   const words: string[] = [];

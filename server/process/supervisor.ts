@@ -1,5 +1,5 @@
 /**
- * A generic child-process supervisor (CONVENTIONS 5 and 6): one object per child, readiness by an
+ * A generic child-process supervisor, one object per child: readiness by an
  * HTTP health probe with a named timeout, SIGTERM then SIGKILL to the whole process group,
  * exponential backoff between restarts, and a bounded number of consecutive crashes after which
  * the child stays `crashed` with its last stderr lines visible.

@@ -16,7 +16,7 @@ export interface RepohostClientOptions {
 }
 
 /** A failed repository host call, with a message for the user. */
-export class RepohostError extends Error {
+class RepohostError extends Error {
   constructor(
     message: string,
     readonly status: number | null,

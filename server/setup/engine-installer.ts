@@ -17,7 +17,7 @@ import { venvPython } from './install-finder.js';
 import { checkTorch } from './torch-check.js';
 
 /** Present while an install is unfinished. */
-export const INCOMPLETE_MARKER = '.studio-incomplete';
+const INCOMPLETE_MARKER = '.studio-incomplete';
 /** The oldest Python the engine supports. */
 const MIN_PYTHON: readonly [number, number] = [3, 10];
 

@@ -13,7 +13,7 @@ import { sleep } from '../process/sleep.js';
 import { InstallError } from './engine-installer.js';
 
 /** Two nodes every engine release has: nothing to download, a second or two even on a CPU. */
-export const SMOKE_PROMPT = {
+const SMOKE_PROMPT = {
   '1': { class_type: 'EmptyImage', inputs: { width: 64, height: 64, batch_size: 1, color: 0 } },
   '2': { class_type: 'PreviewImage', inputs: { images: ['1', 0] } },
 } as const;

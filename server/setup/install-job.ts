@@ -11,7 +11,7 @@ import { InstallError, type InstallHooks } from './engine-installer.js';
 
 const KEPT_LINES = 200;
 
-export const STEP_LABELS: Record<InstallStepName, string> = {
+const STEP_LABELS: Record<InstallStepName, string> = {
   space: 'Free disk space',
   clone: 'Download the engine',
   environment: 'Python environment',

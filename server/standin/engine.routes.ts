@@ -18,7 +18,7 @@ export interface EngineRouteDeps {
 }
 
 /** The version the stand-in claims; clients branch on it like on a real engine's. */
-export const STANDIN_VERSION = '0.29.0-standin';
+const STANDIN_VERSION = '0.29.0-standin';
 
 /** The server feature flags (`GET /features` and the WS handshake reply). */
 export function serverFeatures(): Record<string, unknown> {

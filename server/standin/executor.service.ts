@@ -38,7 +38,7 @@ export interface ExecutorDeps {
   previewMethod?: string;
 }
 
-export const FAIL_MARKER = 'STANDIN_FAIL';
+const FAIL_MARKER = 'STANDIN_FAIL';
 const STEPS = 10;
 
 class Interrupted extends Error {
@@ -204,7 +204,7 @@ export class PromptExecutor {
 }
 
 /** Nodes to run, dependencies first: every output node, and the uncached nodes they need. */
-export function executionOrder(graph: ApiGraph, outputIds: readonly string[], cached: ReadonlySet<string>): string[] {
+function executionOrder(graph: ApiGraph, outputIds: readonly string[], cached: ReadonlySet<string>): string[] {
   const order: string[] = [];
   const seen = new Set<string>();
   const visit = (id: string): void => {
@@ -228,7 +228,7 @@ export function executionOrder(graph: ApiGraph, outputIds: readonly string[], ca
  * LATENT) and model upscalers report steps; SaveImageWebsocket reports one step per image; every
  * other node reports none, so a graph without them sends no `progress` at all.
  */
-export function progressKind(classType: string, info: NodeInfo | undefined): 'steps' | 'per-image' | null {
+function progressKind(classType: string, info: NodeInfo | undefined): 'steps' | 'per-image' | null {
   if (classType === 'SaveImageWebsocket') return 'per-image';
   if (classType === 'ImageUpscaleWithModel') return 'steps';
   if (classType.includes('Sampler') && (info?.output ?? []).includes('LATENT')) return 'steps';

@@ -77,7 +77,7 @@ export class FileLists {
 }
 
 /** Top-level files of the input directory that the engine would list for an image or video combo. */
-export function listInputFiles(inputDir: string, kind: 'image' | 'video'): string[] {
+function listInputFiles(inputDir: string, kind: 'image' | 'video'): string[] {
   const wanted = kind === 'image' ? IMAGE_EXTENSIONS : VIDEO_EXTENSIONS;
   let entries: fs.Dirent[];
   try {

@@ -19,9 +19,9 @@ export interface InputDef {
 }
 
 /** The engine's own node set, recorded from a real ComfyUI 0.29.0. */
-export const ENGINE_DUMP = 'object_info.comfyui-0.29.0.json';
+const ENGINE_DUMP = 'object_info.comfyui-0.29.0.json';
 /** Nodes of custom packs the shipped workflows need (VideoHelperSuite), as if installed. */
-export const CUSTOM_PACKS_DUMP = 'object_info.custom-packs.json';
+const CUSTOM_PACKS_DUMP = 'object_info.custom-packs.json';
 
 export class NodeCatalog {
   private constructor(

@@ -70,7 +70,7 @@ export class RunEvents {
 }
 
 /** `[u32 1 PREVIEW_IMAGE][u32 format: 1 JPEG, 2 PNG][bytes]`, big-endian. */
-export function previewFrame(image: Buffer, png = false): Buffer {
+function previewFrame(image: Buffer, png = false): Buffer {
   const header = Buffer.alloc(8);
   header.writeUInt32BE(1, 0);
   header.writeUInt32BE(png ? 2 : 1, 4);
@@ -78,7 +78,7 @@ export function previewFrame(image: Buffer, png = false): Buffer {
 }
 
 /** `[u32 4 PREVIEW_IMAGE_WITH_METADATA][u32 m][m bytes JSON][bytes]`, big-endian. */
-export function previewWithMetadataFrame(meta: Record<string, unknown>, image: Buffer): Buffer {
+function previewWithMetadataFrame(meta: Record<string, unknown>, image: Buffer): Buffer {
   const json = Buffer.from(JSON.stringify(meta), 'utf8');
   const header = Buffer.alloc(8);
   header.writeUInt32BE(4, 0);

@@ -16,7 +16,7 @@ export interface DesktopUpdates {
 }
 
 /** What System shows about updates: the desktop channel when the app runs Studio, else git. */
-export function appUpdateInfo(desktop: DesktopUpdates | null, repoConfigured: boolean): AppUpdateInfo {
+function appUpdateInfo(desktop: DesktopUpdates | null, repoConfigured: boolean): AppUpdateInfo {
   return { channel: desktop ? 'desktop' : 'git', desktop: desktop?.status() ?? null, git: { repo_configured: repoConfigured } };
 }
 

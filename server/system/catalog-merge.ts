@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import type { CatalogFile, catalogFileSchema } from '../contracts/catalog.contract.js';
 
 /** The merged catalog (remote first, then local-only entries). */
-export function mergeCatalogs(local: CatalogFile | null, remote: CatalogFile): CatalogFile {
+function mergeCatalogs(local: CatalogFile | null, remote: CatalogFile): CatalogFile {
   const merged = structuredClone(remote) as CatalogFile;
   const remoteFiles = new Set(remote.categories.flatMap((c) => c.models.map((m) => m.file)));
   for (const category of local?.categories ?? []) {
@@ -21,7 +21,7 @@ export function mergeCatalogs(local: CatalogFile | null, remote: CatalogFile): C
 }
 
 /** Read and validate a catalog file; throws naming the file when it is malformed. */
-export async function readCatalog(file: string, schema: typeof catalogFileSchema): Promise<CatalogFile> {
+async function readCatalog(file: string, schema: typeof catalogFileSchema): Promise<CatalogFile> {
   let raw: unknown;
   try {
     raw = JSON.parse(await fs.readFile(file, 'utf8'));

@@ -31,7 +31,7 @@ export interface EnvSettingsDeps {
 const MAX_VALUE_LENGTH = 1024;
 
 /** `abcd***wxyz`; values under 12 characters show nothing, since 8 shown characters would be most of them. */
-export function maskValue(value: string): string {
+function maskValue(value: string): string {
   if (!value) return '';
   return value.length < 12 ? '***' : `${value.slice(0, 4)}***${value.slice(-4)}`;
 }

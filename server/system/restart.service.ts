@@ -1,5 +1,5 @@
 /**
- * Restarting Studio (spec `POST /api/admin/system/restart`, Update rule 5): the write-ahead log
+ * Restarting Studio (`POST /api/admin/system/restart`, also after an update): the write-ahead log
  * is flushed into the database file first, then the shell that runs Studio replaces it (headless:
  * a new process and an exit; desktop: Electron relaunches). Clients reconnect by themselves.
  */

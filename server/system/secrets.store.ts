@@ -7,7 +7,6 @@
 import { ENV_KEYS, ENV_VARS, type EditableVar } from '../config/env-vars.js';
 import type { SettingsStore } from '../db/settings.store.js';
 
-export type { EditableVar };
 
 export const EDITABLE_VARS: readonly EditableVar[] = ENV_KEYS.filter((key): key is EditableVar => (ENV_VARS[key] as { editable?: boolean }).editable === true);
 

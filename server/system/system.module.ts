@@ -77,7 +77,7 @@ export function createSecrets(db: Db, config: Readonly<Config>): Secrets {
 }
 
 /** Where the installed versions are read from. */
-export function versionPaths(config: Readonly<Config>): LocalVersionPaths {
+function versionPaths(config: Readonly<Config>): LocalVersionPaths {
   return {
     versionFile: path.join(config.system.appDir, 'resources', 'version.json'),
     catalogsDir: config.paths.catalogs,

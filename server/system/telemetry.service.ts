@@ -22,7 +22,7 @@ export interface TelemetryDeps {
 }
 
 /** Thirty minutes of samples (spec: the UI draws the last half hour). */
-export const HISTORY_WINDOW_MS = 30 * 60_000;
+const HISTORY_WINDOW_MS = 30 * 60_000;
 
 /** Telemetry readings, the disk cache and the sampled history. */
 export class TelemetryService {

@@ -27,14 +27,14 @@ export interface UpdateDeps {
   logger: Logger;
   /** Reload what Studio keeps in memory of the data components (catalogs). */
   reloadData: () => Promise<void>;
-  /** Restart Studio after `delayMs` (rule 5). */
+  /** Restart Studio after `delayMs`, so the update's answer reaches the client first. */
   scheduleRestart: (delayMs: number) => void;
   /** Tests make a rename fail midway. */
   rename?: SwapOptions['rename'];
 }
 
 /** Spec Limits: restart delay after update. */
-export const RESTART_DELAY_MS = 1000;
+const RESTART_DELAY_MS = 1000;
 const CATALOG_COMPONENTS = ['models', 'loras', 'llm_models'] as const;
 
 export class UpdateService {
@@ -125,7 +125,7 @@ export class UpdateService {
     }
   }
 
-  /** Copy with maintenance on (rule 6); everything is as before when it fails. */
+  /** Copy with maintenance on (every route answers 503 meanwhile); everything is as before when it fails. */
   private async copy(targets: SwapTarget[], what: string): Promise<void> {
     this.deps.maintenance.enable();
     this.deps.events.emit('system.maintenance', 'info', `Maintenance mode on: ${what}`, { active: true });

@@ -25,7 +25,7 @@ const exportSchema = z.tuple([z.string().min(1), z.number().int().nonnegative()]
 /** `"param"` (truthy) or `"!param"` (falsy). */
 const whenSchema = z.string().regex(/^!?[A-Za-z_][A-Za-z0-9_]*$/, 'when is "<param>" or "!<param>"');
 
-export const blockSchema = z
+const blockSchema = z
   .object({
     description: z.string().optional(),
     when: whenSchema.optional(),
@@ -59,7 +59,6 @@ export const blockSchema = z
 
 /** A validated block template. */
 export type BlockTemplate = z.infer<typeof blockSchema>;
-export type ImportTarget = z.infer<typeof importTargetSchema>;
 
 /** Validate a parsed block file; throws a readable error naming the offending field. */
 export function parseBlock(raw: unknown, name: string): BlockTemplate {

@@ -7,7 +7,7 @@
 import type { ObjectInfo } from '../engine/engine-graph.js';
 
 /** Every option of every combo input whose options look like file names (`name.ext`), both as listed and by base name. */
-export function engineModelNames(objectInfo: ObjectInfo): Set<string> {
+function engineModelNames(objectInfo: ObjectInfo): Set<string> {
   const names = new Set<string>();
   for (const node of Object.values(objectInfo)) {
     const sections = (node as { input?: Record<string, Record<string, unknown> | undefined> }).input ?? {};

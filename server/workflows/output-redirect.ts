@@ -10,9 +10,9 @@ import type { OutputKind } from './types.js';
 import { type ApiGraph, type ApiNode, isLink, type ObjectInfo } from '../engine/engine-graph.js';
 
 /** Savers whose files are videos; when one is final, image savers become intermediate. */
-export const VIDEO_SAVERS = new Set(['VHS_VideoCombine', 'SaveVideo', 'SaveWEBM']);
+const VIDEO_SAVERS = new Set(['VHS_VideoCombine', 'SaveVideo', 'SaveWEBM']);
 /** Savers whose files are images. */
-export const IMAGE_SAVERS = new Set(['SaveImage', 'SaveAnimatedWEBP', 'SaveAnimatedPNG']);
+const IMAGE_SAVERS = new Set(['SaveImage', 'SaveAnimatedWEBP', 'SaveAnimatedPNG']);
 const JOB_FOLDER = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 export interface RedirectedOutput {

@@ -12,7 +12,7 @@ export type WorkflowParams = Record<string, unknown>;
 /** A parameter after coercion to its input's type. */
 export type ParamValue = string | number | boolean | LoraItem[];
 
-/** The runner's special key naming an already uploaded engine input file (spec runner rule 1). */
+/** The runner's special key naming an already uploaded engine input file (the spec's runner rules). */
 export const EXISTING_INPUT_IMAGE_KEY = '_existing_input_image';
 
 const INT_TEXT = /^-?\d+$/;

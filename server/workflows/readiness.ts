@@ -33,7 +33,7 @@ export function nodesStatus(manifest: Pick<WorkflowManifest, 'required_nodes'>, 
 }
 
 /** True when nothing is missing. */
-export function isReady(models: ModelsStatus, nodes: NodesStatus): boolean {
+function isReady(models: ModelsStatus, nodes: NodesStatus): boolean {
   return models.missing.length === 0 && nodes.missing.length === 0;
 }
 

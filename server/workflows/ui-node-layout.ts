@@ -40,12 +40,12 @@ export function isWidgetInput(spec: InputSpec): boolean {
 }
 
 /** True for a V1 list combo or a V3 `"COMBO"`. */
-export function isComboSpec(spec: InputSpec): boolean {
+function isComboSpec(spec: InputSpec): boolean {
   return Array.isArray(spec[0]) || spec[0] === 'COMBO';
 }
 
 /** The value the frontend shows for an unset or linked widget. */
-export function widgetDefault(spec: InputSpec): unknown {
+function widgetDefault(spec: InputSpec): unknown {
   const [type, options] = spec;
   if (options?.default !== undefined) return options.default;
   if (Array.isArray(type)) return type[0] ?? '';
@@ -56,7 +56,7 @@ export function widgetDefault(spec: InputSpec): unknown {
 }
 
 /** The control widget values stored right after this widget (none, one for INT, two for combos). */
-export function controlValues(name: string, spec: InputSpec): unknown[] {
+function controlValues(name: string, spec: InputSpec): unknown[] {
   const control = (spec[1] as InputOptions | undefined)?.control_after_generate;
   if (spec[0] === 'INT') {
     if (control === true || typeof control === 'string') return [CONTROL_VALUE];

@@ -1,5 +1,5 @@
 /**
- * The admin pages (presets, system, LLM, node packages) in headless Chromium against a real
+ * The admin pages (presets, system, LLM; node packages have `nodes-page.e2e.ts`) in headless Chromium against a real
  * Studio with the stand-in engine and the local fakes the backend tests use: each page's main
  * path, no sideways scrolling at phone width, screenshots at 1440×900 and 390×844.
  */
@@ -16,7 +16,6 @@ import { RICH_IMAGE, seedHub } from '../helpers/fake-hub-data.js';
 import { startFakeHub, type FakeHub } from '../helpers/fake-hub-server.js';
 import { seedGallery, testImage } from '../helpers/fake-gallery.js';
 import { startFakeChatPlatform, type FakeChatPlatform } from '../helpers/fake-chat-platform.js';
-import { FAKE_GIT_HOST, installEnv, makeRepo } from '../helpers/fake-node-packages.js';
 import { freePort } from '../helpers/ports.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { plantModels, SHIPPED_MODELS } from '../helpers/runner.js';
@@ -355,80 +354,6 @@ describe('LLM page', () => {
     await page.getByRole('dialog', { name: 'Delete LLM model' }).getByRole('button', { name: 'Delete' }).click();
     await item.getByText('not downloaded').waitFor();
     expect(fs.existsSync(path.join(studio.studio.config.paths.llmModels, LLM_FILE))).toBe(false);
-  });
-});
-
-describe('Node packages page', () => {
-  let nodesStudio: TestStudio;
-  let root: string;
-  let ctx: BrowserContext;
-  let p: Page;
-
-  beforeAll(async () => {
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-nodes-e2e-'));
-    const git = path.join(root, 'git');
-    const wheels = path.join(root, 'wheels');
-    fs.mkdirSync(git);
-    fs.mkdirSync(wheels);
-    // An install script that talks slowly, so its lines can be seen arriving before it ends.
-    makeRepo(git, 'e2e-pack', { 'install.py': 'import time\nfor i in range(6):\n    print(f"setting up step {i}", flush=True)\n    time.sleep(0.5)\n' });
-    // A workflow whose manifest names a package the engine lacks (the seeding adds the shipped ones).
-    const studioDir = path.join(root, 'studio');
-    const wf = path.join(studioDir, 'workflows', 'needs-pack');
-    fs.cpSync(path.join(APP_ROOT, 'workflows', 'image-filter'), wf, { recursive: true });
-    const manifest = fs.readFileSync(path.join(wf, 'manifest.yaml'), 'utf8');
-    fs.writeFileSync(path.join(wf, 'manifest.yaml'), manifest.replace('id: image-filter', 'id: needs-pack').replace('name: Image noise and blur', 'name: Needs a pack').replace('required_nodes: []', 'required_nodes:\n  - Missing-Pack'));
-    nodesStudio = await startTestStudio({ dir: studioDir, startEngine: true, env: { ...installEnv(git, wheels), ENGINE_PYTHON: 'python3', PATH: process.env.PATH ?? '/usr/bin', HOME: root } });
-    await nodesStudio.studio.engineReady(60_000);
-    ctx = await browser.context(DESKTOP);
-    p = await ctx.newPage();
-    await signIn(p, nodesStudio.url);
-  });
-
-  afterAll(async () => {
-    await ctx?.close();
-    await nodesStudio?.stop();
-    if (root) fs.rmSync(root, { recursive: true, force: true });
-  });
-
-  it('is reached from a workflow that misses a node package', async () => {
-    await p.goto(`${nodesStudio.url}/home`);
-    const card = p.getByRole('article', { name: 'Needs a pack' });
-    await card.getByRole('link', { name: 'Install missing node packages…' }).click();
-    await p.waitForURL(/\/nodes\?missing=Missing-Pack$/);
-    await p.getByRole('note').getByText('Missing-Pack').waitFor();
-  });
-
-  it('lists packages with node counts and finds nodes by name', async () => {
-    await p.goto(`${nodesStudio.url}/nodes`);
-    const list = p.getByRole('region', { name: /^Installed/ });
-    await list.getByText('Engine Core').waitFor();
-    await list.getByLabel('Search packages and nodes').fill('KSampler');
-    await list.getByText('KSampler', { exact: true }).waitFor();
-    expect(await list.getByText('CheckpointLoaderSimple', { exact: true }).count()).toBe(0);
-  });
-
-  it('installs a package from a URL with its log streaming live, then offers the engine restart', async () => {
-    const panel = p.getByRole('region', { name: 'Install a package' });
-    await panel.getByLabel(/Git repository URL/).fill(`${FAKE_GIT_HOST}e2e-pack.git`);
-    await panel.getByRole('button', { name: 'Install' }).click();
-    const log = panel.getByRole('log', { name: 'Install log' });
-    // A line of the script shows while the install is still running.
-    await log.getByText(/setting up step \d/).first().waitFor();
-    expect(await panel.getByRole('button', { name: 'Installing…' }).count()).toBe(1);
-    await panel.getByRole('button', { name: 'Restart the engine now' }).waitFor({ timeout: 30_000 });
-    expect(await log.getByText(/setting up step/).count()).toBe(6);
-    expect(fs.existsSync(path.join(nodesStudio.dir, 'engine', 'custom_nodes', 'e2e-pack', 'install.py'))).toBe(true);
-    await p.screenshot({ path: path.join(SHOTS, 'nodes-install-desktop.png'), fullPage: true });
-    await panel.getByRole('button', { name: 'Restart the engine now' }).click();
-    await p.getByText('Engine restarted; the new nodes are loaded').waitFor({ timeout: 60_000 });
-  });
-
-  it('says plainly when an install fails', async () => {
-    const panel = p.getByRole('region', { name: 'Install a package' });
-    await panel.getByLabel(/Git repository URL/).fill(`${FAKE_GIT_HOST}no-such-pack.git`);
-    await panel.getByRole('button', { name: 'Install' }).click();
-    await expect.poll(() => panel.getByRole('alert').textContent(), { timeout: 30_000 }).toMatch(/clone/i);
   });
 });
 

@@ -95,7 +95,7 @@ describe('the form editor', () => {
       expect(await page.locator('#fi-positive-label').inputValue()).toBe('Describe it');
 
       await page.goto(`${studio.url}/nodes`);
-      const needed = page.getByRole('note', { name: 'Packages workflows need' });
+      const needed = page.getByRole('region', { name: 'Packages workflows need' });
       await needed.getByRole('button', { name: 'Install ComfyUI-KJNodes' }).waitFor();
       expect(await needed.textContent()).toMatch(/ComfyUI-KJNodes\s*for Resize with KJ/);
       const nodeProblems = [...(label === 'phone' ? await overflowing(page) : []), ...(await axeViolations(page))];

@@ -5,7 +5,7 @@
 import type { AdmittedChat, ChatbotChatsBody, ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from '../../../server/contracts/chatbot.contract.js';
 import type { Http } from './http.js';
 
-export type { AdmittedChat, ChatbotChatsBody, ChatbotStatusBody, StartResult, StopResult };
+export type { AdmittedChat, ChatbotChatsBody, ChatbotStatusBody };
 
 export class ChatbotApi {
   constructor(private readonly http: Http) {}

@@ -5,7 +5,7 @@
 import type { DeleteOrphansResult, DiskReport, DuplicatesReport, LinkResult, OrphansReport } from '../../../server/contracts/disk.contract.js';
 import type { Http } from './http.js';
 
-export type { DeleteOrphansResult, DiskReport, DuplicatesReport, LinkResult, OrphansReport };
+export type { DiskReport, DuplicatesReport, OrphansReport };
 
 export class DiskApi {
   constructor(private readonly http: Http) {}

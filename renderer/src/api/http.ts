@@ -26,7 +26,7 @@ export interface HttpOptions {
 }
 
 /** Append a query string, leaving out empty values. */
-export function withQuery(path: string, query?: Query): string {
+function withQuery(path: string, query?: Query): string {
   if (!query) return path;
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {

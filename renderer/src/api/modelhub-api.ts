@@ -6,7 +6,7 @@
 import type { DetectedDep, ImageLookup, ImagePresetResult, ImageResource } from '../../../server/contracts/modelhub.contract.js';
 import type { Http } from './http.js';
 
-export type { DetectedDep, ImageLookup, ImagePresetResult, ImageResource };
+export type { DetectedDep, ImageLookup, ImageResource };
 
 /** `add/{version_id}`: `added` with the entry, `restricted` with the creator's reason (the already-catalogued body is not in the spec). */
 export interface AddResult {

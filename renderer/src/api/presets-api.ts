@@ -4,7 +4,7 @@
 import type { PlaceholderQuestion, Preset, PresetListEntry } from '../../../server/contracts/presets.contract.js';
 import type { Http } from './http.js';
 
-export type { Preset, PresetListEntry, PlaceholderQuestion };
+export type { PresetListEntry, PlaceholderQuestion };
 
 export interface PresetRunInput {
   seed?: number;

@@ -1,7 +1,7 @@
 /**
  * The Studio WebSocket: typed `{type, data}` messages, binary preview frames, and a reconnect
- * loop with exponential backoff and a cap (CONVENTIONS 6). Listeners learn about every (re)open
- * so the stores can refetch what they show (CONVENTIONS 10).
+ * loop with exponential backoff and a cap. Listeners learn about every (re)open so the stores can
+ * refetch what they show (a dropped socket may have missed changes).
  */
 import { decodePreviewFrame } from '../../../server/contracts/preview-frame.js';
 import type { PreviewMeta, WsEventMap } from './types.js';

@@ -1,5 +1,5 @@
 /**
- * Every Studio endpoint the renderer uses, in one place (CONVENTIONS 9): stores call these
+ * Every Studio endpoint the renderer uses, in one place: stores call these
  * methods, never `fetch`, and media URLs come from here too.
  */
 import { openEventStream } from './event-stream.js';

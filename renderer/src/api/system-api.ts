@@ -2,10 +2,10 @@
  * The system endpoints (spec "System and settings"): status, versions and update, restart,
  * uptime, telemetry, environment settings and the secret reveal.
  */
-import type { AppUpdateInfo, ComponentStatus, DesktopUpdateStatus, EnvEntry, EnvGroup, SystemStatus, Telemetry, TelemetrySample, UpdateResult, VersionSummary } from '../../../server/contracts/system.contract.js';
+import type { AppUpdateInfo, DesktopUpdateStatus, EnvEntry, EnvGroup, SystemStatus, TelemetrySample, UpdateResult, VersionSummary } from '../../../server/contracts/system.contract.js';
 import type { Http } from './http.js';
 
-export type { AppUpdateInfo, ComponentStatus, DesktopUpdateStatus, EnvEntry, EnvGroup, SystemStatus, Telemetry, TelemetrySample, UpdateResult, VersionSummary };
+export type { AppUpdateInfo, EnvEntry, EnvGroup, SystemStatus, TelemetrySample, UpdateResult, VersionSummary };
 
 export interface Uptime {
   started_at: string;

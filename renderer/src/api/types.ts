@@ -3,20 +3,20 @@
  * (`server/contracts/`, imported type-only: the only server code the renderer may import); the
  * few the server has no type for mirror the spec's wire names.
  */
-import type { AssetFile, AssetListing, JobGroup } from '../../../server/contracts/assets.contract.js';
+import type { AssetListing, JobGroup } from '../../../server/contracts/assets.contract.js';
 import type { CatalogEntry, CatalogStats, LoraPair, ModelStatus } from '../../../server/contracts/catalog.contract.js';
-import type { DownloadStatus as DownloadState, DownloadStatusEntry } from '../../../server/contracts/downloads.contract.js';
+import type { DownloadStatusEntry } from '../../../server/contracts/downloads.contract.js';
 import type { Severity, StudioEvent } from '../../../server/contracts/events.contract.js';
-import type { ExecuteResult, JobRecord, JobStatus, ProgressObject } from '../../../server/contracts/jobs.contract.js';
+import type { ExecuteResult, JobRecord, ProgressObject } from '../../../server/contracts/jobs.contract.js';
 import type { PreviewMeta } from '../../../server/contracts/preview-frame.js';
 import type { QueueState, RetryStalledResult } from '../../../server/contracts/queue.contract.js';
 import type { FormNodeInfo, ManifestInput, ModelsStatus, NodesStatus, ReimportAnswer, ReimportDiff, WorkflowFormAnswer, WorkflowImportAnswer, WorkflowManifest } from '../../../server/contracts/workflows.contract.js';
 import type { EngineStateMessage, WsEventMap } from '../../../server/contracts/ws.contract.js';
 
-export type { StudioEvent, Severity, EngineStateMessage, WsEventMap, PreviewMeta, JobRecord, JobStatus, ProgressObject, ManifestInput, ModelStatus };
+export type { StudioEvent, Severity, EngineStateMessage, WsEventMap, PreviewMeta, JobRecord, ProgressObject, ManifestInput };
 export type { QueueState, RetryStalledResult };
 export type { FormNodeInfo, ReimportAnswer, ReimportDiff, WorkflowFormAnswer, WorkflowManifest };
-export type { ModelsStatus, NodesStatus, WorkflowImportAnswer, ExecuteResult, CatalogStats, LoraPair, AssetFile, AssetListing, DownloadState };
+export type { WorkflowImportAnswer, ExecuteResult, LoraPair, AssetListing };
 
 /** A workflow list entry: the manifest plus readiness (a broken one carries `error`). */
 export type WorkflowEntry = WorkflowManifest & {

@@ -42,7 +42,7 @@ export function etaSeconds(done: number, total: number, speed: number): number |
 }
 
 /** The catalog's `size_gb` (decimal gigabytes, as the hubs list them) in bytes; null when unknown. */
-export function catalogBytes(sizeGb: number | null | undefined): number | null {
+function catalogBytes(sizeGb: number | null | undefined): number | null {
   return sizeGb === undefined || sizeGb === null || !Number.isFinite(sizeGb) || sizeGb < 0 ? null : Math.round(sizeGb * 1e9);
 }
 

@@ -8,7 +8,7 @@ import { ChatbotApi, type ChatbotChatsBody, type ChatbotStatusBody } from '../ap
 import { useClient } from '../api/context.js';
 import { SystemApi, type EnvEntry } from '../api/system-api.js';
 
-export const BOT_KEYS = ['CHATBOT_BOT_TOKEN', 'CHATBOT_BOT_NAME', 'CHATBOT_ALLOWED_CHATS'] as const;
+const BOT_KEYS = ['CHATBOT_BOT_TOKEN', 'CHATBOT_BOT_NAME', 'CHATBOT_ALLOWED_CHATS'] as const;
 
 export const useChatbotStore = defineStore('chatbot', () => {
   const client = useClient();

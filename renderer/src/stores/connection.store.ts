@@ -10,7 +10,7 @@ import type { SocketStatus } from '../api/socket.js';
 import type { EngineStateMessage } from '../api/types.js';
 
 /** The badge's words for an engine state; a stand-in says it does not really generate. */
-export function engineWords(engine: EngineStateMessage | null): string {
+function engineWords(engine: EngineStateMessage | null): string {
   const s = engine?.status;
   if (!s) return 'Engine: unknown';
   if (engine.mode === 'standin' && s === 'running') return 'Stand-in engine (no real generation)';

@@ -25,7 +25,7 @@ export interface TrackedJob {
 const MAX_RATE_SAMPLES = 60;
 
 /** Progress for a job the server reports finished. */
-export function finalProgress(last: ProgressObject | null, ok: boolean): ProgressObject {
+function finalProgress(last: ProgressObject | null, ok: boolean): ProgressObject {
   const base: ProgressObject = last ?? {
     status: 'pending',
     node_title: null,

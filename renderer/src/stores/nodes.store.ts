@@ -1,20 +1,22 @@
 /**
- * Node packages: the list with search, and one install at a time whose output is followed live
- * (the activity log, polled while the install request runs), then the restart prompt.
+ * Node packages: the list with search; a change previewed first (the commit and the Python
+ * packages pip would touch), confirmed, and followed live (the activity log, polled while the
+ * request runs); per-package update / disable / enable / uninstall; snapshots and their restore.
  */
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { useClient } from '../api/context.js';
-import { NodesApi, type InstallResult, type NodePackage } from '../api/nodes-api.js';
+import { NodesApi, type InstallAnswer, type InstallPreview, type InstallResult, type NodeChangeResult, type NodePackageRow, type NodeSnapshotSummary } from '../api/nodes-api.js';
 import type { ActivityLine } from '../api/types.js';
 
 const LOG_POLL_MS = 500;
 
-/** The activity-log lines of the install of `url`: from its "Installing … from <url>" line on. */
+/** The activity-log lines of the last change of `url`: from its "… node package <name> from <url>" line on. */
 export function installLines(lines: readonly ActivityLine[], url: string): ActivityLine[] {
   let start = -1;
   for (let i = lines.length - 1; i >= 0; i -= 1) {
-    if (lines[i]!.message.startsWith('Installing node package') && lines[i]!.message.endsWith(url)) {
+    const message = lines[i]!.message;
+    if (/^(Installing|Previewing|Updating|Previewing the update of) node package /.test(message) && message.endsWith(url)) {
       start = i;
       break;
     }
@@ -22,18 +24,27 @@ export function installLines(lines: readonly ActivityLine[], url: string): Activ
   return start < 0 ? [] : lines.slice(start);
 }
 
+/** A preview waiting for the user's "Install" (or "Update"). */
+export interface PendingChange {
+  kind: 'install' | 'update';
+  preview: InstallPreview;
+}
+
 export const useNodesStore = defineStore('nodes', () => {
   const { api: studio } = useClient();
   const api = new NodesApi(studio.http);
-  const packages = ref<NodePackage[]>([]);
+  const packages = ref<NodePackageRow[]>([]);
   const totals = ref({ nodes: 0, packages: 0 });
   const error = ref<string | null>(null);
   const loaded = ref(false);
   const query = ref('');
+  /** The URL whose preview or install is running. */
   const installing = ref<string | null>(null);
   const log = ref<ActivityLine[]>([]);
-  const result = ref<(InstallResult & { engine_restart: string }) | null>(null);
+  const pending = ref<PendingChange | null>(null);
+  const result = ref<(InstallResult & { engine_restart?: string }) | null>(null);
   const installError = ref<string | null>(null);
+  const snapshots = ref<NodeSnapshotSummary[]>([]);
 
   /** Packages whose name or one of whose nodes matches the search; matching nodes only. */
   const filtered = computed(() => {
@@ -41,12 +52,12 @@ export const useNodesStore = defineStore('nodes', () => {
     if (!q) return packages.value;
     return packages.value
       .map((p) => (p.name.toLowerCase().includes(q) ? p : { ...p, nodes: p.nodes.filter((n) => n.toLowerCase().includes(q)) }))
-      .filter((p) => p.nodes.length > 0);
+      .filter((p) => p.nodes.length > 0 || p.name.toLowerCase().includes(q));
   });
 
-  async function refresh(): Promise<void> {
+  async function refresh(refreshUpdates = false): Promise<void> {
     try {
-      const listing = await api.list();
+      const listing = await api.list(refreshUpdates);
       packages.value = listing.packages;
       totals.value = { nodes: listing.total_nodes, packages: listing.total_packages };
       error.value = null;
@@ -56,8 +67,12 @@ export const useNodesStore = defineStore('nodes', () => {
     }
   }
 
-  /** Install from a git URL, following its output until the answer arrives. */
-  async function install(url: string): Promise<void> {
+  async function refreshSnapshots(): Promise<void> {
+    snapshots.value = (await api.snapshots().catch(() => ({ snapshots: snapshots.value }))).snapshots;
+  }
+
+  /** Run `work` for `url`, following its activity-log lines until the answer arrives. */
+  async function follow<T>(url: string, work: () => Promise<T>): Promise<T | null> {
     installing.value = url;
     log.value = [];
     result.value = null;
@@ -72,9 +87,10 @@ export const useNodesStore = defineStore('nodes', () => {
     };
     const follower = poll();
     try {
-      result.value = await api.install(url);
+      return await work();
     } catch (err) {
       installError.value = err instanceof Error ? err.message : String(err);
+      return null;
     } finally {
       polling = false;
       await follower;
@@ -83,6 +99,52 @@ export const useNodesStore = defineStore('nodes', () => {
     }
   }
 
+  function settle(answer: InstallAnswer | InstallResult | null): void {
+    if (!answer) return;
+    if (answer.status === 'preview') pending.value = { kind: 'install', preview: answer };
+    else result.value = answer;
+  }
+
+  /** Step one: what installing `url` would change (nothing is written). */
+  async function preview(url: string): Promise<void> {
+    pending.value = null;
+    settle(await follow(url, () => api.preview(url)));
+  }
+
+  /** Step one of an update: the newest commit and what it would change. */
+  async function previewUpdate(row: NodePackageRow): Promise<void> {
+    if (!row.url) return;
+    pending.value = null;
+    const answer = await follow(row.url, () => api.previewUpdate(row.name));
+    if (answer) pending.value = { kind: 'update', preview: answer };
+  }
+
+  /** Step two: install (or update to) exactly the previewed commit. */
+  async function confirm(): Promise<void> {
+    const change = pending.value;
+    if (!change) return;
+    pending.value = null;
+    const { preview: p } = change;
+    settle(await follow<InstallAnswer | InstallResult>(p.url, () => (change.kind === 'install' ? api.install(p.url, p.commit) : api.update(p.name, p.commit))));
+    await Promise.all([refresh(), refreshSnapshots()]);
+  }
+
+  function cancel(): void {
+    pending.value = null;
+  }
+
+  async function afterChange<T>(work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } finally {
+      await Promise.all([refresh(), refreshSnapshots()]);
+    }
+  }
+
+  const setEnabled = (name: string, enabled: boolean): Promise<NodeChangeResult> => afterChange(api.setEnabled(name, enabled));
+  const uninstall = (name: string): Promise<NodeChangeResult> => afterChange(api.uninstall(name));
+  const restore = (id: string): Promise<NodeChangeResult> => afterChange(api.restore(id));
+
   /** Restart the engine so it loads new packages; the list is read again afterwards. */
   async function restartEngine(): Promise<void> {
     await api.restartEngine();
@@ -90,5 +152,8 @@ export const useNodesStore = defineStore('nodes', () => {
     await refresh();
   }
 
-  return { packages, totals, error, loaded, query, filtered, installing, log, result, installError, refresh, install, restartEngine };
+  return {
+    packages, totals, error, loaded, query, filtered, installing, log, pending, result, installError, snapshots,
+    refresh, refreshSnapshots, preview, previewUpdate, confirm, cancel, setEnabled, uninstall, restore, restartEngine,
+  };
 });

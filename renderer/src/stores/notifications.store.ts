@@ -11,7 +11,7 @@ import type { JobRecord } from '../api/types.js';
 const KEY = 'studio.notify-jobs';
 
 /** What the notification says about a finished job. */
-export function jobNotice(job: JobRecord): { title: string; body: string } {
+function jobNotice(job: JobRecord): { title: string; body: string } {
   const name = job.workflow_name ?? job.workflow_id ?? 'A job';
   if (job.status === 'completed') return { title: `${name} finished`, body: job.duration ? `Done in ${job.duration} s. Open Studio to see the result.` : 'Open Studio to see the result.' };
   return { title: `${name} failed`, body: job.error ? job.error.slice(0, 160) : 'Open Studio to see why.' };

@@ -134,7 +134,7 @@ export class PoolEngine {
 }
 
 /** A supervisor's or watch's status in the pool's words. */
-export function poolStatus(status: string): PoolStatus {
+function poolStatus(status: string): PoolStatus {
   if (status === 'running') return 'online';
   if (status === 'starting' || status === 'restarting') return 'starting';
   if (status === 'stopped' || status === 'stopping') return 'stopped';

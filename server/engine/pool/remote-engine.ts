@@ -13,7 +13,7 @@ import { PoolEngine } from './pool-engine.js';
 import type { RemoteEngineRow } from './remote-engines.store.js';
 
 /** Where an agent Studio serves its engine (`agent-proxy.routes.ts`). */
-export const AGENT_ENGINE_PATH = '/api/agent/engine';
+const AGENT_ENGINE_PATH = '/api/agent/engine';
 
 export interface RemoteEngineContext {
   clientId: string;

@@ -13,7 +13,7 @@ import type { LlmCatalog } from '../llm-catalog.js';
 import { REPO_ID, type RepoFilesClient } from './repo-files.client.js';
 
 /** The quantization a GGUF file name carries (`Q4_K_M`, `IQ3_XXS`, `Q8_0`, `F16`, `BF16`), or null. */
-export function quantizationOf(name: string): string | null {
+function quantizationOf(name: string): string | null {
   const m = /(?:^|[-_.])((?:I?Q\d(?:_[A-Z0-9]+)*)|BF16|F16|F32)(?=[-_.])/i.exec(path.basename(name));
   return m ? m[1]!.toUpperCase() : null;
 }

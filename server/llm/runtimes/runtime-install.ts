@@ -80,7 +80,7 @@ async function fetchArchive(deps: InstallDeps, asset: ReleaseAsset, job: Install
 }
 
 /** Find the server program inside an unpacked build (the Linux archives nest it one folder down). */
-export async function findServerBinary(dir: string, depth = 3): Promise<string | null> {
+async function findServerBinary(dir: string, depth = 3): Promise<string | null> {
   const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
   const hit = entries.find((e) => e.isFile() && (e.name === 'llama-server' || e.name === 'llama-server.exe'));
   if (hit) return path.join(dir, hit.name);

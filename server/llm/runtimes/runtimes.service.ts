@@ -18,7 +18,7 @@ import { buildFromSource, sourceBuildTools } from './source-build.js';
 import { chooseVariant, platformOf, type MachineFacts } from './variant-choice.js';
 
 /** How many builds are kept (the active one and the rollback target are never removed). */
-export const KEEP_BUILDS = 3;
+const KEEP_BUILDS = 3;
 const RELEASES_TTL_MS = 10 * 60_000;
 
 /** What the runtimes need of the GPU probe. */

@@ -52,7 +52,7 @@ export function formNodes(graph: ApiGraph, inputs: ManifestInput[], objectInfo: 
 }
 
 /** The graph as it runs with the form's defaults left out: placeholders show their input's default, text unescaped. */
-export function literalGraph(graph: ApiGraph, inputs: ManifestInput[]): ApiGraph {
+function literalGraph(graph: ApiGraph, inputs: ManifestInput[]): ApiGraph {
   const defaults = new Map(inputs.map((input) => [input.id, input.default]));
   const out: ApiGraph = structuredClone(graph);
   for (const apiNode of Object.values(out)) {

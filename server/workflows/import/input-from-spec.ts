@@ -12,7 +12,7 @@ export interface InputTarget {
 }
 
 /** The schema of `field` on the node's class, when the engine knows both. */
-export function specOf(graph: ApiGraph, objectInfo: ObjectInfo, target: InputTarget): InputSpec | undefined {
+function specOf(graph: ApiGraph, objectInfo: ObjectInfo, target: InputTarget): InputSpec | undefined {
   const info = objectInfo[graph[target.node]?.class_type ?? ''];
   return info?.input?.required?.[target.field] ?? info?.input?.optional?.[target.field];
 }

@@ -170,7 +170,7 @@ export class NodeMapStore {
  * {title_aux…}]}`; the package is the URL's last path segment (as it is cloned into
  * `custom_nodes/`). The first package naming a type keeps it. Studio's own form is read as it is.
  */
-export function parseNodeMap(raw: unknown): NodeMap {
+function parseNodeMap(raw: unknown): NodeMap {
   const own = studioMapSchema.safeParse(raw);
   if (own.success) return own.data.nodes;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('the map is not a JSON object');

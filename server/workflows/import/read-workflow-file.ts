@@ -71,7 +71,7 @@ function fromJson(parsed: unknown, objectInfo: ObjectInfo, what: string): ReadWo
 }
 
 /** Check an API-format graph: every node has a class and inputs, every link reaches a node. */
-export function readApiGraph(raw: Record<string, unknown>): ApiGraph {
+function readApiGraph(raw: Record<string, unknown>): ApiGraph {
   const graph: ApiGraph = {};
   for (const [id, value] of Object.entries(raw)) {
     const node = value as Record<string, unknown>;
