@@ -42,6 +42,7 @@ export const NAV_GROUPS: readonly NavGroup[] = [
     id: 'admin',
     label: 'Admin',
     links: [
+      { to: '/engines', label: 'Engines', icon: '◎' },
       { to: '/events', label: 'Events', icon: '◷' },
       { to: '/chatbot', label: 'Chat bot', icon: '✉' },
       { to: '/system', label: 'System', icon: '⚙' },

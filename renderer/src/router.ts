@@ -19,6 +19,7 @@ export function createStudioRouter(): Router {
       { path: '/models', name: 'models', component: () => import('./views/ModelsView.vue'), meta: { title: 'Models & LoRAs' } },
       { path: '/events', name: 'events', component: () => import('./views/EventsView.vue'), meta: { title: 'Events' } },
       { path: '/presets', name: 'presets', component: () => import('./views/PresetsView.vue'), meta: { title: 'Presets' } },
+      { path: '/engines', name: 'engines', component: () => import('./views/EnginesView.vue'), meta: { title: 'Engines' } },
       { path: '/system', name: 'system', component: () => import('./views/SystemView.vue'), meta: { title: 'System' } },
       { path: '/disk', name: 'disk', component: () => import('./views/DiskView.vue'), meta: { title: 'Disk' } },
       { path: '/nodes', name: 'nodes', component: () => import('./views/NodesView.vue'), meta: { title: 'Node packages' } },

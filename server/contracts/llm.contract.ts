@@ -22,3 +22,10 @@ export const llmStartBody = llmConfigPatch.extend({ model: z.string({ error: 're
 
 /** `POST /api/admin/llm/chat`: an OpenAI-style chat body, passed on to the LLM server as it is. */
 export const llmChatBody = z.looseObject({});
+
+/** `POST /api/admin/llm/improve-prompt`: a prompt of the Run page to improve with the local LLM. */
+export const improvePromptBody = z.object({
+  text: z.string({ error: 'required (the prompt to improve)' }).trim().min(1).max(4000),
+  /** `negative`: a negative prompt (what to avoid) is improved as one. */
+  kind: z.enum(['positive', 'negative']).default('positive'),
+});

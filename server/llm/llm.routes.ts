@@ -4,7 +4,8 @@
  */
 import express from 'express';
 import { validate } from '../http/errors.js';
-import { llmChatBody, llmConfigPatch, llmStartBody } from '../contracts/llm.contract.js';
+import { improvePromptBody, llmChatBody, llmConfigPatch, llmStartBody } from '../contracts/llm.contract.js';
+import type { ChatAnswer } from './chat-proxy.js';
 import type { LlmService } from './llm.service.js';
 
 export function llmRoutes(llm: LlmService): express.Router {
@@ -29,21 +30,37 @@ export function llmRoutes(llm: LlmService): express.Router {
 
   router.post('/api/admin/llm/chat', async (req, res) => {
     const body = validate(llmChatBody, req.body, { notObject: 'Send a JSON object with messages' });
-    const left = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) left.abort();
-    });
-    const answer = await llm.chat(body, left.signal);
-    if (answer.kind === 'json') return void res.json(answer.body);
-    res.status(200);
-    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-    res.setHeader('Cache-Control', 'no-cache, no-transform');
-    res.setHeader('X-Accel-Buffering', 'no');
-    res.flushHeaders();
-    await writeStream(res, answer.chunks, left.signal);
+    const left = leftSignal(res);
+    await relay(res, await llm.chat(body, left), left);
+  });
+
+  router.post('/api/admin/llm/improve-prompt', async (req, res) => {
+    const body = validate(improvePromptBody, req.body ?? {});
+    const left = leftSignal(res);
+    await relay(res, await llm.improvePrompt(body.text, body.kind, left), left);
   });
 
   return router;
+}
+
+/** Aborts when the client leaves before the answer is complete. */
+function leftSignal(res: express.Response): AbortSignal {
+  const left = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) left.abort();
+  });
+  return left.signal;
+}
+
+/** Send a chat answer: JSON as it is, a stream as server-sent events written as they come. */
+async function relay(res: express.Response, answer: ChatAnswer, left: AbortSignal): Promise<void> {
+  if (answer.kind === 'json') return void res.json(answer.body);
+  res.status(200);
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-cache, no-transform');
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.flushHeaders();
+  await writeStream(res, answer.chunks, left);
 }
 
 /** Write each chunk as it comes, waiting for a slow client to drain; stop when it leaves. */

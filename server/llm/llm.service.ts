@@ -15,6 +15,7 @@ import { openChat, type ChatAnswer } from './chat-proxy.js';
 import type { LlmConfigStore } from './llm-config.store.js';
 import type { LlmConfig } from '../contracts/llm.contract.js';
 import { LlmServer, type LlmLaunch, type LlmServerOptions } from './llm-server.js';
+import { promptHelpMessages } from './prompt-help.js';
 
 export interface LlmServiceDeps {
   server: LlmServerOptions;
@@ -135,6 +136,42 @@ export class LlmService {
     } finally {
       this.armIdle();
     }
+  }
+
+  /**
+   * "Improve prompt" (Run page): a streamed chat with the prompt-help system prompt. The server is
+   * started on demand with the last model used (else the smallest model on disk) unless the GPU
+   * yield policy holds it back for image jobs; without a runtime or a model it says what to do.
+   */
+  async improvePrompt(text: string, kind: 'positive' | 'negative', signal?: AbortSignal): Promise<ChatAnswer> {
+    if (!this.server.running) await this.startForHelp();
+    return this.chat({ messages: promptHelpMessages(text, kind), stream: true, temperature: 0.7, max_tokens: 200 }, signal);
+  }
+
+  private async startForHelp(): Promise<void> {
+    if (this.deps.gpuPolicy === 'yield' && this.engineBusy) throw new DomainError('unavailable', 'The LLM is held back while image jobs run on the engine (LLM_GPU_POLICY=yield): try again when they finish');
+    if (this.resumable) return this.wakeForChat();
+    if (!this.server.binaryExists()) throw new DomainError('conflict', 'No LLM runtime is installed: install llama.cpp on the LLM page first');
+    const model = this.helpModel();
+    if (!model) throw new DomainError('conflict', 'No LLM model is downloaded: download one on the LLM page first');
+    await this.serialize(async () => {
+      if (this.server.running) return;
+      await this.launch({ model, config: this.deps.store.get() });
+    });
+  }
+
+  /** The model last started if it is still on disk, else the smallest `.gguf` in the models folder. */
+  private helpModel(): string | null {
+    const dir = this.deps.server.modelsDir;
+    const last = this.deps.store.internal('_last_model');
+    if (typeof last === 'string' && isFile(path.join(dir, last))) return last;
+    let files: string[];
+    try {
+      files = fs.readdirSync(dir).filter((f) => f.toLowerCase().endsWith('.gguf') && !/mmproj/i.test(f) && isFile(path.join(dir, f)));
+    } catch {
+      return null;
+    }
+    return files.sort((a, b) => fs.statSync(path.join(dir, a)).size - fs.statSync(path.join(dir, b)).size)[0] ?? null;
   }
 
   /** The LLM catalog deletes a model file: stop the server first when it is the active one. */

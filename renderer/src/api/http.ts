@@ -68,6 +68,11 @@ export class Http {
     return this.request<T>('PUT', this.url(path), JSON.stringify(body));
   }
 
+  /** PATCH a JSON body and parse JSON. */
+  patch<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>('PATCH', this.url(path), JSON.stringify(body));
+  }
+
   /** DELETE and parse JSON. */
   delete<T>(path: string): Promise<T> {
     return this.request<T>('DELETE', this.url(path));

@@ -3,10 +3,12 @@
  * the chat proxy, streamed as server-sent events and read chunk by chunk.
  */
 import type { LlmConfig } from '../../../server/contracts/llm.contract.js';
+import type { ChatDetail, ChatSettings, ChatSummary } from '../../../server/contracts/llm-chats.contract.js';
+import type { FitView } from '../../../server/contracts/llm-fit.contract.js';
 import { ApiError, detailOf, type Http } from './http.js';
 import type { CatalogModel } from './types.js';
 
-export type { LlmConfig };
+export type { ChatDetail, ChatSettings, ChatSummary, FitView, LlmConfig };
 
 export interface LlmCatalog {
   version: number;
@@ -77,15 +79,51 @@ export class LlmApi {
     return this.http.post('/api/admin/llm/config', config);
   }
 
+  /** What fits on the GPU, per catalog entry. */
+  fit(ctxSize?: number): Promise<FitView> {
+    return this.http.get('/api/admin/llm/fit', ctxSize ? { ctx_size: String(ctxSize) } : undefined);
+  }
+
+  chats(): Promise<{ chats: ChatSummary[] }> {
+    return this.http.get('/api/admin/llm/chats');
+  }
+  chat(id: string): Promise<ChatDetail> {
+    return this.http.get(`/api/admin/llm/chats/${encodeURIComponent(id)}`);
+  }
+  createChat(body: { title?: string; model?: string | null; settings?: ChatSettings }): Promise<ChatDetail> {
+    return this.http.post('/api/admin/llm/chats', body);
+  }
+  updateChat(id: string, patch: { title?: string; model?: string | null; settings?: ChatSettings }): Promise<ChatDetail> {
+    return this.http.patch(`/api/admin/llm/chats/${encodeURIComponent(id)}`, patch);
+  }
+  appendMessages(id: string, messages: ChatMessage[]): Promise<ChatDetail> {
+    return this.http.post(`/api/admin/llm/chats/${encodeURIComponent(id)}/messages`, { messages });
+  }
+  deleteChat(id: string): Promise<{ status: string }> {
+    return this.http.delete(`/api/admin/llm/chats/${encodeURIComponent(id)}`);
+  }
+  exportUrl(id: string, format: 'md' | 'json'): string {
+    return this.http.url(`/api/admin/llm/chats/${encodeURIComponent(id)}/export`, { format });
+  }
+
   /** Stream a chat answer: `onDelta` gets each piece of text as it arrives; resolves with the usage. */
-  async chatStream(messages: ChatMessage[], sampling: ChatSampling, onDelta: (text: string) => void, signal: AbortSignal): Promise<ChatUsage | null> {
+  chatStream(messages: ChatMessage[], sampling: ChatSampling, onDelta: (text: string) => void, signal: AbortSignal): Promise<ChatUsage | null> {
+    return this.stream('/api/admin/llm/chat', { messages, stream: true, ...sampling }, onDelta, signal);
+  }
+
+  /** Stream an improved version of a Run-page prompt from the local LLM. */
+  improvePrompt(text: string, kind: 'positive' | 'negative', onDelta: (text: string) => void, signal: AbortSignal): Promise<ChatUsage | null> {
+    return this.stream('/api/admin/llm/improve-prompt', { text, kind }, onDelta, signal);
+  }
+
+  private async stream(path: string, body: unknown, onDelta: (text: string) => void, signal: AbortSignal): Promise<ChatUsage | null> {
     let res: Response;
     try {
-      res = await fetch(this.http.url('/api/admin/llm/chat'), {
+      res = await fetch(this.http.url(path), {
         method: 'POST',
         credentials: 'same-origin',
         headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-        body: JSON.stringify({ messages, stream: true, ...sampling }),
+        body: JSON.stringify(body),
         signal,
       });
     } catch (err) {

@@ -1,17 +1,15 @@
 /**
  * The LLM: its model catalog, the server (status, start with a configuration, stop, save the
- * configuration) and chats that stream answers token by token, each with its own sampling.
+ * configuration) and kept chats (stored by Studio with their model and settings) that stream
+ * answers token by token; each exchange is saved once its answer is complete (or stopped).
  */
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { useClient } from '../api/context.js';
-import { LlmApi, type ChatMessage, type ChatSampling, type ChatUsage, type LlmCatalog, type LlmConfig, type LlmStatus } from '../api/llm-api.js';
+import { LlmApi, type ChatDetail, type ChatSummary, type ChatUsage, type FitView, type LlmCatalog, type LlmConfig, type LlmStatus } from '../api/llm-api.js';
 
-export interface Chat {
-  id: number;
-  title: string;
-  messages: ChatMessage[];
-  sampling: ChatSampling;
+/** The chat on screen: a kept chat with its messages, and the usage of its last answer. */
+export interface Chat extends ChatDetail {
   usage: ChatUsage | null;
 }
 
@@ -20,20 +18,27 @@ export const useLlmStore = defineStore('llm', () => {
   const catalog = ref<LlmCatalog | null>(null);
   const status = ref<LlmStatus | null>(null);
   const error = ref<string | null>(null);
-  const chats = ref<Chat[]>([]);
-  const activeId = ref<number | null>(null);
+  const chats = ref<ChatSummary[]>([]);
+  const activeChat = ref<Chat | null>(null);
+  const fit = ref<FitView | null>(null);
   const streaming = ref(false);
-  let nextId = 1;
   let controller: AbortController | null = null;
 
   const presentModels = computed(() => catalog.value?.categories.flatMap((c) => c.models).filter((m) => m.status === 'present') ?? []);
-  const activeChat = computed(() => chats.value.find((c) => c.id === activeId.value) ?? null);
+  const activeId = computed({
+    get: () => activeChat.value?.id ?? null,
+    set: (id: string | null) => void open(id),
+  });
 
   async function refresh(): Promise<void> {
     try {
-      const [c, s] = await Promise.all([api.catalog(), api.status()]);
+      const [c, s, list, f] = await Promise.all([api.catalog(), api.status(), api.chats(), api.fit().catch(() => null)]);
       catalog.value = c;
       status.value = s;
+      chats.value = list.chats;
+      fit.value = f;
+      // The page opens on the most recent chat.
+      if (!activeChat.value && list.chats[0] && !streaming.value) await open(list.chats[0].id);
       error.value = null;
     } catch (err) {
       error.value = err instanceof Error ? err.message : String(err);
@@ -68,35 +73,65 @@ export const useLlmStore = defineStore('llm', () => {
     status.value = await api.status();
   }
 
-  /** A new, empty chat whose sampling starts from the server's configuration. */
-  function newChat(): Chat {
-    const cfg = status.value?.config;
-    const chat: Chat = { id: nextId++, title: `Chat ${nextId - 1}`, messages: [], usage: null, sampling: { temperature: cfg?.temp, top_p: cfg?.top_p, top_k: cfg?.top_k, repeat_penalty: cfg?.repeat_penalty, max_tokens: 512 } };
-    chats.value = [...chats.value, chat];
-    activeId.value = chat.id;
-    return chat;
+  /** Show a kept chat. */
+  async function open(id: string | null): Promise<void> {
+    if (streaming.value) return;
+    activeChat.value = id ? { ...(await api.chat(id)), usage: null } : null;
   }
 
-  /** Send a user message in the active chat and stream the answer into it. */
+  /** A new, empty chat for the running model, its sampling starting from the server's configuration. */
+  async function newChat(): Promise<Chat> {
+    const cfg = status.value?.config;
+    const created = await api.createChat({ model: status.value?.active_model ?? null, settings: { temperature: cfg?.temp, top_p: cfg?.top_p, top_k: cfg?.top_k, repeat_penalty: cfg?.repeat_penalty, max_tokens: 512 } });
+    activeChat.value = { ...created, usage: null };
+    chats.value = [created, ...chats.value];
+    return activeChat.value;
+  }
+
+  async function rename(id: string, title: string): Promise<void> {
+    const updated = await api.updateChat(id, { title });
+    if (activeChat.value?.id === id) activeChat.value.title = updated.title;
+    chats.value = (await api.chats()).chats;
+  }
+
+  async function removeChat(id: string): Promise<void> {
+    await api.deleteChat(id);
+    chats.value = (await api.chats()).chats;
+    if (activeChat.value?.id === id) await open(chats.value[0]?.id ?? null);
+  }
+
+  const exportUrl = (id: string, format: 'md' | 'json') => api.exportUrl(id, format);
+
+  /** Send a user message in the active chat, stream the answer into it, then keep both. */
   async function send(text: string): Promise<void> {
-    if (!activeChat.value) newChat();
-    // Through the store's reactive proxy (not newChat's plain object) so each delta re-renders.
+    if (!activeChat.value) await newChat();
+    // Through the store's reactive proxy so each delta re-renders.
     const chat = activeChat.value!;
-    chat.messages.push({ role: 'user', content: text });
-    if (chat.messages.length === 1) chat.title = text.slice(0, 40);
-    const history = chat.messages.map((m) => ({ ...m }));
-    chat.messages.push({ role: 'assistant', content: '' });
+    const model = status.value?.active_model ?? chat.model;
+    await api.updateChat(chat.id, { settings: chat.settings, model });
+    const now = new Date().toISOString();
+    chat.messages.push({ role: 'user', content: text, created_at: now });
+    const history = [
+      ...(chat.settings.system ? [{ role: 'system' as const, content: chat.settings.system }] : []),
+      ...chat.messages.map((m) => ({ role: m.role, content: m.content })),
+    ];
+    chat.messages.push({ role: 'assistant', content: '', created_at: now });
     const answer = chat.messages[chat.messages.length - 1]!;
     controller = new AbortController();
     streaming.value = true;
+    const { system: _system, ...sampling } = chat.settings;
     try {
-      chat.usage = await api.chatStream(history, chat.sampling, (delta) => (answer.content += delta), controller.signal);
+      chat.usage = await api.chatStream(history, sampling, (delta) => (answer.content += delta), controller.signal);
     } catch (err) {
       if (!answer.content) chat.messages.pop();
       throw err;
     } finally {
       streaming.value = false;
       controller = null;
+      const kept = answer.content ? [{ role: 'user' as const, content: text }, { role: 'assistant' as const, content: answer.content }] : [{ role: 'user' as const, content: text }];
+      const saved = await api.appendMessages(chat.id, kept).catch(() => null);
+      if (saved) chat.title = saved.title;
+      chats.value = (await api.chats().catch(() => ({ chats: chats.value }))).chats;
     }
   }
 
@@ -105,5 +140,5 @@ export const useLlmStore = defineStore('llm', () => {
     controller?.abort();
   }
 
-  return { catalog, status, error, chats, activeId, activeChat, streaming, presentModels, refresh, download, remove, start, stop, saveConfig, newChat, send, stopAnswer };
+  return { catalog, status, error, chats, activeId, activeChat, fit, streaming, presentModels, refresh, download, remove, start, stop, saveConfig, open, newChat, rename, removeChat, exportUrl, send, stopAnswer };
 });

@@ -94,7 +94,7 @@ export function tinyGguf(): Buffer {
     ['general.architecture', 'str', 'llama'],
     ['general.name', 'str', 'studio-smoke-test'],
     ['general.file_type', 'u32', 0],
-    ['llama.context_length', 'u32', 512],
+    ['llama.context_length', 'u32', 4096],
     ['llama.embedding_length', 'u32', N_EMBD],
     ['llama.block_count', 'u32', N_LAYER],
     ['llama.feed_forward_length', 'u32', N_FF],

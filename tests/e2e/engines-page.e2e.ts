@@ -1,0 +1,97 @@
+/**
+ * The Engines page and drag-to-reorder in the queue drawer, in a real browser against a real
+ * Studio with a slow stand-in engine and a second stand-in added by URL from the page itself.
+ * Screenshots at desktop and phone width; no sideways scrolling on the phone.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_ROOT } from '../../server/config.js';
+import type { JobRecord } from '../../server/contracts/jobs.contract.js';
+import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { overflowing } from '../helpers/page-checks.js';
+import { ensureRendererBuilt } from '../helpers/renderer-build.js';
+import { execute, plantModels, SHIPPED_MODELS } from '../helpers/runner.js';
+import { startStandin, type StandinProcess } from '../helpers/standin-process.js';
+import { startTestStudio, type TestStudio } from '../helpers/studio.js';
+import { until } from '../helpers/studio-ws.js';
+
+const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+
+let studio: TestStudio;
+let remote: StandinProcess;
+let browser: TestBrowser;
+let context: BrowserContext;
+let page: Page;
+
+const queue = async () => (await (await studio.api('/api/admin/queue')).json()) as JobRecord[];
+const waitingIds = async () => (await queue()).filter((j) => j.position !== null && j.position !== undefined).map((j) => j.prompt_id);
+
+async function shoot(name: string): Promise<void> {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+describe('the Engines page and dragging in the queue', () => {
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    remote = await startStandin({ stepMs: 3000, models: { checkpoints: ['sd_xl_base_1.0.safetensors'] } });
+    studio = await startTestStudio({ startEngine: true, env: { STANDIN_STEP_MS: '3000', STANDIN_NODE_MS: '20', ENGINE_POOL_PROBE_MS: '300' } });
+    plantModels(studio.dir, SHIPPED_MODELS);
+    await studio.studio.engineReady(60_000);
+    browser = await launchBrowser();
+    context = await browser.browser.newContext({ viewport: DESKTOP, locale: 'en-GB' });
+    const cookie = await studio.login();
+    const [name, value] = cookie.split('=') as [string, string];
+    await context.addCookies([{ name, value, url: studio.url }]);
+    page = await context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await studio?.stop();
+    await remote?.stop();
+  });
+
+  it('adds a remote engine from the page and shows each engine with its status', async () => {
+    await page.goto(`${studio.url}/engines`);
+    const cards = page.getByRole('list', { name: 'Engines' }).getByRole('listitem');
+    await expect.poll(() => cards.count()).toBe(1);
+    expect(await page.getByRole('note').filter({ hasText: 'no authentication' }).count()).toBe(1);
+    await page.getByLabel('Name').fill('Second box');
+    await page.getByLabel('URL').fill(remote.url);
+    await page.getByRole('button', { name: 'Add engine' }).click();
+    await expect.poll(() => cards.count()).toBe(2);
+    await expect.poll(() => cards.nth(1).textContent(), { timeout: 15_000 }).toMatch(/Second box\s*online/);
+    expect(await cards.nth(0).textContent()).toMatch(/This computer/);
+    await shoot('engines-desktop');
+  });
+
+  it('reorders waiting jobs by dragging one onto another', async () => {
+    const ids: string[] = [];
+    for (const prompt of ['a fox', 'a heron', 'a lynx', 'an owl', 'a wren', 'a crane']) ids.push((await execute(studio.api, 'txt2img-sdxl', { params: { positive: prompt, steps: 2 } })).prompt_id);
+    // Two engines × (running + prefetched) hold four; two wait in Studio.
+    await until(async () => (await waitingIds()).length === 2, 'two jobs waiting', 30_000);
+    const [first, second] = await waitingIds();
+    await page.getByRole('button', { name: /^Queue/ }).click();
+    const drawer = page.getByRole('complementary', { name: 'Queue' });
+    const items = drawer.getByRole('list', { name: 'Jobs in queue order' }).getByRole('listitem');
+    await expect.poll(() => items.count()).toBe(6);
+    await items.nth(5).dragTo(items.nth(4));
+    await expect.poll(waitingIds).toEqual([second, first]);
+    await shoot('queue-drawer-dragged-desktop');
+    await drawer.getByRole('button', { name: 'Close the queue' }).click();
+  });
+
+  it('fits a phone', async () => {
+    await page.setViewportSize(PHONE);
+    await page.goto(`${studio.url}/engines`);
+    await expect.poll(() => page.getByRole('list', { name: 'Engines' }).getByRole('listitem').count()).toBe(2);
+    expect(await overflowing(page)).toEqual([]);
+    await shoot('engines-phone');
+  });
+});
