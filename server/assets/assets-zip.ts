@@ -3,11 +3,11 @@
  * under the output directory, media is stored without recompression (deflating a PNG or an MP4
  * costs time and saves nothing), and nothing is held in memory beyond the stream buffers.
  */
-import type { ZipEntryData } from 'archiver';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { isStoredInZip } from './asset-types.js';
+import { writeZip } from './zip-writer.js';
 
 /** Every regular, non-hidden file below `root` as `{full, rel}`, sorted by path. */
 function zipEntries(root: string): Array<{ full: string; rel: string }> {
@@ -32,24 +32,10 @@ function zipEntries(root: string): Array<{ full: string; rel: string }> {
   return out;
 }
 
-/** Stream a ZIP of `root` into `out`; resolves when finalized, rejects on an archive error or `signal`. */
+/** Stream a ZIP of `root` into `out`; resolves when finalized, rejects on a read error or `signal`. */
 export async function writeDirectoryZip(root: string, out: Writable, signal?: AbortSignal): Promise<void> {
-  // The archive library loads with the first ZIP, not at start (it pulls in dozens of stream modules).
-  const { ZipArchive } = await import('archiver');
-  const zip = new ZipArchive({ zlib: { level: 6 } });
-  const failed = new Promise<never>((_, reject) => {
-    zip.on('error', reject);
-    signal?.addEventListener('abort', () => {
-      zip.abort();
-      reject(new Error('the client went away'));
-    });
-  });
-  zip.pipe(out);
-  for (const { full, rel } of zipEntries(root)) {
-    const data: ZipEntryData = { name: rel, store: isStoredInZip(rel) };
-    zip.file(full, data);
-  }
-  await Promise.race([zip.finalize(), failed]);
+  const entries = zipEntries(root).map(({ full, rel }) => ({ file: full, name: rel, store: isStoredInZip(rel) }));
+  await writeZip(entries, out, { signal });
 }
 
 /** `outputs_20261122-142233.zip` (local time). */

@@ -89,6 +89,8 @@ describe('the LLM, made whole', () => {
     await expect.poll(async () => prompt.inputValue(), { timeout: 60_000 }).not.toBe('a lighthouse at dusk');
     await page.getByRole('button', { name: 'Undo improvement: Prompt' }).waitFor({ timeout: 60_000 });
     expect((await prompt.inputValue()).length).toBeGreaterThan(0);
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SHOTS, 'run-improve-prompt-desktop.png') });
     await page.getByRole('button', { name: 'Undo improvement: Prompt' }).click();
     expect(await prompt.inputValue()).toBe('a lighthouse at dusk');
     const status = (await (await studio.api('/api/admin/llm/status')).json()) as { running: boolean; active_model: string };
