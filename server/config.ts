@@ -196,7 +196,7 @@ export async function loadConfig(
       previewMethod: choice.settings.preview_method ?? v.ENGINE_PREVIEW_METHOD,
       extraArgs: choice.settings.extra_args ?? v.ENGINE_ARGS ?? [],
       extraModelDirs: stored?.extra_model_dirs ?? [],
-      gpus: v.ENGINE_GPUS ?? [],
+      gpus: choice.settings.gpus ?? v.ENGINE_GPUS ?? [],
       poolProbeMs: v.ENGINE_POOL_PROBE_MS,
     },
     role: v.STUDIO_ROLE,

@@ -51,7 +51,7 @@ export const NAV_GROUPS: readonly NavGroup[] = [
 ];
 
 // Pages without a link of their own, by the link they belong under.
-const PARENT: Record<string, string> = { '/run': '/home', '/gallery': '/models' };
+const PARENT: Record<string, string> = { '/run': '/home', '/gallery': '/models', '/setup': '/system' };
 
 /** The group holding the page at `path` (by its first segment), or the first group. */
 export function groupOf(path: string): string {

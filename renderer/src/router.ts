@@ -20,6 +20,7 @@ export function createStudioRouter(): Router {
       { path: '/presets', name: 'presets', component: () => import('./views/PresetsView.vue'), meta: { title: 'Presets' } },
       { path: '/engines', name: 'engines', component: () => import('./views/EnginesView.vue'), meta: { title: 'Engines' } },
       { path: '/system', name: 'system', component: () => import('./views/SystemView.vue'), meta: { title: 'System' } },
+      { path: '/setup', name: 'setup', component: () => import('./views/SetupView.vue'), meta: { title: 'Engine setup' } },
       { path: '/disk', name: 'disk', component: () => import('./views/DiskView.vue'), meta: { title: 'Disk' } },
       { path: '/nodes', name: 'nodes', component: () => import('./views/NodesView.vue'), meta: { title: 'Node packages' } },
       { path: '/chatbot', name: 'chatbot', component: () => import('./views/ChatbotView.vue'), meta: { title: 'Chat bot' } },

@@ -105,6 +105,8 @@ export interface SetupReport {
     version: string | null;
     /** Where the choice came from: `setup` (stored on this page), `environment`, or `default`. */
     chosen_by: 'setup' | 'environment' | 'default';
+    /** The last lines the engine printed when it would not start (empty otherwise). */
+    error_lines: string[];
   };
   gpu: GpuReport;
   torch: TorchChoice;

@@ -61,7 +61,8 @@ export async function findInstalls(ctx: FinderContext): Promise<FoundInstall[]> 
 }
 
 async function describe(c: Candidate, dir: string, ctx: FinderContext): Promise<FoundInstall> {
-  const named = c.python !== undefined ? c.python : await pythonOf(dir, ctx.platform);
+  // Beside the folder as it was found (a link to an engine elsewhere keeps its own venv beside the link), then beside the real folder.
+  const named = c.python !== undefined ? c.python : ((await pythonOf(c.dir, ctx.platform)) ?? (await pythonOf(dir, ctx.platform)));
   // A bare name (ENGINE_PYTHON=python3) is looked up the way the engine's start would find it.
   const python = named ? await findExecutable(named, ctx.env) : null;
   const models = c.models !== undefined ? c.models : path.join(dir, 'models');

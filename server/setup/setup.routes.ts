@@ -13,6 +13,10 @@ export function setupRoutes(service: SetupService): express.Router {
     res.json(await service.report(req.query.fresh === '1' || req.query.fresh === 'true'));
   });
 
+  router.get('/api/admin/setup/first-start', (_req, res) => {
+    res.json(service.firstStart());
+  });
+
   router.get('/api/admin/setup/releases', async (_req, res) => {
     res.json(await service.releases());
   });

@@ -65,11 +65,20 @@ export class SetupService {
     });
     const choice = readEngineChoice(this.studioDir);
     const state = this.deps.engineState();
-    const chosenBy = config.engine.modeReason.startsWith('chosen on the setup page') ? 'setup' : /^(no engine configured|an engine already answers)/.test(config.engine.modeReason) ? 'default' : 'environment';
+    const by = chosenBy(config);
     await fsp.mkdir(config.paths.engine, { recursive: true });
     return {
-      first_start: config.engine.mode === 'standin' && chosenBy === 'default' && !choice.current && !choice.standin_chosen,
-      engine: { mode: config.engine.mode, mode_reason: config.engine.modeReason, status: state.status, dir: config.engine.dir, version: choice.current && chosenBy === 'setup' ? choice.current.version : null, chosen_by: chosenBy },
+      ...this.firstStart(),
+      engine: {
+        mode: config.engine.mode,
+        mode_reason: config.engine.modeReason,
+        status: state.status,
+        dir: config.engine.dir,
+        version: choice.current && by === 'setup' ? choice.current.version : null,
+        chosen_by: by,
+        // An engine that would not start (an unknown flag in the settings, say) in its own words.
+        error_lines: state.status === 'crashed' ? state.stderrTail.filter((l) => l.trim()).slice(-6) : [],
+      },
       gpu,
       torch,
       installs,
@@ -80,6 +89,13 @@ export class SetupService {
       repository: config.setup.repoUrl,
       restart_needed: settingsDiffer(choice.settings, config),
     };
+  }
+
+  /** `GET /api/admin/setup/first-start`: whether the app should open the setup page (cheap: no GPU tool, no torch import). */
+  firstStart(): { first_start: boolean } {
+    const { config } = this.deps;
+    const choice = readEngineChoice(this.studioDir);
+    return { first_start: config.engine.mode === 'standin' && chosenBy(config) === 'default' && !choice.current && !choice.standin_chosen };
   }
 
   /** `GET /api/admin/setup/releases`. */
@@ -118,7 +134,9 @@ export class SetupService {
     }
     const dir = path.resolve(body.dir);
     if (!(await isEngineDir(dir))) throw new DomainError('invalid', `${dir} is not an engine folder (no main.py and comfy/)`);
-    const found = (await this.report()).installs.find((i) => i.dir === dir);
+    // Found installs are listed by their real folder; the user may name it through a link.
+    const real = await fsp.realpath(dir);
+    const found = (await this.report()).installs.find((i) => i.dir === dir || i.dir === real);
     const python = body.python ? await findExecutable(body.python, config.childEnv) : (found?.python ?? null);
     if (!python) throw new DomainError('invalid', `No Python found for ${dir}: name the one that runs it`);
     const models = body.add_models ? (found?.models_dir ?? null) : null;
@@ -261,6 +279,12 @@ export class SetupService {
       env: config.childEnv,
     });
   }
+}
+
+/** Who named the engine in use: the setup page's stored choice, the environment, or nobody (the default). */
+function chosenBy(config: Readonly<Config>): SetupReport['engine']['chosen_by'] {
+  if (config.engine.modeReason.startsWith('chosen on the setup page')) return 'setup';
+  return /^(no engine configured|an engine already answers)/.test(config.engine.modeReason) ? 'default' : 'environment';
 }
 
 function kept(ref: EngineRef): KeptVersion {
