@@ -16,6 +16,8 @@ import { APP_ROOT, type Config } from './config.js';
 import type { Db } from './db/database.js';
 import { createEngineModule, type EngineModule } from './engine/engine.module.js';
 import { engineMessage } from './engine/engine-process.js';
+import { agentSocketRelay } from './engine/pool/agent-proxy.routes.js';
+import { AGENT_ENGINE_PATH } from './engine/pool/remote-engine.js';
 import type { EventBus } from './events/event-bus.js';
 import { createEventsModule } from './events/events.module.js';
 import { createHttpServer } from './http/app.js';
@@ -162,7 +164,9 @@ export class Studio {
       greeting: () => ({ version: config.version, engine: engineMessage(engine.process.state), maintenance: this.maintenance.active, time_zone: STUDIO_TIME_ZONE }),
       routers: this.modules.flatMap((module) => module.routers),
       storage: reportedStorageFaults({ dataDir: config.paths.root, dbFile: config.paths.dbFile, events }),
-      pageRouters: [rendererRoutes({ distDir: path.join(APP_ROOT, 'renderer', 'dist'), fallback: homeRoutes({ version: config.version, engineStatus }) })],
+      // An agent serves its engine to another Studio and no UI of its own.
+      wsRoutes: config.role === 'agent' ? [{ path: `${AGENT_ENGINE_PATH}/ws`, handle: agentSocketRelay(engine.process.url, logger) }] : [],
+      pageRouters: config.role === 'agent' ? [] : [rendererRoutes({ distDir: path.join(APP_ROOT, 'renderer', 'dist'), fallback: homeRoutes({ version: config.version, engineStatus }) })],
     }));
   }
 
