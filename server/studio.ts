@@ -13,9 +13,11 @@ import { llmCatalogAccess } from './catalog/llm-catalog-access.js';
 import { createChatbotModule } from './chatbot/chatbot.module.js';
 import { createDiskModule } from './disk/disk.module.js';
 import { APP_ROOT, type Config } from './config.js';
-import { checkpoint, type Db } from './db/database.js';
+import type { Db } from './db/database.js';
 import { createEngineModule, type EngineModule } from './engine/engine.module.js';
 import { engineMessage } from './engine/engine-process.js';
+import { agentSocketRelay } from './engine/pool/agent-proxy.routes.js';
+import { AGENT_ENGINE_PATH } from './engine/pool/remote-engine.js';
 import type { EventBus } from './events/event-bus.js';
 import { createEventsModule } from './events/events.module.js';
 import { createHttpServer } from './http/app.js';
@@ -25,7 +27,6 @@ import { boundPort, listen, localUrl } from './http/listen.js';
 import { Maintenance } from './http/maintenance.js';
 import { rendererRoutes } from './http/renderer.routes.js';
 import { reportedStorageFaults } from './http/storage-faults.js';
-import { Uploads } from './http/uploads.js';
 import { WsHub } from './http/ws-hub.js';
 import { createJobsModule, type JobsModule } from './jobs/jobs.module.js';
 import { createLlmModule, type LlmModule } from './llm/llm.module.js';
@@ -37,7 +38,6 @@ import { stopModules, withDeadline, type StudioModule } from './module.js';
 import { createNodesModule } from './nodes/nodes.module.js';
 import { nodePackageCount } from './nodes/package-count.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
-import { reportMigrations } from './system/migration-report.js';
 import { GpuProbe } from './gpu/index.js';
 import { createSetupModule } from './setup/setup.module.js';
 import { createSecrets, createSystemModule } from './system/system.module.js';
@@ -70,11 +70,8 @@ export class Studio {
     readonly config: Readonly<Config>,
     options: StudioOptions,
   ) {
-    ({ logger: this.logger, db: this.db, events: this.events } = openInfrastructure(config, options));
-    const { logger, db, events } = this;
-    reportMigrations(db, events, this.startedAt);
+    const { logger, db, events, uploads } = ({ logger: this.logger, db: this.db, events: this.events } = openInfrastructure(config, options));
     const secrets = createSecrets(db, config);
-    const uploads = new Uploads(path.join(config.paths.root, 'tmp', 'uploads'));
     const base = { config, db, events, logger };
 
     const auth = createAuthModule({ ...base, apiKey: () => secrets.apiKey() });
@@ -124,10 +121,16 @@ export class Studio {
       objectInfo: () => workflows.service.objectInfo(),
       invalidateObjectInfo: () => workflows.service.invalidateNodes(),
       restartEngine: () => engine.process.restart(),
-      workflows: async () => (await workflows.service.list()).workflows.map((w) => ({ id: String(w.id), required_nodes: Array.isArray(w.required_nodes) ? w.required_nodes.map(String) : [] })),
+      workflows: async () => (await workflows.service.list()).workflows,
       log: (level, message) => catalog.activity.add(level, message),
     });
-    const disk = createDiskModule({ ...base, catalogs: catalog.catalogs, downloads: catalog.downloads });
+    const disk = createDiskModule({
+      ...base,
+      catalogs: catalog.catalogs,
+      downloads: catalog.downloads,
+      presetJobs: async () => new Set(await presets.service.sourceJobs()),
+      deleteJobs: (ids) => jobs.queries.delete(ids),
+    });
     const engineStatus = () => engine.process.state.status;
     this.system = createSystemModule({
       ...base,
@@ -140,25 +143,14 @@ export class Studio {
       secrets,
       auth: auth.auth,
       maintenance: this.maintenance,
-      checkpoint: () => checkpoint(db),
       relaunch: options.relaunch ?? null,
       desktopUpdates: options.desktopUpdates ?? null,
       reloadData: () => catalog.reload(),
     });
     // One reading of the GPUs for every capability that asks (the setup page, the LLM server's build).
     const gpu = new GpuProbe({ env: config.childEnv, nvidiaSmi: config.system.nvidiaSmi });
-    const system = this.system;
-    const setup = createSetupModule({
-      ...base,
-      hub,
-      gpu,
-      engine,
-      restartStudio: (reason) => {
-        if (!system.restart.supported) return false;
-        system.restart.schedule(1_500, reason);
-        return true;
-      },
-    });
+    const restart = this.system.restart;
+    const setup = createSetupModule({ ...base, hub, gpu, engine, restartStudio: (reason) => restart.trySchedule(1_500, reason) });
     const eventsModule = createEventsModule({ events, hub });
     // Each module after what it uses; the engine before the jobs so it stops after the job watcher.
     this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, assets, chatbot, nodes, disk, this.system, setup];
@@ -172,7 +164,9 @@ export class Studio {
       greeting: () => ({ version: config.version, engine: engineMessage(engine.process.state), maintenance: this.maintenance.active, time_zone: STUDIO_TIME_ZONE }),
       routers: this.modules.flatMap((module) => module.routers),
       storage: reportedStorageFaults({ dataDir: config.paths.root, dbFile: config.paths.dbFile, events }),
-      pageRouters: [rendererRoutes({ distDir: path.join(APP_ROOT, 'renderer', 'dist'), fallback: homeRoutes({ version: config.version, engineStatus }) })],
+      // An agent serves its engine to another Studio and no UI of its own.
+      wsRoutes: config.role === 'agent' ? [{ path: `${AGENT_ENGINE_PATH}/ws`, handle: agentSocketRelay(engine.process.url, logger) }] : [],
+      pageRouters: config.role === 'agent' ? [] : [rendererRoutes({ distDir: path.join(APP_ROOT, 'renderer', 'dist'), fallback: homeRoutes({ version: config.version, engineStatus }) })],
     }));
   }
 

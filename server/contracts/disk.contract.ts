@@ -117,3 +117,38 @@ export interface DeleteOrphansResult {
 
 /** `GET /api/admin/disk/orphans?input_days=N`. */
 export const orphansQuery = z.object({ input_days: z.coerce.number().int().min(1).max(3650).optional() });
+
+/** The retention rule for job outputs: keep the newest `days` days, or the newest `max_gb` GB (one of the two). */
+export const retentionRule = z
+  .object({
+    days: z.number().int('days must be a whole number').min(1, 'days must be at least 1').max(36500).nullable().optional(),
+    max_gb: z.number().positive('max_gb must be above 0').max(1e6).nullable().optional(),
+  })
+  .refine((r) => (r.days == null) !== (r.max_gb == null), { message: 'Give either days or max_gb (one rule at a time)' });
+
+/** `PUT /api/admin/disk/retention`: the rule and whether it runs daily. */
+export const retentionSettingsBody = z.object({ enabled: z.boolean({ message: 'enabled must be true or false' }), days: z.number().nullable().optional(), max_gb: z.number().nullable().optional() });
+
+export interface RetentionRule {
+  days: number | null;
+  max_gb: number | null;
+}
+
+/** What a rule would remove now (or did remove). */
+export interface RetentionPlan {
+  rule: RetentionRule;
+  jobs: number;
+  bytes: number;
+  /** The first few job ids (newest first), to show what goes. */
+  sample: string[];
+  /** Jobs past the rule kept anyway: used by a preset, or part of a retry chain. */
+  kept: number;
+}
+
+export interface RetentionState {
+  enabled: boolean;
+  rule: RetentionRule | null;
+  /** What the rule would remove now (null without a rule). */
+  would_free: RetentionPlan | null;
+  last_run: { at: string; jobs: number; bytes: number; errors: string[] } | null;
+}

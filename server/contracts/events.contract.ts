@@ -80,6 +80,7 @@ export const EVENT_TYPE_MEANINGS = {
   'disk.low_space': "Free space on a volume holding Studio's data fell under DISK_WARN_FREE_GB",
   'disk.duplicates.linked': 'Copies of a model file were replaced by hard links to one file',
   'disk.orphans.deleted': 'Unused files chosen on the Disk page were deleted',
+  'disk.retention.ran': 'The retention rule removed old job outputs',
 } as const satisfies Record<string, string>;
 
 export type KnownEventType = keyof typeof EVENT_TYPE_MEANINGS;

@@ -22,6 +22,7 @@ import { FileHashStore } from './file-hash.store.js';
 import { JobRefsStore } from './job-refs.store.js';
 import { LowSpaceWatch } from './low-space.js';
 import { OrphansService } from './orphans.service.js';
+import { RetentionService, type RetentionDeps } from './retention.service.js';
 
 export interface DiskModuleDeps {
   config: Readonly<Config>;
@@ -29,6 +30,9 @@ export interface DiskModuleDeps {
   events: EventBus;
   catalogs: CatalogSet;
   downloads: Pick<Downloads, 'queueStates'>;
+  /** Retention: jobs a preset was made from (kept), and the jobs capability's delete. */
+  presetJobs: RetentionDeps['presetJobs'];
+  deleteJobs: RetentionDeps['deleteJobs'];
 }
 
 export interface DiskModule extends StudioModule {
@@ -36,6 +40,7 @@ export interface DiskModule extends StudioModule {
   duplicates: DuplicatesService;
   orphans: OrphansService;
   lowSpace: LowSpaceWatch;
+  retention: RetentionService;
 }
 
 /** Build the disk capability. */
@@ -67,15 +72,23 @@ export function createDiskModule(deps: DiskModuleDeps): DiskModule {
     usage: modelUsage,
   });
   const lowSpace = new LowSpaceWatch({ events: deps.events, thresholdBytes: deps.config.disk.warnFreeBytes, lowestFree: () => usage.lowestFree() });
+  const retention = new RetentionService({ db: deps.db, events: deps.events, outputsDir: paths.assetsOutput, presetJobs: deps.presetJobs, deleteJobs: deps.deleteJobs });
   return {
     name: 'disk',
-    routers: [diskRoutes({ usage, duplicates, orphans })],
+    routers: [diskRoutes({ usage, duplicates, orphans, retention })],
     usage,
     duplicates,
     orphans,
     lowSpace,
-    start: () => lowSpace.start(),
-    stop: () => lowSpace.stop(),
+    retention,
+    start: () => {
+      lowSpace.start();
+      retention.start();
+    },
+    stop: () => {
+      lowSpace.stop();
+      retention.stop();
+    },
   };
 }
 

@@ -2,13 +2,14 @@
  * The disk page's routes (README "Disk page"). Parse and delegate.
  */
 import express from 'express';
-import { deleteOrphansBody, linkDuplicatesBody, orphansQuery } from '../contracts/disk.contract.js';
+import { deleteOrphansBody, linkDuplicatesBody, orphansQuery, retentionSettingsBody } from '../contracts/disk.contract.js';
 import { validate } from '../http/errors.js';
 import type { DiskUsageService } from './disk-usage.service.js';
 import type { DuplicatesService } from './duplicates.service.js';
 import type { OrphansService } from './orphans.service.js';
+import type { RetentionService } from './retention.service.js';
 
-export function diskRoutes(deps: { usage: DiskUsageService; duplicates: DuplicatesService; orphans: OrphansService }): express.Router {
+export function diskRoutes(deps: { usage: DiskUsageService; duplicates: DuplicatesService; orphans: OrphansService; retention: RetentionService }): express.Router {
   const router = express.Router();
 
   router.get('/api/admin/disk', async (_req, res) => {
@@ -32,6 +33,24 @@ export function diskRoutes(deps: { usage: DiskUsageService; duplicates: Duplicat
   router.post('/api/admin/disk/orphans/delete', async (req, res) => {
     const body = validate(deleteOrphansBody, req.body ?? {}, { ownMessages: true });
     res.json(await deps.orphans.delete(body.paths, body.input_days));
+  });
+
+  router.get('/api/admin/disk/retention', async (_req, res) => {
+    res.json(await deps.retention.state());
+  });
+
+  // "Would free X GB" for a rule, before it is turned on; nothing is removed.
+  router.post('/api/admin/disk/retention/preview', async (req, res) => {
+    res.json(await deps.retention.plan(req.body ?? {}));
+  });
+
+  router.put('/api/admin/disk/retention', async (req, res) => {
+    const body = validate(retentionSettingsBody, req.body ?? {}, { ownMessages: true });
+    res.json(await deps.retention.configure(body.enabled, { days: body.days, max_gb: body.max_gb }));
+  });
+
+  router.post('/api/admin/disk/retention/run', async (_req, res) => {
+    res.json(await deps.retention.run());
   });
 
   return router;

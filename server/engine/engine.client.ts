@@ -38,6 +38,8 @@ export interface EngineClientOptions {
   slowTimeoutMs?: number;
   /** What Studio knows of the engine's state; without it every call is tried. */
   availability?: EngineAvailability;
+  /** Sent with `viewStream` (node:http, not fetchImpl): an agent Studio's `X-API-Key`. */
+  headers?: Record<string, string>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -51,6 +53,7 @@ export class EngineClient {
   private readonly nodeInfoTimeoutMs: number;
   private readonly slowTimeoutMs: number;
   private readonly availability: EngineAvailability | null;
+  private readonly headers: Record<string, string>;
   /** Aborted (and replaced) each time the engine is lost: ends every call in flight. */
   private lost = new AbortController();
 
@@ -61,6 +64,7 @@ export class EngineClient {
     this.nodeInfoTimeoutMs = opts.nodeInfoTimeoutMs ?? DEFAULT_NODE_INFO_TIMEOUT_MS;
     this.slowTimeoutMs = opts.slowTimeoutMs ?? DEFAULT_SLOW_TIMEOUT_MS;
     this.availability = opts.availability ?? null;
+    this.headers = opts.headers ?? {};
     this.availability?.onLost((reason) => {
       const lost = this.lost;
       this.lost = new AbortController();
@@ -185,7 +189,7 @@ export class EngineClient {
     const url = new URL(`${this.baseUrl}/view?${params.toString()}`);
     const get = url.protocol === 'https:' ? https.get : http.get;
     return new Promise((resolve) => {
-      const request = get(url, { signal: req.signal, headers: req.headers }, (res) => {
+      const request = get(url, { signal: req.signal, headers: { ...this.headers, ...req.headers } }, (res) => {
         clearTimeout(timer);
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
       });

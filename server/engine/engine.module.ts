@@ -24,6 +24,7 @@ import { EnginePool, LOCAL_ENGINE_ID } from './pool/engine-pool.js';
 import { gpuEngines, gpuEnv } from './pool/gpu-engines.js';
 import { PoolEngine } from './pool/pool-engine.js';
 import { RemoteEngineStore } from './pool/remote-engines.store.js';
+import { agentProxyRoutes } from './pool/agent-proxy.routes.js';
 
 export interface EngineModuleDeps {
   config: Readonly<Config>;
@@ -94,7 +95,7 @@ export function createEngineModule(deps: EngineModuleDeps): EngineModule {
 
   return {
     name: 'engine',
-    routers: [engineRoutes(client, sharedFolders)],
+    routers: [engineRoutes(client, sharedFolders), ...(config.role === 'agent' ? [agentProxyRoutes(engine.url, logger)] : [])],
     process: engine,
     client,
     socket,

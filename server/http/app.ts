@@ -43,6 +43,8 @@ export interface HttpDeps {
   routers: express.Router[];
   /** Routers that serve pages; mounted after the API routes and the `/api` 404. */
   pageRouters?: express.Router[];
+  /** More WebSocket paths, admitted like `/ws` (an agent's engine relay). */
+  wsRoutes?: Array<{ path: string; handle: (socket: import('ws').WebSocket, req: http.IncomingMessage) => void }>;
   /** Full-disk and damaged-database answers (507, a 500 that says what to do). */
   storage?: StorageFaults;
 }
@@ -85,6 +87,7 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
     },
   });
   ws.app.ws('/ws', (socket, req) => deps.hub.add(socket, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null));
+  for (const route of deps.wsRoutes ?? []) ws.app.ws(route.path, (socket, req) => route.handle(socket, req));
   // ws re-emits the HTTP server's errors (EADDRINUSE at listen) on itself; the listener of
   // `server.listen` reports them, so here they only must not become uncaught exceptions.
   ws.getWss().on('error', (err) => deps.logger.debug(`WebSocket server: ${err.message}`));

@@ -56,6 +56,8 @@ export interface JobsModule extends StudioModule {
   runner: RunnerService;
   /** Studio's own queue: holds validated jobs and hands them to the engine. */
   queue: JobQueueService;
+  /** History reads and deletes (disk retention deletes through it). */
+  queries: JobQueries;
 }
 
 export function createJobsModule(deps: JobsModuleDeps): JobsModule {
@@ -153,6 +155,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     monitor,
     runner,
     queue,
+    queries,
     // Before any module starts, the engine among them: no message of a running job is missed, and
     // jobs left waiting by the last run are stalled before the engine's jobs are reconciled.
     prepare: async () => {

@@ -27,8 +27,8 @@ export interface NodesModuleDeps {
   /** Drop that cache (after a restart the engine's node set may differ). */
   invalidateObjectInfo: () => void;
   restartEngine: () => Promise<void>;
-  /** The installed workflows' `required_nodes`. */
-  workflows: () => Promise<WorkflowNeeds[]>;
+  /** The installed workflows as the workflows capability lists them (their `required_nodes` are read). */
+  workflows: () => Promise<Record<string, unknown>[]>;
   /** The activity log installs write to (the catalog's). */
   log: (level: 'info' | 'ok' | 'error', message: string) => void;
 }
@@ -54,7 +54,7 @@ export function createNodesModule(deps: NodesModuleDeps): StudioModule {
     objectInfo: deps.objectInfo,
     env,
     check,
-    workflows: deps.workflows,
+    workflows: async () => (await deps.workflows()).map(needsOf),
     git: { env: { ...deps.config.childEnv, GIT_TERMINAL_PROMPT: '0' }, timeoutMs: 30_000 },
   });
   return {
@@ -70,4 +70,10 @@ export function createNodesModule(deps: NodesModuleDeps): StudioModule {
       }),
     ],
   };
+}
+
+/** The node types a listed workflow needs (an entry without a list needs none). */
+function needsOf(workflow: Record<string, unknown>): WorkflowNeeds {
+  const required = workflow.required_nodes;
+  return { id: String(workflow.id), required_nodes: Array.isArray(required) ? required.map(String) : [] };
 }

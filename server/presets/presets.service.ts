@@ -65,6 +65,12 @@ export class PresetsService {
       .sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.id.localeCompare(b.id));
   }
 
+  /** The jobs presets were made from (`source.prompt_id`): disk retention keeps them. */
+  async sourceJobs(): Promise<string[]> {
+    const { presets } = await this.deps.store.all();
+    return presets.flatMap((p) => (typeof p.source?.prompt_id === 'string' ? [p.source.prompt_id] : []));
+  }
+
   /** The stored preset: 400 bad id, 404 unknown, 500 unreadable file. */
   async get(id: string): Promise<Preset> {
     checkId(id);

@@ -26,6 +26,13 @@ export class RestartService {
     return this.deps.relaunch !== null;
   }
 
+  /** `schedule` when this Studio can replace itself; false (and nothing happens) when it cannot. */
+  trySchedule(delayMs: number, reason: string): boolean {
+    if (!this.supported) return false;
+    this.schedule(delayMs, reason);
+    return true;
+  }
+
   /** Restart after `delayMs` (once; later calls are ignored while one is pending). */
   schedule(delayMs: number, reason: string): void {
     if (this.pending) return;

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { Config } from '../config.js';
-import type { Db } from '../db/database.js';
+import { checkpoint, type Db } from '../db/database.js';
 import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
@@ -28,6 +28,7 @@ import { updateRoutes } from './update.routes.js';
 import { UpdateService } from './update.service.js';
 import { systemRoutes } from './system.routes.js';
 import { TelemetryService } from './telemetry.service.js';
+import { reportMigrations } from './migration-report.js';
 
 export interface SystemModuleDeps {
   config: Readonly<Config>;
@@ -44,8 +45,6 @@ export interface SystemModuleDeps {
   /** The key check, through the login limiter (reveal asks it a second time). */
   auth: Pick<Authenticator, 'checkKey'>;
   maintenance: { enable(): void; disable(): void };
-  /** Flush the database's WAL (before a restart). */
-  checkpoint: () => void;
   /** Replace the running Studio (headless re-exec, Electron relaunch); null when it cannot. */
   relaunch: (() => void | Promise<void>) | null;
   /** Reload the catalogs kept in memory after an update or sync replaced their files. */
@@ -122,7 +121,7 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     },
     signOutEverywhere: () => deps.hub.disconnectAll(4001, 'The API key changed: sign in again'),
   });
-  const restart = new RestartService({ checkpoint: deps.checkpoint, relaunch: deps.relaunch, events: deps.events, logger: deps.logger });
+  const restart = new RestartService({ checkpoint: () => checkpoint(deps.db), relaunch: deps.relaunch, events: deps.events, logger: deps.logger });
   const update = new UpdateService({
     repo: new GitRepo({ dir: config.paths.repo, url: config.urls.repo, env: config.childEnv }),
     appDir: config.system.appDir,
@@ -148,6 +147,8 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     status,
     update,
     restart,
+    // Which schema migrations opening the database applied during this boot.
+    prepare: async () => void reportMigrations(deps.db, deps.events, deps.startedAt),
     start: () => telemetry.start(),
     stop: () => telemetry.stop(),
     announce: (port) => announceStart(config, deps.events, port),

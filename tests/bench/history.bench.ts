@@ -12,6 +12,7 @@ import type { JobRecord } from '../../server/contracts/jobs.contract.js';
 import { jobFixtures } from '../helpers/job-fixtures.js';
 import { freePort } from '../helpers/ports.js';
 import { startStudioProcess } from '../helpers/studio-process.js';
+import type { TargetRow } from './targets.js';
 
 const JOBS = 50_000;
 const PAGE = 100;
@@ -75,7 +76,7 @@ async function time(runs: number, fn: () => Promise<unknown> | unknown): Promise
 }
 
 /** Run the history benchmark and print its lines. */
-export async function run(_root: string): Promise<void> {
+export async function run(_root: string): Promise<TargetRow[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-history-'));
   const dbFile = path.join(dir, 'db', 'studio.db');
   fs.mkdirSync(path.dirname(dbFile), { recursive: true });
@@ -112,6 +113,8 @@ export async function run(_root: string): Promise<void> {
       `  whole list (${count} jobs): studio ${studioAll.toFixed(0)} ms (${(allBytes / 1048576).toFixed(1)} MiB over HTTP); ` +
         `same SQL with better-sqlite3 ${refAll.toFixed(0)} ms; ratio ${(studioAll / refAll).toFixed(1)}`,
     );
+    const ratio = studioPage / refPage;
+    return [{ measure: `history page of ${PAGE} / ${JOBS} jobs`, target: '≤ 3× better-sqlite3', value: `${ratio.toFixed(1)}× (${studioPage.toFixed(2)} vs ${refPage.toFixed(2)} ms)`, met: ratio <= 3 }];
   } finally {
     reference.close();
     await studio.stop();

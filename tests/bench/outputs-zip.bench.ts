@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestStudio, TEST_API_KEY as API_KEY } from '../helpers/studio.js';
 import { missingTools, skipped } from './outside-tools.js';
+import { skippedRow, type TargetRow } from './targets.js';
 
 
 function median(values: number[]): number {
@@ -31,9 +32,13 @@ async function timed(command: string, args: string[], cwd?: string): Promise<num
 }
 
 /** Run the outputs ZIP benchmark and print its lines. */
-export async function run(_root: string, totalBytes = 2 * 1024 ** 3, folders = 1000, runs = 3): Promise<void> {
+export async function run(_root: string, totalBytes = 2 * 1024 ** 3, folders = 1000, runs = 3): Promise<TargetRow[]> {
+  const measure = `outputs ZIP of ${(totalBytes / 1024 ** 3).toFixed(totalBytes < 1024 ** 3 ? 2 : 0)} GiB`;
   const missing = missingTools('curl', 'zip', 'unzip');
-  if (missing) return skipped('outputs-zip', missing);
+  if (missing) {
+    skipped('outputs-zip', missing);
+    return [skippedRow(measure, '≤ 1.2× zip -0 -r', missing)];
+  }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-'));
   const output = path.join(dir, 'assets', 'output');
   const perFolder = Math.floor(totalBytes / folders);
@@ -70,4 +75,5 @@ export async function run(_root: string, totalBytes = 2 * 1024 ** 3, folders = 1
   const [s, r] = [median(studioRuns), median(refRuns)];
   const gib = (perFolder * folders) / 1024 ** 3;
   console.log(`outputs-zip ${gib.toFixed(2)} GiB in ${folders} job folders: studio ${s.toFixed(0)} ms, zip -0 -r ${r.toFixed(0)} ms, time ratio ${(s / r).toFixed(2)} (target ≤ 1.2, median of ${runs})`);
+  return [{ measure, target: '≤ 1.2× zip -0 -r', value: `${(s / r).toFixed(2)}× (${s.toFixed(0)} vs ${r.toFixed(0)} ms)`, met: s / r <= 1.2 }];
 }

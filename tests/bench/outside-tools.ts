@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 
 /** Debian packages that provide the tools the benchmarks use, for the skip message. */
-const PACKAGES: Record<string, string> = { vipsthumbnail: 'libvips-tools', curl: 'curl', zip: 'zip', unzip: 'unzip' };
+const PACKAGES: Record<string, string> = { vipsthumbnail: 'libvips-tools', curl: 'curl', zip: 'zip', unzip: 'unzip', openssl: 'openssl' };
 
 /** Why `tools` cannot all be run here (the first one missing from PATH), or null when they can. */
 export function missingTools(...tools: string[]): string | null {

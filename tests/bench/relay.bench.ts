@@ -16,6 +16,7 @@ import { freePort } from '../helpers/ports.js';
 import { execute } from '../helpers/runner.js';
 import { startStudioProcess } from '../helpers/studio-process.js';
 import { TEST_API_KEY } from '../helpers/studio.js';
+import type { TargetRow } from './targets.js';
 
 const ROUNDS = 3;
 const MESSAGES = 400;
@@ -236,7 +237,8 @@ async function startReference(enginePort: number, root: string): Promise<{ port:
 }
 
 /** Run the relay benchmark and print its lines. */
-export async function run(root: string): Promise<void> {
+export async function run(root: string): Promise<TargetRow[]> {
+  const rows: TargetRow[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-relay-'));
   const engine = await startFakeEngine(root);
   const studio = await startStudioProcess(
@@ -272,6 +274,13 @@ export async function run(root: string): Promise<void> {
         for (const c of rClients) c.ws.terminate();
       }
       console.log(line(`  ${String(count).padStart(3)} client(s)`, s, r));
+      const ratio = percentile(s.latencies, 99) / percentile(r.latencies, 99);
+      rows.push({
+        measure: `progress relay p99, ${count} client(s)`,
+        target: '≤ 1.2× bare ws relay',
+        value: `${ratio.toFixed(2)}× (${percentile(s.latencies, 99).toFixed(2)} vs ${percentile(r.latencies, 99).toFixed(2)} ms)${s.missing ? `, ${s.missing} undelivered` : ''}`,
+        met: ratio <= 1.2 && s.missing === 0,
+      });
     }
 
     const sClients = await connectClients(studioWs, 50, { 'X-API-Key': TEST_API_KEY });
@@ -282,6 +291,7 @@ export async function run(root: string): Promise<void> {
     for (const c of rClients) c.ws.terminate();
     console.log(`relay of a 1 MB preview frame (${PREVIEWS} frames ${PREVIEW_GAP_MS} ms apart), latency per delivery:`);
     console.log(line('   50 clients', s, r));
+    return rows;
   } finally {
     reference.child.kill('SIGTERM');
     await studio.stop();

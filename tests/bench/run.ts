@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { targetTable, type TargetRow } from './targets.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -15,10 +16,12 @@ const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const build = spawnSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
+const rows: TargetRow[] = [];
 for (const file of fs.readdirSync(here).filter((f) => f.endsWith('.bench.ts')).sort()) {
   const name = file.replace(/\.bench\.ts$/, '');
   if (wanted.length && !wanted.includes(name)) continue;
   console.log(`\n# ${name}`);
-  const mod = (await import(pathToFileURL(path.join(here, file)).href)) as { run: (root: string) => Promise<void> };
-  await mod.run(root);
+  const mod = (await import(pathToFileURL(path.join(here, file)).href)) as { run: (root: string) => Promise<TargetRow[] | void> };
+  rows.push(...((await mod.run(root)) ?? []));
 }
+if (rows.length) console.log(`\n${targetTable(rows)}`);

@@ -12,6 +12,8 @@ import { APP_ROOT } from '../../server/config.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
+import { jobFixtures } from '../helpers/job-fixtures.js';
+import { jobRecord } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 
 const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
@@ -86,6 +88,24 @@ describe('Disk page', () => {
     await page.getByRole('dialog', { name: 'Delete the chosen files?' }).getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('checkbox', { name: `Choose ${partial}` }).waitFor({ state: 'detached' });
     expect(fs.existsSync(path.join(studio.dir, partial))).toBe(false);
+    await ctx.close();
+  });
+
+  it('shows what a retention rule would free before it is turned on, then turns it on', async () => {
+    // A finished job 40 days old with 1 MiB of output.
+    fs.mkdirSync(path.join(studio.studio.config.paths.assetsOutput, 'job-old-e2e'), { recursive: true });
+    fs.writeFileSync(path.join(studio.studio.config.paths.assetsOutput, 'job-old-e2e', 'out.png'), Buffer.alloc(1024 * 1024, 3));
+    jobFixtures(studio.studio).insert(jobRecord({ prompt_id: 'old-e2e', status: 'completed', output_dir: 'job-old-e2e', duration: 1 }), Date.now() - 40 * 24 * 60 * 60_000);
+    const ctx = await browser.context(DESKTOP);
+    const page = await ctx.newPage();
+    await signIn(page);
+    await page.goto(`${studio.url}/disk`);
+    const panel = page.getByRole('region', { name: 'Job output retention' });
+    await panel.getByRole('status').getByText(/Would free 1\.00 MB now \(1 job\)/).waitFor();
+    await panel.getByRole('button', { name: 'Turn on' }).click();
+    await page.getByText('Retention is on: it runs daily').waitFor();
+    await panel.getByRole('button', { name: 'Turn off' }).waitFor();
+    expect(fs.existsSync(path.join(studio.studio.config.paths.assetsOutput, 'job-old-e2e'))).toBe(true);
     await ctx.close();
   });
 

@@ -7,8 +7,6 @@ import type { InstallPreview, InstallResult, NodePackageRow, NodeSnapshotSummary
 import type { Http } from './http.js';
 
 export type { InstallPreview, InstallResult, NodePackageRow, NodeSnapshotSummary };
-/** Kept for pages that only need the spec's fields. */
-export type NodePackage = NodePackageRow;
 
 export interface NodeListing {
   packages: NodePackageRow[];

@@ -13,7 +13,7 @@ import { PoolEngine } from './pool-engine.js';
 import type { RemoteEngineRow } from './remote-engines.store.js';
 
 /** Where an agent Studio serves its engine (`agent-proxy.routes.ts`). */
-const AGENT_ENGINE_PATH = '/api/agent/engine';
+export const AGENT_ENGINE_PATH = '/api/agent/engine';
 
 export interface RemoteEngineContext {
   clientId: string;
@@ -27,7 +27,7 @@ export function remoteEngine(row: RemoteEngineRow, context: RemoteEngineContext)
   const headers = row.key ? { 'X-API-Key': row.key } : undefined;
   const watch = new EngineWatch({ healthUrl: `${base}/system_stats`, intervalMs: context.probeMs, logger: context.logger, headers });
   const fetchImpl: typeof fetch = headers ? (input, init = {}) => fetch(input, { ...init, headers: { ...headersOf(init.headers), ...headers } }) : fetch;
-  const client = new EngineClient({ baseUrl: base, fetchImpl, availability: engineAvailability({ get state() { return watchState(watch); }, onStateChange: (l) => watch.onStateChange(() => l(watchState(watch))) }) });
+  const client = new EngineClient({ baseUrl: base, fetchImpl, headers, availability: engineAvailability({ get state() { return watchState(watch); }, onStateChange: (l) => watch.onStateChange(() => l(watchState(watch))) }) });
   const socket = new EngineSocket({ baseUrl: base, clientId: context.clientId, logger: context.logger, headers });
   return new PoolEngine({ id: row.id, name: row.name, kind: row.kind, url: row.url, client, socket, health: watch, sharesFolders: () => false, owned: true, logger: context.logger });
 }
