@@ -12,6 +12,7 @@ export function createStudioRouter(): Router {
       { path: '/', redirect: '/home' },
       { path: '/home', name: 'home', component: () => import('./views/HomeView.vue'), meta: { title: 'Workflows' } },
       { path: '/run/:id', name: 'run', component: () => import('./views/RunView.vue'), meta: { title: 'Run' }, props: true },
+      { path: '/workflows/:id/form', name: 'workflow-form', component: () => import('./views/WorkflowFormView.vue'), meta: { title: 'Edit form' }, props: true },
       { path: '/jobs/:promptId', name: 'job', component: () => import('./views/JobView.vue'), meta: { title: 'Job' }, props: true },
       { path: '/jobs', name: 'jobs', component: () => import('./views/JobsView.vue'), meta: { title: 'Queue & history' } },
       { path: '/assets', name: 'assets', component: () => import('./views/AssetsView.vue'), meta: { title: 'Assets' } },

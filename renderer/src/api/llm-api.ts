@@ -8,7 +8,7 @@ import type { FitView } from '../../../server/contracts/llm-fit.contract.js';
 import { ApiError, detailOf, type Http } from './http.js';
 import type { CatalogModel } from './types.js';
 
-export type { ChatDetail, ChatSettings, ChatSummary, FitView, LlmConfig };
+export type { ChatDetail, ChatSummary, FitView, LlmConfig };
 
 export interface LlmCatalog {
   version: number;

@@ -6,7 +6,7 @@ import type { RuntimeJob, RuntimesView } from '../../../server/contracts/llm-run
 import type { RepoGgufView } from '../../../server/contracts/llm-repo.contract.js';
 import type { Http } from './http.js';
 
-export type { RepoGgufView, RuntimeJob, RuntimesView };
+export type { RepoGgufView, RuntimesView };
 
 export class LlmRuntimesApi {
   constructor(private readonly http: Http) {}

@@ -7,6 +7,9 @@ import { Http } from './http.js';
 import type {
   ActivityLine,
   WorkflowImportAnswer,
+  WorkflowFormAnswer,
+  ReimportAnswer,
+  ManifestInput,
   AssetListing,
   AssetsChange,
   AssetType,
@@ -53,6 +56,20 @@ export class StudioApi {
     form.append('file', file, file.name);
     for (const [key, value] of Object.entries(fields)) if (value) form.append(key, value);
     return this.http.postForm('/api/admin/workflows/import', form);
+  }
+  /** The form editor: the stored form and every node's fields. */
+  workflowForm(id: string): Promise<WorkflowFormAnswer> {
+    return this.http.get(`/api/admin/workflows/${encodeURIComponent(id)}/form`);
+  }
+  saveWorkflowForm(id: string, inputs: ManifestInput[]): Promise<WorkflowImportAnswer> {
+    return this.http.put(`/api/admin/workflows/${encodeURIComponent(id)}/form`, { inputs });
+  }
+  /** A changed version of an imported workflow: a preview of what changes, or (apply) written. */
+  reimportWorkflow(id: string, file: File, apply: boolean): Promise<ReimportAnswer> {
+    const form = new FormData();
+    form.append('file', file, file.name);
+    form.append('apply', String(apply));
+    return this.http.postForm(`/api/admin/workflows/${encodeURIComponent(id)}/reimport`, form);
   }
   /** Where the browser downloads a workflow folder as a ZIP. */
   workflowExportUrl(id: string): string {

@@ -11,7 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute, plantModels, waitForJob } from '../../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
-import { classicUi } from '../../fixtures/workflow-import/fixtures.js';
+import { changedClassicUi, classicUi } from '../../fixtures/workflow-import/fixtures.js';
 
 interface Input { id: string; type: string; label?: string; default?: unknown; max?: number; node_id?: number; field?: string; options?: string[] }
 interface FormAnswer { manifest: { version: number; inputs: Input[] }; nodes: { id: string; class_type: string; fields: { name: string; used_by?: string; settable: boolean; suggested?: Input; value: unknown }[] }[]; detail?: string }
@@ -43,15 +43,6 @@ const submitted = async (promptId: string) => {
   const history = (await (await fetch(`${t.studio.engine.url}/history/${promptId}`)).json()) as Record<string, { prompt: unknown[] }>;
   return history[promptId]!.prompt[2] as Record<string, { inputs: Record<string, unknown> }>;
 };
-
-/** The classic graph, changed: the latent node replaced (id 5 → 20) and the sampler's steps raised. */
-function changedUi(): Record<string, unknown> {
-  const ui = classicUi() as { nodes: { id: number; type: string; widgets_values: unknown[] }[]; links: unknown[][] };
-  ui.nodes.find((n) => n.id === 5)!.id = 20;
-  for (const link of ui.links) if (link[1] === 5) link[1] = 20;
-  ui.nodes.find((n) => n.id === 3)!.widgets_values[2] = 30;
-  return ui;
-}
 
 describe('the form editor', () => {
   it('lists every node with its fields, the input that sets each, and a suggestion for the others', async () => {
@@ -110,7 +101,7 @@ describe('the form editor', () => {
   it('re-imports a changed version: a preview says what changed, applying keeps the edits where the nodes still exist', async () => {
     const reimport = async (apply: boolean) => {
       const form = new FormData();
-      form.append('file', new Blob([JSON.stringify(changedUi())]), 'fox-v2.json');
+      form.append('file', new Blob([JSON.stringify(changedClassicUi())]), 'fox-v2.json');
       form.append('apply', String(apply));
       const res = await t.api('/api/admin/workflows/fox/reimport', { method: 'POST', body: form });
       return { status: res.status, body: (await res.json()) as { applied: boolean; manifest: { version: number; inputs: Input[] }; diff: Record<string, unknown> } };
