@@ -80,7 +80,8 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
     override: config.llm.binary,
     maxUnpackBytes: config.llm.maxUnpackBytes,
     sourceBuild: { script: path.join(APP_ROOT, 'scripts', 'build-llama-server.mjs'), cacheDir: config.llm.sourceBuildDir ?? path.join(config.paths.llm, 'runtimes', 'source') },
-    onActiveChanged: () => service.runtimeChanged(),
+    // With LLM_BINARY set the running server does not use the installed builds: nothing to restart.
+    onActiveChanged: () => (config.llm.binary ? Promise.resolve() : service.runtimeChanged()),
   });
   const store = new LlmConfigStore(config.paths.llmConfig);
   const fit = new FitService({

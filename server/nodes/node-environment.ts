@@ -77,7 +77,7 @@ export class NodeEnvironment {
 
   /** The held packages' installed versions (read once) and the constraints file pinning them. */
   async constraints(): Promise<{ held: PackageVersions; file: string }> {
-    this.held ??= readPinnedVersions(this.deps.python, this.deps.env).catch((err: unknown) => {
+    this.held ??= readPinnedVersions(this.deps.python, this.deps.env, this.deps.scratchDir).catch((err: unknown) => {
       this.held = null;
       throw new DomainError('failed', String(err instanceof Error ? err.message : err));
     });

@@ -22,8 +22,9 @@ print(json.dumps(out))
 `;
 
 /** `{package: version}` of the pinned packages installed in `python` (absent ones left out). */
-export async function readPinnedVersions(python: string, env: NodeJS.ProcessEnv): Promise<Record<string, string>> {
-  const result = await runCommand(python, ['-c', READ_VERSIONS], { env, timeoutMs: 60_000 });
+export async function readPinnedVersions(python: string, env: NodeJS.ProcessEnv, cwd?: string): Promise<Record<string, string>> {
+  if (cwd) await fsp.mkdir(cwd, { recursive: true });
+  const result = await runCommand(python, ['-c', READ_VERSIONS], { cwd, env, timeoutMs: 60_000 });
   if (result.code !== 0) throw new Error(`could not ask the engine's Python (${python}) for its packages: ${result.stderr.trim().slice(-300)}`);
   const lines = result.stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1] ?? '{}') as Record<string, string>;

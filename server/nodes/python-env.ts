@@ -34,7 +34,8 @@ export async function listInstalled(python: string, env: NodeJS.ProcessEnv, scra
   const dir = await fsp.mkdtemp(path.join(scratchDir, 'pylist-'));
   try {
     const out = path.join(dir, 'installed.json');
-    const result = await runCommand(python, ['-c', LIST_INSTALLED, out], { env, timeoutMs: 120_000 });
+    // Run inside the scratch folder: an engine Python in a chroot sees only its own tree, the data folder beside it.
+    const result = await runCommand(python, ['-c', LIST_INSTALLED, out], { cwd: dir, env, timeoutMs: 120_000 });
     if (result.code !== 0) {
       throw new DomainError('failed', `Could not ask the engine's Python (${python}) for its packages: ${result.stderr.trim().slice(-300) || `exit ${result.code ?? 'none'}`}`);
     }

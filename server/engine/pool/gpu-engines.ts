@@ -19,7 +19,7 @@ export function gpuEnv(env: NodeJS.ProcessEnv | undefined, gpu: number): NodeJS.
 }
 
 /** The configuration an extra GPU engine runs with: its own port and engine folder. */
-function gpuEngineConfig(config: Readonly<Config>, gpu: number, place: number): Config {
+export function gpuEngineConfig(config: Readonly<Config>, gpu: number, place: number): Config {
   return {
     ...config,
     engine: { ...config.engine, port: config.engine.port + place },

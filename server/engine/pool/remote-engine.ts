@@ -15,6 +15,9 @@ import type { RemoteEngineRow } from './remote-engines.store.js';
 /** Where an agent Studio serves its engine (`agent-proxy.routes.ts`). */
 export const AGENT_ENGINE_PATH = '/api/agent/engine';
 
+/** One health check of an engine by URL waits at most this long. */
+const REMOTE_PROBE_TIMEOUT_MS = 5_000;
+
 export interface RemoteEngineContext {
   clientId: string;
   probeMs: number;
@@ -25,7 +28,8 @@ export interface RemoteEngineContext {
 export function remoteEngine(row: RemoteEngineRow, context: RemoteEngineContext): PoolEngine {
   const base = row.kind === 'agent' ? `${row.url.replace(/\/+$/, '')}${AGENT_ENGINE_PATH}` : row.url.replace(/\/+$/, '');
   const headers = row.key ? { 'X-API-Key': row.key } : undefined;
-  const watch = new EngineWatch({ healthUrl: `${base}/system_stats`, intervalMs: context.probeMs, logger: context.logger, headers });
+  // Another machine (or an agent relaying its engine) may take longer than a local child to answer.
+  const watch = new EngineWatch({ healthUrl: `${base}/system_stats`, intervalMs: context.probeMs, probeTimeoutMs: REMOTE_PROBE_TIMEOUT_MS, logger: context.logger, headers });
   const fetchImpl: typeof fetch = headers ? (input, init = {}) => fetch(input, { ...init, headers: { ...headersOf(init.headers), ...headers } }) : fetch;
   const client = new EngineClient({ baseUrl: base, fetchImpl, headers, availability: engineAvailability({ get state() { return watchState(watch); }, onStateChange: (l) => watch.onStateChange(() => l(watchState(watch))) }) });
   const socket = new EngineSocket({ baseUrl: base, clientId: context.clientId, logger: context.logger, headers });

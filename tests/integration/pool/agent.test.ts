@@ -48,7 +48,7 @@ describe('a Studio agent as a remote engine', () => {
     const wrong = await json<Engine>(await add({ name: 'Wrong key', url: agent.url, key: 'not-the-key-0000' }));
     expect(wrong.kind).toBe('agent');
     // Its health check is refused: it never comes online, and no job goes there.
-    await until(async () => (await engines()).find((e) => e.id === wrong.id)?.status === 'offline', 'the wrong-key agent offline', 15_000);
+    await until(async () => (await engines()).find((e) => e.id === wrong.id)?.status === 'offline', 'the wrong-key agent offline', 30_000);
     expect((await main.api(`/api/admin/engines/${wrong.id}`, { method: 'DELETE' })).status).toBe(200);
   });
 
@@ -56,7 +56,7 @@ describe('a Studio agent as a remote engine', () => {
     const res = await add({ name: 'GPU box', url: agent.url, key: agent.apiKey });
     expect(res.status).toBe(201);
     const { id } = await json<Engine>(res);
-    await until(async () => (await engines()).find((e) => e.id === id)?.status === 'online', 'the agent online', 30_000);
+    await until(async () => (await engines()).find((e) => e.id === id)?.status === 'online', 'the agent online', 60_000);
     const ws = await connectStudioWs(main.url, main.apiKey);
     try {
       const job = await execute(main.api, 'img2vid-wan', { params: { steps: 3 }, image: { data: fs.readFileSync(SAMPLE_PNG), name: 'dog.png' } });
@@ -73,5 +73,5 @@ describe('a Studio agent as a remote engine', () => {
     } finally {
       await ws.close();
     }
-  }, 90_000);
+  }, 150_000);
 });
