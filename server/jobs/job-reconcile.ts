@@ -1,11 +1,15 @@
 /**
  * After Studio or the engine (re)starts, every job still `queued` or `running` is checked
  * against the engine before anything is marked: still in its queue → followed again; in its
- * history → finished with its outputs; otherwise → `stalled` (the engine lost it).
+ * history → finished with its outputs; otherwise → `stalled` (the engine lost it). A job whose
+ * history cannot be read is left as it is and checked again: a check that could not finish is
+ * retried with backoff, not left until the engine next goes down and up.
  */
 import type { EngineClient } from '../engine/engine.client.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
+import { backoffDelay, type BackoffPolicy } from '../process/backoff.js';
+import { systemClock, type Clock } from '../process/clock.js';
 import type { ApiGraph } from '../engine/engine-graph.js';
 import type { JobMonitor } from './job-monitor.js';
 import type { JobRecord } from '../contracts/jobs.contract.js';
@@ -19,12 +23,17 @@ export interface ReconcileDeps {
   logger: Logger;
   /** True for a job still waiting in Studio's queue: the engine has not seen it, nothing to check. */
   isWaiting?: (promptId: string) => boolean;
+  /** The waits before a check that could not finish is tried again (default 2 s doubling to 60 s). */
+  retry?: BackoffPolicy;
+  clock?: Clock;
 }
 
 export interface ReconcileResult {
   followed: string[];
   finished: string[];
   stalled: string[];
+  /** Jobs whose engine history could not be read: left as they are, for the next check. */
+  unchecked: string[];
 }
 
 /**
@@ -34,7 +43,7 @@ export interface ReconcileResult {
  */
 async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResult | null> {
   const active = deps.jobs.active().filter((job) => !deps.isWaiting?.(job.prompt_id));
-  if (active.length === 0) return { followed: [], finished: [], stalled: [] };
+  if (active.length === 0) return { followed: [], finished: [], stalled: [], unchecked: [] };
   let queue;
   try {
     queue = await deps.engine.queue();
@@ -46,7 +55,7 @@ async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResult | nul
   for (const item of [...queue.raw.queue_running, ...queue.raw.queue_pending]) inQueue.set(item[1], (item[2] ?? {}) as ApiGraph);
   const running = new Set(queue.raw.queue_running.map((item) => item[1]));
 
-  const result: ReconcileResult = { followed: [], finished: [], stalled: [] };
+  const result: ReconcileResult = { followed: [], finished: [], stalled: [], unchecked: [] };
   const count = (promptId: string, job: JobRecord | null) => {
     if (!job) return; // Deleted meanwhile: nothing to report.
     if (job.status === 'stalled') result.stalled.push(promptId);
@@ -66,12 +75,15 @@ async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResult | nul
     try {
       history = await deps.engine.history(job.prompt_id);
     } catch (err) {
-      deps.logger.warn(`cannot read the history of ${job.prompt_id}`, err);
-      return null;
+      // One unreadable history must not hold up the others (nor mark this one lost).
+      deps.logger.warn(`cannot read the history of ${job.prompt_id}; checking it again later`, err);
+      result.unchecked.push(job.prompt_id);
+      continue;
     }
     count(job.prompt_id, history ? deps.monitor.finishFromHistory(job.prompt_id, history) : deps.monitor.markStalled(job.prompt_id, { cause: 'lost' }));
   }
   const total = result.followed.length + result.finished.length + result.stalled.length;
+  if (total === 0) return result;
   const severity = result.stalled.length ? 'warning' : 'info';
   deps.events.emit(
     'system.startup',
@@ -89,8 +101,19 @@ async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResult | nul
 export class Reconciler {
   private pending = true;
   private running: Promise<void> | null = null;
+  /** Consecutive checks that could not finish (they set the retry's wait). */
+  private failures = 0;
+  /** Aborts the wait before a retry (and ends retries on stop). */
+  private retryWait: AbortController | null = null;
+  private stopped = false;
 
   constructor(private readonly deps: ReconcileDeps) {}
+
+  /** No more checks (Studio stops). */
+  stop(): void {
+    this.stopped = true;
+    this.retryWait?.abort();
+  }
 
   /** The engine went away: its jobs need checking once it is back. */
   markPending(): void {
@@ -102,19 +125,32 @@ export class Reconciler {
     if (this.running) return this.running;
     if (!this.pending) return Promise.resolve();
     this.pending = false;
+    this.retryWait?.abort();
     this.running = reconcileJobs(this.deps)
       .then(
-        (result) => {
-          if (!result) this.pending = true;
-        },
+        (result) => (result === null ? false : result.unchecked.length === 0),
         (err: unknown) => {
-          this.pending = true;
           this.deps.logger.error('job reconciliation failed', err);
+          return false;
         },
       )
-      .finally(() => {
+      .then((done) => {
         this.running = null;
+        if (done) this.failures = 0;
+        else this.retryLater();
       });
     return this.running;
+  }
+
+  /** The check could not finish (engine unreachable, a history unreadable): try again after a wait. */
+  private retryLater(): void {
+    this.pending = true;
+    if (this.stopped) return;
+    this.failures += 1;
+    const wait = (this.retryWait = new AbortController());
+    const delay = backoffDelay(this.failures, this.deps.retry ?? { baseMs: 2000, maxMs: 60_000 });
+    void (this.deps.clock ?? systemClock).sleep(delay, wait.signal).then(() => {
+      if (!wait.signal.aborted && !this.stopped) void this.runIfPending();
+    });
   }
 }

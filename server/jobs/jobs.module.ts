@@ -99,7 +99,15 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     // The jobs this engine holds are checked with it when it is back (the others belong to other engines).
     const reconciler = new Reconciler({ jobs, engine: member.client, monitor: own, events: deps.events, logger, isWaiting: (id) => queue.isWaiting(id) || (queue.engineOf(id) ?? LOCAL_ENGINE_ID) !== member.id });
     members.get(member.id)?.stop();
-    members.set(member.id, { engine, reconciler, stop: () => (local ? undefined : own.stop()) });
+    members.set(member.id, {
+      engine,
+      reconciler,
+      stop: () => {
+        // Its retries end with it (a removed engine, or Studio stopping).
+        reconciler.stop();
+        if (!local) own.stop();
+      },
+    });
     queue.schedule();
   };
   engine.pool.onAdded(attach);

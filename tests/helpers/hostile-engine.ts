@@ -13,6 +13,8 @@ export interface Tamper {
   text?(msg: { type: string; data: Record<string, unknown> }): unknown;
   /** A binary frame → what Studio gets instead (null: dropped). */
   binary?(frame: Buffer): Buffer | null;
+  /** An HTTP request → an answer of the proxy's own instead of the engine's (null: passed through). */
+  http?(req: { method: string; url: string }): { status: number; body: string } | null;
 }
 
 export interface HostileEngine {
@@ -24,6 +26,8 @@ export interface HostileEngine {
 export async function startHostileEngine(upstreamPort: number, tamper: Tamper): Promise<HostileEngine> {
   const upstreamHost = `127.0.0.1:${upstreamPort}`;
   const server = http.createServer((req, res) => {
+    const own = tamper.http?.({ method: req.method ?? 'GET', url: req.url ?? '/' });
+    if (own) return void res.writeHead(own.status, { 'Content-Type': 'application/json' }).end(own.body);
     const forward = http.request(
       { host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: { ...req.headers, host: upstreamHost } },
       (answer) => {
