@@ -30,14 +30,14 @@ async function walkInto(dir: string, out: WalkedFile[]): Promise<void> {
   } catch {
     return;
   }
-  for (const entry of entries) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) await walkInto(full, out);
-    else if (entry.isFile()) {
-      const stat = await fsp.lstat(full).catch(() => null);
-      if (stat) out.push({ path: full, size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, dev: stat.dev, nlink: stat.nlink });
-    }
-  }
+  // A folder's files are stat'ed together (the thread pool overlaps them): a second duplicate scan of
+  // 2 000 files is mostly these calls. Sub-folders are walked one after another, in order.
+  const files = entries.filter((entry) => entry.isFile()).map((entry) => path.join(dir, entry.name));
+  const stats = await Promise.all(files.map((full) => fsp.lstat(full).catch(() => null)));
+  stats.forEach((stat, i) => {
+    if (stat) out.push({ path: files[i]!, size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino, dev: stat.dev, nlink: stat.nlink });
+  });
+  for (const entry of entries) if (entry.isDirectory()) await walkInto(path.join(dir, entry.name), out);
 }
 
 /** Bytes on disk of `files`, each inode counted once. */

@@ -3,8 +3,10 @@
  * shipped ones on first boot), their readiness against the engine and the catalogs, the import of
  * any engine workflow, and their routes. The engine's node list is read again after each engine start.
  */
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SHIPPED_ROOT, type Config } from '../config.js';
+import type { ObjectInfo } from '../engine/engine-graph.js';
 import type { EngineModule } from '../engine/engine.module.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Uploads } from '../http/uploads.js';
@@ -59,6 +61,7 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
   const importer = new WorkflowImportService({
     dir: config.paths.workflows,
     objectInfo: () => service.objectInfo(),
+    coreNodes: async () => JSON.parse(await fs.readFile(path.join(SHIPPED_ROOT, 'resources', 'standin', 'object_info.comfyui-0.29.0.json'), 'utf8')) as ObjectInfo,
     nodeMap: (types) => nodeMap.mapFor(types),
     catalog: { destOf: deps.destOf, fileBySha256: deps.fileBySha256 },
   });

@@ -37,6 +37,8 @@ export interface WorkflowImportDeps {
   /** The data directory's workflows folder. */
   dir: string;
   objectInfo: () => Promise<ObjectInfo>;
+  /** The engine's built-in node types when it does not answer (a node dump Studio ships), so they are not taken for packages. */
+  coreNodes?: () => Promise<ObjectInfo>;
   /** The node map for these node types the engine lacks (may download it first; see node-map.store.ts). */
   nodeMap: (types: string[]) => Promise<{ map: NodeMap; warning?: string }>;
   /** The model catalogs: a file's folder by name, a file by SHA-256. */
@@ -71,10 +73,11 @@ export class WorkflowImportService {
       throw new DomainError('unavailable', "The engine is not running: an editor-format workflow needs the engine's node list to be converted. Start the engine and import again.");
     }
     const form = proposeForm(read, objectInfo ?? {});
-    const lacking = [...new Set(Object.values(form.graph).map((node) => node.class_type))].filter((type) => !objectInfo?.[type]);
+    const known: ObjectInfo = objectInfo ?? (await this.deps.coreNodes?.().catch(() => ({}))) ?? {};
+    const lacking = [...new Set(Object.values(form.graph).map((node) => node.class_type))].filter((type) => !known[type]);
     const nodeMap = await this.deps.nodeMap(lacking);
     if (nodeMap.warning) warnings.push(nodeMap.warning);
-    const needs = requirementsOf(form.graph, objectInfo ?? {}, nodeMap.map, this.deps.catalog, read.modelHashes);
+    const needs = requirementsOf(form.graph, known, nodeMap.map, this.deps.catalog, read.modelHashes);
     applyRenames(form.graph, form.inputs, needs.renamed);
     warnings.push(...read.warnings, ...form.warnings, ...needs.warnings);
     return { form, needs, objectInfo: objectInfo ?? {}, warnings };
