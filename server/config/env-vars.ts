@@ -72,7 +72,7 @@ export const ENV_VARS = {
   LLM_PORT: { group: 'config', default: '8080', parse: integer(), description: "The LLM server's port" },
   LLM_IDLE_MINUTES: { group: 'config', default: '0', parse: integer(), description: 'Stop an idle LLM server after this many minutes' },
   LLM_GPU_POLICY: { group: 'config', default: 'share', parse: switchedBy('yield', 'share'), description: 'yield: park the LLM server while image jobs run' },
-  REPO_URL: { group: 'config', default: null, parse: text, description: 'Git repository Studio updates itself from' },
+  REPO_URL: { group: 'config', default: null, parse: text, description: 'Git repository Studio updates itself from', editable: true },
   DESKTOP_UPDATE_URL: { group: 'config', default: null, parse: baseUrl, description: 'Update feed of the installed desktop app (latest*.yml and installers); unset: no update checks' },
   MODELHUB_BASE_URL: { group: 'config', default: 'https://civitai.com', parse: baseUrl, description: 'Model hub API base' },
   REPOHOST_BASE_URL: { group: 'config', default: 'https://huggingface.co', parse: baseUrl, description: 'Repository host base' },

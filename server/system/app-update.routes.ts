@@ -21,7 +21,7 @@ function appUpdateInfo(desktop: DesktopUpdates | null, repoConfigured: boolean):
 }
 
 /** `GET /system/app-update`; `POST /system/app-update/check`, `/download`, `/install`. */
-export function appUpdateRoutes(desktop: DesktopUpdates | null, repoConfigured: boolean): express.Router {
+export function appUpdateRoutes(desktop: DesktopUpdates | null, repoConfigured: () => boolean): express.Router {
   const router = express.Router();
   const updater = (): DesktopUpdates => {
     if (!desktop) throw new DomainError('conflict', 'This installation is not the desktop app: it updates its backend from git (POST /api/admin/system/update)');
@@ -29,7 +29,7 @@ export function appUpdateRoutes(desktop: DesktopUpdates | null, repoConfigured: 
   };
 
   router.get('/api/admin/system/app-update', (_req, res) => {
-    res.set('Cache-Control', 'no-store').json(appUpdateInfo(desktop, repoConfigured));
+    res.set('Cache-Control', 'no-store').json(appUpdateInfo(desktop, repoConfigured()));
   });
   router.post('/api/admin/system/app-update/check', async (_req, res) => {
     res.json(await updater().check());

@@ -1,6 +1,6 @@
 /**
  * `GET/PUT /api/admin/settings/env` and `POST /api/admin/settings/reveal`: the environment as
- * groups of entries with secrets masked, runtime edits of the five editable variables (applied
+ * groups of entries with secrets masked, runtime edits of the editable variables (applied
  * to the services at once and stored), and the unmasked secrets behind a second key check.
  * Events name variables, never values.
  */
@@ -61,6 +61,10 @@ export class EnvSettingsService {
     const value = rawValue.trim();
     if (value.length > MAX_VALUE_LENGTH || /[\r\n\0]/.test(value)) {
       throw new DomainError('invalid', `value: ${key} must be one line of at most ${MAX_VALUE_LENGTH} characters`);
+    }
+    if (key === 'REPO_URL' && value.startsWith('-')) {
+      // Handed to git as an argument: never let it read as an option.
+      throw new DomainError('invalid', 'value: REPO_URL must be a repository address, not start with "-"');
     }
     if (key === 'API_KEY' && value.length < MIN_LAN_KEY_LENGTH) {
       // A shorter key could be guessed over the LAN Studio may be listening on.

@@ -12,7 +12,8 @@ import { runCommand } from '../process/run-command.js';
 export interface GitRepoOptions {
   /** `STUDIO_DIR/.repo`. */
   dir: string;
-  url: string | null;
+  /** Read on every fetch: `REPO_URL` is editable at runtime. */
+  url: () => string | null;
   env: Readonly<Record<string, string>>;
   timeoutMs?: number;
 }
@@ -37,7 +38,7 @@ export class GitRepo {
 
   /** Clone on first use, else fetch the remote's default branch and check it out; 500 when unreachable. */
   async fetch(): Promise<void> {
-    const url = this.options.url;
+    const url = this.options.url();
     if (!url) throw new DomainError('failed', 'REPO_URL is not set, so there is no repository to update from');
     if (!this.hasClone()) {
       // Cloned beside the final place and renamed, so a half-finished clone never looks like one.

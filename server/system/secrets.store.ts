@@ -1,6 +1,6 @@
 /**
  * The variables editable at runtime (spec: `API_KEY`, `MODELHUB_API_KEY`, `HUB_TOKEN`,
- * `CHATBOT_BOT_TOKEN`, `CHATBOT_BOT_NAME`; marked `editable` in `config/env-vars.ts`), live: services read them through `get()` on every use,
+ * `CHATBOT_BOT_TOKEN`, `CHATBOT_BOT_NAME`, and `REPO_URL` beyond the spec; marked `editable` in `config/env-vars.ts`), live: services read them through `get()` on every use,
  * so a change applies at once. A value set in the UI is stored in the `settings` table (the
  * database file is 0600 in a 0700 folder) and wins over the environment on later boots.
  */

@@ -10,7 +10,8 @@ import type { DiskReading } from './host-metrics.js';
 
 export interface StatusDeps {
   appVersion: string;
-  repoUrl: string | null;
+  /** Live: the repository can be set at runtime. */
+  repoUrl: () => string | null;
   versionPaths: LocalVersionPaths;
   db: Db;
   /** The database file (DEV_MODE shows it as the browser URL). */
@@ -48,7 +49,7 @@ export class StatusService {
     return {
       app_version: local.summary.app_version,
       date: local.file?.date ?? '',
-      repo_url: d.repoUrl,
+      repo_url: d.repoUrl(),
       runtime_version: local.runtimeVersion,
       min_runtime: local.summary.min_runtime,
       components,

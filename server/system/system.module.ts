@@ -72,6 +72,7 @@ export function createSecrets(db: Db, config: Readonly<Config>): Secrets {
     HUB_TOKEN: config.tokens.hubToken,
     CHATBOT_BOT_TOKEN: config.tokens.chatbotBotToken,
     CHATBOT_BOT_NAME: config.tokens.chatbotBotName,
+    REPO_URL: config.urls.repo,
   });
 }
 
@@ -98,7 +99,7 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
   });
   const status = new StatusService({
     appVersion: config.version,
-    repoUrl: config.urls.repo,
+    repoUrl: () => deps.secrets.get('REPO_URL'),
     versionPaths: versionPaths(config),
     db: deps.db,
     dbFile: config.paths.dbFile,
@@ -123,7 +124,7 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
   });
   const restart = new RestartService({ checkpoint: () => checkpoint(deps.db), relaunch: deps.relaunch, events: deps.events, logger: deps.logger });
   const update = new UpdateService({
-    repo: new GitRepo({ dir: config.paths.repo, url: config.urls.repo, env: config.childEnv }),
+    repo: new GitRepo({ dir: config.paths.repo, url: () => deps.secrets.get('REPO_URL'), env: config.childEnv }),
     appDir: config.system.appDir,
     versionPaths: versionPaths(config),
     appVersion: config.version,
@@ -140,7 +141,7 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
       systemRoutes({ status, telemetry, restart, startedAt: deps.startedAt }),
       envSettingsRoutes(envSettings),
       updateRoutes(update),
-      appUpdateRoutes(deps.desktopUpdates, config.urls.repo !== null),
+      appUpdateRoutes(deps.desktopUpdates, () => deps.secrets.get('REPO_URL') !== null),
       extensionRoutes(path.join(config.system.appDir, 'resources', 'browser-extension')),
     ],
     telemetry,

@@ -1,7 +1,8 @@
 /**
  * The web UI's third pass (issue #30, "Defects seen") in a real browser against a real Studio with
  * the stand-in engine: a preset made from a job keeps the job as its source and its badge names
- * the job. Screenshots at desktop and phone width; no sideways scrolling on the phone.
+ * the job; without an update repository "Check for updates" is disabled with the reason, and the
+ * repository can be set on the System page. Screenshots at desktop and phone width; no sideways scrolling on the phone.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -71,5 +72,23 @@ describe('Studio web UI, third pass: defects', () => {
     await badge.waitFor();
     expect(await badge.getAttribute('href')).toBe(`/jobs/${prompt_id}`);
     expect(await shootBoth('3-presets-from-job')).toEqual([]);
+  });
+
+  it('disables "Check for updates" without a repository, says why, and lets the repository be set', async () => {
+    await page.goto(`${studio.url}/system`);
+    const check = page.getByRole('button', { name: 'Check for updates' });
+    await check.waitFor();
+    expect(await check.isDisabled()).toBe(true);
+    expect(await page.getByText('No repository to update from is set').isVisible()).toBe(true);
+    expect(await shootBoth('3-system-no-repo')).toEqual([]);
+
+    const repo = path.join(studio.dir, 'update-repo.git');
+    await page.getByRole('textbox', { name: 'Repository to update from' }).fill(repo);
+    await page.getByRole('button', { name: 'Save repository' }).click();
+    await expect.poll(() => check.isDisabled()).toBe(false);
+    const status = (await (await studio.api('/api/admin/system/status')).json()) as { repo_url: string | null };
+    expect(status.repo_url).toBe(repo);
+    expect(await page.getByText(`Updates come from ${repo}`).isVisible()).toBe(true);
+    expect(await shootBoth('3-system-repo-set')).toEqual([]);
   });
 });

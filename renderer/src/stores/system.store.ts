@@ -113,6 +113,11 @@ export const useSystemStore = defineStore('system', () => {
     await api.setEnv(key, value);
     if (revealed.value && key in revealed.value) revealed.value = { ...revealed.value, [key]: value };
     env.value = (await api.envSettings()).groups;
+    // The repository decides whether "Check for updates" can run: show its new state at once.
+    if (key === 'REPO_URL') {
+      remote.value = null;
+      await refresh();
+    }
   }
 
   async function reveal(apiKey: string): Promise<void> {

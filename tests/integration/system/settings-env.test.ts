@@ -71,7 +71,7 @@ describe('GET /api/admin/settings/env', () => {
     expect(entry(all, 'API_KEY')).toMatchObject({ value: 'test***6789', sensitive: true, set: true, editable: true });
     expect(entry(all, 'HUB_TOKEN')).toMatchObject({ value: '', set: false, sensitive: true });
     expect(entry(all, 'CHATBOT_BOT_NAME')).toMatchObject({ value: 'studio_bot', sensitive: false, editable: true });
-    expect(entry(all, 'REPO_URL')).toMatchObject({ value: 'https://example.invalid/r.git', editable: false, set: true });
+    expect(entry(all, 'REPO_URL')).toMatchObject({ value: 'https://example.invalid/r.git', editable: true, set: true });
     expect(entry(all, 'STUDIO_DIR')).toMatchObject({ value: t.dir, editable: false });
   });
 
@@ -95,11 +95,25 @@ describe('PUT /api/admin/settings/env', () => {
       [{ value: 'x' }, /key/],
       [{ key: 'API_KEY', value: 'short' }, /API_KEY must be at least 16/],
       [{ key: 'HUB_TOKEN', value: 'two\nlines' }, /one line/],
+      [{ key: 'REPO_URL', value: '--upload-pack=touch /tmp/x' }, /REPO_URL must be a repository address/],
     ] as const) {
       const res = await t.api('/api/admin/settings/env', jsonInit('PUT', body));
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(((await res.json()) as { detail: string }).detail).toMatch(pattern);
     }
+  });
+
+  it('sets the update repository at runtime: status names it and the update check uses it', async () => {
+    const t = await studio({});
+    const before = await t.api('/api/admin/system/remote-version');
+    expect(((await before.json()) as { detail: string }).detail).toMatch(/no repository to update from/);
+    const missing = path.join(tempDir(), 'no-such-repo');
+    expect((await t.api('/api/admin/settings/env', jsonInit('PUT', { key: 'REPO_URL', value: missing }))).status).toBe(200);
+    expect(((await (await t.api('/api/admin/system/status')).json()) as { repo_url: string | null }).repo_url).toBe(missing);
+    expect(((await (await t.api('/api/admin/system/app-update')).json()) as { git: { repo_configured: boolean } }).git.repo_configured).toBe(true);
+    // The check now runs git against the set repository (which does not exist), not the "not set" refusal.
+    const after = await t.api('/api/admin/system/remote-version');
+    expect(((await after.json()) as { detail: string }).detail).not.toMatch(/no repository to update from/);
   });
 
   it('applies a token to the running services at once, stores it 0600 and keeps it across a restart', async () => {
