@@ -31,6 +31,8 @@ export interface ExecutorDeps {
   stepMs: number;
   /** How long every other node takes. */
   nodeMs: number;
+  /** Awaited as each node starts (tests hold a node here to pin where a prompt is). */
+  beforeNode?: (nodeId: string, promptId: string) => Promise<void>;
   logger: Logger;
   /** Aborted on shutdown: a running prompt stops without a history entry. */
   signal: AbortSignal;
@@ -113,6 +115,7 @@ export class PromptExecutor {
         events.nodeState(id, 0, 1, 'running');
         events.toClient('executing', { node: id, display_node: id, prompt_id: promptId });
         this.throwIfInterrupted(id, node.class_type);
+        if (this.deps.beforeNode) await this.deps.beforeNode(id, promptId);
         const failing = failRequest(node.inputs);
         if (failing) throw new NodeFailure('RuntimeError', `Stand-in failure requested by input ${failing}`);
         const reporting = progressKind(node.class_type, info);

@@ -40,6 +40,8 @@ export interface StandinOptions {
   modelFolders?: ModelFolders;
   /** How long a node without progress steps takes; default 5 ms (real quick nodes take a moment too). */
   nodeMs?: number;
+  /** Awaited as each node starts: an in-process test holds a node until it is ready for the rest. */
+  beforeNode?: (nodeId: string, promptId: string) => Promise<void>;
   /** `--preview-method` (default none, like the engine): previews for prompts that do not choose. */
   previewMethod?: string;
   /** `resources/standin/` (node list, media); default: the one beside this code. */
@@ -91,7 +93,7 @@ export async function startStandinEngine(options: StandinOptions): Promise<Stand
     serverFeatures,
     onConnect: (sid) => late.service?.onConnect(sid),
   });
-  const service = new StandinService({ catalog, hub, media, dirs, stepMs: options.stepMs ?? DEFAULT_STEP_MS, nodeMs: options.nodeMs ?? DEFAULT_NODE_MS, logger, previewMethod: options.previewMethod });
+  const service = new StandinService({ catalog, hub, media, dirs, stepMs: options.stepMs ?? DEFAULT_STEP_MS, nodeMs: options.nodeMs ?? DEFAULT_NODE_MS, logger, previewMethod: options.previewMethod, beforeNode: options.beforeNode });
   late.service = service;
   const routes: Route[] = [
     ...engineRoutes({ service, catalog, files: (folder) => (modelFolders.has(folder) ? listModelFiles(modelFolders.get(folder) ?? []) : null), argv: () => engineArgv(host, port, dirs) }),

@@ -71,6 +71,14 @@ describe('the Engines page and dragging in the queue', () => {
     await shoot('engines-desktop');
   });
 
+  it('says on how many engines each workflow is ready', async () => {
+    await page.goto(`${studio.url}/home`);
+    const card = (name: RegExp) => page.getByRole('article').filter({ has: page.getByRole('heading', { name }) });
+    await expect.poll(() => card(/SDXL text to image/).first().textContent(), { timeout: 15_000 }).toContain('Ready on 2 of 2 engines');
+    // The remote engine has only the SDXL checkpoint: the video workflow runs on this computer alone.
+    await expect.poll(() => card(/Wan/i).first().textContent()).toContain('Ready on 1 of 2 engines');
+  });
+
   it('reorders waiting jobs by dragging one onto another', async () => {
     const ids: string[] = [];
     for (const prompt of ['a fox', 'a heron', 'a lynx', 'an owl', 'a wren', 'a crane']) ids.push((await execute(studio.api, 'txt2img-sdxl', { params: { positive: prompt, steps: 2 } })).prompt_id);

@@ -65,7 +65,7 @@ export function gitMappingEnv(bare: string): Record<string, string> {
 }
 
 /** The fake torch: a CPU build (no CUDA, no ROCm, no MPS), the way the checks ask it. */
-const TORCH_SOURCE = `__version__ = "2.5.1+cpu"
+export const TORCH_SOURCE = `__version__ = "2.5.1+cpu"
 class _Cuda:
     @staticmethod
     def is_available():

@@ -24,6 +24,8 @@ export type WorkflowEntry = WorkflowManifest & {
   nodes_status: NodesStatus;
   ready: boolean;
   error?: string;
+  /** With an engine pool: on how many engines it can run. */
+  engines_ready?: { ready: number; total: number };
 };
 
 export interface WorkflowList {

@@ -26,14 +26,14 @@ interface Setup {
   env: Record<string, string>;
 }
 
-async function setup(stepMs: number): Promise<Setup> {
+async function setup(stepMs: number, beforeNode?: () => Promise<void>): Promise<Setup> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-restart-'));
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const engine = await startEngine(dir, 0, stepMs);
+  const engine = await startEngine(dir, 0, stepMs, beforeNode);
   return { dir, engine, env: { STUDIO_DIR: dir, ENGINE_MODE: 'external', ENGINE_PORT: String(engine.port) } };
 }
 
-async function startEngine(dir: string, port: number, stepMs: number): Promise<StandinEngine> {
+async function startEngine(dir: string, port: number, stepMs: number, beforeNode?: () => Promise<void>): Promise<StandinEngine> {
   const engine = await startStandinEngine({
     port,
     inputDir: path.join(dir, 'assets', 'input'),
@@ -43,6 +43,7 @@ async function startEngine(dir: string, port: number, stepMs: number): Promise<S
     // image-filter's nodes report no steps (as on the real engine); each takes 10 steps' time, so
     // a job outlives a Studio restart even on a busy machine.
     nodeMs: stepMs * 10,
+    beforeNode,
   });
   cleanups.push(() => engine.close());
   return engine;
@@ -66,8 +67,14 @@ async function runningJob(proc: StudioProcess): Promise<string> {
 
 describe('Studio killed mid-job and restarted', () => {
   it('follows the job again and records it completed with its output', async () => {
-    // 4 nodes × 4 s: the job outlives Studio's restart.
-    const { dir, env } = await setup(400);
+    // The engine holds the job's third node until the new Studio listens: the job outlives the
+    // restart however long it takes, and what follows is live progress.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started = 0;
+    const { dir, env } = await setup(100, async () => {
+      if (++started === 3) await held;
+    });
     const first = await studio(env);
     const promptId = await runningJob(first);
     await first.kill();
@@ -80,6 +87,8 @@ describe('Studio killed mid-job and restarted', () => {
     // Live progress, or (before the engine was checked) the stored status.
     expect(queued?.status).toBe('running');
     expect(queued?.progress?.status).toBe('running');
+    await until(() => started === 3 || undefined, 'the engine holding the third node');
+    release();
     // Live progress resumes: the engine still sends the prompt's events to Studio's (kept) client id.
     // The frame that proves it is one past where the job stood when the new Studio came up; on a
     // busy machine that can already be the job's last frame, so its status may be `completed`.

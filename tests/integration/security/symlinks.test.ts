@@ -26,6 +26,8 @@ beforeAll(async () => {
   // The attack: a link to the session secret, and a linked folder, inside the output folder.
   fs.symlinkSync(path.join(t.dir, '.session_secret'), path.join(output, 'job_1', 'secret.png'));
   fs.symlinkSync(outside, path.join(output, 'linked'));
+  // A linked file (not a folder) that is a real image outside: a thumbnail must not read it either.
+  fs.symlinkSync(path.join(outside, 'private.png'), path.join(output, 'job_1', 'linked.png'));
 });
 afterAll(async () => {
   await t.stop();
@@ -38,12 +40,15 @@ describe('links planted in the output folder', () => {
     expect((await t.api('/api/admin/assets/file?type=outputs&path=job_1/secret.png')).status).toBe(404);
     expect((await t.api('/api/admin/assets/file?type=outputs&path=linked/private.png')).status).toBe(404);
     expect((await t.api('/api/admin/assets/thumbnail?type=outputs&path=linked/private.png')).status).toBe(404);
+    expect((await t.api('/api/admin/assets/thumbnail?type=outputs&path=job_1/real.png')).status).toBe(200);
+    expect((await t.api('/api/admin/assets/thumbnail?type=outputs&path=job_1/linked.png')).status).toBe(404);
+    expect((await t.api('/api/admin/assets/file?type=outputs&path=job_1/linked.png')).status).toBe(404);
   });
 
   it('are not listed and not zipped', async () => {
     const listing = JSON.stringify(await (await t.api('/api/admin/assets/outputs')).json());
     expect(listing).toContain('real.png');
-    expect(listing).not.toMatch(/secret\.png|private\.png|victim/);
+    expect(listing).not.toMatch(/secret\.png|private\.png|linked\.png|victim/);
     const zip = Buffer.from(await (await t.api('/api/admin/assets/download?type=outputs')).arrayBuffer());
     expect(zip.includes(Buffer.from('real.png'))).toBe(true);
     expect(zip.includes(Buffer.from('private.png'))).toBe(false);

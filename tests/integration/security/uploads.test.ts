@@ -1,7 +1,8 @@
 /**
  * Uploads: an image input is checked by its bytes (a text file named `.png` never reaches the
  * engine), files stream to disk rather than memory (a 600 MB body is refused with 413 while the
- * server's memory stays flat), and temporary files do not outlive their request.
+ * server's memory stays flat), temporary files do not outlive their request, and two uploads of
+ * one name at once both land, each under its own name.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -156,5 +157,32 @@ describe('form fields an attacker chooses', () => {
     const res = await t.api('/api/run/image-filter/build', { method: 'POST', body: long });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { detail: string }).detail).toMatch(/Field name too long/);
+  });
+});
+
+describe('two uploads of the same name at once', () => {
+  it('keeps both, each under its own name with its own bytes', async () => {
+    // The image goes on to the engine: this one Studio runs the stand-in.
+    const withEngine = await startTestStudio({ startEngine: true });
+    try {
+      await withEngine.studio.engineReady();
+      const sharp = (await import('sharp')).default;
+      const red = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).png().toBuffer();
+      const blue = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00f' } }).png().toBuffer();
+      const answers = await Promise.all(
+        [red, blue].map(async (bytes) => {
+          const res = await withEngine.api('/api/run/upload-image', { method: 'POST', body: form('file', 'same.png', bytes) });
+          return { status: res.status, body: (await res.json()) as { filename: string } };
+        }),
+      );
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      const [first, second] = answers.map((a) => a.body.filename);
+      expect(first).not.toBe(second);
+      const input = withEngine.studio.config.paths.assetsInput;
+      expect(fs.readFileSync(path.join(input, first!)).equals(red)).toBe(true);
+      expect(fs.readFileSync(path.join(input, second!)).equals(blue)).toBe(true);
+    } finally {
+      await withEngine.stop();
+    }
   });
 });
