@@ -134,11 +134,6 @@ export class StudioApi {
     return this.http.url(`/api/admin/history/${encodeURIComponent(promptId)}/package`);
   }
 
-  // Presets
-  createPreset(preset: { id: string; name: string; description?: string; workflow: { workflow_id: string; workflow_name: string | null; params: Record<string, unknown> } }): Promise<{ id: string; message: string }> {
-    return this.http.post('/api/admin/presets', preset);
-  }
-
   // Events
   events(query: EventQuery = {}): Promise<StudioEvent[]> {
     return this.http.get('/api/admin/events', {

@@ -17,6 +17,17 @@ export function presetSource(entry: PresetListEntry, storedType?: string): Prese
   return 'hand';
 }
 
+interface StoredSource {
+  type: string;
+  prompt_id?: string;
+}
+const HAND: StoredSource = { type: 'hand' };
+
+function storedSource(source: { type: string; [key: string]: unknown } | undefined): StoredSource {
+  if (!source) return HAND;
+  return typeof source.prompt_id === 'string' ? { type: source.type, prompt_id: source.prompt_id } : { type: source.type };
+}
+
 export const usePresetsStore = defineStore('presets', () => {
   const api = new PresetsApi(useClient().api.http);
   const list = ref<PresetListEntry[]>([]);
@@ -24,8 +35,8 @@ export const usePresetsStore = defineStore('presets', () => {
   const loaded = ref(false);
   const error = ref<string | null>(null);
   const query = ref('');
-  /** `source.type` of presets whose list entry does not carry it (the spec's list names only hub sources). */
-  const storedTypes = ref<Record<string, string>>({});
+  /** `source` of presets whose list entry does not carry it (the spec's list names only hub sources). */
+  const storedSources = ref<Record<string, StoredSource>>({});
 
   const filtered = computed(() => {
     const q = query.value.trim().toLowerCase();
@@ -50,14 +61,19 @@ export const usePresetsStore = defineStore('presets', () => {
 
   // Reads each unknown preset once (ids are file names, so a renamed one is read again).
   async function readSources(): Promise<void> {
-    const unknown = list.value.filter((p) => !p.source_type && !(p.id in storedTypes.value));
-    const found = await Promise.all(unknown.map((p) => api.detail(p.id).then((d) => [p.id, d.source?.type ?? 'hand'] as const, () => [p.id, 'hand'] as const)));
-    if (found.length) storedTypes.value = { ...storedTypes.value, ...Object.fromEntries(found) };
+    const unknown = list.value.filter((p) => !p.source_type && !(p.id in storedSources.value));
+    const found = await Promise.all(unknown.map((p) => api.detail(p.id).then((d) => [p.id, storedSource(d.source)] as const, () => [p.id, HAND] as const)));
+    if (found.length) storedSources.value = { ...storedSources.value, ...Object.fromEntries(found) };
   }
 
   /** Where a listed preset came from. */
   function sourceOf(entry: PresetListEntry): PresetSourceKind {
-    return presetSource(entry, storedTypes.value[entry.id]);
+    return presetSource(entry, storedSources.value[entry.id]?.type);
+  }
+
+  /** The prompt id of the job a preset was made from, when it was. */
+  function jobOf(entry: PresetListEntry): string | null {
+    return storedSources.value[entry.id]?.prompt_id ?? null;
   }
 
   /** The placeholder questions a run asks. */
@@ -95,5 +111,5 @@ export const usePresetsStore = defineStore('presets', () => {
     return id;
   }
 
-  return { list, filtered, sourceOf, loading, loaded, error, query, refresh, placeholders, run, rename, remove, importFile, fromJob, exportUrl: (id: string) => api.exportUrl(id) };
+  return { list, filtered, sourceOf, jobOf, loading, loaded, error, query, refresh, placeholders, run, rename, remove, importFile, fromJob, exportUrl: (id: string) => api.exportUrl(id) };
 });
