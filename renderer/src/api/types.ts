@@ -10,12 +10,12 @@ import type { Severity, StudioEvent } from '../../../server/contracts/events.con
 import type { ExecuteResult, JobRecord, ProgressObject } from '../../../server/contracts/jobs.contract.js';
 import type { PreviewMeta } from '../../../server/contracts/preview-frame.js';
 import type { QueueState, RetryStalledResult } from '../../../server/contracts/queue.contract.js';
-import type { FormNodeInfo, ManifestInput, ModelsStatus, NodesStatus, ReimportAnswer, ReimportDiff, WorkflowFormAnswer, WorkflowImportAnswer, WorkflowManifest } from '../../../server/contracts/workflows.contract.js';
+import type { FormNodeInfo, ManifestInput, ModelsStatus, NodesStatus, ReimportAnswer, WorkflowFormAnswer, WorkflowImportAnswer, WorkflowManifest } from '../../../server/contracts/workflows.contract.js';
 import type { EngineStateMessage, WsEventMap } from '../../../server/contracts/ws.contract.js';
 
 export type { StudioEvent, Severity, EngineStateMessage, WsEventMap, PreviewMeta, JobRecord, ProgressObject, ManifestInput };
 export type { QueueState, RetryStalledResult };
-export type { FormNodeInfo, ReimportAnswer, ReimportDiff, WorkflowFormAnswer, WorkflowManifest };
+export type { FormNodeInfo, ReimportAnswer, WorkflowFormAnswer, WorkflowManifest };
 export type { WorkflowImportAnswer, ExecuteResult, LoraPair, AssetListing };
 
 /** A workflow list entry: the manifest plus readiness (a broken one carries `error`). */
