@@ -88,6 +88,7 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const queue = createDownloadsModule({
     db: deps.db,
     logger,
+    events: deps.events,
     resolve: withOtherDownloads(deps.otherDownloads, catalogDownloadResolver({
       catalogs,
       dirs,

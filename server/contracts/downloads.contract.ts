@@ -15,8 +15,8 @@ export interface DownloadStatusEntry {
   /** 0–100, one decimal. */
   percent: number;
   error?: string;
-  /** Beyond the spec: while a transient failure is retried, which attempt of how many (the UI says "retrying 2 of 5"). */
-  retry?: { attempt: number; of: number };
+  /** Beyond the spec: while a transient failure is retried, which attempt of how many and why the last one failed (the UI says "retrying 2 of 5 · <reason>"). */
+  retry?: { attempt: number; of: number; reason: string };
 }
 
 /** The download-stream statuses (spec "Catalog model status"). */

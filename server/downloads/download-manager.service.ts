@@ -16,6 +16,7 @@ import { defaultFreeSpace, formatBytes } from './download-io.js';
 import { removePart, sidecarPath } from './download-resume.js';
 import type { DownloadKind, DownloadRow, DownloadStore } from './download.store.js';
 import type { DownloadStatus, DownloadStatusEntry } from '../contracts/downloads.contract.js';
+import type { KnownEventType, Severity } from '../contracts/events.contract.js';
 import { downloadInThread, type ThreadDownloadOptions } from './download-thread.js';
 import { DownloadError, FREE_SPACE_MARGIN_BYTES, type DownloadProgress, type DownloadResult } from './file-download.js';
 import type { ActivitySink, DownloadJob, DownloadResolver, Downloads, DownloadTarget, QueueState } from './downloads.types.js';
@@ -36,6 +37,13 @@ export interface DownloadManagerOptions {
   onFilesChanged?: () => void;
   /** Passed to every `downloadFile` call (tests shorten backoff and stall timeouts). */
   downloadOptions?: ThreadDownloadOptions;
+  /** The event log (queued, failed with the reason, done, verified), so the Events page shows downloads. */
+  events?: DownloadEvents;
+}
+
+/** The part of the event bus downloads use. */
+export interface DownloadEvents {
+  emit(type: KnownEventType, severity: Severity, message: string, data?: Record<string, unknown>): unknown;
 }
 
 interface Active {
@@ -48,7 +56,7 @@ interface Active {
   total: number | null;
   speed: number;
   /** Waiting for (or making) another attempt after a transient failure. */
-  retry: { attempt: number; of: number } | null;
+  retry: { attempt: number; of: number; reason: string } | null;
   lastSaved: number;
   done: Promise<void>;
 }
@@ -123,6 +131,7 @@ export class DownloadManager implements Downloads {
     const partBytes = Math.max(0, fileSize(partFileFor(job.finalFile)));
     this.opts.store.enqueue(job.file, job.kind, partBytes, job.estimatedBytes);
     this.opts.activity.info(`Queued ${job.file}`);
+    this.opts.events?.emit('download.queued', 'info', `Download of ${job.file} queued`, { file: job.file, kind: job.kind });
     this.pump();
     return { created: true, status: this.opts.store.get(job.file)?.status ?? 'queued' };
   }
@@ -281,6 +290,9 @@ export class DownloadManager implements Downloads {
   private succeeded(active: Active, result: DownloadResult, verified: boolean): void {
     this.opts.store.markDone(active.filename, result.bytes, result.sha256);
     this.opts.activity.ok(`Downloaded ${active.filename} (${formatBytes(result.bytes)}${verified ? ', SHA-256 verified' : ''})`);
+    const data = { file: active.filename, kind: active.kind, bytes: result.bytes, sha256: result.sha256 };
+    this.opts.events?.emit('download.done', 'success', `Downloaded ${active.filename} (${formatBytes(result.bytes)})`, data);
+    if (verified) this.opts.events?.emit('download.verified', 'success', `${active.filename} matches its SHA-256`, data);
     this.opts.logger.info(`downloaded ${active.filename} (${result.bytes} bytes, sha256 ${result.sha256})`);
     this.opts.onFilesChanged?.();
   }
@@ -298,6 +310,7 @@ export class DownloadManager implements Downloads {
   private fail(filename: string, error: DownloadError): void {
     this.opts.store.markError(filename, error.message, error.kind);
     this.opts.activity.error(`${filename}: ${error.message}`);
+    this.opts.events?.emit('download.failed', 'error', `Download of ${filename} failed: ${error.message}`, { file: filename, error_kind: error.kind, reason: error.message });
     this.opts.logger.warn(`download of ${filename} failed (${error.kind}): ${error.message}`);
   }
 

@@ -25,8 +25,8 @@ export interface DownloadProgress {
   bytesTotal: number | null;
   /** Rolling average bytes/s over ~5 s of this call's network bytes. */
   speed: number;
-  /** Set while waiting to try again after a transient failure: the attempt coming and the most there will be. */
-  retry?: { attempt: number; of: number };
+  /** Set while waiting to try again after a transient failure: the attempt coming, the most there will be, and why the last one failed. */
+  retry?: { attempt: number; of: number; reason: string };
 }
 
 export interface DownloadOptions {

@@ -8,7 +8,7 @@ import type { Db } from '../db/database.js';
 import type { Logger } from '../logging.js';
 import { settingsRoutes } from './settings.routes.js';
 import { SettingsStore } from '../db/settings.store.js';
-import { DownloadManager } from './download-manager.service.js';
+import { DownloadManager, type DownloadEvents } from './download-manager.service.js';
 import type { ThreadDownloadOptions } from './download-thread.js';
 import { DownloadStore } from './download.store.js';
 import { downloadsRoutes } from './downloads.routes.js';
@@ -25,6 +25,8 @@ export interface DownloadsModuleDeps {
   onFilesChanged?: () => void;
   /** Passed to every file download (tests shorten backoff and stall timeouts). */
   downloadOptions?: ThreadDownloadOptions;
+  /** The event log downloads write to. */
+  events?: DownloadEvents;
 }
 
 /** The built download capability. */
@@ -49,6 +51,7 @@ export function createDownloadsModule(deps: DownloadsModuleDeps): DownloadsModul
     logger: deps.logger,
     onFilesChanged: deps.onFilesChanged,
     downloadOptions: deps.downloadOptions,
+    events: deps.events,
   });
   const streams = new StatusStreams(() => manager.statusEntries());
   return {

@@ -69,7 +69,7 @@ class DownloadRun {
   private meta: PartMeta | null = null;
   private readonly meter = new SpeedMeter();
   /** The retry being waited for or under way; cleared once bytes flow again. */
-  private retry: { attempt: number; of: number } | null = null;
+  private retry: { attempt: number; of: number; reason: string } | null = null;
   private attempt: { controller: AbortController; lastBytes: number; lastActivity: number } | null = null;
   /** The part file's writer while an attempt streams a body. */
   private writer: PartWriter | null = null;
@@ -166,7 +166,7 @@ class DownloadRun {
           });
         }
         // Users see "retrying 2 of 6" while we wait, not a frozen bar.
-        this.retry = { attempt: failures, of: maxRetries };
+        this.retry = { attempt: failures, of: maxRetries, reason: error.message };
         this.emitProgress();
         await sleep(this.backoffMs(failures, error), this.opts.signal);
       }

@@ -53,6 +53,7 @@ export function downloadProblem(error: string | null | undefined): DownloadProbl
 }
 
 /** "retrying 2 of 6" while the server retries, when it says how far it got. */
-export function retryWords(retry: { attempt: number; of: number } | undefined): string | null {
-  return retry && retry.attempt > 0 ? `retrying ${retry.attempt} of ${retry.of}` : null;
+export function retryWords(retry: { attempt: number; of: number; reason?: string } | undefined): string | null {
+  if (!retry || retry.attempt <= 0) return null;
+  return retry.reason ? `retrying ${retry.attempt} of ${retry.of} · last attempt: ${retry.reason}` : `retrying ${retry.attempt} of ${retry.of}`;
 }

@@ -83,6 +83,10 @@ describe('download manager', () => {
     expect(log.map((line) => line.level)).toEqual(['info', 'info', 'ok']);
     expect(log[2]?.message).toMatch(/Downloaded model\.safetensors .*SHA-256 verified/);
     expect(log[0]?.time).toMatch(/^\d\d:\d\d:\d\d$/);
+    // The Events page shows the download too: queued, done and verified, with the file named.
+    const events = (await (await t.api('/api/admin/events?types=download.queued,download.done,download.verified')).json()) as Array<{ type: string; data: Record<string, unknown> }>;
+    expect(events.map((e) => e.type).sort()).toEqual(['download.done', 'download.queued', 'download.verified']);
+    for (const e of events) expect(e.data.file).toBe('model.safetensors');
 
     // A present file is not downloaded again.
     expect(await (await post(t, '/api/admin/models/download/model.safetensors')).json()).toEqual({ status: 'present', file: 'model.safetensors' });
@@ -97,6 +101,9 @@ describe('download manager', () => {
     const statuses = await downloadStatuses(t);
     expect(statuses['bad.safetensors']?.status).toBe('error');
     expect(statuses['bad.safetensors']?.error).toMatch(/does not match the catalog's SHA-256/);
+    const failed = (await (await t.api('/api/admin/events?types=download.failed')).json()) as Array<{ severity: string; data: Record<string, unknown> }>;
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ severity: 'error', data: { file: 'bad.safetensors', error_kind: 'hash_mismatch', reason: expect.stringMatching(/does not match the catalog's SHA-256/) } });
     expect(fs.readdirSync(path.join(dir, 'models', 'checkpoints'))).toEqual([]);
   });
 

@@ -160,16 +160,16 @@ describe('downloadFile', () => {
     expect(missing.requests).toHaveLength(1);
   });
 
-  it('says which retry it waits for ("retrying 2 of 4"), and stops saying it once bytes flow', async () => {
+  it('says which retry it waits for ("retrying 2 of 4") and why the last attempt failed, and stops once bytes flow', async () => {
     const content = randomBytes(10_000);
     const flaky = await serve({ content, status: 503, statusTimes: 2 });
-    const seen: Array<{ attempt: number; of: number } | undefined> = [];
+    const seen: Array<{ attempt: number; of: number; reason: string } | undefined> = [];
     await downloadFile(request(`${flaky.url}/f`), { ...fast, maxRetries: 4, onProgress: (p) => seen.push(p.retry) });
     // The progress timer may repeat an entry while the backoff runs: compare the changes.
     const changes = seen.filter(Boolean).filter((r, i, all) => i === 0 || JSON.stringify(r) !== JSON.stringify(all[i - 1]));
     expect(changes).toEqual([
-      { attempt: 1, of: 4 },
-      { attempt: 2, of: 4 },
+      { attempt: 1, of: 4, reason: expect.stringMatching(/503/) },
+      { attempt: 2, of: 4, reason: expect.stringMatching(/503/) },
     ]);
     expect(seen.at(-1)).toBeUndefined();
   });

@@ -117,6 +117,7 @@ describe('download failures in words', () => {
     expect(downloadProblem('File not found (404)').what).toMatch(/no longer at its address/);
     expect(downloadProblem('ENOSPC: no space left on device').what).toBe('The disk is full.');
     expect(retryWords({ attempt: 2, of: 6 })).toBe('retrying 2 of 6');
+    expect(retryWords({ attempt: 1, of: 5, reason: 'HTTP 503 Service Unavailable' })).toBe('retrying 1 of 5 · last attempt: HTTP 503 Service Unavailable');
     expect(retryWords(undefined)).toBeNull();
   });
 });
