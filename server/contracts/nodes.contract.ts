@@ -88,9 +88,10 @@ export interface NodeSnapshotSummary {
 }
 
 /** `POST /api/admin/nodes/install`: the package's git URL (`repo_url` is accepted too); the installer checks its form. */
+const URL_REQUIRED = 'url is required (an https:// git URL)';
 export const nodeInstallBody = z.object({
-  url: z.string().optional(),
-  repo_url: z.string().optional(),
+  url: z.string(URL_REQUIRED).optional(),
+  repo_url: z.string(URL_REQUIRED).optional(),
   /** Only report what would change. */
   dry_run: z.boolean().optional(),
   /** The commit a preview named: install exactly that one. */
