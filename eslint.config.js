@@ -44,15 +44,15 @@ export default tseslint.config(
   },
   {
     files: ['server/http/**/*.ts', 'server/process/**/*.ts', 'server/db/**/*.ts', 'server/events/**/*.ts', 'server/config/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: `^(\\.\\./)+(${CAPABILITIES})/|^(\\.\\./)+(studio|main)\\.js$`, message: 'Shared infrastructure imports no capability and not the composition root (ARCHITECTURE.md, layers).' }] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: `^(\\.\\./)+(${CAPABILITIES})/|^(\\.\\./)+(studio|studio-http|main)\\.js$`, message: 'Shared infrastructure imports no capability and not the composition root (ARCHITECTURE.md, layers).' }] }] },
   },
   {
     files: INFRA_ROOT_FILES,
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: `^\\./(${CAPABILITIES})/|^\\./(studio|main)\\.js$`, message: 'Shared infrastructure imports no capability and not the composition root (ARCHITECTURE.md, layers).' }] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: `^\\./(${CAPABILITIES})/|^\\./(studio|studio-http|main)\\.js$`, message: 'Shared infrastructure imports no capability and not the composition root (ARCHITECTURE.md, layers).' }] }] },
   },
   {
     files: [`server/{${CAPABILITY_LIST.filter((c) => c !== 'standin').join(',')}}/**/*.ts`],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(studio|main)\\.js$', message: 'Capabilities get what they use from the composition root; they never import it (ARCHITECTURE.md).' }] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(studio|studio-http|main)\\.js$', message: 'Capabilities get what they use from the composition root; they never import it (ARCHITECTURE.md).' }] }] },
   },
   {
     // The stand-in is a separate program: it shares only the engine's path rules, logging, config and the Host rule.

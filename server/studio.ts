@@ -5,28 +5,19 @@
  * the modules in reverse order, each within its deadline, then the listener, the bus and the
  * database. No domain logic lives here: only what is built, in which order, and what it is given.
  */
-import type http from 'node:http';
-import path from 'node:path';
 import { createAssetsModule } from './assets/assets.module.js';
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
 import { llmCatalogAccess } from './catalog/llm-catalog-access.js';
 import { createChatbotModule } from './chatbot/chatbot.module.js';
 import { createDiskModule } from './disk/disk.module.js';
-import { APP_ROOT, type Config } from './config.js';
+import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { createEngineModule, type EngineModule } from './engine/engine.module.js';
-import { engineMessage } from './engine/engine-process.js';
-import { agentSocketRelay } from './engine/pool/agent-proxy.routes.js';
-import { AGENT_ENGINE_PATH } from './engine/pool/remote-engine.js';
 import type { EventBus } from './events/event-bus.js';
 import { createEventsModule } from './events/events.module.js';
-import { createHttpServer } from './http/app.js';
 import { createAuthModule } from './http/auth.module.js';
-import { homeRoutes } from './http/home.routes.js';
 import { boundPort, listen, localUrl } from './http/listen.js';
 import { Maintenance } from './http/maintenance.js';
-import { rendererRoutes } from './http/renderer.routes.js';
-import { reportedStorageFaults } from './http/storage-faults.js';
 import { WsHub } from './http/ws-hub.js';
 import { createJobsModule, type JobsModule } from './jobs/jobs.module.js';
 import { createLlmModule, type LlmModule } from './llm/llm.module.js';
@@ -41,9 +32,9 @@ import { createPresetsModule, type PresetsModule } from './presets/presets.modul
 import { GpuProbe } from './gpu/index.js';
 import { createSetupModule } from './setup/setup.module.js';
 import { createSecrets, createSystemModule } from './system/system.module.js';
-import { STUDIO_TIME_ZONE } from './time.js';
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/workflows.module.js';
 import type { StudioOptions } from './studio-options.js';
+import { createStudioHttpServer } from './studio-http.js';
 
 /** A running (or stoppable) Studio. */
 export class Studio {
@@ -63,7 +54,7 @@ export class Studio {
   readonly llmModule: LlmModule;
   private readonly system: ReturnType<typeof createSystemModule>;
   private readonly mintCookie: () => string;
-  private readonly server: http.Server;
+  private readonly server: ReturnType<typeof createStudioHttpServer>;
   private stopping: Promise<void> | null = null;
 
   private constructor(
@@ -154,20 +145,7 @@ export class Studio {
     const eventsModule = createEventsModule({ events, hub });
     // Each module after what it uses; the engine before the jobs so it stops after the job watcher.
     this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, assets, chatbot, nodes, disk, this.system, setup];
-    ({ server: this.server } = createHttpServer({
-      logger,
-      auth: auth.auth,
-      maintenance: this.maintenance,
-      hub,
-      hosts: { bindHost: config.host, allowed: config.allowedHosts },
-      tls: config.tls,
-      greeting: () => ({ version: config.version, engine: engineMessage(engine.process.state), maintenance: this.maintenance.active, time_zone: STUDIO_TIME_ZONE }),
-      routers: this.modules.flatMap((module) => module.routers),
-      storage: reportedStorageFaults({ dataDir: config.paths.root, dbFile: config.paths.dbFile, events }),
-      // An agent serves its engine to another Studio and no UI of its own.
-      wsRoutes: config.role === 'agent' ? [{ path: `${AGENT_ENGINE_PATH}/ws`, handle: agentSocketRelay(engine.process.url, logger) }] : [],
-      pageRouters: config.role === 'agent' ? [] : [rendererRoutes({ distDir: path.join(APP_ROOT, 'renderer', 'dist'), fallback: homeRoutes({ version: config.version, engineStatus }) })],
-    }));
+    this.server = createStudioHttpServer({ config, logger, events, auth, hub, maintenance: this.maintenance, engine, modules: this.modules });
   }
 
   /** Build a Studio: data directory, database and modules, nothing listening yet. */
