@@ -2,9 +2,11 @@
  * The web UI's third pass (issue #30, "Defects seen") in a real browser against a real Studio with
  * the stand-in engine: a preset made from a job keeps the job as its source and its badge names
  * the job; without an update repository "Check for updates" is disabled with the reason, and the
- * repository can be set on the System page. Screenshots at desktop and phone width; no sideways scrolling on the phone.
+ * repository can be set on the System page; a retrying download says why the last attempt failed,
+ * and the Events page lists the download's events. Screenshots at desktop and phone width; no sideways scrolling on the phone.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +16,8 @@ import { overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { execute, plantModels, SHIPPED_MODELS, waitForJob } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
+import { catalogOf, repoEntry, writeCatalogs } from '../helpers/fake-catalogs.js';
+import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
 
 const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
 const DESKTOP = { width: 1440, height: 900 };
@@ -90,5 +94,45 @@ describe('Studio web UI, third pass: defects', () => {
     expect(status.repo_url).toBe(repo);
     expect(await page.getByText(`Updates come from ${repo}`).isVisible()).toBe(true);
     expect(await shootBoth('3-system-repo-set')).toEqual([]);
+  });
+});
+
+describe('Studio web UI, third pass: a download you can follow', () => {
+  let origin: FakeFileServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    // The file host answers 503 every time: the download keeps retrying with its default backoff.
+    origin = await startFakeFileServer({ content: Buffer.alloc(1024), status: 503 });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-ui-'));
+    writeCatalogs(dir, { models: catalogOf([repoEntry('flaky.safetensors', { name: 'Flaky model' })]), loras: catalogOf([], 'loras') });
+    studio = await startTestStudio({ dir, env: { REPOHOST_BASE_URL: origin.url, MODELHUB_BASE_URL: origin.url } });
+    browser = await launchBrowser();
+    context = await browser.browser.newContext({ viewport: DESKTOP, locale: 'en-GB' });
+    const cookie = await studio.login();
+    const [name, value] = cookie.split('=') as [string, string];
+    await context.addCookies([{ name, value, url: studio.url }]);
+    page = await context.newPage();
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await studio?.stop();
+    await origin?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows the reason of the last attempt while retrying, and the Events page lists the download', async () => {
+    await page.goto(`${studio.url}/models`);
+    await page.getByRole('button', { name: 'Download Flaky model' }).click();
+    const model = page.getByRole('article', { name: 'Flaky model' });
+    await expect.poll(() => model.textContent(), { timeout: 20_000 }).toMatch(/retrying 1 of \d+ · last attempt: .*503/);
+    expect(await shootBoth('3-models-retrying')).toEqual([]);
+
+    await page.goto(`${studio.url}/events`);
+    await expect.poll(() => page.getByText('Download of flaky.safetensors queued').count(), { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(await shootBoth('3-events-downloads')).toEqual([]);
   });
 });
