@@ -70,9 +70,9 @@ describe('the form editor', () => {
       await picker.getByLabel('Field').selectOption('sampler_name');
       await picker.getByRole('button', { name: 'Add to the form' }).click();
       const preview = page.getByRole('region', { name: 'Preview' });
-      await preview.getByLabel('Describe it').waitFor();
+      await preview.getByLabel('Describe it', { exact: true }).waitFor();
       await preview.getByLabel(/Sampler name/).waitFor();
-      expect(await preview.getByLabel('Negative prompt').count()).toBe(0);
+      expect(await preview.getByLabel('Negative prompt', { exact: true }).count()).toBe(0);
       await page.getByRole('button', { name: 'Save the form' }).click();
       await page.getByText('Form saved (version 2)').waitFor();
 
