@@ -266,4 +266,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE job_queue ADD COLUMN failovers INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 11,
+    name: 'Engine pool: the engine each job was handed to, kept on the finished record',
+    sql: `
+      -- The engine a job was last handed to (null: it never left Studio's queue); history and the
+      -- job's own record say where it ran, not only the live queue.
+      ALTER TABLE jobs ADD COLUMN engine_id TEXT;
+    `,
+  },
 ];
