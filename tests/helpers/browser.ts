@@ -97,18 +97,29 @@ export interface SignedInPageOptions {
   timezoneId?: string;
 }
 
+/** A Studio whose `login()` answers the `session=...` cookie pair (TestStudio). */
+export interface SessionTarget {
+  url: string;
+  login(): Promise<string>;
+}
+
+/** A fresh context holding the session cookie of `studio.login()` (no trip through the login page), and one page in it. */
+export async function newSessionPage(browser: TestBrowser, studio: SessionTarget, options: SignedInPageOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.browser.newContext({ viewport: options.viewport ?? DESKTOP, locale: options.locale ?? 'en-GB', timezoneId: options.timezoneId });
+  const cookie = await studio.login();
+  const at = cookie.indexOf('=');
+  await context.addCookies([{ name: cookie.slice(0, at), value: cookie.slice(at + 1), url: studio.url }]);
+  return { context, page: await context.newPage() };
+}
+
 /**
  * What most e2e files open before their tests: a headless Chromium, one context holding the
  * session cookie of `studio.login()` (no trip through the login page), and one page.
  */
-export async function openSignedInPage(studio: { url: string; login(): Promise<string> }, options: SignedInPageOptions = {}): Promise<SignedInPage> {
+export async function openSignedInPage(studio: SessionTarget, options: SignedInPageOptions = {}): Promise<SignedInPage> {
   const browser = await launchBrowser();
   try {
-    const context = await browser.browser.newContext({ viewport: options.viewport ?? DESKTOP, locale: options.locale ?? 'en-GB', timezoneId: options.timezoneId });
-    const cookie = await studio.login();
-    const at = cookie.indexOf('=');
-    await context.addCookies([{ name: cookie.slice(0, at), value: cookie.slice(at + 1), url: studio.url }]);
-    const page = await context.newPage();
+    const { context, page } = await newSessionPage(browser, studio, options);
     return {
       browser,
       context,
