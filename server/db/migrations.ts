@@ -266,4 +266,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE job_queue ADD COLUMN failovers INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 11,
+    name: 'starred jobs: kept by output retention, a history filter',
+    sql: `
+      -- 1 when the user starred the job (the history's star); retention never removes a starred job.
+      ALTER TABLE jobs ADD COLUMN starred INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

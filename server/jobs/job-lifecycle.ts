@@ -140,6 +140,14 @@ export class JobLifecycle {
     return { ok: true, job: updated, from: job.status };
   }
 
+  /**
+   * Star or unstar a job (the user's mark, kept by output retention). Not a status change and not
+   * announced; it is written here because the lifecycle holds the table's one writer.
+   */
+  star(promptId: string, starred: boolean): JobRecord | null {
+    return this.writer.setStarred(promptId, starred);
+  }
+
   /** Remove records (any status); returns the ones that existed and announces them. */
   remove(promptIds: readonly string[]): JobRecord[] {
     const removed = this.writer.delete(promptIds);

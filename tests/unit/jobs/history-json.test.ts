@@ -52,6 +52,7 @@ describe('history as JSON text', () => {
       const extra: Partial<JobRecord> = {};
       if (i % 4 === 0) extra.retry_of = `p-${i - 1}`;
       if (i % 5 === 0) extra.preset_id = `preset-${i}`;
+      if (i % 3 === 0) extra.starred = true;
       writer.insert(job(i, extra), 1_000_000 + i * 1000);
     }
     const store = new JobStore(db);
