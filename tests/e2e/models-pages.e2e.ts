@@ -9,10 +9,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { openSignedInPage, type SignedInPage } from '../helpers/browser.js';
 import { catalogOf, hubEntry, repoEntry, writeCatalogs } from '../helpers/fake-catalogs.js';
 import { startFakeChatPlatform, type FakeChatPlatform } from '../helpers/fake-chat-platform.js';
 import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
@@ -34,8 +34,7 @@ let studio: TestStudio;
 let hub: FakeHub;
 let host: FakeFileServer;
 let platform: FakeChatPlatform;
-let browser: TestBrowser;
-let context: BrowserContext;
+let ui: SignedInPage;
 let page: Page;
 let dir: string;
 
@@ -91,17 +90,13 @@ beforeAll(async () => {
   });
   await studio.studio.engineReady(60_000);
   plantModels(dir, { checkpoints: SHIPPED_MODELS.checkpoints });
-  browser = await launchBrowser();
-  context = await browser.context(DESKTOP);
-  const [name, value] = (await studio.login()).split('=') as [string, string];
-  await context.addCookies([{ name, value, url: studio.url }]);
-  page = await context.newPage();
+  ui = await openSignedInPage(studio, { viewport: DESKTOP });
+  page = ui.page;
   page.setDefaultTimeout(30_000);
 }, 180_000);
 
 afterAll(async () => {
-  await context?.close();
-  await browser?.close();
+  await ui?.close();
   await studio?.stop();
   await hub?.close();
   await host?.close();
