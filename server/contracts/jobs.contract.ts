@@ -30,9 +30,15 @@ export interface JobRecord {
   retry_of?: string;
   /** Present on jobs started by a preset run: the preset's id at that time. */
   preset_id?: string;
+  /** Present (true) on a job the user starred; output retention keeps it. */
+  starred?: true;
   /** Only in the queue listing. */
   progress?: ProgressObject;
-  /** Only in the queue listing: the engine the job was handed to (null while it waits in Studio's queue). */
+  /**
+   * The engine of the pool the job was handed to (`"local"`, a GPU or remote engine's id): on every
+   * record once it reached an engine, finished ones included; in the queue listing always present
+   * (null while it waits in Studio's queue).
+   */
   engine_id?: string | null;
   /** Only in the queue listing: place among the jobs waiting in Studio (0 = next), null once handed to an engine. */
   position?: number | null;
@@ -74,7 +80,29 @@ export const historyQuery = z.object({
   offset: z.coerce.number().int().min(0).optional(),
   status: z.enum(['completed', 'error', 'stalled', 'cancelled']).optional(),
   workflow_id: z.string().min(1).optional(),
+  /** Words of the prompt (any text parameter) or the workflow name, case-insensitive. */
+  q: z.string().trim().max(500).optional(),
+  /** Submitted at or after / before this instant: ISO 8601 with its zone (`Z` or an offset), or epoch ms. */
+  from: wireInstant('from').optional(),
+  to: wireInstant('to').optional(),
+  /** `true`: only starred jobs; `false`: only the others. */
+  starred: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
 });
+
+/** `POST /api/admin/history/{prompt_id}/star`. */
+export const starBody = z.object({ starred: z.boolean({ error: 'starred must be true or false' }) });
+
+/** A query instant as epoch ms: digits are epoch ms; text must name its zone, since the server's is not the browser's. */
+function wireInstant(name: string) {
+  return z.string().transform((text, ctx) => {
+    const ms = /^\d{1,15}$/.test(text) ? Number(text) : /(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? Date.parse(text) : Number.NaN;
+    if (Number.isNaN(ms)) {
+      ctx.addIssue({ code: 'custom', message: `${name} must be an ISO 8601 time with its zone (…Z or +01:00) or epoch milliseconds` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
 
 export const deleteJobsBody = z.object({ prompt_ids: z.array(z.string().min(1)) });
 

@@ -266,4 +266,21 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE job_queue ADD COLUMN failovers INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 11,
+    name: 'starred jobs: kept by output retention, a history filter',
+    sql: `
+      -- 1 when the user starred the job (the history's star); retention never removes a starred job.
+      ALTER TABLE jobs ADD COLUMN starred INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
+  {
+    version: 12,
+    name: 'Engine pool: the engine each job was handed to, kept on the finished record',
+    sql: `
+      -- The engine a job was last handed to (null: it never left Studio's queue); history and the
+      -- job's own record say where it ran, not only the live queue.
+      ALTER TABLE jobs ADD COLUMN engine_id TEXT;
+    `,
+  },
 ];

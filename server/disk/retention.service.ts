@@ -1,6 +1,6 @@
 /**
  * Retention for job outputs (optional, off until turned on): keep the newest N days, or the
- * newest N GB, of finished jobs; jobs a preset was made from and jobs in a retry chain are kept
+ * newest N GB, of finished jobs; starred jobs, jobs a preset was made from and jobs in a retry chain are kept
  * whatever their age. The plan is shown first ("would free X GB"); once on, the rule runs daily
  * and each run is reported (an event, and the last run kept in settings). Deleting goes through
  * the jobs capability's own delete (records and folders), handed in by `studio.ts`.
@@ -25,6 +25,7 @@ interface JobRow {
   output_dir: string | null;
   created_ms: number;
   retry_of: string | null;
+  starred: number;
 }
 
 export interface RetentionDeps {
@@ -104,10 +105,10 @@ export class RetentionService {
 
   /** Finished jobs newest first with their output sizes; which the rule removes, and how many past it are kept. */
   private async select(rule: RetentionRule): Promise<{ remove: Array<{ id: string; bytes: number }>; kept: number }> {
-    const rows = this.deps.db.prepare<[], JobRow>('SELECT prompt_id, status, output_dir, created_ms, retry_of FROM jobs ORDER BY created_ms DESC').all();
+    const rows = this.deps.db.prepare<[], JobRow>('SELECT prompt_id, status, output_dir, created_ms, retry_of, starred FROM jobs ORDER BY created_ms DESC').all();
     const retried = new Set(rows.flatMap((r) => (r.retry_of ? [r.retry_of] : [])));
     const presets = await this.deps.presetJobs();
-    const protectedJob = (r: JobRow) => r.retry_of !== null || retried.has(r.prompt_id) || presets.has(r.prompt_id);
+    const protectedJob = (r: JobRow) => r.starred === 1 || r.retry_of !== null || retried.has(r.prompt_id) || presets.has(r.prompt_id);
     const remove: Array<{ id: string; bytes: number }> = [];
     let kept = 0;
     let total = 0;

@@ -123,6 +123,13 @@ export class JobQueries {
     return this.queue().find((j) => j.prompt_id === promptId) ?? job;
   }
 
+  /** `POST /api/admin/history/{prompt_id}/star`: the record as it is now. */
+  star(promptId: string, starred: boolean): JobRecord {
+    const job = this.deps.lifecycle.star(promptId, starred);
+    if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
+    return job;
+  }
+
   /** `GET /api/admin/history`. */
   history(query: HistoryQuery): JobRecord[] {
     return this.deps.jobs.history(query);

@@ -13,13 +13,19 @@ export interface HistoryQuery {
   offset?: number;
   status?: JobStatus;
   workflowId?: string;
+  /** Words of a text parameter (the prompt) or of the workflow name, case-insensitive. */
+  text?: string;
+  /** Submitted (`created_ms`) at or after `fromMs` and before `toMs`. */
+  fromMs?: number;
+  toMs?: number;
+  starred?: boolean;
 }
 
 export class JobStore {
   private readonly getStmt;
   private readonly activeStmt;
   private readonly activeCountStmt;
-  /** History statements by their SQL (a dozen shapes at most: filters and paging on or off). */
+  /** History statements by their SQL (a few dozen shapes at most: filters, up to 8 search words, paging on or off). */
   private readonly historyStmts = new Map<string, Statement>();
 
   constructor(private readonly db: Db) {
@@ -73,6 +79,25 @@ export class JobStore {
     if (query.workflowId) {
       where.push('workflow_id = @workflow_id');
       values.workflow_id = query.workflowId;
+    }
+    if (query.text) {
+      // Every word must appear, in a text parameter or the workflow name (LIKE: ASCII case-insensitive).
+      query.text.split(/\s+/).filter(Boolean).slice(0, 8).forEach((word, i) => {
+        where.push(`(workflow_name LIKE @w${i} ESCAPE '\\' OR EXISTS (SELECT 1 FROM json_each(params) WHERE type = 'text' AND value LIKE @w${i} ESCAPE '\\'))`);
+        values[`w${i}`] = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      });
+    }
+    if (query.fromMs !== undefined) {
+      where.push('created_ms >= @from_ms');
+      values.from_ms = query.fromMs;
+    }
+    if (query.toMs !== undefined) {
+      where.push('created_ms < @to_ms');
+      values.to_ms = query.toMs;
+    }
+    if (query.starred !== undefined) {
+      where.push('starred = @starred');
+      values.starred = query.starred ? 1 : 0;
     }
     let sql = `SELECT ${COLUMNS} FROM jobs WHERE ${where.join(' AND ')} ORDER BY created_ms DESC, rowid DESC`;
     if (query.limit !== undefined) {

@@ -1,6 +1,6 @@
 /**
  * Queue and history routes: `GET /api/admin/queue`, `GET /api/admin/history`, one job
- * (`GET /api/admin/history/{prompt_id}`, for the job page), delete, retry and the per-job ZIP package.
+ * (`GET /api/admin/history/{prompt_id}`, for the job page), delete, retry, star and the per-job ZIP package.
  */
 import express from 'express';
 import { validate } from '../http/errors.js';
@@ -9,7 +9,7 @@ import { writeJobPackage } from './job-package.js';
 import type { JobQueries } from './job-queries.service.js';
 import type { JobStore } from './job.store.js';
 import type { RunnerService } from './runner.service.js';
-import { deleteJobsBody, historyQuery, retryBody } from '../contracts/jobs.contract.js';
+import { deleteJobsBody, historyQuery, retryBody, starBody } from '../contracts/jobs.contract.js';
 import { submitterOf } from '../http/submitter.js';
 
 export interface JobsRouteDeps {
@@ -30,7 +30,7 @@ export function jobsRoutes({ queries, runner, jobs, dirs }: JobsRouteDeps): expr
   router.get('/api/admin/history', (req, res) => {
     const q = validate(historyQuery, req.query, 'query');
     // Sent as text: the store builds the JSON without decoding each row (the same bytes as `res.json`).
-    res.type('json').send(queries.historyJson({ limit: q.limit, offset: q.offset, status: q.status, workflowId: q.workflow_id }));
+    res.type('json').send(queries.historyJson({ limit: q.limit, offset: q.offset, status: q.status, workflowId: q.workflow_id, text: q.q || undefined, fromMs: q.from, toMs: q.to, starred: q.starred }));
   });
 
   router.post('/api/admin/history/delete', async (req, res) => {
@@ -45,6 +45,11 @@ export function jobsRoutes({ queries, runner, jobs, dirs }: JobsRouteDeps): expr
 
   router.get('/api/admin/history/:promptId', (req, res) => {
     res.json(queries.job(String(req.params.promptId)));
+  });
+
+  router.post('/api/admin/history/:promptId/star', (req, res) => {
+    const { starred } = validate(starBody, req.body ?? {}, { ownMessages: true });
+    res.json(queries.star(String(req.params.promptId), starred));
   });
 
   router.get('/api/admin/history/:promptId/package', async (req, res) => {

@@ -1,7 +1,7 @@
 /**
  * Retention for job outputs: planted job records with real output folders of known sizes; a
- * days rule and a GB rule give their "would free" numbers without removing anything, a job a
- * preset was made from and both ends of a retry chain are kept past the rule, running the saved
+ * days rule and a GB rule give their "would free" numbers without removing anything, a starred
+ * job, a job a preset was made from and both ends of a retry chain are kept past the rule, running the saved
  * rule removes records and folders and reports it (event, last run), bad rules are refused.
  */
 import fs from 'node:fs';
@@ -34,6 +34,10 @@ beforeAll(async () => {
   plantJob('old-preset', 60, 1);
   plantJob('old-retried', 70, 1);
   plantJob('retry', 3, 1, { retry_of: 'old-retried' });
+  plantJob('old-starred', 80, 4);
+  // Starred through the history's star route: kept whatever its age.
+  const star = await send('POST', '/api/admin/history/old-starred/star', { starred: true });
+  expect(star.status).toBe(200);
   // A preset made from old-preset keeps it.
   const preset = await send('POST', '/api/admin/presets/from-job/old-preset', { name: 'Kept' });
   expect(preset.status).toBe(200);
@@ -41,11 +45,11 @@ beforeAll(async () => {
 afterAll(async () => t?.stop());
 
 describe('job output retention', () => {
-  it('says what a days rule would free, keeping preset and retry-chain jobs, and removes nothing', async () => {
+  it('says what a days rule would free, keeping starred, preset and retry-chain jobs, and removes nothing', async () => {
     const res = await send('POST', '/api/admin/disk/retention/preview', { days: 30 });
     expect(res.status).toBe(200);
     const plan = (await res.json()) as RetentionPlan;
-    expect(plan).toMatchObject({ rule: { days: 30, max_gb: null }, jobs: 2, bytes: 6_000_000, kept: 2 });
+    expect(plan).toMatchObject({ rule: { days: 30, max_gb: null }, jobs: 2, bytes: 6_000_000, kept: 3 });
     expect(plan.sample).toEqual(['old-1', 'old-2']);
     expect(fs.existsSync(path.join(t.studio.config.paths.assetsOutput, 'job-old-1'))).toBe(true);
   });
@@ -53,7 +57,7 @@ describe('job output retention', () => {
   it('says what a GB rule would free: everything past the newest N GB', async () => {
     // Newest first: new-1 2, new-2 2, retry 1 (=5 MB), old-1 3 (=8 MB > 0.006 GB), old-2, …
     const plan = (await (await send('POST', '/api/admin/disk/retention/preview', { max_gb: 0.006 })).json()) as RetentionPlan;
-    expect(plan).toMatchObject({ jobs: 2, bytes: 6_000_000, kept: 2, sample: ['old-1', 'old-2'] });
+    expect(plan).toMatchObject({ jobs: 2, bytes: 6_000_000, kept: 3, sample: ['old-1', 'old-2'] });
     const tighter = (await (await send('POST', '/api/admin/disk/retention/preview', { max_gb: 0.003 })).json()) as RetentionPlan;
     expect(tighter.sample).toEqual(['new-2', 'old-1', 'old-2']);
   });
@@ -77,7 +81,7 @@ describe('job output retention', () => {
       expect(fs.existsSync(path.join(t.studio.config.paths.assetsOutput, `job-${id}`))).toBe(false);
       expect((await t.api(`/api/admin/history/${id}`)).status).toBe(404);
     }
-    for (const id of ['old-preset', 'old-retried', 'new-1']) expect(fs.existsSync(path.join(t.studio.config.paths.assetsOutput, `job-${id}`))).toBe(true);
+    for (const id of ['old-starred', 'old-preset', 'old-retried', 'new-1']) expect(fs.existsSync(path.join(t.studio.config.paths.assetsOutput, `job-${id}`))).toBe(true);
     const events = t.studio.events.list({ types: ['disk.retention.ran'] });
     expect(events).toHaveLength(1);
     expect(events[0]!.message).toBe('Retention removed 2 jobs (6.0 MB)');

@@ -41,6 +41,8 @@ function job(i: number, extra: Partial<JobRecord> = {}): JobRecord {
     seeds: i % 3 ? { seed: 123456789012 + i } : {},
     output: i % 2 ? { filename: `ComfyUI_${i}.png`, subfolder: `folder_${i}/final`, type: 'output' } : null,
     error: i % 6 === 1 ? '[KSampler] CUDA out of memory: "x"' : null,
+    // The engine it ran on (pool): on some records, absent on the others.
+    ...(i % 4 === 1 ? { engine_id: `e-${i}` } : {}),
     ...extra,
   };
 }
@@ -52,6 +54,7 @@ describe('history as JSON text', () => {
       const extra: Partial<JobRecord> = {};
       if (i % 4 === 0) extra.retry_of = `p-${i - 1}`;
       if (i % 5 === 0) extra.preset_id = `preset-${i}`;
+      if (i % 3 === 0) extra.starred = true;
       writer.insert(job(i, extra), 1_000_000 + i * 1000);
     }
     const store = new JobStore(db);
