@@ -51,7 +51,11 @@ export function useResultNavigation(promptId: Ref<string>, swipeArea: Ref<HTMLEl
     if (Math.abs(dx) >= SWIPE_PX && Math.abs(dy) < Math.abs(dx) * 0.6) void go(dx > 0 ? 'newer' : 'older');
   }
 
+  // While the viewer is open a sideways swipe is the page's, not the browser's back/forward gesture.
+  let overscroll = '';
   onMounted(() => {
+    overscroll = document.documentElement.style.overscrollBehaviorX;
+    document.documentElement.style.overscrollBehaviorX = 'none';
     window.addEventListener('keydown', onKey);
     swipeArea.value?.addEventListener('touchstart', onTouchStart, { passive: true });
     swipeArea.value?.addEventListener('touchend', onTouchEnd, { passive: true });
@@ -59,6 +63,7 @@ export function useResultNavigation(promptId: Ref<string>, swipeArea: Ref<HTMLEl
     if (!jobs.history.length) void jobs.loadHistory(0);
   });
   onBeforeUnmount(() => {
+    document.documentElement.style.overscrollBehaviorX = overscroll;
     window.removeEventListener('keydown', onKey);
     swipeArea.value?.removeEventListener('touchstart', onTouchStart);
     swipeArea.value?.removeEventListener('touchend', onTouchEnd);
