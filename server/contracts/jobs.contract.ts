@@ -34,7 +34,11 @@ export interface JobRecord {
   starred?: true;
   /** Only in the queue listing. */
   progress?: ProgressObject;
-  /** Only in the queue listing: the engine the job was handed to (null while it waits in Studio's queue). */
+  /**
+   * The engine of the pool the job was handed to (`"local"`, a GPU or remote engine's id): on every
+   * record once it reached an engine, finished ones included; in the queue listing always present
+   * (null while it waits in Studio's queue).
+   */
   engine_id?: string | null;
   /** Only in the queue listing: place among the jobs waiting in Studio (0 = next), null once handed to an engine. */
   position?: number | null;

@@ -274,4 +274,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE jobs ADD COLUMN starred INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 12,
+    name: 'Engine pool: the engine each job was handed to, kept on the finished record',
+    sql: `
+      -- The engine a job was last handed to (null: it never left Studio's queue); history and the
+      -- job's own record say where it ran, not only the live queue.
+      ALTER TABLE jobs ADD COLUMN engine_id TEXT;
+    `,
+  },
 ];

@@ -20,7 +20,8 @@ export function logJobChanges(lifecycle: JobLifecycle, events: EventBus): () => 
       return;
     }
     const { job } = change;
-    const ids = { prompt_id: job.prompt_id, workflow_id: job.workflow_id };
+    // Events say which engine did what: the engine the job was handed to, once it has one.
+    const ids = { prompt_id: job.prompt_id, workflow_id: job.workflow_id, ...(job.engine_id ? { engine_id: job.engine_id } : {}) };
     switch (change.type) {
       case 'job.queued':
         events.emit('job.queued', 'info', `Job queued: ${job.workflow_name ?? job.workflow_id ?? job.prompt_id}`, ids);

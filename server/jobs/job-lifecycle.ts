@@ -126,6 +126,15 @@ export class JobLifecycle {
     return this.move(promptId, { to: 'queued', via });
   }
 
+  /**
+   * Studio's queue handed a queued job to `engineId` (its status does not change): the record
+   * keeps the engine, so history and the job's own record say where it ran. False when the job
+   * is gone or no longer queued. Null: the hand-over failed, it waits in Studio again.
+   */
+  handedTo(promptId: string, engineId: string | null): boolean {
+    return this.writer.setEngine(promptId, engineId);
+  }
+
   /** Apply one move if the table allows it from the job's current status; publish it. */
   move(promptId: string, move: JobMove): MoveResult {
     const job = this.deps.jobs.get(promptId);
@@ -158,7 +167,8 @@ export class JobLifecycle {
   private fieldsOf(job: JobRecord, move: JobMove) {
     const now = this.now();
     if (move.to === 'running') return { started_at: localStamp(now) };
-    if (move.to === 'queued') return { started_at: null };
+    // Back in Studio's queue: no engine holds it until the next hand-over.
+    if (move.to === 'queued') return { started_at: null, engine_id: null };
     if (move.to === 'stalled') return { error: stallMessage(move.reason), finished_at: localStamp(now) };
     if (move.to === 'cancelled') return { finished_at: localStamp(now) };
     const startedAt = job.started_at ?? job.queued_at;

@@ -8,20 +8,27 @@ import type { JobRecord, JobStatus } from '../contracts/jobs.contract.js';
 import { fromRow, JOB_COLUMNS, toRow, type JobRow } from './job-row.js';
 
 /** The fields a status change may set besides `status`. */
-export type StatusFields = Partial<Pick<JobRecord, 'started_at' | 'finished_at' | 'duration' | 'output' | 'error'>>;
+export type StatusFields = Partial<Pick<JobRecord, 'started_at' | 'finished_at' | 'duration' | 'output' | 'error' | 'engine_id'>>;
 
 export class JobRecordWriter {
   private readonly insertStmt;
   private readonly getStmt;
   private readonly deleteStmt;
+  private readonly engineStmt;
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
       `INSERT INTO jobs (${JOB_COLUMNS}) VALUES (@prompt_id, @workflow_id, @workflow_name, @output_dir, @status, @queued_at, @started_at,
-       @finished_at, @duration, @input_image, @params, @seeds, @output, @error, @retry_of, @preset_id, @created_ms, @starred)`,
+       @finished_at, @duration, @input_image, @params, @seeds, @output, @error, @retry_of, @preset_id, @created_ms, @starred, @engine_id)`,
     );
     this.getStmt = db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE prompt_id = ?`);
     this.deleteStmt = db.prepare('DELETE FROM jobs WHERE prompt_id = ?');
+    this.engineStmt = db.prepare("UPDATE jobs SET engine_id = ? WHERE prompt_id = ? AND status = 'queued'");
+  }
+
+  /** Record the engine a queued job was handed to (null: back in Studio's queue); false when the job is gone or no longer queued. */
+  setEngine(promptId: string, engineId: string | null): boolean {
+    return this.engineStmt.run(engineId, promptId).changes > 0;
   }
 
   /** Store a new job. */

@@ -24,10 +24,12 @@ export interface JobRow {
   created_ms: number;
   /** 1 when starred. */
   starred: number;
+  /** The engine of the pool the job was last handed to (null: it never left Studio's queue). */
+  engine_id: string | null;
 }
 
 export const JOB_COLUMNS =
-  'prompt_id, workflow_id, workflow_name, output_dir, status, queued_at, started_at, finished_at, duration, input_image, params, seeds, output, error, retry_of, preset_id, created_ms, starred';
+  'prompt_id, workflow_id, workflow_name, output_dir, status, queued_at, started_at, finished_at, duration, input_image, params, seeds, output, error, retry_of, preset_id, created_ms, starred, engine_id';
 
 /** A record as a row (without `created_ms`, which only an insert sets). */
 export function toRow(job: JobRecord): Omit<JobRow, 'created_ms'> {
@@ -49,6 +51,7 @@ export function toRow(job: JobRecord): Omit<JobRow, 'created_ms'> {
     retry_of: job.retry_of ?? null,
     preset_id: job.preset_id ?? null,
     starred: job.starred ? 1 : 0,
+    engine_id: job.engine_id ?? null,
   };
 }
 
@@ -73,6 +76,7 @@ export function fromRow(row: JobRow): JobRecord {
   if (row.retry_of) job.retry_of = row.retry_of;
   if (row.preset_id) job.preset_id = row.preset_id;
   if (row.starred) job.starred = true;
+  if (row.engine_id) job.engine_id = row.engine_id;
   return job;
 }
 
@@ -93,6 +97,7 @@ export function recordsJson(rows: readonly unknown[][]): string {
     if (r[14]) text += `,"retry_of":${str(r[14])}`;
     if (r[15]) text += `,"preset_id":${str(r[15])}`;
     if (r[17]) text += ',"starred":true';
+    if (r[18]) text += `,"engine_id":${str(r[18])}`;
     parts.push(`${text}}`);
   }
   return `[${parts.join(',')}]`;

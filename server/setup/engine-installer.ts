@@ -97,11 +97,15 @@ async function runSteps(plan: InstallPlan, hooks: InstallHooks): Promise<Install
   await run('Downloading the engine (git clone)', 'git', ['clone', '--depth', '1', '--branch', plan.version, '--', plan.repoUrl, dir], plan.timeouts.cloneMs);
 
   hooks.step('environment');
+  if (!plan.uv) await checkBasePython(plan.basePython, hooks, plan.timeouts.environmentMs);
+  const baseTorch = await usableBaseTorch(plan, hooks);
+  // A base Python whose own torch already works here (a distribution's torch, a ROCm build the
+  // user made) is used as it is: the environment sees its packages, and nothing is downloaded.
+  const shareBase = baseTorch ? ['--system-site-packages'] : [];
   if (plan.uv) {
-    await run('Making the Python environment (uv venv)', plan.uv, ['venv', '--seed', '--python', plan.basePython, venv], plan.timeouts.environmentMs);
+    await run('Making the Python environment (uv venv)', plan.uv, ['venv', '--seed', ...shareBase, '--python', plan.basePython, venv], plan.timeouts.environmentMs);
   } else {
-    await checkBasePython(plan.basePython, hooks, plan.timeouts.environmentMs);
-    await run('Making the Python environment (python -m venv)', plan.basePython, ['-m', 'venv', venv], plan.timeouts.environmentMs);
+    await run('Making the Python environment (python -m venv)', plan.basePython, ['-m', 'venv', ...shareBase, venv], plan.timeouts.environmentMs);
   }
 
   const pip = (label: string, args: string[], cwd?: string) =>
@@ -110,9 +114,13 @@ async function runSteps(plan: InstallPlan, hooks: InstallHooks): Promise<Install
       : run(label, python, ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', ...args], plan.timeouts.packagesMs, cwd);
 
   hooks.step('torch');
-  const torchIndex = plan.torch.index_url ?? plan.packageIndexUrl;
-  hooks.line(`torch: ${plan.torch.reason} (${torchIndex})`);
-  await pip(`Installing torch (${plan.torch.variant ?? 'default build'})`, ['torch', 'torchvision', 'torchaudio', '--index-url', torchIndex]);
+  if (baseTorch) {
+    hooks.line(`torch ${baseTorch} of ${plan.basePython} works on this machine (${plan.torch.backend}): the environment uses it as it is, nothing is downloaded`);
+  } else {
+    const torchIndex = plan.torch.index_url ?? plan.packageIndexUrl;
+    hooks.line(`torch: ${plan.torch.reason} (${torchIndex})`);
+    await pip(`Installing torch (${plan.torch.variant ?? 'default build'})`, ['torch', 'torchvision', 'torchaudio', '--index-url', torchIndex]);
+  }
 
   hooks.step('requirements');
   const constraints = await heldPackages(python, plan.target, hooks);
@@ -157,16 +165,34 @@ async function carryNodePackages(fromDir: string, toDir: string, pipArgs: string
   }
 }
 
+/** The base Python's torch version when it imports and fits this machine's GPU (torch 2 or newer), else null. */
+async function usableBaseTorch(plan: InstallPlan, hooks: InstallHooks): Promise<string | null> {
+  const check = await checkTorch(plan.basePython, plan.torch.backend, hooks.env, { timeoutMs: plan.timeouts.environmentMs });
+  if (hooks.signal.aborted) throw new InstallError('Cancelled', true);
+  if (!check.works || !check.torch) return null;
+  if (Number(/^(\d+)/.exec(check.torch)?.[1] ?? 0) < 2) {
+    hooks.line(`torch ${check.torch} of ${plan.basePython} is older than the engine runs with; a new one is installed`);
+    return null;
+  }
+  return check.torch;
+}
+
+/** Debian and Ubuntu ship Python's `venv` without `ensurepip` (the python3-venv package): such a venv has no pip. */
+const ASK_BASE = 'import sys, venv\ntry:\n    import ensurepip\n    pip = 1\nexcept ImportError:\n    pip = 0\nprint("%d.%d %d" % (sys.version_info[0], sys.version_info[1], pip))';
+
 async function checkBasePython(python: string, hooks: InstallHooks, timeoutMs: number): Promise<void> {
-  const result = await runCommand(python, ['-c', 'import sys, venv; print("%d.%d" % sys.version_info[:2])'], { env: hooks.env, timeoutMs, signal: hooks.signal });
+  const result = await runCommand(python, ['-c', ASK_BASE], { env: hooks.env, timeoutMs, signal: hooks.signal });
   if (result.aborted) throw new InstallError('Cancelled', true);
-  const version = /^(\d+)\.(\d+)$/m.exec(result.stdout.trim());
+  const version = /^(\d+)\.(\d+) ([01])$/m.exec(result.stdout.trim());
   if (result.code !== 0 || !version) {
     throw new InstallError(`No usable Python to make the engine's environment: ${python} ${result.code === null ? 'was not found' : `failed: ${tail(result)}`}. Install Python ${MIN_PYTHON.join('.')} or newer with venv (or uv)`);
   }
   const [major, minor] = [Number(version[1]), Number(version[2])];
   if (major < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor < MIN_PYTHON[1])) {
     throw new InstallError(`${python} is Python ${major}.${minor}; the engine needs ${MIN_PYTHON.join('.')} or newer`);
+  }
+  if (version[3] === '0') {
+    throw new InstallError(`${python} (Python ${major}.${minor}) has no ensurepip, so its venv cannot put pip into the engine's environment: install its venv support (Debian, Ubuntu: apt install python3-venv), or uv`);
   }
   hooks.line(`base Python ${major}.${minor} (${python})`);
 }

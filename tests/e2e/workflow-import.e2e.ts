@@ -56,8 +56,10 @@ describe('importing a workflow from the home page', () => {
       await result.waitFor();
       await expect.poll(() => result.textContent()).toMatch(/Fox .*8 form input\(s\): Prompt, Negative prompt, Seed, Steps/);
       expect(await result.textContent()).toMatch(/Needs models: sd_xl_base_1\.0\.safetensors/);
-      // The new workflow is listed under its category, ready.
-      await page.getByRole('region', { name: 'mine workflows' }).getByRole('heading', { name: `Fox ${label}` }).waitFor();
+      // The new workflow is listed with its category.
+      const card = page.getByRole('region', { name: 'Workflows' }).getByRole('article', { name: `Fox ${label}` });
+      await card.waitFor();
+      expect(await card.locator('.badge.cat').textContent()).toBe('mine');
       const problems = [...(label === 'phone' ? await overflowing(page) : []), ...(await axeViolations(page))];
       expect(problems).toEqual([]);
       fs.mkdirSync(SHOTS, { recursive: true });

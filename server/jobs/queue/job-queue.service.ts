@@ -305,10 +305,14 @@ export class JobQueueService {
     const id = row.prompt_id;
     this.handing.add(id);
     this.deps.store.hand(id, engine.id);
+    this.deps.lifecycle.handedTo(id, engine.id);
     try {
       const result = await submitTo(engine, row, { inputDir: this.deps.inputDir, logger: this.deps.logger, stillQueued: () => this.deps.store.get(id) !== null });
       if (result.kind === 'failed') {
-        if (this.deps.store.get(id)) this.deps.store.hand(id, null);
+        if (this.deps.store.get(id)) {
+          this.deps.store.hand(id, null);
+          this.deps.lifecycle.handedTo(id, null);
+        }
         return false;
       }
       if (result.kind === 'refused') {

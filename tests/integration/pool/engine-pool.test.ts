@@ -100,6 +100,13 @@ describe('the engine pool', () => {
     const files = fs.readdirSync(folder, { recursive: true }).map(String).filter((f) => /\.(mp4|webm|png|webp|gif)$/.test(f));
     expect(files.length).toBeGreaterThan(0);
     expect((await engines()).find((e) => e.id === videoId)!.jobs_done).toBeGreaterThanOrEqual(1);
+    // The finished record keeps the engine that ran it (its own route and the history list), and its events name it.
+    expect((await json<{ engine_id?: string }>(await t.api(`/api/admin/history/${job.prompt_id}`))).engine_id).toBe(videoId);
+    const history = await json<Array<{ prompt_id: string; engine_id?: string }>>(await t.api('/api/admin/history?limit=20'));
+    expect(history.find((j) => j.prompt_id === job.prompt_id)?.engine_id).toBe(videoId);
+    const events = await json<Array<{ type: string; data: { prompt_id: string; engine_id?: string } }>>(await t.api('/api/admin/events?types=job.started,job.completed&limit=100'));
+    const mine = events.filter((e) => e.data.prompt_id === job.prompt_id);
+    expect(mine.map((e) => [e.type, e.data.engine_id]).sort()).toEqual([['job.completed', videoId], ['job.started', videoId]]);
   }, 90_000);
 
   it('sends the job of an engine killed mid-job to another engine, which completes it', async () => {

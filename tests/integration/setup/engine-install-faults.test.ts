@@ -123,6 +123,19 @@ describe('failures of the machine', () => {
     await untouched(t, job);
   }, LONG);
 
+  it('environment: a Python without ensurepip (Debian or Ubuntu without python3-venv) is named, not left to venv', async () => {
+    // This machine's Python with its ensurepip hidden, as Debian ships python3 without python3-venv.
+    const hidden = path.join(root, 'no-ensurepip');
+    fs.mkdirSync(hidden, { recursive: true });
+    fs.writeFileSync(path.join(hidden, 'ensurepip.py'), 'raise ModuleNotFoundError("No module named \'ensurepip\'")\n');
+    fs.writeFileSync(path.join(hidden, 'python3'), `#!/bin/sh\nPYTHONPATH='${hidden}' exec '${HOST_PYTHON}' "$@"\n`, { mode: 0o755 });
+    const t = await studio({ ENGINE_INSTALL_PYTHON: path.join(hidden, 'python3') });
+    const job = await runJob(t, '/api/admin/setup/engine', { version: 'v0.1.0' });
+    expect(failedAt(job)).toBe('environment');
+    expect(job.error).toMatch(/no-ensurepip\/python3 \(Python 3\.\d+\) has no ensurepip, so its venv cannot put pip into the engine's environment: install its venv support \(Debian, Ubuntu: apt install python3-venv\), or uv$/);
+    await untouched(t, job);
+  }, LONG);
+
   it('torch: the index has no build for this GPU (an NVIDIA driver with CUDA 12.4)', async () => {
     const gpuDir = path.join(root, 'gpu-tools');
     const entries = writeFakeGpuTools(gpuDir, { nvidia: 'nvidia-550-rtx4060ti-x2' });

@@ -41,6 +41,8 @@ function job(i: number, extra: Partial<JobRecord> = {}): JobRecord {
     seeds: i % 3 ? { seed: 123456789012 + i } : {},
     output: i % 2 ? { filename: `ComfyUI_${i}.png`, subfolder: `folder_${i}/final`, type: 'output' } : null,
     error: i % 6 === 1 ? '[KSampler] CUDA out of memory: "x"' : null,
+    // The engine it ran on (pool): on some records, absent on the others.
+    ...(i % 4 === 1 ? { engine_id: `e-${i}` } : {}),
     ...extra,
   };
 }
