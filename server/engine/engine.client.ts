@@ -72,6 +72,11 @@ export class EngineClient {
     });
   }
 
+  /** True unless Studio knows the engine cannot answer now (crashed, restarting, not answering its health check). */
+  isAvailable(): boolean {
+    return !this.availability?.unavailableReason();
+  }
+
   /** Throw `EngineUnavailableError` when Studio knows the engine cannot answer now (before slow work that needs it). */
   assertAvailable(): void {
     const reason = this.availability?.unavailableReason();

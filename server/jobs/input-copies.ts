@@ -25,6 +25,11 @@ export class InputCopies {
   /** Copy the uploaded `tmpFile` to `storedName` unless the engine's input folder is Studio's. */
   async keep(tmpFile: string, storedName: string): Promise<void> {
     if (this.deps.shared()) return;
+    await this.store(tmpFile, storedName);
+  }
+
+  /** Copy the uploaded `tmpFile` into Studio's input folder as `storedName` (no engine took it: one by URL gets it at hand-over). */
+  async store(tmpFile: string, storedName: string): Promise<void> {
     const target = this.target(storedName);
     // Folders are made only below an existing one that really is inside (not through a link out).
     if (!target || !isContained(this.deps.dir, existingAncestor(path.dirname(target)))) return;
@@ -48,6 +53,12 @@ export class InputCopies {
   async remove(storedName: string): Promise<void> {
     const target = this.target(storedName);
     if (target && isRemovableWithin(this.deps.dir, target)) await fsp.rm(target, { force: true });
+  }
+
+  /** True when Studio's input folder has `storedName` (a `sub/name` inside it). */
+  has(storedName: string): boolean {
+    const target = this.target(storedName);
+    return target !== null && fs.existsSync(target) && isContained(this.deps.dir, target);
   }
 
   /** The path `storedName` names inside the input folder, or null when it names none. */

@@ -134,6 +134,8 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     previewMethod: config.engine.previewMethod,
     keepInputCopy: (file, name) => inputs.keep(file.path, name),
     removeInput: (name) => inputs.remove(name),
+    storeInput: (file, name) => inputs.store(file.path, name),
+    hasInput: (name) => inputs.has(name),
     workflows: deps.workflows,
     clientId: engine.socket.clientId,
     queue,

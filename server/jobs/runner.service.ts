@@ -9,6 +9,7 @@ import path from 'node:path';
 import { DomainError, isKind } from '../domain-error.js';
 import type { EngineClient } from '../engine/engine.client.js';
 import { EngineValidationError } from '../engine/engine-errors.js';
+import type { EngineValidationBody } from '../engine/engine-protocol.js';
 import { precheckPrompt } from '../engine/prompt-precheck.js';
 import { missingFor } from '../engine/pool/engine-needs.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -49,6 +50,13 @@ export interface RunnerDeps {
   keepInputCopy?: (file: UploadedFile, storedName: string) => Promise<void>;
   /** Removes an input uploaded for a prompt the engine then refused (Studio's copy of it). */
   removeInput?: (storedName: string) => Promise<void>;
+  /**
+   * With this computer's engine down and another engine of the pool up: an uploaded input goes
+   * into Studio's input folder (the engine that takes the job gets it at hand-over), and the
+   * check of a graph's input files asks that folder.
+   */
+  storeInput?: (file: UploadedFile, storedName: string) => Promise<void>;
+  hasInput?: (storedName: string) => boolean;
   workflows: WorkflowService;
   engine: EngineClient;
   clientId: string;
@@ -59,9 +67,18 @@ export interface RunnerDeps {
   /** Studio's queue: where a validated job waits for an engine. */
   queue: JobQueueing;
   /** The pool's other engines (a job this engine cannot run may run on one of them; one that does not answer says so). */
-  otherEngines?: () => Array<{ id: string; name: string; objectInfo(): Promise<ObjectInfo | null> }>;
+  otherEngines?: () => ReadonlyArray<OtherEngine>;
   events: EventBus;
   logger: Logger;
+}
+
+/** Another engine of the pool, as the runner checks a graph against it. */
+interface OtherEngine {
+  id: string;
+  name: string;
+  /** `online` when it answers its health check. */
+  readonly status: string;
+  objectInfo(): Promise<ObjectInfo | null>;
 }
 
 export class RunnerService {
@@ -69,10 +86,16 @@ export class RunnerService {
 
   /** Store an image in the engine's input directory under a unique name; returns that name. */
   uploadImage(file: UploadedFile): Promise<string> {
-    return this.storeImage(file, uniqueUploadName(file.originalname));
+    // This computer's engine down, another up: Studio keeps it (the engine that runs a job gets it then).
+    const local = this.deps.engine.isAvailable() || !(this.deps.otherEngines?.() ?? []).some((e) => e.status === 'online');
+    return this.storeImage(file, uniqueUploadName(file.originalname), local);
   }
 
-  private async storeImage(file: UploadedFile, name: string): Promise<string> {
+  private async storeImage(file: UploadedFile, name: string, local = true): Promise<string> {
+    if (!local && this.deps.storeInput) {
+      await this.deps.storeInput(file, name);
+      return name;
+    }
     try {
       // Streamed from the temporary file: an upload is never held in memory whole.
       const stored = await this.deps.engine.uploadImage(await fs.openAsBlob(file.path), name);
@@ -90,22 +113,25 @@ export class RunnerService {
   /** `POST /api/run/{id}/execute`. */
   async execute(workflowId: string, params: Record<string, unknown>, image?: UploadedFile, origin: JobOrigin = {}): Promise<ExecuteResult> {
     const definition = await this.deps.workflows.definition(workflowId);
-    // Nothing below can succeed while the engine is known to be down: say so now (503).
-    this.deps.engine.assertAvailable();
-    const objectInfo = await this.deps.workflows.objectInfo().catch(() => undefined);
+    // This computer's engine known to be down: the other engines of the pool that answer may run it.
+    const local = this.deps.engine.isAvailable();
+    const others = local ? [] : (this.deps.otherEngines?.() ?? []).filter((e) => e.status === 'online');
+    // Nothing below can succeed while no engine that could run it answers: say so now (503).
+    if (!local && others.length === 0) this.deps.engine.assertAvailable();
+    const objectInfo = local ? await this.deps.workflows.objectInfo().catch(() => undefined) : await firstObjectInfo(others);
     const promptId = crypto.randomUUID();
     const folder = newJobFolderName(workflowId);
     // Build (and so validate the parameters) before uploading: a 400 must not leave a stray input file.
     let uploadedImage = image ? uniqueUploadName(image.originalname) : undefined;
     let run = prepareRun(definition, params, folder, { uploadedImage, objectInfo });
     if (image && uploadedImage) {
-      const stored = await this.storeImage(image, uploadedImage);
+      const stored = await this.storeImage(image, uploadedImage, local);
       // The engine renames on a clash (`x (1).png`); the graph must name the file it kept.
       if (stored !== uploadedImage) run = prepareRun(definition, params, folder, { uploadedImage: stored, objectInfo });
       uploadedImage = stored;
     }
     try {
-      await this.precheck(run.graph, objectInfo);
+      await (local ? this.precheck(run.graph, objectInfo) : this.precheckElsewhere(run.graph, others));
     } catch (err) {
       // The image came with this request only for this prompt: nothing is left behind for it.
       if (image && uploadedImage) await this.deps.removeInput?.(uploadedImage).catch(() => undefined);
@@ -175,6 +201,27 @@ export class RunnerService {
   }
 
   /**
+   * The check when this computer's engine is down: the graph must pass on one of the other
+   * engines that answer (their own `object_info`; input files are Studio's, uploaded at hand-over).
+   */
+  private async precheckElsewhere(graph: ApiGraph, others: readonly OtherEngine[]): Promise<void> {
+    const inputs = studioInputs(this.deps.hasInput ?? (() => false));
+    const lacks = ['this computer does not answer'];
+    let refused: EngineValidationBody | null = null;
+    for (const other of others) {
+      const info = await other.objectInfo();
+      const refusal = info ? await precheckPrompt(graph, info, inputs) : null;
+      if (info && !refusal) return;
+      refused ??= refusal;
+      lacks.push(info ? `${other.name} (${other.id}) lacks ${missingFor(graph, info).join(', ') || 'nothing it names (see the node errors)'}` : `${other.name} (${other.id}) did not say what it has`);
+    }
+    // None of them said what it has: as unreachable as this computer's engine (503).
+    if (!refused) this.deps.engine.assertAvailable();
+    if (!refused) throw new DomainError('unavailable', `No engine can be asked: ${lacks.join('; ')}`);
+    throw new EngineValidationError({ ...refused, error: { ...refused.error, message: 'No engine can run this job', details: lacks.join('; ') } });
+  }
+
+  /**
    * What the engine reads besides the graph: the preview method, and the UI-format workflow in
    * `extra_pnginfo`, which the engine embeds in every saved PNG/WEBP/video so an output dropped
    * into the engine's editor opens with its layout.
@@ -220,6 +267,25 @@ function uniqueUploadName(original: string): string {
   const base = path.basename(original, path.extname(original)).replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60) || 'image';
   const stamp = localStamp().replace(/[-T:]/g, '');
   return `${base}_${stamp}_${crypto.randomBytes(2).toString('hex')}${ext}`;
+}
+
+/** The node list of the first engine that gives one (undefined: none did). */
+async function firstObjectInfo(engines: readonly OtherEngine[]): Promise<ObjectInfo | undefined> {
+  for (const engine of engines) {
+    const info = await engine.objectInfo();
+    if (info) return info;
+  }
+  return undefined;
+}
+
+/** Studio's input folder in the shape the pre-check asks an engine's `/view` (input files only). */
+function studioInputs(has: (name: string) => boolean): Pick<EngineClient, 'view'> {
+  return {
+    view: async ({ filename, subfolder, type }) => {
+      const name = subfolder ? `${subfolder}/${filename}` : filename;
+      return new Response(null, { status: (type ?? 'input') === 'input' && has(name) ? 200 : 404 });
+    },
+  };
 }
 
 function stringOrNull(value: unknown): string | null {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { DESKTOP, launchBrowser, newSignedInPage, PHONE, saveScreenshot, signIn as signInTo, VIEWPORTS, type TestBrowser } from '../helpers/browser.js';
 import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { RICH_IMAGE, seedHub } from '../helpers/fake-hub-data.js';
@@ -23,10 +23,7 @@ import { startStudioProcess } from '../helpers/studio-process.js';
 import { createUpdateRepo, versionJson } from '../integration/system/update-fixture.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 
-const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
 const IMAGE = path.join(APP_ROOT, 'resources', 'standin', 'image.png');
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 
 let studio: TestStudio;
 let browser: TestBrowser;
@@ -63,25 +60,18 @@ function llamaRecords(): Array<Record<string, unknown>> {
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : [];
 }
 
-async function signIn(p: Page, base = studio.url): Promise<void> {
-  await p.goto(`${base}/login`);
-  await p.getByLabel('API key').fill(studio.apiKey);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.waitForURL((url) => url.pathname !== '/login');
-}
+/** Every Studio this file starts takes the test API key, so the main studio's key signs in to any of them. */
+const signIn = (p: Page, base = studio.url) => signInTo(p, { url: base, apiKey: studio.apiKey });
 
 /** Screenshots of one page at desktop and phone width; nothing wider than a phone, no serious axe-core issue at either width. */
 async function shootBoth(route: string, name: string, ready: (p: Page) => Promise<void>, base = studio.url): Promise<void> {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
-    const ctx = await browser.context(viewport);
-    const p = await ctx.newPage();
-    await signIn(p, base);
+  for (const [label, viewport] of VIEWPORTS) {
+    const { context: ctx, page: p } = await newSignedInPage(browser, { url: base, apiKey: studio.apiKey }, viewport);
     await p.goto(`${base}${route}`);
     await ready(p);
     const problems = [...(label === 'phone' ? await overflowing(p) : []), ...(await axeViolations(p))];
     expect(problems, `${route} at ${label} width`).toEqual([]);
-    await p.screenshot({ path: path.join(SHOTS, `${name}-${label}.png`), fullPage: true });
+    await saveScreenshot(p, `${name}-${label}`);
     await ctx.close();
   }
 }
@@ -103,9 +93,7 @@ beforeAll(async () => {
   // The stand-in, like the engine, refuses a checkpoint its model folders do not hold.
   plantModels(dir, SHIPPED_MODELS);
   browser = await launchBrowser();
-  context = await browser.context(DESKTOP);
-  page = await context.newPage();
-  await signIn(page);
+  ({ context, page } = await newSignedInPage(browser, studio));
 });
 
 afterAll(async () => {
@@ -138,7 +126,7 @@ describe('Presets page', () => {
     const panel = page.getByRole('region', { name: 'Run Story' });
     await panel.getByRole('group', { name: 'Animal' }).getByLabel('snow hare').check();
     await panel.getByRole('group', { name: 'Time' }).getByLabel('dusk').check();
-    await page.screenshot({ path: path.join(SHOTS, 'presets-run-desktop.png'), fullPage: true });
+    await saveScreenshot(page, 'presets-run-desktop');
     await panel.getByRole('button', { name: 'Run preset' }).click();
     const bar = panel.getByRole('progressbar', { name: 'Preset job progress' });
     await expect.poll(() => bar.getAttribute('aria-valuenow'), { timeout: 30_000 }).toBe('100');
@@ -340,7 +328,7 @@ describe('LLM page', () => {
     expect(request).toMatchObject({ max_tokens: 3, temperature: 0.25, stream: true });
     await answer.getByRole('button', { name: 'Copy answer' }).click();
     await expect.poll(() => page.evaluate<string>('navigator.clipboard.readText()')).toBe('tok0 tok1 tok2 ');
-    await page.screenshot({ path: path.join(SHOTS, 'llm-chat-desktop.png'), fullPage: true });
+    await saveScreenshot(page, 'llm-chat-desktop');
     await shootBoth('/nodes', 'nodes', async (q) => void (await q.getByText('Engine Core').waitFor()));
     await shootBoth('/llm', 'llm', async (p) => void (await p.getByRole('status', { name: 'LLM server state' }).waitFor()));
   });
@@ -376,9 +364,7 @@ describe('Model hub lookup page', () => {
     // The engine takes the input copy (as with any upload), so it runs here.
     hubStudio = await startTestStudio({ startEngine: true, env: { MODELHUB_BASE_URL: hub.url, MODELHUB_API_KEY: 'hub-secret', GALLERY_PAGE_DELAY_MS: '0' } });
     await hubStudio.studio.engineReady(60_000);
-    ctx = await browser.context(DESKTOP);
-    p = await ctx.newPage();
-    await signIn(p, hubStudio.url);
+    ({ context: ctx, page: p } = await newSignedInPage(browser, { url: hubStudio.url, apiKey: studio.apiKey }));
   });
 
   afterAll(async () => {
@@ -480,9 +466,7 @@ describe('Chat bot page', () => {
   beforeAll(async () => {
     platform = await startFakeChatPlatform();
     botStudio = await startTestStudio({ env: { CHATBOT_API_BASE_URL: platform.url, CHATBOT_BOT_NAME: 'studio_e2e_bot' } });
-    ctx = await browser.context(DESKTOP);
-    p = await ctx.newPage();
-    await signIn(p, botStudio.url);
+    ({ context: ctx, page: p } = await newSignedInPage(browser, { url: botStudio.url, apiKey: studio.apiKey }));
   });
 
   afterAll(async () => {
@@ -537,7 +521,7 @@ describe('Navigation on a phone', () => {
       expect(await nav.getByRole('link').filter({ visible: true }).count()).toBe(4);
       await nav.getByRole('button', { name: 'Models' }).click();
       expect(await nav.getByRole('link', { name: 'Presets' }).isVisible()).toBe(false);
-      await p.screenshot({ path: path.join(SHOTS, 'nav-groups-phone.png') });
+      await saveScreenshot(p, 'nav-groups-phone', { fullPage: false });
       await nav.getByRole('link', { name: 'LLM' }).click();
       await p.waitForURL(`${studio.url}/llm`);
       await p.getByRole('heading', { name: 'LLM', level: 1 }).waitFor();

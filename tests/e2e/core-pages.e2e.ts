@@ -9,29 +9,24 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_ROOT } from '../../server/config.js';
 import type { JobRecord } from '../../server/contracts/jobs.contract.js';
 import { parseServerTime } from '../../server/contracts/wire-time.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { DESKTOP, openSignedInPage, PHONE, saveScreenshot, type SignedInPage } from '../helpers/browser.js';
 import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
 import { axeViolations as pageAxeViolations, overflowing as pageOverflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 
-const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const GOOD_MODEL = 'tiny-good.safetensors';
 const BAD_MODEL = 'sd_xl_base_1.0.safetensors';
 
 let studio: TestStudio;
 let good: FakeFileServer;
 let bad: FakeFileServer;
-let browser: TestBrowser;
-let context: BrowserContext;
+let ui: SignedInPage;
 let page: Page;
 let dir: string;
 let stopped = false;
@@ -52,10 +47,7 @@ function writeCatalogs(catalogDir: string): void {
   fs.writeFileSync(path.join(catalogDir, 'models.json'), JSON.stringify(models, null, 2));
 }
 
-async function shoot(name: string): Promise<void> {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
+const shoot = (name: string) => saveScreenshot(page, name);
 
 /** axe-core's serious and critical violations on the page as it is now. */
 function axeViolations(): Promise<string[]> {
@@ -90,18 +82,13 @@ describe('Studio web UI: run, jobs, history, assets, models, events', () => {
     fs.writeFileSync(textAsPng, 'this is a text file, not an image\n'.repeat(20));
     studio = await startTestStudio({ dir, startEngine: true, env: { STANDIN_STEP_MS: '150', REPOHOST_BASE_URL: good.url, MODELHUB_BASE_URL: bad.url } });
     await studio.studio.engineReady(60_000);
-    browser = await launchBrowser();
     // A zone far from the server's (Europe/Rome) so a time read in the wrong zone shows.
-    context = await browser.browser.newContext({ viewport: DESKTOP, timezoneId: 'Asia/Tokyo', locale: 'en-GB' });
-    const cookie = await studio.login();
-    const [name, value] = cookie.split(';')[0]!.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: studio.url }]);
-    page = await context.newPage();
+    ui = await openSignedInPage(studio, { timezoneId: 'Asia/Tokyo' });
+    page = ui.page;
   });
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
+    await ui?.close();
     if (!stopped) await studio?.stop();
     await good?.close();
     await bad?.close();
@@ -290,7 +277,7 @@ describe('Studio web UI: run, jobs, history, assets, models, events', () => {
       expect(res.status).toBe(200);
       expect((await sharp(Buffer.from(await res.arrayBuffer())).metadata()).width).toBe(Number(icon.sizes.split('x')[0]));
     }
-    const notes = await context.newPage();
+    const notes = await ui.context.newPage();
     // A browser that granted notifications, in a tab the user has left.
     await notes.addInitScript(`
       const shown = [];

@@ -8,17 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_ROOT } from '../../server/config.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { launchBrowser, newSignedInPage, saveScreenshot, type TestBrowser, VIEWPORTS } from '../helpers/browser.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { jobFixtures } from '../helpers/job-fixtures.js';
 import { jobRecord } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 
-const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const CONTENT = crypto.randomBytes(200_000);
 
 let studio: TestStudio;
@@ -28,13 +24,6 @@ function plant(rel: string, data: Buffer): void {
   const file = path.join(studio.dir, rel);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, data);
-}
-
-async function signIn(p: Page): Promise<void> {
-  await p.goto(`${studio.url}/login`);
-  await p.getByLabel('API key').fill(studio.apiKey);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.waitForURL((url) => url.pathname !== '/login');
 }
 
 /** Both scans run, so the screenshots show every panel filled. */
@@ -62,9 +51,7 @@ afterAll(async () => {
 
 describe('Disk page', () => {
   it('is reached from System, links a duplicate and deletes an unused file after confirmation', async () => {
-    const ctx = await browser.context(DESKTOP);
-    const page = await ctx.newPage();
-    await signIn(page);
+    const { context: ctx, page } = await newSignedInPage(browser, studio);
     await page.goto(`${studio.url}/system`);
     await page.getByRole('link', { name: 'Disk page' }).click();
     await page.waitForURL((url) => url.pathname === '/disk');
@@ -96,9 +83,7 @@ describe('Disk page', () => {
     fs.mkdirSync(path.join(studio.studio.config.paths.assetsOutput, 'job-old-e2e'), { recursive: true });
     fs.writeFileSync(path.join(studio.studio.config.paths.assetsOutput, 'job-old-e2e', 'out.png'), Buffer.alloc(1024 * 1024, 3));
     jobFixtures(studio.studio).insert(jobRecord({ prompt_id: 'old-e2e', status: 'completed', output_dir: 'job-old-e2e', duration: 1 }), Date.now() - 40 * 24 * 60 * 60_000);
-    const ctx = await browser.context(DESKTOP);
-    const page = await ctx.newPage();
-    await signIn(page);
+    const { context: ctx, page } = await newSignedInPage(browser, studio);
     await page.goto(`${studio.url}/disk`);
     const panel = page.getByRole('region', { name: 'Job output retention' });
     await panel.getByRole('status').getByText(/Would free 1\.00 MB now \(1 job\)/).waitFor();
@@ -112,16 +97,13 @@ describe('Disk page', () => {
   it('fits a phone and a desktop, with screenshots', async () => {
     plant('models/vae/another-copy.safetensors', CONTENT);
     plant('models/checkpoints/stale.safetensors.part', Buffer.alloc(80_000, 2));
-    fs.mkdirSync(SHOTS, { recursive: true });
-    for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
-      const ctx = await browser.context(viewport);
-      const p = await ctx.newPage();
-      await signIn(p);
+    for (const [label, viewport] of VIEWPORTS) {
+      const { context: ctx, page: p } = await newSignedInPage(browser, studio, viewport);
       await p.goto(`${studio.url}/disk`);
       await scanBoth(p);
       const problems = [...(label === 'phone' ? await overflowing(p) : []), ...(await axeViolations(p))];
       expect(problems, `/disk at ${label} width`).toEqual([]);
-      await p.screenshot({ path: path.join(SHOTS, `disk-${label}.png`), fullPage: true });
+      await saveScreenshot(p, `disk-${label}`);
       await ctx.close();
     }
   });

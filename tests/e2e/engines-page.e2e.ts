@@ -3,57 +3,35 @@
  * Studio with a slow stand-in engine and a second stand-in added by URL from the page itself.
  * Screenshots at desktop and phone width; no sideways scrolling on the phone.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_ROOT } from '../../server/config.js';
 import type { JobRecord } from '../../server/contracts/jobs.contract.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { openStudioPage, PHONE, saveScreenshot, type StudioPage } from '../helpers/browser.js';
 import { overflowing } from '../helpers/page-checks.js';
-import { ensureRendererBuilt } from '../helpers/renderer-build.js';
-import { execute, plantModels, SHIPPED_MODELS } from '../helpers/runner.js';
+import { execute, SHIPPED_MODELS } from '../helpers/runner.js';
 import { startStandin, type StandinProcess } from '../helpers/standin-process.js';
-import { startTestStudio, type TestStudio } from '../helpers/studio.js';
+import type { TestStudio } from '../helpers/studio.js';
 import { until } from '../helpers/studio-ws.js';
-
-const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 
 let studio: TestStudio;
 let remote: StandinProcess;
-let browser: TestBrowser;
-let context: BrowserContext;
+let ui: StudioPage;
 let page: Page;
 
 const queue = async () => (await (await studio.api('/api/admin/queue')).json()) as JobRecord[];
 const waitingIds = async () => (await queue()).filter((j) => j.position !== null && j.position !== undefined).map((j) => j.prompt_id);
 
-async function shoot(name: string): Promise<void> {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
+const shoot = (name: string) => saveScreenshot(page, name);
 
 describe('the Engines page and dragging in the queue', () => {
   beforeAll(async () => {
-    ensureRendererBuilt();
     remote = await startStandin({ stepMs: 3000, models: { checkpoints: ['sd_xl_base_1.0.safetensors'] } });
-    studio = await startTestStudio({ startEngine: true, env: { STANDIN_STEP_MS: '3000', STANDIN_NODE_MS: '20', ENGINE_POOL_PROBE_MS: '300' } });
-    plantModels(studio.dir, SHIPPED_MODELS);
-    await studio.studio.engineReady(60_000);
-    browser = await launchBrowser();
-    context = await browser.browser.newContext({ viewport: DESKTOP, locale: 'en-GB' });
-    const cookie = await studio.login();
-    const [name, value] = cookie.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: studio.url }]);
-    page = await context.newPage();
+    ui = await openStudioPage({ startEngine: true, models: SHIPPED_MODELS, env: { STANDIN_STEP_MS: '3000', STANDIN_NODE_MS: '20', ENGINE_POOL_PROBE_MS: '300' } });
+    ({ studio, page } = ui);
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await studio?.stop();
+    await ui?.close();
     await remote?.stop();
   });
 

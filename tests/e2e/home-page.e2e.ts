@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { launchBrowser, newSessionPage, type TestBrowser } from '../helpers/browser.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
@@ -26,11 +26,7 @@ let dir: string | undefined;
 let browser: TestBrowser;
 
 async function signedInPage(viewport: { width: number; height: number }): Promise<Page> {
-  const context = await browser.browser.newContext({ viewport, locale: 'en-GB' });
-  const cookie = await studio.login();
-  const [name, value] = cookie.split('=') as [string, string];
-  await context.addCookies([{ name, value, url: studio.url }]);
-  return context.newPage();
+  return (await newSessionPage(browser, studio, { viewport })).page;
 }
 
 /** Resize, and wait until the shell has switched to (or from) its phone layout: in between, the desktop navigation squeezes the content. */

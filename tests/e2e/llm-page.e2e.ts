@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
 import type { RuntimesView } from '../../server/contracts/llm-runtimes.contract.js';
 import { writeTinyGguf } from '../../server/llm/runtimes/tiny-gguf.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { launchBrowser, newSignedInPage, saveScreenshot, type TestBrowser, VIEWPORTS } from '../helpers/browser.js';
 import { releaseTarGz, startFakeReleaseSource, type FakeReleaseSource } from '../helpers/fake-llama-releases.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { freePort } from '../helpers/ports.js';
@@ -22,9 +22,6 @@ import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { plantModels, SHIPPED_MODELS } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 
-const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 const found = spawnSync(process.execPath, [path.join(APP_ROOT, 'scripts', 'build-llama-server.mjs'), '--cached'], { encoding: 'utf8' });
 const binary = found.status === 0 ? found.stdout.trim().split('\n').pop()! : null;
 
@@ -34,13 +31,6 @@ let browser: TestBrowser;
 let context: BrowserContext;
 let page: Page;
 let dir: string;
-
-async function signIn(p: Page): Promise<void> {
-  await p.goto(`${studio.url}/login`);
-  await p.getByLabel('API key').fill(studio.apiKey);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.waitForURL((url) => url.pathname !== '/login');
-}
 
 beforeAll(async () => {
   if (!binary) return;
@@ -65,9 +55,7 @@ beforeAll(async () => {
   // splits its context over 4 slots: 4096 leaves each request 1024.
   await studio.api('/api/admin/llm/config', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ctx_size: 4096, threads: 2 }) });
   browser = await launchBrowser();
-  context = await browser.context(DESKTOP);
-  page = await context.newPage();
-  await signIn(page);
+  ({ context, page } = await newSignedInPage(browser, studio));
 }, 180_000);
 
 afterAll(async () => {
@@ -89,8 +77,7 @@ describe('the LLM, made whole', () => {
     await expect.poll(async () => prompt.inputValue(), { timeout: 60_000 }).not.toBe('a lighthouse at dusk');
     await page.getByRole('button', { name: 'Undo improvement: Prompt' }).waitFor({ timeout: 60_000 });
     expect((await prompt.inputValue()).length).toBeGreaterThan(0);
-    fs.mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SHOTS, 'run-improve-prompt-desktop.png') });
+    await saveScreenshot(page, 'run-improve-prompt-desktop', { fullPage: false });
     await page.getByRole('button', { name: 'Undo improvement: Prompt' }).click();
     expect(await prompt.inputValue()).toBe('a lighthouse at dusk');
     const status = (await (await studio.api('/api/admin/llm/status')).json()) as { running: boolean; active_model: string };
@@ -112,12 +99,8 @@ describe('the LLM, made whole', () => {
     await expect.poll(() => again.getByRole('combobox', { name: 'Chat' }).locator('option:checked').textContent()).toBe('Name a colour');
     await again.getByRole('article', { name: 'You' }).getByText('Name a colour').waitFor();
     await page.getByRole('region', { name: 'Runtime llama.cpp' }).getByText('b9000 · cpu').waitFor();
-
-    fs.mkdirSync(SHOTS, { recursive: true });
-    for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
-      const ctx = await browser.context(viewport);
-      const p = await ctx.newPage();
-      await signIn(p);
+    for (const [label, viewport] of VIEWPORTS) {
+      const { context: ctx, page: p } = await newSignedInPage(browser, studio, viewport);
       await p.goto(`${studio.url}/llm`);
       await p.getByRole('region', { name: 'Chat' }).getByRole('article', { name: 'You' }).first().waitFor();
       await p.getByRole('region', { name: 'Models' }).getByText(/fits the GPU|CPU only|partly on GPU/).first().waitFor();
@@ -126,7 +109,7 @@ describe('the LLM, made whole', () => {
       expect(label === 'phone' ? chatBox!.y < runtimeBox!.y : chatBox!.x < runtimeBox!.x).toBe(true);
       const problems = [...(label === 'phone' ? await overflowing(p) : []), ...(await axeViolations(p))];
       expect(problems, `/llm at ${label} width`).toEqual([]);
-      await p.screenshot({ path: path.join(SHOTS, `llm-whole-${label}.png`), fullPage: true });
+      await saveScreenshot(p, `llm-whole-${label}`);
       await ctx.close();
     }
     await studio.api('/api/admin/llm/stop', { method: 'POST' });

@@ -12,15 +12,11 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { launchBrowser, newSignedInPage, PHONE, saveScreenshot, type TestBrowser } from '../helpers/browser.js';
 import { FAKE_GIT_HOST, installEnv, makeEngineVenv, makeRepo, makeWheel, nodePackInit } from '../helpers/fake-node-packages.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
-
-const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 
 let studio: TestStudio;
 let browser: TestBrowser;
@@ -28,27 +24,17 @@ let root: string;
 let ctx: BrowserContext;
 let p: Page;
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${studio.url}/login`);
-  await page.getByLabel('API key').fill(studio.apiKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname !== '/login');
-}
-
 /** The page at phone width with a preview open: nothing wider than the phone, no serious axe issue; both screenshots. */
 async function shootPreview(name: string): Promise<void> {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  await p.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
-  const phone = await browser.context(PHONE);
-  const q = await phone.newPage();
-  await signIn(q);
+  await saveScreenshot(p, `${name}-desktop`);
+  const { context: phone, page: q } = await newSignedInPage(browser, studio, PHONE);
   await q.goto(`${studio.url}/nodes`);
   const panel = q.getByRole('region', { name: 'Install a package' });
   await panel.getByLabel(/Git repository URL/).fill(`${FAKE_GIT_HOST}e2e-pack.git`);
   await panel.getByRole('button', { name: 'Preview' }).click();
   await panel.getByRole('heading', { name: 'Install e2e-pack?' }).waitFor({ timeout: 60_000 });
   expect([...(await overflowing(q)), ...(await axeViolations(q))]).toEqual([]);
-  await q.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
+  await saveScreenshot(q, `${name}-phone`);
   await phone.close();
 }
 
@@ -79,9 +65,7 @@ beforeAll(async () => {
   studio = await startTestStudio({ dir: studioDir, startEngine: true, env: { ...installEnv(git, wheels), ENGINE_PYTHON: python, PATH: process.env.PATH ?? '/usr/bin', HOME: root } });
   await studio.studio.engineReady(60_000);
   browser = await launchBrowser();
-  ctx = await browser.context(DESKTOP);
-  p = await ctx.newPage();
-  await signIn(p);
+  ({ context: ctx, page: p } = await newSignedInPage(browser, studio));
 }, 180_000);
 
 afterAll(async () => {
@@ -144,7 +128,7 @@ describe('Node packages page', () => {
     await row.getByText('disabled', { exact: true }).waitFor({ timeout: 60_000 });
     const snaps = p.getByRole('region', { name: 'Snapshots' });
     await snaps.getByText(/before disabling e2e-pack/).waitFor();
-    await p.screenshot({ path: path.join(SHOTS, 'nodes-desktop.png'), fullPage: true });
+    await saveScreenshot(p, 'nodes-desktop');
     await snaps.getByRole('listitem').filter({ hasText: 'before installing e2e-pack' }).getByRole('button', { name: 'Restore…' }).click();
     await p.getByRole('dialog', { name: 'Restore snapshot' }).getByRole('button', { name: 'Restore' }).click();
     await p.getByText(/Snapshot restored/).waitFor({ timeout: 60_000 });

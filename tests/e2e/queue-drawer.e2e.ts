@@ -4,59 +4,37 @@
  * pauses and resumes, clears what waits and retries all stalled; the job page cancels a running
  * job. Screenshots at desktop and phone width; no sideways scrolling on the phone.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_ROOT } from '../../server/config.js';
 import type { JobRecord } from '../../server/contracts/jobs.contract.js';
 import type { QueueState } from '../../server/contracts/queue.contract.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { openStudioPage, PHONE, saveScreenshot, type StudioPage } from '../helpers/browser.js';
 import { overflowing } from '../helpers/page-checks.js';
-import { ensureRendererBuilt } from '../helpers/renderer-build.js';
-import { execute, plantModels, SHIPPED_MODELS } from '../helpers/runner.js';
-import { startTestStudio, type TestStudio } from '../helpers/studio.js';
+import { execute, SHIPPED_MODELS } from '../helpers/runner.js';
+import type { TestStudio } from '../helpers/studio.js';
 import { until } from '../helpers/studio-ws.js';
 
-const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
-
 let studio: TestStudio;
-let browser: TestBrowser;
-let context: BrowserContext;
+let ui: StudioPage;
 let page: Page;
 const ids: string[] = [];
 
 const queue = async () => (await (await studio.api('/api/admin/queue')).json()) as JobRecord[];
 const state = async () => (await (await studio.api('/api/admin/queue/state')).json()) as QueueState;
 
-async function shoot(name: string): Promise<void> {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`) });
-}
+const shoot = (name: string) => saveScreenshot(page, name, { fullPage: false });
 
 describe('the queue drawer', () => {
   beforeAll(async () => {
-    ensureRendererBuilt();
     // 10 sampler steps of 3 s: the first job runs for half a minute while the drawer is used.
-    studio = await startTestStudio({ startEngine: true, env: { STANDIN_STEP_MS: '3000', STANDIN_NODE_MS: '20' } });
-    plantModels(studio.dir, SHIPPED_MODELS);
-    await studio.studio.engineReady(60_000);
+    ui = await openStudioPage({ startEngine: true, models: SHIPPED_MODELS, env: { STANDIN_STEP_MS: '3000', STANDIN_NODE_MS: '20' } });
+    ({ studio, page } = ui);
     for (const prompt of ['a fox', 'a heron', 'a lynx', 'an owl']) ids.push((await execute(studio.api, 'txt2img-sdxl', { params: { positive: prompt, steps: 2 } })).prompt_id);
     await until(async () => (await state()).engines[0]?.prefetched.length === 1, 'a job prefetched on the engine', 30_000);
-    browser = await launchBrowser();
-    context = await browser.browser.newContext({ viewport: DESKTOP, locale: 'en-GB' });
-    const cookie = await studio.login();
-    const [name, value] = cookie.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: studio.url }]);
-    page = await context.newPage();
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await studio?.stop();
+    await ui?.close();
   });
 
   it('opens from any page and lists the jobs in queue order', async () => {

@@ -9,17 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_ROOT } from '../../server/config.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { launchBrowser, newSignedInPage, saveScreenshot, type TestBrowser, VIEWPORTS } from '../helpers/browser.js';
 import { ENGINE_REPO_URL, gitMappingEnv, makeEngineRepo, TORCH_SOURCE } from '../helpers/fake-engine-sources.js';
 import { HOST_PYTHON } from '../helpers/setup-install.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
-
-const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
-const DESKTOP = { width: 1440, height: 900 };
-const PHONE = { width: 390, height: 844 };
 
 let root: string;
 let studio: TestStudio;
@@ -37,13 +32,6 @@ function plantHomeInstall(home: string): void {
   fs.writeFileSync(path.join(site, 'torch', '__init__.py'), TORCH_SOURCE);
   fs.mkdirSync(path.join(dir, 'venv', 'bin'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'venv', 'bin', 'python'), `#!/bin/sh\nPYTHONPATH='${site}' exec '${HOST_PYTHON}' "$@"\n`, { mode: 0o755 });
-}
-
-async function signIn(p: Page): Promise<void> {
-  await p.goto(`${studio.url}/login`);
-  await p.getByLabel('API key').fill(studio.apiKey);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.waitForURL((url) => url.pathname !== '/login');
 }
 
 async function filled(p: Page): Promise<void> {
@@ -70,9 +58,7 @@ afterAll(async () => {
 
 describe('Setup page', () => {
   it('opens first on a first start, and is reached from System later', async () => {
-    const ctx = await browser.context(DESKTOP);
-    const page = await ctx.newPage();
-    await signIn(page);
+    const { context: ctx, page } = await newSignedInPage(browser, studio);
     await page.goto(`${studio.url}/home`);
     await page.waitForURL((url) => url.pathname === '/setup');
     await filled(page);
@@ -89,16 +75,13 @@ describe('Setup page', () => {
   });
 
   it('fits a phone and a desktop, with screenshots', async () => {
-    fs.mkdirSync(SHOTS, { recursive: true });
-    for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
-      const ctx = await browser.context(viewport);
-      const p = await ctx.newPage();
-      await signIn(p);
+    for (const [label, viewport] of VIEWPORTS) {
+      const { context: ctx, page: p } = await newSignedInPage(browser, studio, viewport);
       await p.goto(`${studio.url}/setup`);
       await filled(p);
       const problems = [...(label === 'phone' ? await overflowing(p) : []), ...(await axeViolations(p))];
       expect(problems, `/setup at ${label} width`).toEqual([]);
-      await p.screenshot({ path: path.join(SHOTS, `setup-${label}.png`), fullPage: true });
+      await saveScreenshot(p, `setup-${label}`);
       await ctx.close();
     }
   });

@@ -9,12 +9,11 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
-import { findChromium, launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { DESKTOP, findChromium, launchBrowser, saveScreenshot, type TestBrowser } from '../helpers/browser.js';
 import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
 import { ensureRendererBuilt, initialJsGzipBytes } from '../helpers/renderer-build.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 
-const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
 const IMAGE = path.join(APP_ROOT, 'resources', 'standin', 'image.png');
 const MODEL_FILE = 'tiny-test-model.safetensors';
 const MODEL_BYTES = 3 * 1024 * 1024;
@@ -34,10 +33,7 @@ function writeTestCatalog(catalogDir: string): void {
   fs.writeFileSync(path.join(catalogDir, 'models.json'), JSON.stringify(catalog, null, 2));
 }
 
-async function shoot(name: string): Promise<void> {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
+const shoot = (name: string) => saveScreenshot(page, name);
 
 interface HistoryRow {
   prompt_id: string;
@@ -86,7 +82,7 @@ describe('Studio web UI', () => {
     studio = await startTestStudio({ dir, startEngine: true, env: { STANDIN_STEP_MS: '100', REPOHOST_BASE_URL: fake.url, MODELHUB_BASE_URL: fake.url } });
     await studio.studio.engineReady(60_000);
     browser = await launchBrowser();
-    context = await browser.context({ width: 1440, height: 900 });
+    context = await browser.context(DESKTOP);
     page = await context.newPage();
   });
 

@@ -9,16 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_ROOT } from '../../server/config.js';
 import { changedClassicUi, classicApi, classicUi } from '../fixtures/workflow-import/fixtures.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { launchBrowser, newSignedInPage, saveScreenshot, type TestBrowser, VIEWPORTS } from '../helpers/browser.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { plantModels } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
-
-const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
-const VIEWPORTS = [['desktop', { width: 1440, height: 900 }], ['phone', { width: 390, height: 844 }]] as const;
 
 let studio: TestStudio;
 let browser: TestBrowser;
@@ -53,12 +49,7 @@ describe('the form editor', () => {
     it(`edits, previews, saves, test-runs and re-imports a form (${label})`, async () => {
       const id = `fox-${label}`;
       await importVia(classicUi(), `${id}.json`);
-      const context = await browser.context(viewport);
-      const page = await context.newPage();
-      await page.goto(`${studio.url}/login`);
-      await page.getByLabel('API key').fill(studio.apiKey);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL((url) => url.pathname !== '/login');
+      const { context, page } = await newSignedInPage(browser, studio, viewport);
       await page.goto(`${studio.url}/run/${id}`);
       await page.getByRole('link', { name: 'Edit the form' }).click();
       await page.getByRole('heading', { name: `Form of ${id}` }).waitFor();
@@ -87,8 +78,7 @@ describe('the form editor', () => {
       expect(await diff.textContent()).toMatch(/Nodes added: 20 EmptyLatentImage.*Nodes removed: 5 EmptyLatentImage.*Dropped “Width”: node 5 \(EmptyLatentImage\) is gone/s);
       const problems = [...(label === 'phone' ? await overflowing(page) : []), ...(await axeViolations(page))];
       expect(problems).toEqual([]);
-      fs.mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, `workflow-form-${label}.png`), fullPage: true });
+      await saveScreenshot(page, `workflow-form-${label}`);
       await page.getByRole('button', { name: 'Apply the new version' }).click();
       await page.getByText('Re-imported: version 3').waitFor();
       await page.locator('#fi-positive-label').waitFor();
@@ -100,7 +90,7 @@ describe('the form editor', () => {
       expect(await needed.textContent()).toMatch(/ComfyUI-KJNodes\s*for Resize with KJ/);
       const nodeProblems = [...(label === 'phone' ? await overflowing(page) : []), ...(await axeViolations(page))];
       expect(nodeProblems).toEqual([]);
-      await page.screenshot({ path: path.join(SHOTS, `nodes-needed-${label}.png`), fullPage: true });
+      await saveScreenshot(page, `nodes-needed-${label}`);
       await context.close();
     });
   }

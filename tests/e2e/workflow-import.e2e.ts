@@ -7,16 +7,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_ROOT } from '../../server/config.js';
 import { classicUi } from '../fixtures/workflow-import/fixtures.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { launchBrowser, newSignedInPage, saveScreenshot, type TestBrowser, VIEWPORTS } from '../helpers/browser.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { plantModels } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
-
-const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
-const VIEWPORTS = [['desktop', { width: 1440, height: 900 }], ['phone', { width: 390, height: 844 }]] as const;
 
 let studio: TestStudio;
 let browser: TestBrowser;
@@ -42,12 +38,7 @@ describe('importing a workflow from the home page', () => {
     it(`imports the editor's JSON and links to its form (${label})`, async () => {
       const file = path.join(fileDir, `Fox ${label}.json`);
       fs.writeFileSync(file, JSON.stringify(classicUi()));
-      const context = await browser.context(viewport);
-      const page = await context.newPage();
-      await page.goto(`${studio.url}/login`);
-      await page.getByLabel('API key').fill(studio.apiKey);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL((url) => url.pathname !== '/login');
+      const { context, page } = await newSignedInPage(browser, studio, viewport);
       await page.goto(`${studio.url}/`);
       await page.getByLabel('Workflow file').setInputFiles(file);
       await page.getByLabel('Category (optional)').fill('mine');
@@ -62,8 +53,7 @@ describe('importing a workflow from the home page', () => {
       expect(await card.locator('.badge.cat').textContent()).toBe('mine');
       const problems = [...(label === 'phone' ? await overflowing(page) : []), ...(await axeViolations(page))];
       expect(problems).toEqual([]);
-      fs.mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, `workflow-import-${label}.png`), fullPage: true });
+      await saveScreenshot(page, `workflow-import-${label}`);
       await page.getByRole('link', { name: 'Open the form and run it' }).click();
       await page.getByLabel('Prompt', { exact: true }).waitFor();
       expect(await page.getByLabel('Prompt', { exact: true }).inputValue()).toBe('a red fox in the snow');
