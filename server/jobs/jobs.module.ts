@@ -121,6 +121,8 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     if (status === 'online') {
       // Its node list is read before jobs are routed to it.
       void member.objectInfo(true).then(() => queue.schedule());
+      // Back after failover: the copies of jobs other engines took over are taken off it.
+      void queue.engineBack(member.id);
       if (member.id !== LOCAL_ENGINE_ID) void m?.reconciler.runIfPending();
     } else if (previous === 'online' && status !== 'stopped') {
       m?.reconciler.markPending();

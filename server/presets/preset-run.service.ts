@@ -8,7 +8,7 @@ import type { UploadedFile } from '../http/uploads.js';
 import type { RunnerService } from '../jobs/runner.service.js';
 import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
-import { applyChoices, findPlaceholders, toQuestions, type LocatedPlaceholder } from './placeholder-parser.js';
+import { applyChoices, findPlaceholders, toQuestions, type LocatedPlaceholder } from '../contracts/placeholder-syntax.js';
 import type { PlaceholderQuestion } from '../contracts/presets.contract.js';
 import type { PresetsService } from './presets.service.js';
 

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { NodeInfo } from './standin.types.js';
-import { listSourceOf, type FileLists } from './file-lists.store.js';
+import type { FileLists } from './file-lists.store.js';
+import { listSourceOf } from './list-sources.js';
 
 /** One declared input of a node, in the engine's authoritative order. */
 export interface InputDef {

@@ -3,7 +3,7 @@
  * hostile text: a linear parser prints a 2n/n ratio near 2 (a quadratic one near 4). The reference
  * is `String.prototype.indexOf` over the same text, measured in the same run.
  */
-import { parseString } from '../../server/presets/placeholder-parser.js';
+import { parseString } from '../../server/contracts/placeholder-syntax.js';
 import { parseInline } from '../../renderer/src/lib/markdown.js';
 
 function time(work: () => unknown, runs = 5): number {

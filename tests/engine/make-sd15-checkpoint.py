@@ -7,13 +7,15 @@ comfy/supported_models.py's SD15 asks only for model_channels 320, context_dim 7
 projections, no ADM, no temporal layers):
 - the UNet: one level (channel_mult [1]), one res block with one cross-attention transformer (the
   context width is read from it), no middle block (transformer_depth_middle -2), no attention on
-  the way out: about 7.5 M parameters instead of 860 M;
+  the way out: 13.6 M parameters instead of 860 M;
 - the text encoder: CLIP ViT-L/14's text model as it is (comfy/sd1_clip_config.json fixes its size);
 - the VAE: the SD encoder as it is (its width is fixed) and a decoder of width 32 instead of 128
   (comfy/sd.py reads the decoder's width from decoder.conv_in).
 Weights are drawn with a fixed seed (normal, 1/sqrt(fan-in); norms 1, biases 0) and saved in half
 precision, in the original checkpoint layout (model.state_dict_for_saving). The file is loaded
-back with load_checkpoint_guess_config and must be detected as SD15."""
+back with load_checkpoint_guess_config and must be detected as SD15. Here (2 shared cores): a
+348 MB file (CLIP 123.7 M, VAE 37.3 M, UNet 13.6 M parameters), about 11 s of CPU, 35-55 s on the
+clock under load, 2.0 GB peak memory."""
 import os
 import sys
 import time

@@ -1,10 +1,10 @@
 /**
  * The preset endpoints (spec "Presets"): URLs and bodies in one place, used by the presets store.
  */
-import type { PlaceholderQuestion, Preset, PresetListEntry } from '../../../server/contracts/presets.contract.js';
+import type { PlaceholderQuestion, Preset, PresetInput, PresetListEntry } from '../../../server/contracts/presets.contract.js';
 import type { Http } from './http.js';
 
-export type { PresetListEntry, PlaceholderQuestion };
+export type { PresetListEntry, PlaceholderQuestion, Preset, PresetInput };
 
 export interface PresetRunInput {
   seed?: number;
@@ -31,6 +31,10 @@ export class PresetsApi {
   }
   detail(id: string): Promise<Preset> {
     return this.http.get(one(id));
+  }
+  /** Create (or, with an existing id, replace) a preset. */
+  create(preset: PresetInput): Promise<{ id: string; message: string }> {
+    return this.http.post(BASE, preset);
   }
   placeholders(id: string): Promise<PlaceholderQuestion[]> {
     return this.http.get(`${one(id)}/placeholders`);

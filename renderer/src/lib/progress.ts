@@ -32,3 +32,17 @@ function liveFacts(p: ProgressObject | null): ProgressFacts {
     rate: running && p.step_rate !== null ? `${p.step_rate.toFixed(2)} steps/s` : null,
   };
 }
+
+/**
+ * The running node's own steps as a percent (null when it reports none). The job's bar measures
+ * the whole graph, so "Step 6/10" sits beside this bar, not beside the job's 20 %.
+ */
+export function stepPercent(p: ProgressObject | null): number | null {
+  if (!p || p.status !== 'running' || p.total_steps <= 0) return null;
+  return Math.max(0, Math.min(100, (p.step / p.total_steps) * 100));
+}
+
+/** Whether the job is over: its bar shows the final value at once instead of sliding there after the words say so. */
+export function isSettled(p: ProgressObject | null): boolean {
+  return p?.status === 'completed' || p?.status === 'error' || p?.status === 'interrupted';
+}

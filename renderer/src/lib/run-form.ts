@@ -3,6 +3,7 @@
  * parameters sent to `execute`, and seed handling (`-1` = a fresh random seed each run).
  */
 import type { ManifestInput } from '../api/types.js';
+import { fillText } from './placeholders.js';
 
 export interface LoraValue {
   name: string;
@@ -23,6 +24,8 @@ export interface SeedState {
 export interface FormState {
   values: Record<string, FieldValue>;
   seeds: Record<string, SeedState>;
+  /** Per text input: the answer chosen for each of its placeholder questions, in order (first option when unset). */
+  answers?: Record<string, string[]>;
 }
 
 /** A numeric input's bounds and step for the slider and number box. */
@@ -94,7 +97,10 @@ export function missingInputs(inputs: readonly ManifestInput[], state: FormState
   return inputs.filter((input) => input.type === 'image' && !state.values[input.id]).map((input) => input.label ?? input.id);
 }
 
-/** The `params` JSON for `execute`: input id → value; randomized seeds travel as `-1`. */
+/**
+ * The `params` JSON for `execute`: input id → value; randomized seeds travel as `-1`; a text's
+ * placeholder questions are replaced by the chosen answers (the engine never sees `[[…]]`).
+ */
 export function toParams(inputs: readonly ManifestInput[], state: FormState): Record<string, unknown> {
   const params: Record<string, unknown> = {};
   for (const input of inputs) {
@@ -106,6 +112,7 @@ export function toParams(inputs: readonly ManifestInput[], state: FormState): Re
     const value = state.values[input.id];
     if (value === null || value === undefined) continue;
     if (input.type === 'int' || input.type === 'float') params[input.id] = clampNumber(input, Number(value));
+    else if (input.type === 'text' && typeof value === 'string') params[input.id] = fillText(value, state.answers?.[input.id]);
     else params[input.id] = value;
   }
   return params;
@@ -181,4 +188,11 @@ export function rememberRandomSeeds(promptId: string, state: FormState, storage:
   } catch {
     // Storage full or blocked: the form falls back to the seed the job used.
   }
+}
+
+/** The same parameters with every seed input drawn anew by the server (`-1`): "Run ×N" makes N different results. */
+export function withNewSeeds(inputs: readonly ManifestInput[], params: Record<string, unknown>): Record<string, unknown> {
+  const copy = { ...params };
+  for (const input of inputs) if (input.type === 'seed') copy[input.id] = -1;
+  return copy;
 }

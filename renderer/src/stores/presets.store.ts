@@ -5,7 +5,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { useClient } from '../api/context.js';
-import { PresetsApi, type PlaceholderQuestion, type PresetListEntry, type PresetRenameInput, type PresetRunInput } from '../api/presets-api.js';
+import { PresetsApi, type PlaceholderQuestion, type Preset, type PresetInput, type PresetListEntry, type PresetRenameInput, type PresetRunInput } from '../api/presets-api.js';
 
 export type PresetSourceKind = 'hand' | 'job' | 'modelhub';
 
@@ -76,6 +76,18 @@ export const usePresetsStore = defineStore('presets', () => {
     return storedSources.value[entry.id]?.prompt_id ?? null;
   }
 
+  /** A preset with its parameters. */
+  function detail(id: string): Promise<Preset> {
+    return api.detail(id);
+  }
+
+  /** Save a new preset (the "Save as preset" dialog picks a free id). */
+  async function create(preset: PresetInput): Promise<string> {
+    const { id } = await api.create(preset);
+    await refresh();
+    return id;
+  }
+
   /** The placeholder questions a run asks. */
   function placeholders(id: string): Promise<PlaceholderQuestion[]> {
     return api.placeholders(id);
@@ -111,5 +123,5 @@ export const usePresetsStore = defineStore('presets', () => {
     return id;
   }
 
-  return { list, filtered, sourceOf, jobOf, loading, loaded, error, query, refresh, placeholders, run, rename, remove, importFile, fromJob, exportUrl: (id: string) => api.exportUrl(id) };
+  return { list, filtered, sourceOf, jobOf, loading, loaded, error, query, refresh, detail, create, placeholders, run, rename, remove, importFile, fromJob, exportUrl: (id: string) => api.exportUrl(id) };
 });

@@ -22,6 +22,7 @@ import { failoverJobs } from './failover.js';
 import { stopOnEngine, submitTo } from './hand-over.js';
 import type { QueueRow, QueueStore } from './queue.store.js';
 import { chooseEngine } from './routing.js';
+import { evictStrays } from './strays.js';
 import { ENGINE_SLOTS, type QueueEngine } from './queue-engine.js';
 
 const PAUSED_KEY = 'queue_paused';
@@ -59,6 +60,8 @@ export class JobQueueService {
   private off: (() => void) | null = null;
   /** Jobs whose submit to an engine is in flight: the engine may not list them yet. */
   private readonly handing = new Set<string>();
+  /** Engines back online whose queue is being cleared of jobs they no longer own: nothing is handed to them meanwhile. */
+  private readonly settling = new Set<string>();
   /** Jobs done, speed, last checkpoint and idle time of each engine (routing, the Engines page). */
   readonly stats = new EngineStatsBook();
 
@@ -270,7 +273,7 @@ export class JobQueueService {
       if (waiting.length === 0) return;
       const held = this.heldByEngine();
       const engines = this.deps.engines();
-      const free = engines.filter((e) => e.online() && !unreachable.has(e.id) && (held.get(e.id) ?? 0) < ENGINE_SLOTS);
+      const free = engines.filter((e) => e.online() && !unreachable.has(e.id) && !this.settling.has(e.id) && (held.get(e.id) ?? 0) < ENGINE_SLOTS);
       if (free.length === 0) return;
       let pick: { row: QueueRow; engine: QueueEngine } | null = null;
       for (const row of waiting) {
@@ -336,6 +339,28 @@ export class JobQueueService {
     if (this.stopped) return;
     failoverJobs(engineId, { ...this.deps, markDone: (job) => this.markDone(job) });
     this.schedule();
+  }
+
+  /**
+   * An engine answers again: the jobs failover took from it (and any other Studio job it holds
+   * but no longer owns) are taken off it, so none runs twice (`strays.ts`). Resolves with their ids.
+   */
+  async engineBack(engineId: string): Promise<string[]> {
+    const engine = this.deps.engines().find((e) => e.id === engineId);
+    if (!engine || this.stopped || this.settling.has(engineId)) return [];
+    // A job handed to it again before its old copy is gone would be in its queue twice.
+    this.settling.add(engineId);
+    let strays: string[];
+    try {
+      strays = await evictStrays(engine, this.deps);
+    } finally {
+      this.settling.delete(engineId);
+      this.schedule();
+    }
+    if (strays.length) {
+      this.deps.events.emit('engine.strays_removed', 'warning', `Engine ${engine.name} came back with ${strays.length} job(s) Studio had given to another engine: taken off it`, { engine_id: engineId, prompt_ids: strays });
+    }
+    return strays;
   }
 
   /** The engine a job is on (null: waiting in Studio, or not in the queue). */

@@ -7,14 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { stringify as toYaml } from 'yaml';
 import type { WorkflowManifest } from '../../contracts/workflows.contract.js';
 import { DomainError } from '../../domain-error.js';
 import type { ApiGraph } from '../../engine/engine-graph.js';
 import { loadIndex, type WorkflowIndex } from '../workflow.store.js';
 
 /** The two files of a static workflow. */
-export function staticFiles(manifest: WorkflowManifest, graph: ApiGraph | string): Map<string, Buffer> {
+export async function staticFiles(manifest: WorkflowManifest, graph: ApiGraph | string): Promise<Map<string, Buffer>> {
+  // The YAML library loads with the first write, not at start (see workflow.store.ts).
+  const { stringify: toYaml } = await import('yaml');
   const template = typeof graph === 'string' ? graph : `${JSON.stringify(graph, null, 2)}\n`;
   return new Map([
     ['manifest.yaml', Buffer.from(toYaml(manifest, { lineWidth: 0 }))],

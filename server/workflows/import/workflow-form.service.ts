@@ -53,7 +53,7 @@ export class WorkflowFormService {
         if (value === undefined) throw new DomainError('invalid', `the workflow's graph uses {{${name}}}, which no input fills: keep an input "${name}"`);
         for (const t of targets) graph[t.node]!.inputs[t.field] = value;
       }
-      const files = staticFiles(manifest, graph);
+      const files = await staticFiles(manifest, graph);
       dryBuild(manifest, files.get('workflow.json')!.toString('utf8'));
       await replaceFolder(this.deps.dir, manifest, files);
       return { id, manifest, warnings: [] };
@@ -78,7 +78,7 @@ export class WorkflowFormService {
         required_nodes: needs.required_nodes,
         ...(Object.keys(needs.node_sources).length > 0 ? { node_sources: needs.node_sources } : {}),
       });
-      const files = staticFiles(manifest, merged.graph);
+      const files = await staticFiles(manifest, merged.graph);
       dryBuild(manifest, files.get('workflow.json')!.toString('utf8'));
       if (apply) await replaceFolder(this.deps.dir, manifest, files);
       return { id, manifest, warnings: converted.warnings, diff: merged.diff, applied: apply };

@@ -94,7 +94,7 @@ export class WorkflowImportService {
     if (isZip(bytes)) {
       const id = options.id?.trim() || undefined;
       if (id !== undefined && !ID_PATTERN.test(id)) throw new DomainError('invalid', `id "${id}": workflow ids are letters, digits, "-" and "_"`);
-      const folder = readWorkflowZip(bytes, id);
+      const folder = await readWorkflowZip(bytes, id);
       await writeNewFolder(this.deps.dir, folder.manifest, folder.files);
       return { id: folder.manifest.id, manifest: folder.manifest, warnings: [] };
     }
@@ -118,7 +118,7 @@ export class WorkflowImportService {
       required_nodes: needs.required_nodes,
       ...(Object.keys(needs.node_sources).length > 0 ? { node_sources: needs.node_sources } : {}),
     });
-    const files = staticFiles(manifest, form.graph);
+    const files = await staticFiles(manifest, form.graph);
     dryBuild(manifest, files.get('workflow.json')!.toString('utf8'));
     await writeNewFolder(this.deps.dir, manifest, files);
     return { id, manifest, warnings };

@@ -4,7 +4,6 @@
  * comes along). Import keeps exactly those, checks the manifest and the graph files as the
  * workflow list would, and refuses anything else that would land outside the folder.
  */
-import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { parseManifest, type WorkflowManifest } from '../../contracts/workflows.contract.js';
 import { parseTemplate } from '../placeholders.js';
 import { invalid } from './ui-graph.js';
@@ -20,7 +19,9 @@ export interface WorkflowFolder {
 }
 
 /** Read an exported workflow ZIP; `id` renames it (the manifest's id follows). */
-export function readWorkflowZip(bytes: Buffer, id?: string): WorkflowFolder {
+export async function readWorkflowZip(bytes: Buffer, id?: string): Promise<WorkflowFolder> {
+  // The YAML library loads with the first import, not at start (see workflow.store.ts).
+  const { parse: parseYaml, stringify: toYaml } = await import('yaml');
   const entries = readZip(bytes, MAX_UNPACKED);
   // An archive made by zipping the folder itself has one top folder: look inside it.
   const names = [...entries.keys()];

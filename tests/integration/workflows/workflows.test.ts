@@ -41,7 +41,7 @@ interface Entry {
   error?: string;
 }
 
-const SHIPPED = ['image-filter', 'img2vid-wan', 'txt2img-sdxl', 'txt2img-sdxl-lora'];
+const SHIPPED = ['image-filter', 'img2vid-wan', 'txt2img-sd15', 'txt2img-sdxl', 'txt2img-sdxl-lora'];
 
 function buildForm(params?: Record<string, unknown>, image?: string): FormData {
   const form = new FormData();

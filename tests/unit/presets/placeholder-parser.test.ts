@@ -3,7 +3,7 @@
  * field, unicode, unterminated `[[`, scene markers, and answers put back in place.
  */
 import { describe, expect, it } from 'vitest';
-import { applyChoices, findPlaceholders, MAX_PLACEHOLDER_LENGTH, parseString, toQuestions } from '../../../server/presets/placeholder-parser.js';
+import { applyChoices, findPlaceholders, MAX_PLACEHOLDER_LENGTH, parseString, toQuestions } from '../../../server/contracts/placeholder-syntax.js';
 
 const one = (text: string) => {
   const found = parseString(text);

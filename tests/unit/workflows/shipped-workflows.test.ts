@@ -10,7 +10,7 @@ import type { ApiGraph, ObjectInfo } from '../../../server/engine/engine-graph.j
 import { loadDefinition, loadIndex, loadWorkflows, type WorkflowDefinition } from '../../../server/workflows/workflow.store.js';
 import { checkUiWorkflow, engineObjectInfo, shippedWorkflowsDir, uiToApi } from './helpers.js';
 
-const IDS = ['image-filter', 'img2vid-wan', 'txt2img-sdxl', 'txt2img-sdxl-lora'];
+const IDS = ['image-filter', 'img2vid-wan', 'txt2img-sd15', 'txt2img-sdxl', 'txt2img-sdxl-lora'];
 const MODEL_FIELDS = ['ckpt_name', 'unet_name', 'clip_name', 'vae_name', 'model_name', 'lora_name'];
 /** Combos whose choices depend on files on disk; the fixture's lists say nothing about ours. */
 const FILE_FIELDS = new Set([...MODEL_FIELDS, 'image']);
@@ -37,7 +37,7 @@ function build(id: string): ApiGraph {
 }
 
 describe('shipped workflows', () => {
-  it('are the four expected ones, all loading cleanly', () => {
+  it('are the five expected ones, all loading cleanly', () => {
     expect([...definitions.keys()]).toEqual(IDS);
   });
 
@@ -74,7 +74,7 @@ describe('shipped workflows', () => {
     expect([...packages].sort()).toEqual([...manifest.required_nodes].sort());
   });
 
-  it.each(['image-filter', 'img2vid-wan', 'txt2img-sdxl'])('%s: placeholders and node mappings point at the same fields', (id) => {
+  it.each(['image-filter', 'img2vid-wan', 'txt2img-sd15', 'txt2img-sdxl'])('%s: placeholders and node mappings point at the same fields', (id) => {
     const { manifest, template } = definitions.get(id)!;
     const tree = parseTemplate(template!, id) as ApiGraph;
     expect(listPlaceholders(tree).sort()).toEqual(manifest.inputs.map((input) => input.id).sort());

@@ -13,7 +13,7 @@
  * - `scene` is the number of the last scene marker (`Scene 2:` or `[scene 2]`, any case) before
  *   the placeholder in the same string, 0 when there is none.
  */
-import type { PlaceholderQuestion } from '../contracts/presets.contract.js';
+import type { PlaceholderQuestion } from './presets.contract.js';
 
 /** A question plus where it sits, so answers can be put back in place. */
 export interface LocatedPlaceholder extends PlaceholderQuestion {
