@@ -98,9 +98,11 @@ async function runSteps(plan: InstallPlan, hooks: InstallHooks): Promise<Install
 
   hooks.step('environment');
   if (!plan.uv) await checkBasePython(plan.basePython, hooks, plan.timeouts.environmentMs);
-  const baseTorch = await usableBaseTorch(plan, hooks);
   // A base Python whose own torch already works here (a distribution's torch, a ROCm build the
   // user made) is used as it is: the environment sees its packages, and nothing is downloaded.
+  // Not with uv: its installs do not count a base Python's packages as installed (astral-sh/uv#7358),
+  // so the engine's requirements would fetch torch again, at a version the index may not have.
+  const baseTorch = plan.uv ? null : await usableBaseTorch(plan, hooks);
   const shareBase = baseTorch ? ['--system-site-packages'] : [];
   if (plan.uv) {
     await run('Making the Python environment (uv venv)', plan.uv, ['venv', '--seed', ...shareBase, '--python', plan.basePython, venv], plan.timeouts.environmentMs);

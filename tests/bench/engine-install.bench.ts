@@ -7,6 +7,7 @@
  * Without the real engine built here it prints why it skips.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { gitMappingEnv, startFakeIndex } from '../helpers/fake-engine-sources.js';
 import { execute, waitForJob } from '../helpers/runner.js';
@@ -76,7 +77,7 @@ export async function run(): Promise<TargetRow[]> {
     console.log(`  install job ${(installedMs / 1000).toFixed(1)} s: clone ${s.clone} s, environment ${s.environment} s, packages ${packages.toFixed(1)} s (torch ${s.torch} s: the base Python's, requirements ${s.requirements} s), check ${s.check} s, first start + smoke prompt ${s.prove} s`);
     console.log(`  Studio restart onto it until the engine runs: ${((runningMs - installedMs) / 1000).toFixed(1)} s`);
     console.log(`  first image (checkpoint load, CLIP, 3 steps, VAE decode, PNG): ${((imageMs - runningMs) / 1000).toFixed(1)} s`);
-    console.log(`  Install → first real image: ${(imageMs / 1000).toFixed(1)} s`);
+    console.log(`  Install → first real image: ${(imageMs / 1000).toFixed(1)} s (load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')} on ${os.cpus().length} cores)`);
     // No target in the issue: the numbers above are the measure, and the table has no row for it.
     return [];
   } finally {

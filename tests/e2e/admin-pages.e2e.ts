@@ -390,7 +390,7 @@ describe('Model hub lookup page', () => {
     const resources = p.getByRole('region', { name: 'Resources' });
     const jugg = resources.getByRole('listitem', { name: 'Juggernaut XL' });
     await jugg.getByRole('button', { name: 'Add to catalog' }).click();
-    await jugg.getByText(/Added to the catalog as juggernautXL_v9\.safetensors/).waitFor();
+    await jugg.getByText(/Added to the Models catalog as juggernautXL_v9\.safetensors/).waitFor();
     const models = (await (await hubStudio.api('/api/admin/models')).json()) as { categories: Array<{ models: Array<{ file: string }> }> };
     expect(models.categories.flatMap((c) => c.models).some((m) => m.file === 'juggernautXL_v9.safetensors')).toBe(true);
     const genOnly = resources.getByRole('listitem', { name: 'Gen Only' });

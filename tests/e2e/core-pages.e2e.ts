@@ -236,7 +236,8 @@ describe('Studio web UI: run, jobs, history, assets, models, events', () => {
     await page.getByRole('combobox', { name: /^Status/ }).selectOption('error');
     await expect.poll(() => list.getByRole('article').count()).toBe(1);
     await page.getByRole('combobox', { name: /^Status/ }).selectOption('');
-    await page.getByRole('button', { name: 'Remove Small embedding from the catalog' }).click();
+    await list.getByRole('button', { name: 'More actions for Small embedding' }).click();
+    await page.getByRole('menuitem', { name: 'Remove from the catalog…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Remove from the catalog?' });
     await dialog.waitFor();
     const red = await dialog.getByRole('button', { name: 'Remove' }).evaluate<string, { ownerDocument: { defaultView: { getComputedStyle(e: unknown): { backgroundColor: string } } } }>((b) => b.ownerDocument.defaultView.getComputedStyle(b).backgroundColor);
@@ -244,11 +245,9 @@ describe('Studio web UI: run, jobs, history, assets, models, events', () => {
     await shoot('models-remove-confirm-desktop');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect(await list.getByRole('article', { name: 'Small embedding' }).count()).toBe(1);
-    // The field shows 1 until the page has read the setting (2 by default): typing before that
-    // read lands would be overwritten by it, and no change would be sent.
+    // The control waits for the server's setting (2 by default) before it takes a choice.
     await expect.poll(() => page.getByLabel('Downloads at once').inputValue()).toBe('2');
-    await page.getByLabel('Downloads at once').fill('3');
-    await page.getByLabel('Downloads at once').press('Tab');
+    await page.getByLabel('Downloads at once').selectOption('3');
     await expect.poll(async () => ((await (await studio.api('/api/admin/settings')).json()) as { max_concurrent: number }).max_concurrent, { timeout: 10_000 }).toBe(3);
     await page.setViewportSize(PHONE);
     await shoot('models-phone');

@@ -108,10 +108,10 @@ describe('Node packages page', () => {
     const log = panel.getByRole('log', { name: 'Install log' });
     // A line of the script shows while the install is still running.
     await log.getByText(/setting up step \d/).first().waitFor({ timeout: 60_000 });
-    await panel.getByRole('status').getByText(/e2e-pack is installed at [0-9a-f]{12}\. The engine restarted and loaded 1 node types\./).waitFor({ timeout: 90_000 });
+    await panel.getByRole('status').getByText(/e2e-pack is installed at [0-9a-f]{12}\. The engine restarted and loaded 1 node type\./).waitFor({ timeout: 90_000 });
     expect(await log.getByText(/setting up step/).count()).toBe(6);
     const row = p.getByRole('listitem', { name: 'e2e-pack' });
-    await row.getByText('1 nodes').waitFor();
+    await row.getByText('1 node', { exact: true }).waitFor();
   }, 180_000);
 
   it('refuses a package that would move a held package, in plain words', async () => {

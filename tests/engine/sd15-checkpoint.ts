@@ -62,5 +62,9 @@ export function sd15Checkpoint(engineDir: string, python: string, work: string, 
   fs.copyFileSync(out, `${cached}.tmp`);
   fs.renameSync(`${cached}.tmp`, cached);
   fs.rmSync(out);
+  // One made by an earlier version of the script is not wanted any more (each is 350 MB).
+  for (const old of fs.readdirSync(path.dirname(cached))) {
+    if (old.startsWith('sd15-random-') && old !== path.basename(cached)) fs.rmSync(path.join(path.dirname(cached), old), { force: true });
+  }
   return { file: cached, made: { seconds: (Date.now() - started) / 1000, line } };
 }

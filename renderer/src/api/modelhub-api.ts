@@ -16,6 +16,17 @@ export interface AddResult {
   category?: string;
   dest?: string;
   reason?: string;
+  /** `exists`: which catalog holds it. */
+  catalog?: 'models' | 'loras';
+}
+
+/** `promote-to-lora/{version_id}`: the entry now in `loras.json`. */
+export interface PromoteResult {
+  status: 'promoted' | 'already_in_loras';
+  file: string;
+  name: string;
+  category: string;
+  dest: string;
 }
 
 export class ModelhubApi {
@@ -26,6 +37,9 @@ export class ModelhubApi {
   }
   add(versionId: string): Promise<AddResult> {
     return this.http.post(`/api/admin/modelhub/add/${encodeURIComponent(versionId)}`);
+  }
+  promote(versionId: string): Promise<PromoteResult> {
+    return this.http.post(`/api/admin/modelhub/promote-to-lora/${encodeURIComponent(versionId)}`);
   }
   preset(imageId: number): Promise<ImagePresetResult> {
     return this.http.post(`/api/admin/modelhub/image/${imageId}/preset`, {});

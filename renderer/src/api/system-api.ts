@@ -59,10 +59,4 @@ export class SystemApi {
   extensionUrl(): string {
     return this.http.url('/api/admin/system/browser-extension');
   }
-  settings(): Promise<{ max_concurrent: number }> {
-    return this.http.get('/api/admin/settings');
-  }
-  setMaxConcurrent(value: number): Promise<{ max_concurrent: number }> {
-    return this.http.put('/api/admin/settings', { max_concurrent: value });
-  }
 }

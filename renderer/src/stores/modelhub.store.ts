@@ -1,6 +1,7 @@
 /**
  * The model hub lookup: one image at a time, its picture fetched on request into the local
- * gallery, and the actions on it (add a resource to the catalog, download, preset, use as input).
+ * gallery, and the actions on it (add a resource to the catalog, preset, use as input; downloads
+ * go through the catalog store).
  */
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
@@ -45,14 +46,31 @@ export const useModelhubStore = defineStore('modelhub', () => {
     pictureUrl.value = api.mediaUrl(imageId.value);
   }
 
+  /**
+   * Add a version to the catalog. The hub's add writes every type into `models.json` (spec
+   * "Catalog-add rules"); a LoRA belongs in `loras.json`, so it is promoted there at once (also
+   * an earlier add left in the models catalog). The lookup is then read again, so the badges
+   * and the Download button show the catalog as it now is.
+   */
   async function addToCatalog(versionId: string): Promise<AddResult> {
-    const answer = await api.add(versionId);
+    let answer = await api.add(versionId);
+    if ((answer.status === 'added' || answer.status === 'exists') && answer.dest === 'loras' && answer.catalog !== 'loras') {
+      const moved = await api.promote(versionId);
+      answer = { ...answer, ...moved, status: answer.status, catalog: 'loras' };
+    } else if (answer.status === 'added') {
+      answer = { ...answer, catalog: 'models' };
+    }
     added.value = { ...added.value, [versionId]: answer };
+    await reload();
     return answer;
   }
 
-  async function download(file: string): Promise<void> {
-    await studio.download(file);
+  /** Read the looked-up image again (catalog status changes), keeping the picture and the add answers. */
+  async function reload(): Promise<void> {
+    if (imageId.value === null) return;
+    const id = imageId.value;
+    const again = await api.image(id).catch(() => null);
+    if (again && imageId.value === id) result.value = again;
   }
 
   async function makePreset(): Promise<string> {
@@ -68,5 +86,5 @@ export const useModelhubStore = defineStore('modelhub', () => {
     return (await api.toInput(imageId.value)).filename;
   }
 
-  return { imageId, result, error, loading, pictureUrl, added, lookup, showPicture, addToCatalog, download, makePreset, useAsInput };
+  return { imageId, result, error, loading, pictureUrl, added, lookup, showPicture, addToCatalog, makePreset, useAsInput };
 });

@@ -33,7 +33,6 @@ export const useSystemStore = defineStore('system', () => {
   const env = ref<EnvGroup[]>([]);
   const revealed = ref<Record<string, string> | null>(null);
   const samples = ref<TelemetrySample[]>([]);
-  const maxConcurrent = ref<number | null>(null);
   const appUpdate = ref<AppUpdateInfo | null>(null);
 
   const off = socket.on('telemetry.sample', (sample) => {
@@ -43,12 +42,11 @@ export const useSystemStore = defineStore('system', () => {
 
   async function refresh(): Promise<void> {
     try {
-      const [s, u, e, h, settings] = await Promise.all([api.status(), api.uptime(), api.envSettings(), api.telemetryHistory(), api.settings()]);
+      const [s, u, e, h] = await Promise.all([api.status(), api.uptime(), api.envSettings(), api.telemetryHistory()]);
       status.value = s;
       uptime.value = u;
       env.value = e.groups;
       samples.value = trimSamples(h.samples, Date.now());
-      maxConcurrent.value = settings.max_concurrent;
       error.value = null;
       await refreshAppUpdate();
     } catch (err) {
@@ -128,9 +126,5 @@ export const useSystemStore = defineStore('system', () => {
     revealed.value = null;
   }
 
-  async function setMaxConcurrent(value: number): Promise<void> {
-    maxConcurrent.value = (await api.setMaxConcurrent(value)).max_concurrent;
-  }
-
-  return { extensionUrl: () => api.extensionUrl(), status, uptime, error, remote, updateResult, updating, restartPhase, env, revealed, samples, maxConcurrent, appUpdate, refresh, refreshAppUpdate, appUpdateAction, checkRemote, update, restart, setEnv, reveal, hide, setMaxConcurrent };
+  return { extensionUrl: () => api.extensionUrl(), status, uptime, error, remote, updateResult, updating, restartPhase, env, revealed, samples, appUpdate, refresh, refreshAppUpdate, appUpdateAction, checkRemote, update, restart, setEnv, reveal, hide };
 });
