@@ -133,6 +133,7 @@ export class Studio {
       bot: chatbot.control,
       secrets,
       auth: auth.auth,
+      signIns: auth.signIns,
       maintenance: this.maintenance,
       relaunch: options.relaunch ?? null,
       desktopUpdates: options.desktopUpdates ?? null,

@@ -3,12 +3,14 @@
  * download lifecycle for the models page. It lives in memory, newest last, bounded; the event
  * log is the durable record, this is the page's running commentary.
  */
-import { localStamp } from '../time.js';
+import { localStamp, romeIso } from '../time.js';
 
 /** One line of the activity log. */
 export interface ActivityLine {
   /** `HH:MM:SS`, Studio time zone. */
   time: string;
+  /** The same instant as ISO 8601 with its offset (the spec's `time` has no date and no zone): what the page shows, in the browser's zone. */
+  at: string;
   message: string;
   level: 'info' | 'ok' | 'error';
 }
@@ -24,7 +26,8 @@ export class ActivityLog {
 
   /** Append a line (the oldest goes once the log is full). */
   add(level: ActivityLine['level'], message: string): void {
-    this.lines.push({ time: localStamp(this.now()).slice(11), message, level });
+    const now = this.now();
+    this.lines.push({ time: localStamp(now).slice(11), at: romeIso(now), message, level });
     if (this.lines.length > this.capacity) this.lines.splice(0, this.lines.length - this.capacity);
   }
 

@@ -13,6 +13,8 @@ import { Authenticator } from './authenticator.js';
 import { KeyLimiter } from './key-limiter.js';
 import { RevokedSessionStore } from './revoked-sessions.store.js';
 import { SessionSigner } from './session.js';
+import { SignInLog } from './sign-in-log.js';
+import { SettingsStore } from '../db/settings.store.js';
 
 export interface AuthModuleDeps {
   config: Readonly<Config>;
@@ -25,6 +27,8 @@ export interface AuthModuleDeps {
 export interface AuthModule extends StudioModule {
   signer: SessionSigner;
   auth: Authenticator;
+  /** The devices that signed in (the first-run guide's "sign in from a phone"). */
+  signIns: SignInLog;
 }
 
 export function createAuthModule(deps: AuthModuleDeps): AuthModule {
@@ -39,5 +43,6 @@ export function createAuthModule(deps: AuthModuleDeps): AuthModule {
       { address, scope: verdict.scope, retry_after_s: verdict.retryAfterS },
     ),
   );
-  return { name: 'auth', routers: [authRoutes({ auth })], signer, auth };
+  const signIns = new SignInLog(new SettingsStore(deps.db));
+  return { name: 'auth', routers: [authRoutes({ auth, signIns })], signer, auth, signIns };
 }

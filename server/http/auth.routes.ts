@@ -8,6 +8,7 @@ import { loginPage } from './pages.js';
 import { clearedSessionCookie, sessionCookie, type SessionPayload } from './session.js';
 import { loginBody } from '../contracts/auth.contract.js';
 import { rememberAuth } from './submitter.js';
+import { deviceOf, type SignInLog } from './sign-in-log.js';
 
 const DEFAULT_REDIRECT = '/home';
 /** The login form sends a key and a path: a few KB is plenty, and the route is public. */
@@ -85,7 +86,7 @@ export function requireAuth(auth: Authenticator): RequestHandler {
 }
 
 /** `GET /login`, `POST /api/auth/login`, `POST /api/auth/logout`. */
-export function authRoutes({ auth }: { auth: Authenticator }): express.Router {
+export function authRoutes({ auth, signIns }: { auth: Authenticator; signIns?: SignInLog }): express.Router {
   const router = express.Router();
 
   router.get('/login', (_req, res) => {
@@ -97,6 +98,7 @@ export function authRoutes({ auth }: { auth: Authenticator }): express.Router {
     const result = auth.checkKey(clientAddress(req), body.api_key);
     if (result.kind !== 'key') throw keyCheckError(result, res, 'Invalid API key');
     res.append('Set-Cookie', sessionCookie(auth.signer.issue(), cookieShouldBeSecure(req)));
+    signIns?.record(deviceOf(req));
     res.json({ status: 'ok', redirect: safeNext(body.next) });
   });
 

@@ -29,6 +29,10 @@ import { UpdateService } from './update.service.js';
 import { systemRoutes } from './system.routes.js';
 import { TelemetryService } from './telemetry.service.js';
 import { reportMigrations } from './migration-report.js';
+import { firstRunRoutes } from './first-run.routes.js';
+import { FirstRunService } from './first-run.service.js';
+import { lanUrls } from './lan-addresses.js';
+import type { SignInLog } from '../http/sign-in-log.js';
 
 export interface SystemModuleDeps {
   config: Readonly<Config>;
@@ -51,6 +55,8 @@ export interface SystemModuleDeps {
   reloadData: () => Promise<void>;
   /** The desktop app's own updater when the desktop app runs Studio; null headless (git update). */
   desktopUpdates: DesktopUpdates | null;
+  /** Which devices signed in (the first-run guide's phone step). */
+  signIns: Pick<SignInLog, 'signedInElsewhere'>;
 }
 
 export interface SystemModule extends StudioModule {
@@ -134,6 +140,13 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     reloadData: deps.reloadData,
     scheduleRestart: (delayMs) => restart.schedule(delayMs, 'update applied'),
   });
+  // The port bound is known once Studio listens (STUDIO_PORT=0 picks one).
+  let boundPort = config.port;
+  const firstRun = new FirstRunService({
+    settings: new SettingsStore(deps.db),
+    lan: () => lanUrls({ host: config.host, port: boundPort, tls: config.tls !== null, loopbackReason: config.loopbackReason }),
+    signedInElsewhere: (device) => deps.signIns.signedInElsewhere(device),
+  });
   return {
     name: 'system',
     routers: [
@@ -143,6 +156,7 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
       updateRoutes(update),
       appUpdateRoutes(deps.desktopUpdates, () => deps.secrets.get('REPO_URL') !== null),
       extensionRoutes(path.join(config.system.appDir, 'resources', 'browser-extension')),
+      firstRunRoutes(firstRun),
     ],
     telemetry,
     status,
@@ -152,6 +166,9 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
     prepare: async () => void reportMigrations(deps.db, deps.events, deps.startedAt),
     start: () => telemetry.start(),
     stop: () => telemetry.stop(),
-    announce: (port) => announceStart(config, deps.events, port),
+    announce: (port) => {
+      boundPort = port;
+      announceStart(config, deps.events, port);
+    },
   };
 }

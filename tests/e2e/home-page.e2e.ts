@@ -2,7 +2,7 @@
  * The home page (issue #30) in a real browser against a real Studio with the stand-in engine:
  * the workflow cards use the width of a wide screen and break long file names only at their
  * separators (defect 10); the first-run guide checks itself off from real state (improvement 13).
- * axe-core at desktop and phone width; screenshots under `artifacts/screenshots/`.
+ * axe-core at desktop and phone width; screenshots under `artifacts/screenshots/` (or HOME_SHOTS).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +14,10 @@ import { launchBrowser, newSessionPage, type TestBrowser } from '../helpers/brow
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
+import { catalogOf, repoEntry, writeCatalogs } from '../helpers/fake-catalogs.js';
+import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
+import { fakeGpuPath, writeFakeGpuTools } from '../helpers/fake-gpu-tools.js';
+import { execute, waitForJob } from '../helpers/runner.js';
 
 const SHOTS = process.env.HOME_SHOTS ?? path.join(APP_ROOT, 'artifacts', 'screenshots');
 const DESKTOP = { width: 1366, height: 900 };
@@ -114,5 +118,105 @@ describe('Home page: workflow cards', () => {
     expect(await check(page, 'home-cards-phone', PHONE)).toEqual([]);
     expect(await check(page, 'home-cards-desktop', DESKTOP)).toEqual([]);
     await page.context().close();
+  });
+});
+
+describe('Home page: first-run guide', () => {
+  let origin: FakeFileServer;
+  let page: Page;
+  const step = (name: string) => page.getByRole('listitem').filter({ has: page.getByRole('heading', { name }) });
+
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    origin = await startFakeFileServer({ content: Buffer.alloc(1024, 7) });
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-guide-e2e-'));
+    // The shipped catalog's image checkpoints (sizes as shipped), served by a fake repository host.
+    const image = (file: string, size_gb: number, tags: string[]) => repoEntry(file, { name: file.replace(/\.safetensors$/, ''), size_gb, tags: [...tags, 'image'] });
+    writeCatalogs(dir, {
+      models: catalogOf([image('sd_xl_base_1.0.safetensors', 6.94, ['sdxl', 'base']), image('v1-5-pruned-emaonly-fp16.safetensors', 2.13, ['sd15', 'base']), image('flux1-schnell-fp8.safetensors', 17.2, ['flux'])]),
+      loras: catalogOf([], 'loras'),
+    });
+    // A Tesla T4 (15 GB): Flux does not fit, SDXL does and a shipped workflow uses it.
+    const gpuPath = fakeGpuPath(writeFakeGpuTools(path.join(dir, 'gpu-tools'), { nvidia: 'nvidia-470-tesla-t4' }));
+    studio = await startTestStudio({
+      dir,
+      startEngine: true,
+      env: { STUDIO_HOST: '0.0.0.0', REPOHOST_BASE_URL: origin.url, PATH: `${gpuPath}:${process.env.PATH ?? '/usr/bin'}`, STUDIO_NVIDIA_SMI: 'nvidia-smi', STANDIN_STEP_MS: '20' },
+    });
+    await studio.studio.engineReady(60_000);
+    browser = await launchBrowser();
+    page = await signedInPage(DESKTOP);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await studio?.stop();
+    await origin?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('checks its steps off from real state: engine, starter model, first job, phone', async () => {
+    await page.goto(`${studio.url}/home`);
+    const guide = page.getByRole('region', { name: 'Get started' });
+    await guide.waitFor();
+    await expect.poll(() => guide.textContent()).toMatch(/0 of 4 done/);
+
+    // The stand-in engine is not the real one: the step links to the setup page.
+    expect(await step('Set up the engine').textContent()).toMatch(/stand-in engine.*To do|To do.*stand-in engine/s);
+    expect(await step('Set up the engine').getByRole('link', { name: 'Engine setup' }).getAttribute('href')).toBe('/setup');
+
+    // The starter model for a 15 GB T4: SDXL base, its size shown, one click to download.
+    const model = step('Get a starter model');
+    await expect.poll(() => model.textContent()).toMatch(/sd_xl_base_1\.0 · 6\.46 GB.*workflow here uses that fits in 14\.\d+ GB of GPU memory \(Tesla T4\)/s);
+
+    // The phone: this machine's LAN address as a link and a QR code (or why there is none).
+    const lan = Object.values(os.networkInterfaces()).flatMap((list) => list ?? []).filter((n) => !n.internal && n.family === 'IPv4').map((n) => `http://${n.address}:${new URL(studio.url).port}`);
+    const phone = step('Sign in from your phone');
+    if (lan.length) {
+      const qr = phone.getByRole('img', { name: /^QR code of / });
+      expect(lan.map((url) => `QR code of ${url}`)).toContain(await qr.getAttribute('aria-label'));
+      expect(lan).toContain(await phone.getByRole('link').first().textContent());
+    } else {
+      expect(await phone.textContent()).toMatch(/no network address/);
+    }
+    expect(await check(page, 'home-guide-desktop', DESKTOP)).toEqual([]);
+    expect(await check(page, 'home-guide-wide', WIDE)).toEqual([]);
+    expect(await check(page, 'home-guide-phone', PHONE)).toEqual([]);
+    await resize(page, DESKTOP);
+
+    await model.getByRole('button', { name: 'Download 6.46 GB' }).click();
+    await expect.poll(() => model.textContent(), { timeout: 30_000 }).toMatch(/sd_xl_base_1\.0 is on disk\.\s*$|is on disk/);
+    expect(await model.textContent()).toMatch(/Done/);
+    expect(fs.existsSync(path.join(dir!, 'models', 'checkpoints', 'sd_xl_base_1.0.safetensors'))).toBe(true);
+
+    // The checkpoint made the SDXL workflow ready: the guide offers it, and a finished job ticks the step.
+    const run = step('Run your first workflow');
+    await expect.poll(() => run.getByRole('link', { name: 'Open SDXL text to image' }).count(), { timeout: 20_000 }).toBe(1);
+    const { prompt_id } = await execute(studio.api, 'txt2img-sdxl', { params: { positive: 'a lighthouse', steps: 2 } });
+    await waitForJob(studio.api, prompt_id, ['completed'], 60_000);
+    await expect.poll(() => run.textContent(), { timeout: 20_000 }).toMatch(/Done.*A job has finished/s);
+
+    // Studio cannot see this phone sign in (same machine): the user ticks it, and it is stored.
+    await phone.getByRole('checkbox', { name: 'I have signed in on my phone' }).check();
+    await expect.poll(() => phone.textContent()).toMatch(/Done/);
+    await page.reload();
+    await expect.poll(() => guide.textContent()).toMatch(/3 of 4 done/);
+    await page.getByRole('heading', { name: 'SDXL text to image', exact: true }).waitFor();
+    expect(await check(page, 'home-guide-3-done', DESKTOP)).toEqual([]);
+  });
+
+  it('can be hidden, stays hidden, and comes back from the System page', async () => {
+    const guide = page.getByRole('region', { name: 'Get started' });
+    await guide.getByRole('button', { name: 'Hide guide' }).click();
+    await guide.waitFor({ state: 'detached' });
+    await page.reload();
+    await page.getByRole('heading', { name: 'SDXL text to image', exact: true }).waitFor();
+    expect(await guide.count()).toBe(0);
+
+    await page.goto(`${studio.url}/system`);
+    await page.getByRole('button', { name: 'Show the first-run guide' }).click();
+    await page.waitForURL(/\/home$/);
+    await guide.waitFor();
+    expect(await check(page, 'home-guide-reopened-phone', PHONE)).toEqual([]);
   });
 });

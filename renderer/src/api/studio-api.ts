@@ -109,6 +109,9 @@ export class StudioApi {
   job(promptId: string): Promise<JobRecord> {
     return this.http.get(`/api/admin/history/${encodeURIComponent(promptId)}`);
   }
+  starJob(promptId: string, starred: boolean): Promise<JobRecord> {
+    return this.http.post(`/api/admin/history/${encodeURIComponent(promptId)}/star`, { starred });
+  }
   retryJob(promptId: string): Promise<{ prompt_id: string; retry_of: string }> {
     return this.http.post('/api/admin/history/retry', { prompt_id: promptId });
   }

@@ -61,7 +61,10 @@ export interface DownloadStream {
 }
 
 export interface ActivityLine {
+  /** `HH:MM:SS` in the server's zone (the spec's field). */
   time: string;
+  /** ISO 8601 with its offset (servers before it: absent). */
+  at?: string;
   message: string;
   level: 'info' | 'ok' | 'error';
 }
@@ -99,6 +102,12 @@ export interface HistoryQuery {
   offset: number;
   status?: 'completed' | 'error' | 'stalled' | 'cancelled';
   workflow_id?: string;
+  /** Words of the prompt (or the workflow name). */
+  q?: string;
+  /** Submitted at or after / before (ISO with its zone). */
+  from?: string;
+  to?: string;
+  starred?: boolean;
 }
 
 export interface EventQuery {

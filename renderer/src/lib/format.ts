@@ -52,14 +52,36 @@ export function formatGb(sizeGb: number | null | undefined): string {
 }
 
 /**
- * A server time (a job's wall-clock stamp in the server's `zone`, or ISO with an offset) in the
- * browser's zone, as `22 Nov, 14:03`.
+ * The one rule for every time on screen: the browser's zone, the time of day alone when it is
+ * today, with the day (and the year when it is not this one) otherwise: `14:03`, `22 Nov, 14:03`,
+ * `3 Dec 2025, 09:10`. Seconds when asked (logs, a job's status history).
  */
-export function formatStamp(stamp: string | null | undefined, zone: string | null = null): string {
+export function formatWhen(date: Date, options: { seconds?: boolean; now?: Date } = {}): string {
+  const now = options.now ?? new Date();
+  const time: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit', ...(options.seconds ? { second: '2-digit' } : {}) };
+  if (date.toDateString() === now.toDateString()) return date.toLocaleTimeString(undefined, time);
+  const day: Intl.DateTimeFormatOptions = { day: 'numeric', month: 'short', ...(date.getFullYear() === now.getFullYear() ? {} : { year: 'numeric' }) };
+  return date.toLocaleString(undefined, { ...day, ...time });
+}
+
+/**
+ * A server time (a job's wall-clock stamp in the server's `zone`, a catalog's `YYYY-MM-DD HH:MM`
+ * in that zone, or ISO with an offset) by the rule of `formatWhen`.
+ */
+export function formatStamp(stamp: string | null | undefined, zone: string | null = null, seconds = false): string {
   if (!stamp) return '—';
   const date = parseServerTime(stamp, zone);
   if (!date) return stamp;
-  return date.toLocaleString(undefined, { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+  return formatWhen(date, { seconds });
+}
+
+/** A browser-zone day `YYYY-MM-DD` (a date input's value) as the history route's `from`/`to` instants (UTC ISO); null when not a day. */
+export function dayRange(day: string): { from: string; to: string } | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!m) return null;
+  const start = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  const end = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]) + 1);
+  return { from: start.toISOString(), to: end.toISOString() };
 }
 
 /** `3 images`, `1 video`: a count with its noun, plural when it should be. */
@@ -67,11 +89,9 @@ export function plural(count: number, noun: string, many = `${noun}s`): string {
   return `${count} ${count === 1 ? noun : many}`;
 }
 
-/** An event's ISO timestamp as the time of day with seconds. */
+/** An event's ISO timestamp by the rule of `formatWhen`, with seconds. */
 export function formatClock(iso: string): string {
-  const date = parseServerTime(iso, null);
-  if (!date) return iso;
-  return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return formatStamp(iso, null, true);
 }
 
 /** A clamped percent (0..100) with at most one decimal. */

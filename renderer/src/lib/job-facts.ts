@@ -58,3 +58,18 @@ export function withNewSeeds(job: JobRecord, inputs: readonly ManifestInput[]): 
   }
   return params;
 }
+
+const PROMPT_KEYS = /prompt|positive|^text$|caption/i;
+
+/** The job's prompt: the text parameter named like one (not the negative), else the first text with spaces. */
+export function promptOf(job: Pick<JobRecord, 'params'>): string | null {
+  const texts = Object.entries(job.params).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1].trim() !== '' && !e[0].startsWith('_') && !/neg/i.test(e[0]));
+  const named = texts.find(([key]) => PROMPT_KEYS.test(key)) ?? texts.find(([, value]) => /\s/.test(value.trim()));
+  return named ? named[1].trim() : null;
+}
+
+/** The first `count` words of `text`, with an ellipsis when there were more. */
+export function firstWords(text: string, count = 12): string {
+  const words = text.trim().split(/\s+/);
+  return words.length > count ? `${words.slice(0, count).join(' ')}…` : words.join(' ');
+}

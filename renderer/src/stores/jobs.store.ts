@@ -8,7 +8,7 @@ import { computed, onScopeDispose, ref } from 'vue';
 import { useClient } from '../api/context.js';
 import type { HistoryQuery, JobRecord, ProgressObject } from '../api/types.js';
 
-export type HistoryFilter = Pick<HistoryQuery, 'status' | 'workflow_id'>;
+export type HistoryFilter = Pick<HistoryQuery, 'status' | 'workflow_id' | 'q' | 'from' | 'to' | 'starred'>;
 
 export type TrackedStatus = 'queued' | 'running' | 'completed' | 'error' | 'cancelled' | 'unknown';
 
@@ -48,6 +48,14 @@ function finalProgress(last: ProgressObject | null, ok: boolean): ProgressObject
 export function matchesHistoryFilter(job: JobRecord, filter: HistoryFilter): boolean {
   if (filter.status && job.status !== filter.status) return false;
   if (filter.workflow_id && job.workflow_id !== filter.workflow_id) return false;
+  // A job that just finished was submitted moments ago, and is not starred yet.
+  if (filter.starred) return false;
+  const now = Date.now();
+  if ((filter.from && now < Date.parse(filter.from)) || (filter.to && now >= Date.parse(filter.to))) return false;
+  if (filter.q) {
+    const text = [job.workflow_name ?? '', ...Object.values(job.params).filter((v): v is string => typeof v === 'string')].join('\n').toLowerCase();
+    if (!filter.q.toLowerCase().split(/\s+/).filter(Boolean).every((word) => text.includes(word))) return false;
+  }
   return job.status === 'completed' || job.status === 'error' || job.status === 'stalled' || job.status === 'cancelled';
 }
 
@@ -231,6 +239,44 @@ export const useJobsStore = defineStore('jobs', () => {
     return answer.prompt_id;
   }
 
+  /** Star or unstar a job; the record in view takes the answer. */
+  async function star(id: string, starred: boolean): Promise<JobRecord> {
+    const record = await api.starJob(id, starred);
+    history.value = history.value.map((j) => (j.prompt_id === id ? record : j)).filter((j) => j.prompt_id !== id || matchesStarFilter(j));
+    if (finished.value[id]) finished.value = { ...finished.value, [id]: record };
+    return record;
+  }
+
+  function matchesStarFilter(job: JobRecord): boolean {
+    const want = historyFilter.value.starred;
+    return want === undefined || !!job.starred === want;
+  }
+
+  /**
+   * The jobs either side of `id` in the history as filtered (newer, older), for the job viewer's
+   * arrows and swipes; pages on when `id` is at an edge of the page loaded. Null where there is none.
+   */
+  async function neighbour(id: string, direction: 'newer' | 'older'): Promise<string | null> {
+    let index = history.value.findIndex((j) => j.prompt_id === id);
+    if (index < 0) {
+      // Opened from elsewhere (a link, a reload): the first page of the history as filtered.
+      await loadHistory(0);
+      index = history.value.findIndex((j) => j.prompt_id === id);
+      if (index < 0) return null;
+    }
+    const next = index + (direction === 'older' ? 1 : -1);
+    if (next >= 0 && next < history.value.length) return history.value[next]!.prompt_id;
+    if (direction === 'older' && hasMore.value) {
+      await loadHistory(page.value + 1);
+      return history.value[0]?.prompt_id ?? null;
+    }
+    if (direction === 'newer' && page.value > 0) {
+      await loadHistory(page.value - 1);
+      return history.value.at(-1)?.prompt_id ?? null;
+    }
+    return null;
+  }
+
   /** Delete jobs (records and output folders). */
   async function remove(ids: string[]): Promise<string[]> {
     const answer = await api.deleteJobs(ids);
@@ -257,6 +303,8 @@ export const useJobsStore = defineStore('jobs', () => {
     setFilter,
     retry,
     remove,
+    star,
+    neighbour,
     recent,
   };
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { friendlyJobError } from '../../../renderer/src/lib/errors.js';
 import { downloadProblem, retryWords } from '../../../renderer/src/lib/download-errors.js';
-import { etaSeconds, formatBytes, formatDuration, formatGb, formatPercent, formatSpeed, formatStamp, plural } from '../../../renderer/src/lib/format.js';
+import { dayRange, etaSeconds, formatBytes, formatClock, formatDuration, formatGb, formatPercent, formatSpeed, formatStamp, formatWhen, plural } from '../../../renderer/src/lib/format.js';
 import { parseJobFolder } from '../../../renderer/src/lib/job-folder.js';
 import { parseServerTime } from '../../../server/contracts/wire-time.js';
 import { progressFacts } from '../../../renderer/src/lib/progress.js';
@@ -100,6 +100,27 @@ describe('times in the browser zone', () => {
     expect(parseServerTime('2026-11-22T12:16:00.000+01:00', 'Asia/Tokyo')?.toISOString()).toBe('2026-11-22T11:16:00.000Z');
     expect(parseServerTime('not a time', 'Europe/Rome')).toBeNull();
     expect(formatStamp(null)).toBe('—');
+  });
+  it('shows one rule everywhere: the time alone today, the day when not today, the year when not this year', () => {
+    const now = new Date(2026, 10, 22, 18, 0, 0);
+    const today = formatWhen(new Date(2026, 10, 22, 9, 5, 7), { now });
+    expect(today).toBe(new Date(2026, 10, 22, 9, 5, 7).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }));
+    expect(today).not.toMatch(/Nov/);
+    expect(formatWhen(new Date(2026, 10, 22, 9, 5, 7), { now, seconds: true })).toMatch(/05.07/);
+    const yesterday = formatWhen(new Date(2026, 10, 21, 23, 59), { now });
+    expect(yesterday).toMatch(/21/);
+    expect(yesterday).toMatch(/Nov/);
+    expect(yesterday).not.toMatch(/2026/);
+    expect(formatWhen(new Date(2025, 11, 3, 9, 10), { now })).toMatch(/2025/);
+    // Events (ISO with an offset) and job stamps (server wall clock) go through the same rule.
+    const iso = new Date(2026, 0, 2, 3, 4, 5).toISOString();
+    expect(formatClock(iso)).toBe(formatWhen(new Date(iso), { seconds: true }));
+    expect(formatStamp('2026-01-02T12:16:00', 'Europe/Rome')).toBe(formatWhen(new Date('2026-01-02T11:16:00Z')));
+    expect(formatStamp('2026-01-02 12:16', 'Europe/Rome')).toBe(formatWhen(new Date('2026-01-02T11:16:00Z')));
+  });
+  it('turns a browser day into the history route\'s from/to instants', () => {
+    expect(dayRange('2026-11-22')).toEqual({ from: new Date(2026, 10, 22).toISOString(), to: new Date(2026, 10, 23).toISOString() });
+    expect(dayRange('')).toBeNull();
   });
   it('reads a job folder name as workflow and time', () => {
     expect(parseJobFolder('image-filter_20261122-121600_a1b2c3')).toEqual({ workflowId: 'image-filter', stamp: '2026-11-22T12:16:00' });

@@ -115,6 +115,36 @@ describe('jobs store', () => {
     expect(matchesHistoryFilter(job('x', { status: 'running' }), {})).toBe(false);
   });
 
+  it('keeps a live finished job out of a page filtered by star, day or words it does not match', () => {
+    const fox = job('x', { status: 'completed', params: { positive: 'A red fox', steps: 3 } });
+    expect(matchesHistoryFilter(fox, { starred: true })).toBe(false);
+    expect(matchesHistoryFilter(fox, { q: 'RED fox' })).toBe(true);
+    expect(matchesHistoryFilter(fox, { q: 'owl' })).toBe(false);
+    expect(matchesHistoryFilter(fox, { q: 'noise' })).toBe(true); // the workflow name
+    expect(matchesHistoryFilter(fox, { from: '2001-01-01T00:00:00Z', to: '2001-01-02T00:00:00Z' })).toBe(false);
+  });
+
+  it('sends search, day and star filters to the server; a star updates the row; neighbours page on', async () => {
+    const rows = Array.from({ length: 21 }, (_, i) => job(`h${i}`, { status: 'completed' }));
+    h = await harness({
+      'GET /api/admin/history': (url) => rows.slice(Number(url.searchParams.get('offset')), Number(url.searchParams.get('offset')) + Number(url.searchParams.get('limit'))),
+      'POST /api/admin/history/h1/star': (_url, body) => ({ ...rows[1]!, ...((JSON.parse(body) as { starred: boolean }).starred ? { starred: true } : {}) }),
+    });
+    const jobs = useJobsStore();
+    await jobs.setFilter({ q: 'red fox', from: '2026-11-21T23:00:00.000Z', to: '2026-11-22T23:00:00.000Z', starred: true });
+    expect(h.requests.at(-1)).toBe('GET /api/admin/history?limit=21&offset=0&q=red+fox&from=2026-11-21T23%3A00%3A00.000Z&to=2026-11-22T23%3A00%3A00.000Z&starred=true');
+    await jobs.setFilter({});
+    expect((await jobs.star('h1', true)).starred).toBe(true);
+    expect(jobs.history[1]!.starred).toBe(true);
+    expect(await jobs.neighbour('h1', 'newer')).toBe('h0');
+    expect(await jobs.neighbour('h0', 'newer')).toBeNull();
+    // h19 ends the first page: the older one is the first of the next page, which is loaded.
+    expect(await jobs.neighbour('h19', 'older')).toBe('h20');
+    expect(jobs.page).toBe(1);
+    expect(await jobs.neighbour('h20', 'newer')).toBe('h19');
+    expect(jobs.page).toBe(0);
+  });
+
   it('asks for the queue when progress arrives for a job it has not seen', async () => {
     h = await harness({ 'GET /api/admin/queue': () => [job('late')] });
     const jobs = useJobsStore();
