@@ -138,6 +138,15 @@ export class JobMonitor {
     return result.job;
   }
 
+  /**
+   * Finish a job the engine ended while nobody watched (reconciliation): its outputs are pulled
+   * into the job folder first when the engine's folders are its own, as for a job followed live.
+   */
+  async settleFromHistory(promptId: string, entry: HistoryEntry): Promise<JobRecord | null> {
+    await this.collectOutputs(promptId, entry);
+    return this.finishFromHistory(promptId, entry);
+  }
+
   /** The engine has no record of the job, or it hung: `stalled`, marker removed; returns the record as it now is. */
   markStalled(promptId: string, reason: StallReason): JobRecord | null {
     this.tracked.delete(promptId);

@@ -80,7 +80,7 @@ async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResult | nul
       result.unchecked.push(job.prompt_id);
       continue;
     }
-    count(job.prompt_id, history ? deps.monitor.finishFromHistory(job.prompt_id, history) : deps.monitor.markStalled(job.prompt_id, { cause: 'lost' }));
+    count(job.prompt_id, history ? await deps.monitor.settleFromHistory(job.prompt_id, history) : deps.monitor.markStalled(job.prompt_id, { cause: 'lost' }));
   }
   const total = result.followed.length + result.finished.length + result.stalled.length;
   if (total === 0) return result;

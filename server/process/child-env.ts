@@ -17,8 +17,8 @@ const NAMES = new Set([
   'VIRTUAL_ENV', 'CONDA_PREFIX', 'LD_LIBRARY_PATH', 'DISPLAY',
 ]);
 
-/** Prefixes passed through: locale, Python/pip/git settings, GPU runtimes, thread counts, Studio's own non-secret settings. */
-const PREFIXES = ['LC_', 'XDG_', 'PYTHON', 'PIP_', 'GIT_', 'CUDA_', 'NVIDIA_', 'HIP_', 'ROCM_', 'HSA_', 'PYTORCH_', 'OMP_', 'MKL_', 'OPENBLAS_', 'STUDIO_', 'ENGINE_', 'STANDIN_', 'LLM_'];
+/** Prefixes passed through: locale, Python/pip/uv/git settings, GPU runtimes, thread counts, Studio's own non-secret settings. */
+const PREFIXES = ['LC_', 'XDG_', 'PYTHON', 'PIP_', 'UV_', 'GIT_', 'CUDA_', 'NVIDIA_', 'HIP_', 'ROCM_', 'HSA_', 'PYTORCH_', 'OMP_', 'MKL_', 'OPENBLAS_', 'STUDIO_', 'ENGINE_', 'STANDIN_', 'LLM_'];
 
 /** Never passed, whatever the lists above say: Studio's secrets and anything named like one. */
 const SECRET = /(^|_)(API_KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)($|_)/i;

@@ -105,7 +105,9 @@ async function runSteps(plan: InstallPlan, hooks: InstallHooks): Promise<Install
   const baseTorch = plan.uv ? null : await usableBaseTorch(plan, hooks);
   const shareBase = baseTorch ? ['--system-site-packages'] : [];
   if (plan.uv) {
-    await run('Making the Python environment (uv venv)', plan.uv, ['venv', '--seed', ...shareBase, '--python', plan.basePython, venv], plan.timeouts.environmentMs);
+    // --seed puts pip in (node package installs later use the environment's own pip); it comes from
+    // the configured index like every other package, not from uv's default one.
+    await run('Making the Python environment (uv venv)', plan.uv, ['venv', '--seed', ...shareBase, '--python', plan.basePython, '--index-url', plan.packageIndexUrl, venv], plan.timeouts.environmentMs);
   } else {
     await run('Making the Python environment (python -m venv)', plan.basePython, ['-m', 'venv', ...shareBase, venv], plan.timeouts.environmentMs);
   }

@@ -12,6 +12,8 @@ import type { TargetRow } from './targets.js';
 
 interface Sample {
   readyMs: number;
+  /** CPU time (user + system) the process had used when it answered: less bent by a loaded machine than the wall time. */
+  cpuMs: number;
   rssBytes: number;
 }
 
@@ -20,9 +22,21 @@ const http = require('node:http');
 http.createServer((req, res) => res.end('{"status":"ok"}')).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
-async function measure(command: string, args: string[], env: NodeJS.ProcessEnv, port: number): Promise<Sample> {
+/**
+ * The floor under Studio's start: the same bare server, after loading only the libraries Studio
+ * cannot start without (HTTP framework and its WebSocket layer, the wire schemas, SQLite, the log
+ * writer). What Studio takes beyond this is its own modules and start work.
+ */
+const LIBRARIES_ONLY = `
+(async () => {
+  for (const name of ['express', 'express-ws', 'ws', 'zod', 'better-sqlite3', 'electron-log/node']) await import(name);
+  ${REFERENCE}
+})();
+`;
+
+async function measure(command: string, args: string[], env: NodeJS.ProcessEnv, port: number, cwd?: string): Promise<Sample> {
   const started = performance.now();
-  const child = spawn(command, args, { env, stdio: 'ignore', detached: true });
+  const child = spawn(command, args, { env, cwd, stdio: 'ignore', detached: true });
   try {
     for (;;) {
       try {
@@ -34,8 +48,9 @@ async function measure(command: string, args: string[], env: NodeJS.ProcessEnv, 
       await new Promise((r) => setTimeout(r, 5));
     }
     const readyMs = performance.now() - started;
+    const cpuMs = cpuTime(child);
     await new Promise((r) => setTimeout(r, 3000));
-    return { readyMs, rssBytes: rss(child) };
+    return { readyMs, cpuMs, rssBytes: rss(child) };
   } finally {
     stop(child);
   }
@@ -45,6 +60,13 @@ function rss(child: ChildProcess): number {
   const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
   return kb * 1024;
+}
+
+/** utime + stime of the process, in ms (`/proc/<pid>/stat` fields 14 and 15, in clock ticks of 10 ms). */
+function cpuTime(child: ChildProcess): number {
+  const stat = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function stop(child: ChildProcess): void {
@@ -62,6 +84,7 @@ function median(values: number[]): number {
 export async function run(root: string, runs = 3): Promise<TargetRow[]> {
   const studioRuns: Sample[] = [];
   const refRuns: Sample[] = [];
+  const libRuns: Sample[] = [];
   for (let i = 0; i < runs; i++) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-'));
     const port = await freePort();
@@ -77,13 +100,18 @@ export async function run(root: string, runs = 3): Promise<TargetRow[]> {
     studioRuns.push(await measure(process.execPath, [path.join(root, 'dist', 'server', 'main.js')], env, port));
     const refPort = await freePort();
     refRuns.push(await measure(process.execPath, ['-e', REFERENCE], { ...process.env, PORT: String(refPort) }, refPort));
+    const libPort = await freePort();
+    libRuns.push(await measure(process.execPath, ['-e', LIBRARIES_ONLY], { ...process.env, PORT: String(libPort) }, libPort, root));
     await new Promise((r) => setTimeout(r, 500));
     fs.rmSync(dir, { recursive: true, force: true });
   }
   const s = { ready: median(studioRuns.map((r) => r.readyMs)), rss: median(studioRuns.map((r) => r.rssBytes)) };
   const r = { ready: median(refRuns.map((x) => x.readyMs)), rss: median(refRuns.map((x) => x.rssBytes)) };
+  const l = { ready: median(libRuns.map((x) => x.readyMs)), rss: median(libRuns.map((x) => x.rssBytes)) };
+  const cpu = (samples: Sample[]) => median(samples.map((x) => x.cpuMs)).toFixed(0);
   console.log(`startup: process start → /api/health 200: studio ${s.ready.toFixed(0)} ms, bare node http ${r.ready.toFixed(0)} ms, ratio ${(s.ready / r.ready).toFixed(2)} (median of ${runs})`);
-  console.log(`idle RSS: studio ${(s.rss / 1048576).toFixed(1)} MiB, bare node http ${(r.rss / 1048576).toFixed(1)} MiB, ratio ${(s.rss / r.rss).toFixed(2)}`);
+  console.log(`  CPU used by then: studio ${cpu(studioRuns)} ms, bare ${cpu(refRuns)} ms, the bare server after loading only the libraries Studio starts with ${cpu(libRuns)} ms (wall ${l.ready.toFixed(0)} ms)`);
+  console.log(`idle RSS: studio ${(s.rss / 1048576).toFixed(1)} MiB, bare node http ${(r.rss / 1048576).toFixed(1)} MiB, ratio ${(s.rss / r.rss).toFixed(2)}; libraries only ${(l.rss / 1048576).toFixed(1)} MiB`);
   const npmStart = await measureNpmStart(root, runs);
   const rows: TargetRow[] = [
     {
