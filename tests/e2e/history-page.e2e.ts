@@ -16,25 +16,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_ROOT } from '../../server/config.js';
 import { localStamp } from '../../server/time.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { openStudioPage, SHOTS as ALL_SHOTS, type StudioPage, type TestBrowser } from '../helpers/browser.js';
 import { jobFixtures } from '../helpers/job-fixtures.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
-import { ensureRendererBuilt } from '../helpers/renderer-build.js';
-import { execute, jobRecord, plantModels, SHIPPED_MODELS, waitForJob } from '../helpers/runner.js';
-import { startTestStudio, type TestStudio } from '../helpers/studio.js';
+import { execute, jobRecord, SHIPPED_MODELS, waitForJob } from '../helpers/runner.js';
+import type { TestStudio } from '../helpers/studio.js';
 
-const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots', 'history');
+const SHOTS = path.join(ALL_SHOTS, 'history');
 const DESKTOP = { width: 1366, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const ZONE = 'America/New_York';
 const LOCALE = 'en-GB';
 const DAY = 24 * 3600_000;
 
+let ui: StudioPage;
 let studio: TestStudio;
 let browser: TestBrowser;
-let context: BrowserContext;
 let page: Page;
 /** Newest first: the three jobs run here, then one planted three days earlier. */
 const ids: string[] = [];
@@ -49,8 +47,9 @@ function expected(ms: number, seconds = false): string {
   return new Date(ms).toLocaleString(LOCALE, { ...time, day: 'numeric', month: 'short' });
 }
 
-async function newContext(viewport: { width: number; height: number }, extra: { hasTouch?: boolean; isMobile?: boolean } = {}): Promise<BrowserContext> {
-  const ctx = await browser.browser.newContext({ viewport, locale: LOCALE, timezoneId: ZONE, ...extra });
+/** A touch phone's context (the shared helper's contexts have no touch screen). */
+async function touchPhoneContext(): Promise<BrowserContext> {
+  const ctx = await browser.browser.newContext({ viewport: PHONE, locale: LOCALE, timezoneId: ZONE, hasTouch: true, isMobile: true });
   const [name, value] = (await studio.login()).split('=') as [string, string];
   await ctx.addCookies([{ name, value, url: studio.url }]);
   return ctx;
@@ -73,10 +72,8 @@ async function checkBoth(name: string): Promise<{ axe: string[]; wide: string[] 
 const rowOf = (text: string) => page.getByRole('row').filter({ hasText: text });
 
 beforeAll(async () => {
-  ensureRendererBuilt();
-  studio = await startTestStudio({ startEngine: true, env: { STANDIN_STEP_MS: '5', STANDIN_NODE_MS: '5' } });
-  plantModels(studio.dir, SHIPPED_MODELS);
-  await studio.studio.engineReady(60_000);
+  ui = await openStudioPage({ startEngine: true, env: { STANDIN_STEP_MS: '5', STANDIN_NODE_MS: '5' }, models: SHIPPED_MODELS, page: { viewport: DESKTOP, locale: LOCALE, timezoneId: ZONE } });
+  ({ studio, browser, page } = ui);
   jobFixtures(studio.studio).insert(
     jobRecord({ prompt_id: 'old-job', workflow_id: 'txt2img-sdxl', workflow_name: 'SDXL text to image', status: 'completed', params: { positive: 'an old lantern in the snow', steps: 2 }, queued_at: localStamp(new Date(OLD_MS)), started_at: localStamp(new Date(OLD_MS)), finished_at: localStamp(new Date(OLD_MS + 4000)), duration: 4 }),
     OLD_MS,
@@ -86,16 +83,9 @@ beforeAll(async () => {
     await waitForJob(studio.api, prompt_id, ['completed'], 60_000);
     ids.unshift(prompt_id);
   }
-  browser = await launchBrowser();
-  context = await newContext(DESKTOP);
-  page = await context.newPage();
 }, 180_000);
 
-afterAll(async () => {
-  await context?.close();
-  await browser?.close();
-  await studio?.stop();
-});
+afterAll(async () => ui?.close());
 
 describe('history page (#30 defect 8)', () => {
   it('shows each row with the prompt\'s first words, and opens the job from anywhere on the row', async () => {
@@ -161,6 +151,14 @@ describe('times (#30 defect 6)', () => {
     const shown = (await log.getByRole('listitem').filter({ hasText: 'Concurrent downloads set to 3' }).textContent()) ?? '';
     expect(shown).toContain(expected(Date.parse(line.at), true));
     expect(shown).not.toContain(line.time); // Rome's clock is six hours ahead of New York's
+    await checkBoth('models-activity');
+    // The page is long (44 models): the activity panel on its own too, at both widths.
+    const panel = page.locator('section[aria-labelledby="activity-title"]');
+    for (const [name, size] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+      await page.setViewportSize(size);
+      await panel.screenshot({ path: path.join(SHOTS, `models-activity-log-${name}.png`) });
+    }
+    await page.setViewportSize(DESKTOP);
 
     await page.goto(`${studio.url}/system`);
     const models = page.getByRole('row').filter({ hasText: 'Models catalog' });
@@ -169,6 +167,12 @@ describe('times (#30 defect 6)', () => {
     const [d, t] = status.components.models.date.split(' ') as [string, string];
     const romeMs = Date.parse(`${d}T${t}:00+01:00`);
     expect(await models.textContent()).toContain(expected(romeMs));
+    // "1 row", not "1 rows", in the database counts.
+    expect(await page.getByText(/\b1 rows\b/).count()).toBe(0);
+    await checkBoth('system-dates');
+    await page.goto(`${studio.url}/disk`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await checkBoth('disk');
   });
 });
 
@@ -238,7 +242,7 @@ describe('stars (#27) and moving through results (#30 improvement 14)', () => {
   });
 
   it('swipes between results on a phone', async () => {
-    const phone = await newContext(PHONE, { hasTouch: true, isMobile: true });
+    const phone = await touchPhoneContext();
     try {
       const p = await phone.newPage();
       await p.goto(`${studio.url}/jobs/${ids[1]}`);
