@@ -134,7 +134,10 @@ describe('Model hub (defect 5, and its field labels from 10)', () => {
 
     await page.goto(`${studio.url}/models`);
     await page.getByRole('tab', { name: 'LoRAs' }).click();
-    await page.getByRole('list', { name: 'LoRA list' }).getByRole('article', { name: /^Detail Tweaker/ }).waitFor();
+    const listed = page.getByRole('list', { name: 'LoRA list' }).getByRole('article', { name: /^Detail Tweaker/ });
+    await listed.waitFor();
+    // A LoRA is picked on a form, never required: no "No workflow needs it" on it.
+    expect(await listed.getByText('No workflow needs it').count()).toBe(0);
   });
 });
 
