@@ -13,6 +13,7 @@ import type { EngineCheck } from './engine-check.js';
 import type { NodeEnvironment } from './node-environment.js';
 import type { NodeRecordStore } from './node-records.store.js';
 import type { NodeSnapshotStore } from './node-snapshots.store.js';
+import type { UnfinishedInstallStore } from './unfinished-installs.store.js';
 
 /** Spec Limits: install error text. */
 const INSTALL_ERROR_CHARS = 500;
@@ -22,6 +23,8 @@ export interface NodeChangeDeps {
   env: NodeEnvironment | null;
   snapshots: NodeSnapshotStore;
   records: NodeRecordStore;
+  /** New installs under way: one left behind marks the folder a crash left half-installed. */
+  unfinished: UnfinishedInstallStore;
   check: EngineCheck;
   events: EventBus;
   scratchDir: string;

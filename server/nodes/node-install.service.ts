@@ -3,7 +3,9 @@
  * commit, and pip's own dry-run of the requirements under the held-package constraints; a change
  * to a held package is refused before anything is written), the free-space guard, a snapshot,
  * then clone at the pinned commit, `requirements.txt`, `install.py`, a restart of the engine and
- * a check that the package's node types load. Any failure rolls back to the snapshot.
+ * a check that the package's node types load. Any failure rolls back to the snapshot. A folder
+ * a crash left half-installed (its unfinished-install file still there) is removed and installed
+ * again, not taken for an installed package.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -11,7 +13,7 @@ import path from 'node:path';
 import { DomainError } from '../domain-error.js';
 import { ensureFreeSpace } from '../free-space.js';
 import { runCommand } from '../process/run-command.js';
-import type { InstallPreview, InstallResult, PythonChanges } from '../contracts/nodes.contract.js';
+import type { InstallPreview, InstallResult, NodeSnapshot, PythonChanges } from '../contracts/nodes.contract.js';
 import { checkoutCommit, cloneAt, headCommit, originUrl, remoteHead } from './node-git.js';
 import { clip, moveFolder, type NodeChanges } from './node-change.js';
 import { packageNameOf } from './node-url.js';
@@ -41,10 +43,16 @@ export class NodeInstallService {
     const { url, name } = packageNameOf(request.url);
     const env = this.changes.environment();
     return this.changes.serial(async () => {
-      if (await env.folder(name)) return { status: 'already_installed', name } as const;
+      const found = await env.folder(name);
+      if (found && !(await this.leftByCrash(name, found.dir))) return { status: 'already_installed', name } as const;
       const prepared = await this.prepare(name, url, request.commit ?? null, null, request.dryRun ? 'Previewing' : 'Installing');
       try {
-        return request.dryRun ? prepared.preview : await this.apply(prepared, null);
+        if (request.dryRun) return prepared.preview;
+        if (found) {
+          this.changes.deps.log('info', `Removing the ${name} folder an earlier install left unfinished (Studio stopped during it)`);
+          await fsp.rm(found.dir, { recursive: true, force: true });
+        }
+        return await this.apply(prepared, null);
       } finally {
         await fsp.rm(prepared.scratch, { recursive: true, force: true });
       }
@@ -71,6 +79,18 @@ export class NodeInstallService {
         await fsp.rm(prepared.scratch, { recursive: true, force: true });
       }
     });
+  }
+
+  /**
+   * True when the folder is what an install Studio never finished left behind: its unfinished-install
+   * file is there and the folder is not a checkout of some other commit (a crash mid-copy may
+   * leave no `.git` at all). A package put there by other means has no such file.
+   */
+  private async leftByCrash(name: string, dir: string): Promise<boolean> {
+    const unfinished = await this.changes.deps.unfinished.get(name);
+    if (!unfinished) return false;
+    const head = await headCommit(this.changes.environment().git(), dir);
+    return head === null || !unfinished.commit || head === unfinished.commit;
   }
 
   /** Clone into a scratch folder and dry-run its requirements: nothing of the engine is touched. */
@@ -100,15 +120,29 @@ export class NodeInstallService {
     }
   }
 
-  /** Snapshot, put the code in place, install its requirements, run its script, check the engine; roll back on any failure. */
+  /** Snapshot, then the steps below, marking a new package's folder unfinished until they are done. */
   private async apply({ preview, clone }: Prepared, existing: string | null): Promise<InstallResult> {
     const env = this.changes.environment();
     const { name, url, commit } = preview;
-    const verb = existing ? 'updated' : 'installed';
     await ensureFreeSpace(env.customNodesDir, await installBytes(clone, preview.python), `installing ${name}`);
     const snap = await this.changes.snapshot(existing ? `before updating ${name}` : `before installing ${name}`);
-    const before = snap.python;
     const dest = existing ?? path.join(env.customNodesDir, name);
+    const { unfinished } = this.changes.deps;
+    // Until recorded or rolled back, a new package's folder is unfinished work (see leftByCrash).
+    if (!existing) await unfinished.set(name, { url, commit, snapshot_id: snap.id, started_at: new Date().toISOString() });
+    try {
+      return await this.applySteps(preview, clone, snap, dest, existing);
+    } finally {
+      if (!existing && !fs.existsSync(dest)) await unfinished.clear(name);
+    }
+  }
+
+  /** Put the code in place, install its requirements, run its script, check the engine; roll back on any failure. */
+  private async applySteps(preview: InstallPreview, clone: string, snap: NodeSnapshot, dest: string, existing: string | null): Promise<InstallResult> {
+    const env = this.changes.environment();
+    const { name, url, commit } = preview;
+    const verb = existing ? 'updated' : 'installed';
+    const before = snap.python;
     let restarted = false;
     const what = existing ? `${name} was not updated` : `${name} was not installed`;
     try {
@@ -133,6 +167,7 @@ export class NodeInstallService {
     const added = Object.keys(after).filter((p) => before[p] === undefined);
     const record = (await this.changes.deps.records.all())[name];
     await this.changes.deps.records.set(name, { url, commit, installed_at: new Date().toISOString(), python_added: [...new Set([...(record?.python_added ?? []), ...added])].sort() });
+    if (!existing) await this.changes.deps.unfinished.clear(name);
     const loaded = outcome.verified ? `; the engine loaded ${outcome.nodeTypes.length} node types` : '; restart the engine to load it';
     this.changes.deps.log('ok', `${verb === 'installed' ? 'Installed' : 'Updated'} node package ${name} at ${commit.slice(0, 12)}${loaded}`);
     this.changes.deps.events.emit('nodes.installed', 'success', `Node package ${name} ${verb}${loaded}`, { name, url, commit, snapshot_id: snap.id });

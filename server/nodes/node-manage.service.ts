@@ -49,6 +49,8 @@ export class NodeManageService {
       const left = (records[name]?.python_added ?? []).filter((p) => snap.python[p] !== undefined && !others.has(p));
       await fsp.rm(folder.dir, { recursive: true, force: true });
       await this.changes.deps.records.set(name, null);
+      // An install a crash cut short, uninstalled by hand: a folder of that name later is not Studio's leftover.
+      await this.changes.deps.unfinished.clear(name);
       const outcome = await this.changes.deps.check.verify(name, 'absent');
       const leftWords = left.length ? `; Python packages it alone brought are still installed: ${left.join(', ')}` : '';
       this.changes.deps.log('ok', `Uninstalled ${name}${leftWords}`);

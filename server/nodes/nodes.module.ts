@@ -17,6 +17,7 @@ import { NodeListService, type WorkflowNeeds } from './node-list.service.js';
 import { NodeManageService } from './node-manage.service.js';
 import { NodeRecordStore } from './node-records.store.js';
 import { NodeSnapshotStore } from './node-snapshots.store.js';
+import { UnfinishedInstallStore } from './unfinished-installs.store.js';
 import { nodesRoutes } from './nodes.routes.js';
 
 export interface NodesModuleDeps {
@@ -49,7 +50,17 @@ export function createNodesModule(deps: NodesModuleDeps): StudioModule {
     logFile: path.join(paths.logs, 'engine.log'),
   });
   const snapshots = new NodeSnapshotStore(path.join(paths.engine, 'node-snapshots'));
-  const changes = new NodeChanges({ env, snapshots, records: new NodeRecordStore(path.join(paths.engine, 'node-packages.json')), check, events: deps.events, scratchDir, timeouts, log: deps.log });
+  const changes = new NodeChanges({
+    env,
+    snapshots,
+    records: new NodeRecordStore(path.join(paths.engine, 'node-packages.json')),
+    unfinished: new UnfinishedInstallStore(path.join(paths.engine, 'node-installs-unfinished')),
+    check,
+    events: deps.events,
+    scratchDir,
+    timeouts,
+    log: deps.log,
+  });
   const list = new NodeListService({
     objectInfo: deps.objectInfo,
     env,

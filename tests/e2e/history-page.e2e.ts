@@ -121,6 +121,18 @@ describe('history page (#30 defect 8)', () => {
     expect(asked.some((u) => /from=\d{4}-\d\d-\d\dT/.test(u) && u.includes('to='))).toBe(true);
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await expect.poll(() => page.getByRole('row').count()).toBe(5);
+
+    // The grid's tiles show the prompt too, and take the same search.
+    await page.getByRole('button', { name: 'Grid' }).click();
+    const tiles = page.getByRole('list', { name: 'Results' }).getByRole('listitem');
+    await expect.poll(() => tiles.count()).toBe(4);
+    expect(await tiles.first().textContent()).toContain('a bowl of ripe cherries');
+    await page.getByRole('searchbox', { name: 'Search prompts' }).fill('lighthouse');
+    await expect.poll(() => tiles.count()).toBe(1);
+    expect(await checkBoth('history-grid')).toEqual({ axe: [], wide: [] });
+    await page.getByRole('searchbox', { name: 'Search prompts' }).fill('');
+    await page.getByRole('button', { name: 'Table' }).click();
+    await expect.poll(() => page.getByRole('row').count()).toBe(5);
   });
 });
 

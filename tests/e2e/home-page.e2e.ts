@@ -17,7 +17,8 @@ import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { catalogOf, repoEntry, writeCatalogs } from '../helpers/fake-catalogs.js';
 import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
 import { fakeGpuPath, writeFakeGpuTools } from '../helpers/fake-gpu-tools.js';
-import { execute, waitForJob } from '../helpers/runner.js';
+import { execute, plantModels, uploadSample, waitForJob } from '../helpers/runner.js';
+import { startStandinEngine, type StandinEngine } from '../../server/standin/standin.server.js';
 
 const SHOTS = process.env.HOME_SHOTS ?? path.join(APP_ROOT, 'artifacts', 'screenshots');
 const DESKTOP = { width: 1366, height: 900 };
@@ -218,5 +219,54 @@ describe('Home page: first-run guide', () => {
     await page.waitForURL(/\/home$/);
     await guide.waitFor();
     expect(await check(page, 'home-guide-reopened-phone', PHONE)).toEqual([]);
+  });
+});
+
+describe('Home page: first-run guide on a set-up Studio', () => {
+  let engine: StandinEngine;
+  let page: Page;
+
+  beforeAll(async () => {
+    ensureRendererBuilt();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-guide-done-e2e-'));
+    // An engine Studio does not run itself (external): what a user's own install looks like.
+    engine = await startStandinEngine({ port: 0, inputDir: path.join(dir, 'assets', 'input'), outputDir: path.join(dir, 'assets', 'output'), tempDir: path.join(dir, 'engine', 'temp'), stepMs: 10, nodeMs: 10 });
+    studio = await startTestStudio({ dir, startEngine: true, env: { ENGINE_MODE: 'external', ENGINE_PORT: String(engine.port) } });
+    await studio.studio.engineReady(60_000);
+    browser = await launchBrowser();
+    page = await signedInPage(DESKTOP);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await studio?.stop();
+    await engine?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('counts a real engine as set up, and stays away once every step is done until System brings it back', async () => {
+    await page.goto(`${studio.url}/home`);
+    const guide = page.getByRole('region', { name: 'Get started' });
+    const engineStep = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Set up the engine' }) });
+    await expect.poll(() => engineStep.textContent(), { timeout: 20_000 }).toMatch(/Done.*The real engine is running \(your own install\)/s);
+    await expect.poll(() => guide.textContent()).toMatch(/1 of 4 done/);
+
+    // The other three from real state: a checkpoint on disk, a finished job, the phone ticked.
+    plantModels(dir!, { checkpoints: ['sd_xl_base_1.0.safetensors'] });
+    const image = await uploadSample(studio.api);
+    const { prompt_id } = await execute(studio.api, 'image-filter', { params: { _existing_input_image: image } });
+    await waitForJob(studio.api, prompt_id, ['completed'], 60_000);
+    await studio.api('/api/admin/system/first-run', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ ticked: ['phone'] }) });
+    await page.reload();
+    await page.getByRole('heading', { name: 'SDXL text to image', exact: true }).waitFor();
+    // Every step done: the guide is not shown (nothing else hides it: display is still automatic).
+    await expect.poll(() => guide.count()).toBe(0);
+    expect(((await (await studio.api('/api/admin/system/first-run')).json()) as { display: string }).display).toBe('auto');
+
+    await page.goto(`${studio.url}/system`);
+    await page.getByRole('button', { name: 'Show the first-run guide' }).click();
+    await guide.waitFor();
+    await expect.poll(() => guide.textContent()).toMatch(/4 of 4 done/);
+    expect(await check(page, 'home-guide-all-done', DESKTOP)).toEqual([]);
   });
 });

@@ -79,6 +79,8 @@ beforeAll(async () => {
       repoEntry('sd_xl_base_1.0.safetensors', { name: 'SDXL base', base_model: 'SDXL 1.0' }),
       repoEntry('slow.safetensors', { name: 'Slow model', size_gb: SLOW.length / 1e9 }),
       hubEntry('gone.safetensors', '555', { name: 'Gone model', dest: 'checkpoints' }),
+      // A LoRA an earlier add left in the models catalog.
+      hubEntry('grain.safetensors', '999', { name: 'Film Grain v1', dest: 'loras' }),
     ]),
     loras: catalogOf([], 'loras'),
     llm: catalogOf([repoEntry('slow-chat.gguf', { name: 'Slow chat model', dest: '.', size_gb: SLOW.length / 1e9 })], 'small'),
@@ -125,6 +127,12 @@ describe('Model hub (defect 5, and its field labels from 10)', () => {
     await checkpoint.getByRole('button', { name: 'Add to catalog' }).click();
     await checkpoint.getByText('in Models', { exact: true }).waitFor();
     await checkpoint.getByRole('button', { name: 'Download Juggernaut XL' }).waitFor();
+
+    const left = resources.getByRole('listitem', { name: 'Film Grain' });
+    await left.getByText('in Models', { exact: true }).waitFor();
+    await left.getByRole('button', { name: 'Move to LoRAs' }).click();
+    await left.getByText('in LoRAs', { exact: true }).waitFor();
+    expect(files(await json('/api/admin/loras'))).toContain('grain.safetensors');
 
     // Generation data under plain labels, not the hub's keys.
     const image = page.getByRole('region', { name: 'Image 5001' });

@@ -47,6 +47,8 @@ describe('Studio web UI, third pass: defects', () => {
     await waitForJob(studio.api, prompt_id, ['completed'], 60_000);
     await page.goto(`${studio.url}/jobs/${prompt_id}`);
     await page.getByRole('button', { name: 'Make a preset' }).click();
+    // The "Save as preset" dialog (#30 defect 1), filled from the job.
+    await page.getByRole('dialog', { name: 'Save as preset' }).getByRole('button', { name: 'Save preset' }).click();
     await page.getByText(/Saved as preset/).waitFor();
     const list = (await (await studio.api('/api/admin/presets')).json()) as { id: string }[];
     expect(list).toHaveLength(1);

@@ -162,6 +162,14 @@ export function formFromParams(
   return state;
 }
 
+/** The form as a finished job ran it: its parameters, seeds (random ones stay random) and input image. */
+export function formFromJob(inputs: readonly ManifestInput[], record: { prompt_id: string; params: Record<string, unknown>; seeds: Record<string, number>; input_image: string | null }): FormState {
+  const filled = formFromParams(inputs, record.params, record.seeds, randomSeedsOf(record.prompt_id));
+  const image = inputs.find((i) => i.type === 'image');
+  if (image && record.input_image && !filled.values[image.id]) filled.values[image.id] = record.input_image;
+  return filled;
+}
+
 const RANDOM_KEY = 'studio.random-seeds';
 const RANDOM_KEEP = 100;
 
