@@ -1,11 +1,13 @@
 // Bundles the compiled headless server (`dist/server/main.js`, tsc's output) into one file,
 // `dist/server/main.bundle.js`, which `npm start` runs. Why: Node pays per module it loads
 // (resolve, read, compile), and Studio's start loads some 360 of its own; one file took the CPU
-// used until `/api/health` answers from ~860 to ~600 ms and the idle RSS from 116 to 93 MiB
-// (tests/bench/startup.bench.ts). npm packages stay outside (imported from node_modules as
-// before: native addons, lazily loaded libraries). The download worker and the stand-in engine
-// stay tsc's separate files: they run in their own thread or process and are found from the app
-// root (server/config/app-root.ts). Source maps chain back to the .ts files through tsc's maps.
+// used until `/api/health` answers from ~690 to ~500 ms and the idle RSS from ~119 to ~100 MiB
+// (measured side by side in one run; `npm run bench -- startup` measures the bundle). npm
+// packages stay outside, imported from node_modules as before (native addons, libraries loaded on
+// first use). The download worker and the stand-in engine stay tsc's separate files: they run in
+// their own thread or process and are found from the app root (server/config/app-root.ts). The
+// linked source map chains back to the .ts files through tsc's maps; Node uses it with
+// `--enable-source-maps` (off in `npm start`, see start.mjs).
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';

@@ -33,7 +33,7 @@ export interface StudioProcessOptions {
 export async function startStudioProcess(env: Record<string, string>, options: StudioProcessOptions = {}): Promise<StudioProcess> {
   const readyMs = options.readyMs ?? 30_000;
   const port = await freePort();
-  const entry = options.compiled ? ['--enable-source-maps', path.join(APP_ROOT, 'dist', 'server', 'main.bundle.js')] : ['--import', 'tsx', path.join(APP_ROOT, 'server', 'main.ts')];
+  const entry = options.compiled ? [path.join(APP_ROOT, 'dist', 'server', 'main.bundle.js')] : ['--import', 'tsx', path.join(APP_ROOT, 'server', 'main.ts')];
   const child = spawn(process.execPath, entry, {
     cwd: APP_ROOT,
     env: { ...process.env, STUDIO_PORT: String(port), STUDIO_HOST: '127.0.0.1', API_KEY: TEST_API_KEY, ...env },
