@@ -1,3 +1,10 @@
+/**
+ * Assets against a real Studio: listings, uploads, thumbnails (images and video), the outputs ZIP
+ * and deletes.
+ *
+ * Order matters (one Studio for the file): the listing tests expect the inputs folder empty, so
+ * they run before the upload test that fills it; the later tests use the files beforeAll planted.
+ */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

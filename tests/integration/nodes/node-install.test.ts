@@ -6,6 +6,10 @@
  * install at the previewed commit with the engine check, rollback of a package that fails to
  * import (the environment's package list identical to before), install.py failures and deadlines,
  * and the URL rules.
+ *
+ * Order matters (one Studio and one venv for the file): the rollback test checks that `good-pack`,
+ * installed by the test before it, is still loaded after its own rollback, and each test's package
+ * list comparison starts from what the earlier installs left.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -5,6 +5,10 @@
  * enable seen in `object_info`, restore of an older snapshot (folders and Python packages exactly
  * as they were, and back again: a removed package is cloned again at its commit), and uninstall
  * listing the Python packages the package alone brought.
+ *
+ * Order matters (one Studio and one venv for the file): the list tests read the packages
+ * beforeAll installed; update, disable/enable, restore and uninstall run in file order on them,
+ * each starting from what the one before left.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,6 +1,11 @@
 /**
  * Presets CRUD against a real Studio: files in STUDIO_DIR/presets, the list entries, rename,
  * delete, import/export, the saved_prompts mirror (and its rebuild at boot), error cases.
+ *
+ * Order matters (one Studio for the file): the tests run in file order and build on each other.
+ * The POST tests create `fox` (and its replacement); the list, mirror, rename, export/import and
+ * delete tests read and change the presets the earlier ones left (`hub_1`, `red-fox`, …); the last
+ * describe restarts Studio on the same folder. Run one test alone with the ones above it.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,9 @@
 /**
  * `POST /api/admin/presets/from-job/{prompt_id}` (beyond the spec) and the preset id on a
  * retried preset job, against a real Studio and the stand-in engine.
+ *
+ * Order matters (one Studio and one finished job for the file): "picks the next free id" needs the
+ * preset the first test made, and the run test uses `my-filter`, made by the test before it.
  */
 import fs from 'node:fs';
 import path from 'node:path';

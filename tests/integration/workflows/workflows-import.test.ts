@@ -3,6 +3,9 @@
  * ComfyUI 0.29.0 `object_info`: each form a workflow comes in, the files written like a shipped
  * workflow, the list with readiness, bad files, and a run to completion on the stand-in with a
  * changed prompt that reaches the submitted graph.
+ *
+ * Order matters (one Studio for the file): later tests use the workflows earlier ones imported
+ * (`my-fox-flow` is exported, `fox-api` is the taken id of the 409), so run them in file order.
  */
 import fs from 'node:fs';
 import path from 'node:path';
