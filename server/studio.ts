@@ -76,6 +76,8 @@ export class Studio {
       startEngine: options.startEngine !== false,
       sharedFolderRecheckMs: options.sharedFolderRecheckMs,
       probeMs: options.engineProbeMs,
+      // Agent mode: the main Studio may ask for a catalog model (the catalog is built just below; asked per request).
+      agentModels: { sha256Of: (file) => catalog.sha256Of(file), download: (file) => catalog.download(file) },
     }));
     // One model hub client, shared by the catalogs' metadata and the model hub capability (the key is read per request).
     const modelhubClient = new ModelhubClient({ baseUrl: config.urls.modelhub, apiKey: () => secrets.get('MODELHUB_API_KEY') });
@@ -88,7 +90,7 @@ export class Studio {
       modelhub: modelhubClient,
     }));
     const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), fileBySha256: (sha) => catalog.fileBySha256(sha), uploads }));
-    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs }));
+    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs, modelSha256: (file) => catalog.sha256Of(file) }));
     const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads, llmCatalog: llmCatalogAccess(catalog.catalogs), hubToken: () => secrets.get('HUB_TOKEN') }));
     const presets = (this.presets = createPresetsModule({ ...base, jobs: jobs.jobs, runner: jobs.runner, workflows: workflows.service, uploads }));
     const modelhub = createModelhubModule({

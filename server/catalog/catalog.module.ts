@@ -58,6 +58,10 @@ export interface CatalogModule extends StudioModule {
   destOf(file: string): string | undefined;
   /** The model or LoRA catalog file whose `sha256` is this one (any case), else undefined. */
   fileBySha256(sha256: string): string | undefined;
+  /** A model or LoRA catalog entry's SHA-256 (lowercase; null when it records none), or undefined when the file is not catalogued. */
+  sha256Of(file: string): string | null | undefined;
+  /** Queue a model or LoRA catalog file (as `POST /api/admin/models/download/{filename}`), verified by its SHA-256 if it has one. */
+  download(file: string): Promise<{ status: string; file: string }>;
   /** How many catalogued models there are and how many are on disk (system status). */
   modelsPresence(): { count: number; present: number };
   /** Read every catalog file again (an update or sync replaced them). */
@@ -128,6 +132,11 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
     streams: queue.streams,
     destOf: (file) => findEntry(catalogs, file)?.entry.dest,
     fileBySha256: (sha256) => findBySha256(catalogs, sha256)?.file,
+    sha256Of(file) {
+      const hit = findEntry(catalogs, file);
+      return hit ? (hit.entry.sha256?.toLowerCase() ?? null) : undefined;
+    },
+    download: (file) => actions.download(file),
     modelsPresence() {
       if (!catalogs.models.isLoaded()) return { count: 0, present: 0 };
       const { total, present } = presenceSummary(catalogs.models.get(), 'models', diskPresence(dirs));

@@ -39,9 +39,23 @@ export interface EngineInfo {
   last_checkpoint: string | null;
   /** Each installed workflow this engine cannot run, and what it lacks. */
   lacks: Array<{ workflow_id: string; missing: string[] }>;
+  /**
+   * Agents only: the model files it lacks (in `lacks`) that this Studio's catalog has with a
+   * SHA-256, which the agent can be asked to download (`POST /api/admin/engines/{id}/models/download`).
+   */
+  downloadable: string[];
   /** Remote engines and agents can be removed; the local and GPU engines come from configuration. */
   removable: boolean;
 }
 
 /** The warning every remote engine carries: ComfyUI has no authentication of its own. */
 export const REMOTE_ENGINE_WARNING = 'ComfyUI has no authentication of its own: add an engine by URL only on a trusted network (an agent Studio checks its key).';
+
+/** `POST /api/admin/engines/{id}/models/download`: a model file of this Studio's catalog the agent lacks. */
+export const engineModelDownloadBody = z.object({ filename: z.string().trim().min(1).max(300) });
+
+/** `POST /api/agent/models/download` (on an agent): a catalog file and the SHA-256 the asking Studio's catalog gives it. */
+export const agentModelDownloadBody = z.object({
+  filename: z.string().trim().min(1).max(300),
+  sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex digits'),
+});

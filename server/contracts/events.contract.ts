@@ -40,6 +40,7 @@ export const EVENT_TYPE_MEANINGS = {
   'engine.removed': 'An engine added by URL was removed from the pool',
   'engine.offline': 'An engine of the pool stopped answering (its jobs go to another engine)',
   'engine.online': 'An engine of the pool answers (again)',
+  'engine.model_download': 'A Studio agent of the pool was asked to download a catalog model its engine lacks (it verifies the SHA-256)',
   'engine.strays_removed': 'An engine came back holding jobs Studio had given to another engine meanwhile: they were taken off it (no job runs twice)',
   'job.requeued': 'Its engine went offline: the job went back to the front of Studio\'s queue for another engine',
   'job.queued': 'Job submitted to the engine',

@@ -25,6 +25,7 @@ import { gpuEngines, gpuEnv } from './pool/gpu-engines.js';
 import { PoolEngine } from './pool/pool-engine.js';
 import { RemoteEngineStore } from './pool/remote-engines.store.js';
 import { agentProxyRoutes } from './pool/agent-proxy.routes.js';
+import { agentModelRoutes, type AgentModelCatalog } from './pool/agent-models.routes.js';
 
 export interface EngineModuleDeps {
   config: Readonly<Config>;
@@ -38,6 +39,8 @@ export interface EngineModuleDeps {
   sharedFolderRecheckMs?: number;
   /** External mode: delay between health probes (default 5000). */
   probeMs?: number;
+  /** Agent mode: this Studio's catalog, for the main Studio's model download requests. */
+  agentModels?: AgentModelCatalog;
 }
 
 export interface EngineModule extends StudioModule {
@@ -95,7 +98,7 @@ export function createEngineModule(deps: EngineModuleDeps): EngineModule {
 
   return {
     name: 'engine',
-    routers: [engineRoutes(client, sharedFolders), ...(config.role === 'agent' ? [agentProxyRoutes(engine.url, logger)] : [])],
+    routers: [engineRoutes(client, sharedFolders), ...(config.role === 'agent' ? [agentProxyRoutes(engine.url, logger), ...(deps.agentModels ? [agentModelRoutes(deps.agentModels)] : [])] : [])],
     process: engine,
     client,
     socket,

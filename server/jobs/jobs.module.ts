@@ -44,6 +44,8 @@ export interface JobsModuleDeps {
   engine: Pick<EngineModule, 'client' | 'socket' | 'sharedFolders' | 'onUp' | 'onDown' | 'pool'>;
   workflows: WorkflowService;
   uploads: Uploads;
+  /** The catalog's SHA-256 of a model file (an agent of the pool can be asked to download it). */
+  modelSha256?: (file: string) => string | null | undefined;
   /** How often the monitor checks jobs the engine socket is silent about (tests set it out of reach). */
   pollMs?: number;
 }
@@ -160,7 +162,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
       runRoutes(runner, queries, deps.uploads),
       jobsRoutes({ queries, runner, jobs, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
       queueRoutes({ queue, retryStalled: new RetryStalled({ jobs, retry: (id, who) => runner.retry(id, who) }) }),
-      enginesRoutes({ pool: engine.pool, queue, lacksOn: (info) => deps.workflows.lacksOn(info) }),
+      enginesRoutes({ pool: engine.pool, queue, lacksOn: (info) => deps.workflows.lacksOn(info), sha256Of: deps.modelSha256 ?? (() => undefined), events: deps.events }),
     ],
     jobs,
     lifecycle,

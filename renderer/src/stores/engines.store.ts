@@ -38,5 +38,10 @@ export const useEnginesStore = defineStore('engines', () => {
     await refresh();
   }
 
-  return { engines, warning, error, loaded, refresh, add, remove };
+  /** Ask agent `id` to download `filename` from the catalog; resolves with the agent's answer (queued, downloading, present). */
+  async function downloadModel(id: string, filename: string): Promise<{ status: string; file: string }> {
+    return api.downloadModel(id, filename);
+  }
+
+  return { engines, warning, error, loaded, refresh, add, remove, downloadModel };
 });

@@ -33,6 +33,8 @@ export interface PoolEngineOptions {
   sharesFolders: () => boolean;
   /** The pool starts and stops it (false for the local engine: the engine module owns that). */
   owned: boolean;
+  /** A Studio agent: its own URL and the key it takes (it can be asked to download a model). */
+  agent?: { url: string; key: string };
   logger: Logger;
 }
 
@@ -47,6 +49,7 @@ export class PoolEngine {
   readonly client: EngineClient;
   readonly socket: EngineSocket;
   readonly owned: boolean;
+  readonly agent: { url: string; key: string } | null;
   private readonly health: HealthSource;
   private readonly shares: () => boolean;
   private readonly logger: Logger;
@@ -61,6 +64,7 @@ export class PoolEngine {
     this.client = options.client;
     this.socket = options.socket;
     this.owned = options.owned;
+    this.agent = options.agent ?? null;
     this.health = options.health;
     this.shares = options.sharesFolders;
     this.logger = options.logger;

@@ -33,7 +33,7 @@ export function remoteEngine(row: RemoteEngineRow, context: RemoteEngineContext)
   const fetchImpl: typeof fetch = headers ? (input, init = {}) => fetch(input, { ...init, headers: { ...headersOf(init.headers), ...headers } }) : fetch;
   const client = new EngineClient({ baseUrl: base, fetchImpl, headers, availability: engineAvailability({ get state() { return watchState(watch); }, onStateChange: (l) => watch.onStateChange(() => l(watchState(watch))) }) });
   const socket = new EngineSocket({ baseUrl: base, clientId: context.clientId, logger: context.logger, headers });
-  return new PoolEngine({ id: row.id, name: row.name, kind: row.kind, url: row.url, client, socket, health: watch, sharesFolders: () => false, owned: true, logger: context.logger });
+  return new PoolEngine({ id: row.id, name: row.name, kind: row.kind, url: row.url, client, socket, health: watch, sharesFolders: () => false, owned: true, logger: context.logger, ...(row.kind === 'agent' && row.key ? { agent: { url: row.url.replace(/\/+$/, ''), key: row.key } } : {}) });
 }
 
 /** A watch's state in the shape the availability gate reads. */

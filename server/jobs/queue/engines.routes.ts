@@ -6,7 +6,9 @@
  * they did.
  */
 import express from 'express';
-import { addEngineBody, REMOTE_ENGINE_WARNING, type EngineInfo } from '../../contracts/engines.contract.js';
+import { addEngineBody, engineModelDownloadBody, REMOTE_ENGINE_WARNING, type EngineInfo } from '../../contracts/engines.contract.js';
+import type { EventBus } from '../../events/event-bus.js';
+import { downloadOnAgent } from '../../engine/pool/agent-downloads.js';
 import type { ObjectInfo } from '../../engine/engine-graph.js';
 import type { EnginePool } from '../../engine/pool/engine-pool.js';
 import type { PoolEngine } from '../../engine/pool/pool-engine.js';
@@ -18,6 +20,9 @@ export interface EnginesRouteDeps {
   queue: JobQueueService;
   /** Each installed workflow an engine with this node list cannot run. */
   lacksOn: (info: ObjectInfo) => Promise<EngineInfo['lacks']>;
+  /** This Studio's catalog: a model file's SHA-256 (null: none recorded; undefined: not catalogued). */
+  sha256Of: (file: string) => string | null | undefined;
+  events: EventBus;
 }
 
 /** Engine pool routes. */
@@ -34,6 +39,14 @@ export function enginesRoutes(deps: EnginesRouteDeps): express.Router {
     res.status(201).json({ ...(await describe(engine, deps)), warning: REMOTE_ENGINE_WARNING });
   });
 
+  // An agent lacks a model this Studio's catalog has: it downloads it itself, verified by SHA-256.
+  router.post('/api/admin/engines/:id/models/download', async (req, res) => {
+    const { filename } = validate(engineModelDownloadBody, req.body ?? {});
+    const answer = await downloadOnAgent(deps.pool, req.params.id, filename, deps.sha256Of);
+    deps.events.emit('engine.model_download', 'info', `Agent ${req.params.id} asked to download ${filename} (${answer.status})`, { engine_id: req.params.id, file: filename, status: answer.status });
+    res.json({ engine_id: req.params.id, ...answer });
+  });
+
   router.delete('/api/admin/engines/:id', async (req, res) => {
     await deps.pool.removeRemote(req.params.id);
     res.json({ removed: req.params.id });
@@ -47,6 +60,7 @@ async function describe(engine: PoolEngine, deps: EnginesRouteDeps): Promise<Eng
   const device = stats?.devices[0];
   const slots = deps.queue.state().engines.find((e) => e.id === engine.id);
   const done = deps.queue.stats.of(engine.id);
+  const lacks = info ? await deps.lacksOn(info) : [];
   return {
     id: engine.id,
     name: engine.name,
@@ -60,7 +74,14 @@ async function describe(engine: PoolEngine, deps: EnginesRouteDeps): Promise<Eng
     jobs_done: done.jobsDone,
     steps_per_second: done.stepsPerSecond === null ? null : Math.round(done.stepsPerSecond * 100) / 100,
     last_checkpoint: done.lastCheckpoint,
-    lacks: info ? await deps.lacksOn(info) : [],
+    lacks,
+    downloadable: engine.agent ? downloadable(lacks, deps.sha256Of) : [],
     removable: engine.kind === 'remote' || engine.kind === 'agent',
   };
+}
+
+/** The model files in `lacks` this Studio's catalog has with a SHA-256 (an agent can be asked for them). */
+function downloadable(lacks: EngineInfo['lacks'], sha256Of: (file: string) => string | null | undefined): string[] {
+  const files = new Set(lacks.flatMap((l) => l.missing).filter((m) => m.startsWith('model ')).map((m) => m.slice('model '.length)));
+  return [...files].filter((file) => typeof sha256Of(file) === 'string');
 }

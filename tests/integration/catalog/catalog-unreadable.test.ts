@@ -2,6 +2,9 @@
  * A catalog file that is not valid (hand-edited JSON with a typo, an entry missing a field):
  * import and download say what is wrong with which file, instead of "Internal server error" or
  * "not in the catalog"; once the file is fixed they work without a restart.
+ *
+ * Order matters (one Studio for the file): the last test fixes the catalog file the others need
+ * broken, so it stays last.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -2,6 +2,9 @@
  * Chats admitted with `/key` are sessions of the old key: changing `API_KEY` must end them (the
  * attack: a chat admitted before the owner rotated a leaked key keeps running jobs on the GPU).
  * The owner sees who is admitted and can remove one; CHATBOT_ALLOWED_CHATS is not touched.
+ *
+ * Order matters (one Studio and one fake platform for the first describe): the API_KEY test uses
+ * a chat the listing test admitted (ALICE) and left in place. The last describe has its own Studio.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeChatPlatform, type FakeChatPlatform, type RecordedCall } from '../../helpers/fake-chat-platform.js';

@@ -3,6 +3,9 @@
  * starts (read from disk, found by the marker probe), through an external engine whose folders are
  * its own (streamed through), after `forget()`, and with the engine gone. Plus Range on the other
  * file routes built on `sendFileResponse`.
+ *
+ * Order matters within each describe (one Studio each): the last two tests of the first make the
+ * engine forget its folders and then stop it, so they stay last.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

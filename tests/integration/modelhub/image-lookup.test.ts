@@ -1,3 +1,9 @@
+/**
+ * Image lookup on the model hub (`GET /api/admin/modelhub/image/{id}`) against a fake hub.
+ *
+ * Order matters (one Studio and one fake hub for the file): the last test closes the hub, so it
+ * stays last.
+ */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

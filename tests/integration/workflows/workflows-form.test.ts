@@ -4,6 +4,9 @@
  * (reordered, relabelled, an input removed, a widget added, limits set) that the next run uses,
  * bad forms refused with what is wrong, and a re-import of a changed version that says what
  * changed and keeps the user's edits where the nodes still exist (preview first, then applied).
+ *
+ * Order matters (one Studio for the file): the listing test reads the form as imported, before
+ * the save test changes it; the refusal and re-import tests start from the saved form.
  */
 import fs from 'node:fs';
 import path from 'node:path';
