@@ -197,7 +197,7 @@ describe('System page', () => {
     await page.getByRole('region', { name: 'App updates' }).getByText(/updates its backend and data from git/).waitFor();
     const db = page.getByRole('region', { name: 'Database' });
     const jobs = await json<unknown[]>('/api/admin/history?limit=100');
-    await db.getByRole('row', { name: `jobs ${jobs.length} rows` }).waitFor();
+    await db.getByRole('row', { name: `jobs ${jobs.length} row${jobs.length === 1 ? '' : 's'}` }).waitFor();
     // Samples arrive every 500 ms: the CPU chart gets a value, then keeps moving live.
     const cpu = page.getByRole('img', { name: /^CPU over the last 30 minutes, now \d+ percent$/ });
     await cpu.waitFor();

@@ -153,7 +153,10 @@ describe('Studio web UI: run, jobs, history, assets, models, events', () => {
   it('shows job times in the browser zone, converted from the server zone', async () => {
     const [job] = await finishedJobs();
     const at = parseServerTime(job!.finished_at, 'Europe/Rome')!;
-    const expected = at.toLocaleString('en-GB', { timeZone: 'Asia/Tokyo', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+    // One rule on every page: the time alone when it is today in the browser's zone, the day added otherwise.
+    const tokyoDay = (d: Date) => d.toLocaleDateString('en-GB', { timeZone: 'Asia/Tokyo' });
+    const today = tokyoDay(at) === tokyoDay(new Date());
+    const expected = at.toLocaleString('en-GB', { timeZone: 'Asia/Tokyo', ...(today ? {} : { day: 'numeric', month: 'short' }), hour: '2-digit', minute: '2-digit' });
     await page.goto(`${studio.url}/jobs`);
     const table = page.getByRole('table', { name: 'Job history' });
     await table.getByRole('row').nth(1).waitFor();
