@@ -10,6 +10,8 @@ import { APP_ROOT, loadConfig } from '../../../server/config.js';
 import { engineMessage, EngineProcess, type EngineStatus } from '../../../server/engine/engine-process.js';
 import { silentLogger } from '../../../server/logging.js';
 import { freePort } from '../../helpers/ports.js';
+import { isAlive } from '../../helpers/process-state.js';
+import { until } from '../../helpers/studio-ws.js';
 
 const CHILDREN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/children');
 const STANDIN_MAIN = path.join(APP_ROOT, 'server', 'standin', 'main.ts');
@@ -31,30 +33,6 @@ afterEach(async () => {
   }
   fs.rmSync(tmp, { recursive: true, force: true });
 });
-
-async function until(what: string, predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** Alive and not a zombie (this container's PID 1 does not reap orphans). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  if (process.platform !== 'linux') return true;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '');
-  } catch {
-    return false;
-  }
-}
 
 function track(engine: EngineProcess): EngineStatus[] {
   engines.push(engine);
@@ -89,7 +67,7 @@ describe('EngineProcess, external mode', () => {
     await new Promise((resolve) => fake.close(resolve));
     // A probe in flight as the server closes ends with the socket cut (UND_ERR_SOCKET); the next
     // ones find nothing listening. Wait for that, the settled state, rather than the first error.
-    await until('unreachable, refused', () => engine.state.status === 'unreachable' && /ECONNREFUSED/.test(engine.state.lastError ?? ''));
+    await until(() => engine.state.status === 'unreachable' && /ECONNREFUSED/.test(engine.state.lastError ?? ''), 'unreachable, refused');
     expect(engine.state.lastError).toContain(`http://127.0.0.1:${port}/system_stats`);
 
     await engine.stop();
@@ -161,7 +139,7 @@ describe('EngineProcess, managed mode', () => {
     // A crash is restarted by the supervisor and shows in the state.
     const firstPid = engine.state.pid!;
     process.kill(firstPid, 'SIGKILL');
-    await until('restart', () => engine.state.restarts === 1 && engine.state.status === 'running');
+    await until(() => engine.state.restarts === 1 && engine.state.status === 'running', 'restart');
     expect(engine.state.lastError).toBe('engine killed by SIGKILL');
     const secondPid = engine.state.pid!;
     expect(secondPid).not.toBe(firstPid);

@@ -5,6 +5,10 @@
  * build that can only use the CPU is refused as a GPU build with the line that shows it, the
  * recommended build installs, passes its smoke test, becomes active and runs a real chat; a newer
  * release shows as an update, installs, and switch and rollback move between the two.
+ *
+ * Order matters (one Studio and one release source for the file): the install test expects the
+ * release source as beforeAll made it (b9000), and the update test starts from the build the
+ * install test made active; the update test publishes b9001, so it stays last.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

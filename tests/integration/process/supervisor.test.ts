@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChildSupervisor, SupervisorStateError, type ChildState, type ChildStatus, type SupervisorOptions } from '../../../server/process/supervisor.js';
 import { freePort } from '../../helpers/ports.js';
+import { isAlive } from '../../helpers/process-state.js';
+import { until } from '../../helpers/studio-ws.js';
 
 const CHILDREN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/children');
 const posixOnly = process.platform === 'win32' ? it.skip : it;
@@ -46,32 +48,6 @@ async function supervise(script: string, args: string[], options: Partial<Superv
   return { supervisor, statuses, states, port };
 }
 
-/** Wait (bounded) until `predicate` holds; fails the test with `what` otherwise. */
-async function until(what: string, predicate: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** Alive and not a zombie (this container's PID 1 does not reap orphans, so zombies linger). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  if (process.platform !== 'linux') return true;
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
-
 describe('ChildSupervisor', () => {
   it('resolves start() once the health URL answers and reports running', async () => {
     const { supervisor, statuses, port } = await supervise('health-server.mjs', ['--delay-ms', '200']);
@@ -104,7 +80,7 @@ describe('ChildSupervisor', () => {
     const counter = path.join(tmp, 'launches');
     const { supervisor, statuses, states } = await supervise('flaky.mjs', ['--counter-file', counter, '--crash-times', '3']);
     await expect(supervisor.start()).rejects.toThrow(/child exited with code 1: crash #1/);
-    await until('running', () => supervisor.state.status === 'running');
+    await until(() => supervisor.state.status === 'running', 'running');
     expect(statuses).toEqual(['starting', 'restarting', 'starting', 'restarting', 'starting', 'restarting', 'starting', 'running']);
     const delays = states.filter((s) => s.status === 'restarting').map((s) => s.restartDelayMs);
     expect(delays).toEqual([50, 100, 200]);
@@ -119,8 +95,8 @@ describe('ChildSupervisor', () => {
       '--counter-file', counter, '--crash-times', '1', '--crash-after-ms', '100',
     ]);
     await supervisor.start();
-    await until('the crash', () => supervisor.state.restarts === 1);
-    await until('running again', () => supervisor.state.status === 'running');
+    await until(() => supervisor.state.restarts === 1, 'the crash');
+    await until(() => supervisor.state.status === 'running', 'running again');
     expect(statuses).toEqual(['starting', 'running', 'restarting', 'starting', 'running']);
     expect(supervisor.state.lastExit).toEqual({ code: 1, signal: null });
     expect(supervisor.state.lastError).toBe('child exited with code 1: crash #1');
@@ -134,7 +110,7 @@ describe('ChildSupervisor', () => {
       stderrTailLines: 2,
     });
     await expect(supervisor.start()).rejects.toThrow();
-    await until('crashed', () => supervisor.state.status === 'crashed');
+    await until(() => supervisor.state.status === 'crashed', 'crashed');
     expect(statuses).toEqual(['starting', 'restarting', 'starting', 'restarting', 'starting', 'crashed']);
     expect(states.filter((s) => s.status === 'restarting').map((s) => s.restartDelayMs)).toEqual([20, 40]);
     const state = supervisor.state;
@@ -156,7 +132,7 @@ describe('ChildSupervisor', () => {
       { maxRestarts: 1, stableAfterMs: 20 },
     );
     await supervisor.start();
-    await until('the fourth launch', () => supervisor.state.restarts === 3 && supervisor.state.status === 'running');
+    await until(() => supervisor.state.restarts === 3 && supervisor.state.status === 'running', 'the fourth launch');
     // Each crash came after a stable run, so each counts as the first: no give-up, no growth.
     expect(states.filter((s) => s.status === 'restarting').map((s) => s.restartDelayMs)).toEqual([50, 50, 50]);
     expect(states.some((s) => s.status === 'crashed')).toBe(false);
@@ -170,7 +146,7 @@ describe('ChildSupervisor', () => {
       backoffMaxMs: 50,
     });
     await expect(supervisor.start()).rejects.toThrow();
-    await until('crashed', () => supervisor.state.status === 'crashed');
+    await until(() => supervisor.state.status === 'crashed', 'crashed');
     expect(states.filter((s) => s.status === 'restarting').map((s) => s.restartDelayMs)).toEqual([20, 40, 50, 50]);
   });
 
@@ -194,7 +170,7 @@ describe('ChildSupervisor', () => {
       () => null,
       (err: unknown) => err,
     );
-    await until('a pid', () => supervisor.state.pid !== null);
+    await until(() => supervisor.state.pid !== null, 'a pid');
     const pid = supervisor.state.pid!;
     await supervisor.stop();
     expect(await starting).toEqual(new Error('child was stopped before it was ready'));
@@ -244,7 +220,7 @@ describe('ChildSupervisor', () => {
     const counter = path.join(tmp, 'launches');
     const { supervisor } = await supervise('flaky.mjs', ['--counter-file', counter, '--crash-times', '1']);
     await expect(supervisor.start()).rejects.toThrow();
-    await until('running', () => supervisor.state.status === 'running');
+    await until(() => supervisor.state.status === 'running', 'running');
     const before = supervisor.state.pid!;
     expect(supervisor.state.restarts).toBe(1);
     await supervisor.restart();
