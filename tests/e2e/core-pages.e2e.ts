@@ -103,7 +103,7 @@ describe('Studio web UI: run, jobs, history, assets, models, events', () => {
     await page.getByText(/Uploaded as /).waitFor();
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await waitForResult();
-    await expect.poll(() => page.getByRole('region', { name: 'Result' }).textContent()).toContain('Stand-in engine (no real generation)');
+    await expect.poll(() => page.getByRole('region', { name: 'Result', exact: true }).textContent()).toContain('Stand-in engine (no real generation)');
     await shoot('run-result-desktop');
   });
 
@@ -129,7 +129,7 @@ describe('Studio web UI: run, jobs, history, assets, models, events', () => {
     await page.getByText(/Last run used seed \d+/).waitFor();
     expect(await page.getByLabel('Random each run').isChecked()).toBe(true);
     // While random is on the box shows no stale number.
-    expect(await page.getByLabel('Noise seed').inputValue()).toBe('');
+    expect(await page.getByLabel('Noise seed', { exact: true }).inputValue()).toBe('');
   });
 
   it('brings the progress into view after Run on a phone', async () => {

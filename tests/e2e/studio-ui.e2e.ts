@@ -150,12 +150,12 @@ describe('Studio web UI', () => {
     const second = await executeViaApi(image, 12);
     await page.goto(`${studio.url}/run/image-filter?job=${second}`);
     // The form shows that job's parameters, not the defaults.
-    await expect.poll(() => page.getByLabel('Noise seed').inputValue()).toBe('12');
+    await expect.poll(() => page.getByLabel('Noise seed', { exact: true }).inputValue()).toBe('12');
     expect(await page.getByLabel('Random each run').isChecked()).toBe(false);
     const queued = (await (await studio.api('/api/admin/queue')).json()) as Array<{ prompt_id: string }>;
     expect(queued.map((j) => j.prompt_id)).toContain(second);
     await page.reload();
-    await expect.poll(() => page.getByLabel('Noise seed').inputValue()).toBe('12');
+    await expect.poll(() => page.getByLabel('Noise seed', { exact: true }).inputValue()).toBe('12');
     expect((await studio.api('/api/admin/queue/resume', { method: 'POST' })).status).toBe(200);
     await waitForJobDone();
     expect((await history()).find((j) => j.prompt_id === second)?.status).toBe('completed');
