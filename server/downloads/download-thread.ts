@@ -8,7 +8,11 @@
  * the WebSocket relay for as long as a download runs. A worker has its own small heap and event
  * loop; the main thread only sees one progress message per tick.
  */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+// app-root alone, not the config barrel: the worker imports this file and needs none of the rest.
+import { APP_ROOT } from '../config/app-root.js';
 import { DownloadError, type DownloadErrorKind } from './download-errors.js';
 import type { DownloadOptions, DownloadProgress, DownloadRequest, DownloadResult } from './file-download.js';
 
@@ -40,13 +44,15 @@ export interface SerializedDownloadError {
 export const ABORT_MESSAGE = 'abort';
 
 /**
- * A worker for the entry module: the compiled file next to this one, or, from the TypeScript
- * sources (tsx, vitest), a small bootstrap that loads the `.ts` entry through tsx's API (Node 20
- * applies no `--import` loader hooks to a worker's entry).
+ * A worker for the entry module: tsc's compiled file in the app's `dist/` (found from the app root,
+ * not from this module, whose URL is the bundle's when `npm start` runs the one-file server), or,
+ * from the TypeScript sources (tsx, vitest), a small bootstrap that loads the `.ts` entry through
+ * tsx's API (Node 20 applies no `--import` loader hooks to a worker's entry).
  */
 function startWorker(workerData: DownloadThreadData): Worker {
+  const compiled = path.join(APP_ROOT, 'dist', 'server', 'downloads', 'download-thread.worker.js');
   // No inherited flags: the thread needs none, and some (`--input-type`) would stop it loading.
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./download-thread.worker.js', import.meta.url), { workerData, execArgv: [] });
+  if (!import.meta.url.endsWith('.ts')) return new Worker(pathToFileURL(compiled), { workerData, execArgv: [] });
   const entry = JSON.stringify(new URL('./download-thread.worker.ts', import.meta.url).href);
   const bootstrap = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${entry}, ${entry}));`;
   return new Worker(bootstrap, { eval: true, workerData });

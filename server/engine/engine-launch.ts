@@ -3,7 +3,6 @@
  * environment and readiness timeout. Pure, so the exact command lines are unit-tested.
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { APP_ROOT, SHIPPED_ROOT, type Config } from '../config.js';
 import type { EngineDirs } from './engine-paths.js';
 
@@ -26,6 +25,8 @@ export interface LaunchContext {
   env?: NodeJS.ProcessEnv;
   /** URL of the running module; `.ts` means we run from source under tsx or vitest. */
   moduleUrl?: string;
+  /** Where the app's code is (default APP_ROOT); the compiled stand-in is tsc's file in its `dist/`. */
+  appRoot?: string;
   /** The Node (or Electron) binary that runs the stand-in. */
   execPath?: string;
 }
@@ -55,7 +56,8 @@ export function standinLaunch(config: Config, context: LaunchContext = {}): Engi
   const fromSource = moduleUrl.endsWith('.ts');
   const entry = fromSource
     ? ['--import', 'tsx', path.join(APP_ROOT, 'server', 'standin', 'main.ts')]
-    : [path.join(path.dirname(fileURLToPath(moduleUrl)), '..', 'standin', 'main.js')];
+    : // Not beside this module: bundled (scripts/bundle-server.mjs), its file is the bundle's.
+      [path.join(context.appRoot ?? APP_ROOT, 'dist', 'server', 'standin', 'main.js')];
   const { engine, paths } = config;
   const dirs = studioEngineDirs(config);
   const args = [

@@ -13,8 +13,14 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 
-const build = spawnSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
-if (build.status !== 0) process.exit(build.status ?? 1);
+// The server as `npm start` runs it: tsc's output, bundled into one file (scripts/bundle-server.mjs).
+for (const [command, args] of [
+  [path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json']],
+  [process.execPath, [path.join(root, 'scripts', 'bundle-server.mjs')]],
+] as const) {
+  const build = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
 
 const rows: TargetRow[] = [];
 for (const file of fs.readdirSync(here).filter((f) => f.endsWith('.bench.ts')).sort()) {

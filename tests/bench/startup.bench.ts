@@ -97,7 +97,8 @@ export async function run(root: string, runs = 3): Promise<TargetRow[]> {
       ENGINE_MODE: 'standin',
       ENGINE_PORT: String(await freePort()),
     };
-    studioRuns.push(await measure(process.execPath, [path.join(root, 'dist', 'server', 'main.js')], env, port));
+    // What `npm start` runs (scripts/start.mjs): the one-file bundle.
+    studioRuns.push(await measure(process.execPath, [path.join(root, 'dist', 'server', 'main.bundle.js')], env, port));
     const refPort = await freePort();
     refRuns.push(await measure(process.execPath, ['-e', REFERENCE], { ...process.env, PORT: String(refPort) }, refPort));
     const libPort = await freePort();

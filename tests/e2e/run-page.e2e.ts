@@ -166,6 +166,21 @@ describe('Run page and presets (#30)', () => {
     ]);
   });
 
+  it('"Make a preset" on a job page opens the same dialog on the job\'s settings instead of saving at once (defect 1)', async () => {
+    const { prompt_id } = await execute(studio.api, WF, { params: { positive: 'a kingfisher on a branch', steps: 2, seed: 31337 } });
+    await waitForJob(studio.api, prompt_id, ['completed'], 60_000);
+    const before = ((await (await studio.api('/api/admin/presets')).json()) as unknown[]).length;
+    await page.goto(`${studio.url}/jobs/${prompt_id}`);
+    await page.getByRole('button', { name: 'Make a preset' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Save as preset' });
+    await dialog.waitFor();
+    expect(await dialog.getByRole('textbox', { name: 'Prompt of the preset', exact: true }).inputValue()).toBe('a kingfisher on a branch');
+    expect(((await (await studio.api('/api/admin/presets')).json()) as unknown[]).length).toBe(before);
+    expect(await checkBoth('job-make-preset-dialog')).toEqual([]);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+  });
+
   it('the preset run panel shows the prompt it fills and the seed the preset stored; Ctrl+Enter runs it (defect 10)', async () => {
     const created = await studio.api('/api/admin/presets', {
       method: 'POST',

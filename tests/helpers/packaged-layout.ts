@@ -36,6 +36,8 @@ export function buildApp(stage: string): void {
   };
   const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
   run('tsc', bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', path.join(stage, 'dist'), '--sourceMap', 'false']);
+  // As `npm run build:server` does: dist/ also holds the one-file server, which `files` leaves out.
+  run('bundle', process.execPath, [path.join(ROOT, 'scripts', 'bundle-server.mjs'), path.join(stage, 'dist')]);
   run('vite build', bin('vite'), ['build', '--config', path.join(ROOT, 'renderer', 'vite.config.ts'), '--outDir', path.join(stage, 'renderer', 'dist'), '--emptyOutDir', '--logLevel', 'warn']);
   fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(stage, 'package.json'));
 }

@@ -34,15 +34,22 @@ describe('engine launch', () => {
     expect(launch.readyTimeoutMs).toBe(STANDIN_READY_TIMEOUT_MS);
   });
 
-  it('runs the compiled stand-in next to the compiled module, with --object-info when set', async () => {
+  it('runs the compiled stand-in of the app, with --object-info when set', async () => {
     const cfg = await config({ ENGINE_MODE: 'standin', STANDIN_OBJECT_INFO: '/fixtures/object_info.json' });
     const moduleUrl = pathToFileURL(path.resolve('/app/dist/server/engine/engine-launch.js')).href;
-    const launch = standinLaunch(cfg, { moduleUrl });
+    const launch = standinLaunch(cfg, { moduleUrl, appRoot: path.resolve('/app') });
     expect(launch.args[0]).toBe(path.resolve('/app/dist/server/standin/main.js'));
     expect(launch.args).not.toContain('tsx');
     expect(launch.args.slice(-4)).toEqual(['--object-info', '/fixtures/object_info.json', '--parent-pid', String(process.pid)]);
     expect(launch.cwd).toBe(path.join(root, 'engine'));
     expect(launch.env).toEqual({ STUDIO_DIR: root, ELECTRON_RUN_AS_NODE: '1' });
+  });
+
+  it('finds the compiled stand-in from the one-file server bundle too (not beside the bundle)', async () => {
+    const cfg = await config({ ENGINE_MODE: 'standin' });
+    const moduleUrl = pathToFileURL(path.resolve('/app/dist/server/main.bundle.js')).href;
+    const launch = standinLaunch(cfg, { moduleUrl, appRoot: path.resolve('/app') });
+    expect(launch.args[0]).toBe(path.resolve('/app/dist/server/standin/main.js'));
   });
 
   it('runs the managed engine as <python> main.py inside ENGINE_DIR', async () => {

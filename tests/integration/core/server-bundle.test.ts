@@ -1,0 +1,119 @@
+/**
+ * The one-file server bundle `npm start` runs (scripts/bundle-server.mjs), built from tsc's output
+ * into a staged app folder and run by Node from there. Bundled, every module's `import.meta.url`
+ * is the bundle's, so what used to be found beside a module must be found another way: the
+ * stand-in engine (its own process) and the download worker (its own thread) must start from the
+ * bundle, and a download through the queue must arrive verified.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_ROOT } from '../../../server/config.js';
+import { catalogOf, repoEntry, sha256, waitFor, writeCatalogs } from '../../helpers/fake-catalogs.js';
+import { startFakeFileServer, type FakeFileServer } from '../../helpers/fake-file-server.js';
+import { freePort } from '../../helpers/ports.js';
+
+const KEY = 'bundle-key-0123456789';
+let tmp: string;
+let app: string;
+let data: string;
+let server: ChildProcess;
+let origin: FakeFileServer;
+let url: string;
+let output = '';
+const content = randomBytes(300 * 1024 + 7);
+
+const api = (pathname: string, init: RequestInit = {}) => fetch(url + pathname, { ...init, headers: { 'X-API-Key': KEY, ...(init.headers as Record<string, string>) } });
+
+function run(label: string, command: string, args: string[]): void {
+  const result = spawnSync(command, args, { cwd: APP_ROOT, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${label} failed (exit ${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
+}
+
+/** Command lines of this machine's processes (Linux /proc), to find the stand-in the server started. */
+function commandLines(): string[] {
+  const lines: string[] = [];
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      lines.push(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '));
+    } catch {}
+  }
+  return lines;
+}
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bundle-'));
+  // The app folder as a checkout has it after `npm run build:server`; the rest is the checkout's.
+  app = path.join(tmp, 'app');
+  run('tsc', path.join(APP_ROOT, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.build.json', '--outDir', path.join(app, 'dist')]);
+  run('bundle', process.execPath, [path.join(APP_ROOT, 'scripts', 'bundle-server.mjs'), path.join(app, 'dist')]);
+  fs.copyFileSync(path.join(APP_ROOT, 'package.json'), path.join(app, 'package.json'));
+  for (const link of ['node_modules', 'workflows', 'resources']) fs.symlinkSync(path.join(APP_ROOT, link), path.join(app, link));
+
+  origin = await startFakeFileServer({ content });
+  data = path.join(tmp, 'data');
+  writeCatalogs(data, { models: catalogOf([repoEntry('bundled.safetensors', { sha256: sha256(content) })]) });
+  const port = await freePort();
+  url = `http://127.0.0.1:${port}`;
+  server = spawn(process.execPath, [path.join(app, 'dist', 'server', 'main.bundle.js')], {
+    cwd: tmp,
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: tmp,
+      STUDIO_DIR: data,
+      STUDIO_PORT: String(port),
+      STUDIO_HOST: '127.0.0.1',
+      API_KEY: KEY,
+      ENGINE_MODE: 'standin',
+      ENGINE_PORT: String(await freePort()),
+      REPOHOST_BASE_URL: origin.url,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  server.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  server.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  await waitFor(async () => {
+    if (server.exitCode !== null) throw new Error(`the bundled server exited (${server.exitCode}):\n${output}`);
+    return (await fetch(`${url}/api/health`).catch(() => null))?.ok;
+  }, 'the health route', 120_000);
+}, 400_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server.once('exit', r));
+    process.kill(-server.pid!, 'SIGTERM');
+    await exited;
+  }
+  await origin?.close();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+}, 60_000);
+
+describe('the one-file server bundle', () => {
+  it('is one file of Studio code that leaves npm packages to node_modules', () => {
+    const bundle = fs.readFileSync(path.join(app, 'dist', 'server', 'main.bundle.js'), 'utf8');
+    expect(bundle).toMatch(/from "express"/);
+    expect(bundle).not.toMatch(/from "\.\.?\//);
+    expect(bundle).toMatch(/\/\/# sourceMappingURL=main\.bundle\.js\.map\s*$/);
+  });
+
+  it('starts the compiled stand-in engine of the app', async () => {
+    await waitFor(async () => {
+      const health = (await (await fetch(`${url}/api/health`)).json()) as { engine: string };
+      return health.engine === 'running';
+    }, 'the engine running', 90_000);
+    const standin = path.join(app, 'dist', 'server', 'standin', 'main.js');
+    expect(commandLines().filter((line) => line.includes(standin))).toHaveLength(1);
+  }, 120_000);
+
+  it('downloads through the queue on the worker thread and verifies the file', async () => {
+    const res = await api('/api/admin/models/download/bundled.safetensors', { method: 'POST' });
+    expect(res.status).toBe(200);
+    const final = path.join(data, 'models', 'checkpoints', 'bundled.safetensors');
+    await waitFor(() => fs.existsSync(final), `the download to arrive:\n${output}`, 60_000);
+    expect(sha256(fs.readFileSync(final))).toBe(sha256(content));
+  }, 90_000);
+});
