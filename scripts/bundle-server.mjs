@@ -1,8 +1,8 @@
 // Bundles the compiled headless server (`dist/server/main.js`, tsc's output) into one file,
 // `dist/server/main.bundle.js`, which `npm start` runs. Why: Node pays per module it loads
 // (resolve, read, compile), and Studio's start loads some 360 of its own; one file took the CPU
-// used until `/api/health` answers from ~690 to ~500 ms and the idle RSS from ~119 to ~100 MiB
-// (measured side by side in one run; `npm run bench -- startup` measures the bundle). npm
+// used until `/api/health` answers from ~620-690 to ~460-500 ms and the idle RSS from ~113-119 to
+// ~100-107 MiB (measured side by side; `npm run bench -- startup` measures the bundle). npm
 // packages stay outside, imported from node_modules as before (native addons, libraries loaded on
 // first use). The download worker and the stand-in engine stay tsc's separate files: they run in
 // their own thread or process and are found from the app root (server/config/app-root.ts). The

@@ -87,6 +87,7 @@ if (!fs.existsSync(bundle) || readStamp() !== fingerprint) {
 if (!fs.existsSync(path.join(root, 'renderer', 'dist', 'index.html'))) {
   run('Building the web UI', process.execPath, [path.join(root, 'scripts', 'build-renderer.mjs')]);
 }
-// Source maps stay off: on, they cost ~12 MiB of idle RSS and ~40 ms of start CPU (measured).
+// Source maps stay off: on, they cost ~20-40 ms of start CPU (measured; their idle RSS cost was
+// within the ±5 MiB the RSS varies between runs).
 // `NODE_OPTIONS=--enable-source-maps npm start` maps stack traces to the .ts lines.
 await import(pathToFileURL(bundle).href);

@@ -17,7 +17,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localStamp } from '../../server/time.js';
-import { openStudioPage, SHOTS as ALL_SHOTS, type StudioPage, type TestBrowser } from '../helpers/browser.js';
+import { newSessionPage, openStudioPage, SHOTS as ALL_SHOTS, type StudioPage, type TestBrowser } from '../helpers/browser.js';
 import { jobFixtures } from '../helpers/job-fixtures.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { execute, jobRecord, SHIPPED_MODELS, waitForJob } from '../helpers/runner.js';
@@ -47,12 +47,9 @@ function expected(ms: number, seconds = false): string {
   return new Date(ms).toLocaleString(LOCALE, { ...time, day: 'numeric', month: 'short' });
 }
 
-/** A touch phone's context (the shared helper's contexts have no touch screen). */
-async function touchPhoneContext(): Promise<BrowserContext> {
-  const ctx = await browser.browser.newContext({ viewport: PHONE, locale: LOCALE, timezoneId: ZONE, hasTouch: true, isMobile: true });
-  const [name, value] = (await studio.login()).split('=') as [string, string];
-  await ctx.addCookies([{ name, value, url: studio.url }]);
-  return ctx;
+/** A signed-in page on a touch phone, in a context of its own. */
+function touchPhone(): Promise<{ context: BrowserContext; page: Page }> {
+  return newSessionPage(browser, studio, { viewport: PHONE, locale: LOCALE, timezoneId: ZONE, hasTouch: true, isMobile: true });
 }
 
 /** Screenshots at desktop and phone width, axe at both, and what is wider than the phone. */
@@ -254,9 +251,8 @@ describe('stars (#27) and moving through results (#30 improvement 14)', () => {
   });
 
   it('swipes between results on a phone', async () => {
-    const phone = await touchPhoneContext();
+    const { context: phone, page: p } = await touchPhone();
     try {
-      const p = await phone.newPage();
       await p.goto(`${studio.url}/jobs/${ids[1]}`);
       await p.getByRole('button', { name: 'Older' }).waitFor();
       await expect.poll(() => p.getByRole('button', { name: 'Older' }).isEnabled()).toBe(true);

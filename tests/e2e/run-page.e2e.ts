@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { launchBrowser, newSessionPage, type TestBrowser } from '../helpers/browser.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { execute, plantModels, SHIPPED_MODELS, waitForJob } from '../helpers/runner.js';
@@ -91,11 +91,7 @@ describe('Run page and presets (#30)', () => {
     plantModels(studio.dir, SHIPPED_MODELS);
     await studio.studio.engineReady(60_000);
     browser = await launchBrowser();
-    context = await browser.browser.newContext({ viewport: DESKTOP, locale: 'en-GB' });
-    const cookie = await studio.login();
-    const [name, value] = cookie.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: studio.url }]);
-    page = await context.newPage();
+    ({ context, page } = await newSessionPage(browser, studio, { viewport: DESKTOP }));
   }, 120_000);
 
   afterAll(async () => {

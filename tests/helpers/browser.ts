@@ -95,6 +95,9 @@ export interface SignedInPageOptions {
   locale?: string;
   /** A zone far from the server's shows a time read in the wrong zone. */
   timezoneId?: string;
+  /** A touch phone (playwright's contexts have neither by default). */
+  hasTouch?: boolean;
+  isMobile?: boolean;
 }
 
 /** A Studio whose `login()` answers the `session=...` cookie pair (TestStudio). */
@@ -105,7 +108,7 @@ export interface SessionTarget {
 
 /** A fresh context holding the session cookie of `studio.login()` (no trip through the login page), and one page in it. */
 export async function newSessionPage(browser: TestBrowser, studio: SessionTarget, options: SignedInPageOptions = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.browser.newContext({ viewport: options.viewport ?? DESKTOP, locale: options.locale ?? 'en-GB', timezoneId: options.timezoneId });
+  const context = await browser.browser.newContext({ viewport: options.viewport ?? DESKTOP, locale: options.locale ?? 'en-GB', timezoneId: options.timezoneId, hasTouch: options.hasTouch, isMobile: options.isMobile });
   const cookie = await studio.login();
   const at = cookie.indexOf('=');
   await context.addCookies([{ name: cookie.slice(0, at), value: cookie.slice(at + 1), url: studio.url }]);

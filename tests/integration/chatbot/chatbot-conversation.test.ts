@@ -3,6 +3,9 @@
  * engine: the key unlocks the chat, presets come as buttons (private ones hidden), a placeholder
  * question is answered with a button, the image-taking workflow asks for a photo, the job runs
  * with one progress message edited in place, and the result arrives as a photo.
+ *
+ * Order matters (one Studio for the file; found with --sequence.shuffle): the conversation tests
+ * use the chat the /key test admitted; the refusal test runs before it.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

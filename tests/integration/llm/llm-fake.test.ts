@@ -6,6 +6,10 @@
  * The tests share one Studio and run in order: the chat proxy's first test chats with the server
  * the lifecycle tests started, with the configuration they saved (top_k 12, repeat_penalty 1.3);
  * the others start the fake model they need.
+ *
+ * Order matters (one Studio for the file; found with --sequence.shuffle): the lifecycle test
+ * starts the server from stopped, the chat tests use the server it started, and the crash and stop
+ * tests end it.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -4,6 +4,9 @@
  * its input image is uploaded through the agent, progress arrives over the agent's relayed
  * socket, and the outputs land in the main Studio's job folder. The agent has no UI, and a wrong
  * key leaves it offline in the main Studio's pool.
+ *
+ * Order matters (one Studio for the file; found with --sequence.shuffle): the job test adds the
+ * working agent to the pool and leaves it there, so it runs after the wrong-key test.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -4,6 +4,9 @@
  * ends `error` with the reason. With a single engine nothing moves (its jobs wait for it). Driven
  * through the queue's own failover call on a real Studio and database, with an engine added by
  * URL that nothing answers on, so no engine ever takes the job on its own.
+ *
+ * Order matters (one Studio for the file; found with --sequence.shuffle): the single-engine test expects the pool as beforeAll made it, so it runs before the requeue
+ * test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueueStore } from '../../../server/jobs/queue/queue.store.js';

@@ -4,6 +4,9 @@
  * local engine, and the job runs on the stand-in — its input image kept in Studio's input folder
  * and uploaded at hand-over, its outputs pulled into the job folder. With no other engine up the
  * single-engine answer stands (503); a job the stand-in cannot run is a 400 naming what it lacks.
+ *
+ * Order matters (one Studio for the file; found with --sequence.shuffle): the 503 test runs before
+ * the test that adds an engine by URL.
  */
 import fs from 'node:fs';
 import path from 'node:path';

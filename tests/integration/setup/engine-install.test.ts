@@ -4,6 +4,9 @@
  * local index answering like PyPI's simple API, the environment is a real venv of this machine's
  * Python. The new engine is proven on a port of its own before it becomes the engine; a restart
  * runs it; an update carries its node packages over; rollback goes back.
+ *
+ * Order matters (one Studio for the file; found with --sequence.shuffle): first start is checked
+ * before anything is installed, then install, restart and update build on each other.
  */
 import fs from 'node:fs';
 import os from 'node:os';
