@@ -1,5 +1,5 @@
 /**
- * HTTP health probing: a child is ready when GET on its health URL answers 2xx.
+ * HTTP health probing: a child is ready when GET on its health URL answers 2xx, and not with a web page.
  */
 import { sleep } from './sleep.js';
 
@@ -12,14 +12,19 @@ export interface ProbeResult {
   error: string | null;
 }
 
-/** GET `url` once; ok on a 2xx answer within `timeoutMs`. Never throws. */
+/** GET `url` once; ok on a 2xx answer that is not an HTML page, within `timeoutMs`. Never throws. */
 export async function probeHealth(url: string, signal?: AbortSignal, timeoutMs = PROBE_TIMEOUT_MS, headers?: Record<string, string>): Promise<ProbeResult> {
   const timeout = AbortSignal.timeout(timeoutMs);
   try {
     const res = await fetch(url, { headers, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
     // Drain the body so the keep-alive socket goes back to the pool instead of leaking.
     await res.arrayBuffer().catch(() => undefined);
-    return res.ok ? { ok: true, error: null } : { ok: false, error: `HTTP ${res.status}` };
+    if (!res.ok) return { ok: false, error: `HTTP ${res.status}` };
+    // Health answers are JSON (the engine's system_stats, llama-server's /health). A web page means
+    // another server holds the port (a Studio's sign-in page once answered a trial engine's port,
+    // taken while the engine was still booting), and must not pass for the child being ready.
+    if (/text\/html/i.test(res.headers.get('content-type') ?? '')) return { ok: false, error: 'a web page answered, not the engine: another server holds this port' };
+    return { ok: true, error: null };
   } catch (err) {
     if (timeout.aborted) return { ok: false, error: `no answer within ${timeoutMs} ms` };
     return { ok: false, error: describeFetchError(err) };
