@@ -25,7 +25,7 @@ function run(label, command, args) {
 }
 
 /**
- * Path, size and modification time of every input of `tsconfig.build.json` (server/, main/, the
+ * Path, size and modification time of every input of `tsconfig.server.json` (server/, the
  * tsconfig files, package.json) and of the bundler's settings hashed into one string: any edit,
  * added, removed or renamed file changes it, as `make` would see it.
  */
@@ -43,8 +43,8 @@ function sourcesFingerprint() {
       else add(rel);
     }
   };
-  for (const dir of ['server', 'main']) if (fs.existsSync(path.join(root, dir))) walk(dir);
-  for (const file of ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', 'scripts/bundle-server.mjs']) add(file);
+  for (const dir of ['server']) if (fs.existsSync(path.join(root, dir))) walk(dir);
+  for (const file of ['tsconfig.json', 'tsconfig.build.json', 'tsconfig.server.json', 'package.json', 'package-lock.json', 'scripts/bundle-server.mjs']) add(file);
   return hash.digest('hex');
 }
 
@@ -78,7 +78,8 @@ const fingerprint = sourcesFingerprint();
 if (!fs.existsSync(bundle) || readStamp() !== fingerprint) {
   console.log('Compiling the server…');
   fs.rmSync(stampFile, { force: true });
-  run('Compiling the server', bin('tsc'), ['-p', 'tsconfig.build.json']);
+  // The server alone: main/ needs Electron's types, which a plain `npm install` does not bring.
+  run('Compiling the server', bin('tsc'), ['-p', 'tsconfig.server.json']);
   // Imported here only: a start with nothing to compile does not load the bundler.
   const { bundleServer } = await import('./bundle-server.mjs');
   await bundleServer();
