@@ -7,10 +7,35 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { InstallState, SetupReport } from '../../server/contracts/setup.contract.js';
 import type { EngineChoice } from '../../server/config/engine-choice.js';
+import { ENGINE_REPO_URL, gitMappingEnv, type FakeIndex } from './fake-engine-sources.js';
 import type { TestStudio } from './studio.js';
 
 /** The machine's own Python (an absolute path: the tests give Studio a HOME of its own, which breaks version-manager shims). */
 export const HOST_PYTHON = execFileSync('python3', ['-c', 'import sys; print(sys.executable)']).toString().trim();
+
+/**
+ * The environment of an offline install: the engine's repository behind `https://` (git's
+ * insteadOf to `bare`), torch and the requirements from `index`, this machine's Python, no GPU tool
+ * answering (the CPU build), a HOME of its own under `root`, and the setup page deciding the engine.
+ */
+export function offlineInstallEnv(root: string, bare: string, index: FakeIndex, pathPrefix = ''): Record<string, string> {
+  const home = path.join(root, 'home');
+  fs.mkdirSync(home, { recursive: true });
+  return {
+    ...gitMappingEnv(bare),
+    PATH: `${pathPrefix}${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: home,
+    ENGINE_MODE: 'automatic',
+    ENGINE_REPO_URL,
+    ENGINE_TORCH_INDEX_URL: index.torchUrl,
+    ENGINE_PACKAGE_INDEX_URL: index.simpleUrl,
+    ENGINE_INSTALL_PYTHON: HOST_PYTHON,
+    STUDIO_NVIDIA_SMI: '/nonexistent/nvidia-smi',
+    PIP_NO_CACHE_DIR: '1',
+    // This machine's own pip configuration (its constraints, its local mirrors) stays out.
+    PIP_CONFIG_FILE: '/dev/null',
+  };
+}
 
 export async function report(t: TestStudio, fresh = false): Promise<SetupReport> {
   const res = await t.api(`/api/admin/setup${fresh ? '?fresh=1' : ''}`);

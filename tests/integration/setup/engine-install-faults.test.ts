@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE_REPO_URL, gitMappingEnv, makeEngineRepo, makeWheels, startFakeIndex, type FakeIndex } from '../../helpers/fake-engine-sources.js';
+import { makeEngineRepo, makeWheels, startFakeIndex, type FakeIndex } from '../../helpers/fake-engine-sources.js';
 import { fakeGpuPath, writeFakeGpuTools } from '../../helpers/fake-gpu-tools.js';
-import { engineFolders, eventsOf, HOST_PYTHON, report, runJob, storedChoice, waitForJob } from '../../helpers/setup-install.js';
+import { engineFolders, eventsOf, HOST_PYTHON, offlineInstallEnv, report, runJob, storedChoice, waitForJob } from '../../helpers/setup-install.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 import { mountCommand, mountTinyDisk } from '../../helpers/tiny-disk.js';
 import type { InstallState } from '../../../server/contracts/setup.contract.js';
@@ -27,21 +27,7 @@ beforeAll(async () => {
   const bare = makeEngineRepo(root, [{ tag: 'v0.1.0' }, { tag: 'v0.9.0', smokeFails: true }]);
   wheels = makeWheels(root);
   index = await startFakeIndex(wheels);
-  fs.mkdirSync(path.join(root, 'home'));
-  base = {
-    ...gitMappingEnv(bare),
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: path.join(root, 'home'),
-    ENGINE_MODE: 'automatic',
-    ENGINE_REPO_URL,
-    ENGINE_TORCH_INDEX_URL: index.torchUrl,
-    ENGINE_PACKAGE_INDEX_URL: index.simpleUrl,
-    ENGINE_INSTALL_PYTHON: HOST_PYTHON,
-    STUDIO_NVIDIA_SMI: '/nonexistent/nvidia-smi',
-    PIP_NO_CACHE_DIR: '1',
-    // This machine's own pip configuration (its constraints, its local mirrors) stays out.
-    PIP_CONFIG_FILE: '/dev/null',
-  };
+  base = offlineInstallEnv(root, bare, index);
 }, LONG);
 
 afterAll(async () => {

@@ -10,9 +10,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ENGINE_REPO_URL, gitMappingEnv, makeEngineRepo, makeWheels, startFakeIndex, type FakeIndex } from '../../helpers/fake-engine-sources.js';
+import { makeEngineRepo, makeWheels, startFakeIndex, type FakeIndex } from '../../helpers/fake-engine-sources.js';
 import { installFakeUv, type FakeUv } from '../../helpers/fake-uv.js';
-import { HOST_PYTHON, runJob, storedChoice } from '../../helpers/setup-install.js';
+import { HOST_PYTHON, offlineInstallEnv, runJob, storedChoice } from '../../helpers/setup-install.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 
 const LONG = 240_000;
@@ -27,21 +27,8 @@ beforeAll(async () => {
   const bare = makeEngineRepo(root, [{ tag: 'v0.1.0' }]);
   index = await startFakeIndex(makeWheels(root));
   uv = installFakeUv(root);
-  fs.mkdirSync(path.join(root, 'home'));
   dataDir = path.join(root, 'studio');
-  const env = {
-    ...gitMappingEnv(bare),
-    PATH: `${uv.binDir}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-    HOME: path.join(root, 'home'),
-    ENGINE_REPO_URL,
-    ENGINE_TORCH_INDEX_URL: index.torchUrl,
-    ENGINE_PACKAGE_INDEX_URL: index.simpleUrl,
-    ENGINE_INSTALL_PYTHON: HOST_PYTHON,
-    STUDIO_NVIDIA_SMI: '/nonexistent/nvidia-smi',
-    PIP_NO_CACHE_DIR: '1',
-    PIP_CONFIG_FILE: '/dev/null',
-    ENGINE_MODE: 'automatic',
-  };
+  const env = offlineInstallEnv(root, bare, index, `${uv.binDir}:`);
   t = await startTestStudio({ dir: dataDir, env, relaunch: () => undefined });
 }, LONG);
 

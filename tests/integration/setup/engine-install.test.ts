@@ -12,8 +12,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENGINE_REPO_URL, gitMappingEnv, makeEngineRepo, makeWheels, startFakeIndex, type FakeIndex } from '../../helpers/fake-engine-sources.js';
-import { engineFolders, eventsOf, HOST_PYTHON, report, runJob, storedChoice } from '../../helpers/setup-install.js';
+import { ENGINE_REPO_URL, makeEngineRepo, makeWheels, startFakeIndex, type FakeIndex } from '../../helpers/fake-engine-sources.js';
+import { engineFolders, eventsOf, offlineInstallEnv, report, runJob, storedChoice } from '../../helpers/setup-install.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 
 const LONG = 240_000;
@@ -32,24 +32,8 @@ beforeAll(async () => {
     { tag: 'v0.9.0', smokeFails: true },
   ]);
   index = await startFakeIndex(makeWheels(root));
-  fs.mkdirSync(path.join(root, 'home'));
   dataDir = path.join(root, 'studio');
-  env = {
-    ...gitMappingEnv(bare),
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: path.join(root, 'home'),
-    ENGINE_REPO_URL,
-    ENGINE_TORCH_INDEX_URL: index.torchUrl,
-    ENGINE_PACKAGE_INDEX_URL: index.simpleUrl,
-    ENGINE_INSTALL_PYTHON: HOST_PYTHON,
-    // No GPU tool on this machine's PATH answers: the CPU build.
-    STUDIO_NVIDIA_SMI: '/nonexistent/nvidia-smi',
-    PIP_NO_CACHE_DIR: '1',
-    // This machine's own pip configuration (its constraints, its local mirrors) stays out.
-    PIP_CONFIG_FILE: '/dev/null',
-    // Nothing in the environment names an engine: the setup page decides.
-    ENGINE_MODE: 'automatic',
-  };
+  env = offlineInstallEnv(root, bare, index);
   t = await startTestStudio({ dir: dataDir, env, relaunch: () => void relaunches.push(Date.now()) });
 }, LONG);
 
