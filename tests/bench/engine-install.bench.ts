@@ -9,9 +9,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { gitMappingEnv, startFakeIndex } from '../helpers/fake-engine-sources.js';
+import { startFakeIndex } from '../helpers/fake-engine-sources.js';
 import { execute, waitForJob } from '../helpers/runner.js';
-import { report, runJob } from '../helpers/setup-install.js';
+import { offlineInstallEnv, report, runJob } from '../helpers/setup-install.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { ensureVenvSupport, FIRST_TAG, REAL_REPO_URL, realEngineHome, realEngineRepo, realEngineWheels, writeBasePython } from '../engine/real-engine-sources.js';
 import { SD15_FILE, sd15Checkpoint, writeTokenizersFix } from '../engine/sd15-checkpoint.js';
@@ -35,22 +35,11 @@ export async function run(): Promise<TargetRow[]> {
     const userBase = writeTokenizersFix(root, path.join(home, 'bin', 'engine-python'));
     const checkpoint = sd15Checkpoint(path.join(home, 'ComfyUI'), path.join(home, 'bin', 'engine-python'), path.join(root, 'make'), userBase);
     if (checkpoint.made) console.log(`  (the SD 1.5 checkpoint was made first, once: ${checkpoint.made.seconds.toFixed(1)} s, not counted)`);
-    fs.mkdirSync(path.join(root, 'home'));
     const dir = path.join(root, 'studio');
     fs.mkdirSync(path.join(dir, 'models', 'checkpoints'), { recursive: true });
     fs.linkSync(checkpoint.file, path.join(dir, 'models', 'checkpoints', SD15_FILE));
     const env = {
-      ...gitMappingEnv(realEngineRepo(home)),
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: path.join(root, 'home'),
-      ENGINE_MODE: 'automatic',
-      ENGINE_REPO_URL: REAL_REPO_URL,
-      ENGINE_TORCH_INDEX_URL: index.torchUrl,
-      ENGINE_PACKAGE_INDEX_URL: index.simpleUrl,
-      ENGINE_INSTALL_PYTHON: writeBasePython(path.join(root, 'base-python'), home),
-      STUDIO_NVIDIA_SMI: '/nonexistent/nvidia-smi',
-      PIP_NO_CACHE_DIR: '1',
-      PIP_CONFIG_FILE: '/dev/null',
+      ...offlineInstallEnv(root, realEngineRepo(home), index, { repoUrl: REAL_REPO_URL, python: writeBasePython(path.join(root, 'base-python'), home) }),
       PYTHONUSERBASE: userBase,
     };
     t = await startTestStudio({ dir, env, relaunch: () => undefined });

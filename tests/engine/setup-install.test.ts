@@ -10,8 +10,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gitMappingEnv, startFakeIndex, type FakeIndex } from '../helpers/fake-engine-sources.js';
-import { engineFolders, eventsOf, report, runJob, storedChoice } from '../helpers/setup-install.js';
+import { startFakeIndex, type FakeIndex } from '../helpers/fake-engine-sources.js';
+import { engineFolders, eventsOf, offlineInstallEnv, report, runJob, storedChoice } from '../helpers/setup-install.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { ensureVenvSupport, FIRST_TAG, REAL_REPO_URL, realEngineHome, realEngineRepo, realEngineWheels, SECOND_TAG, writeBasePython } from './real-engine-sources.js';
 
@@ -32,20 +32,7 @@ beforeAll(async () => {
   index = await startFakeIndex(realEngineWheels(home));
   // Inside REALENGINE_HOME: the chroot sees only that folder, and the engines and the venvs live here.
   root = fs.mkdtempSync(path.join(home, 'studio-test-install-'));
-  fs.mkdirSync(path.join(root, 'home'));
-  env = {
-    ...gitMappingEnv(bare),
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: path.join(root, 'home'),
-    ENGINE_MODE: 'automatic',
-    ENGINE_REPO_URL: REAL_REPO_URL,
-    ENGINE_TORCH_INDEX_URL: index.torchUrl,
-    ENGINE_PACKAGE_INDEX_URL: index.simpleUrl,
-    ENGINE_INSTALL_PYTHON: writeBasePython(path.join(root, 'base-python'), home),
-    STUDIO_NVIDIA_SMI: '/nonexistent/nvidia-smi',
-    PIP_NO_CACHE_DIR: '1',
-    PIP_CONFIG_FILE: '/dev/null',
-  };
+  env = offlineInstallEnv(root, bare, index, { repoUrl: REAL_REPO_URL, python: writeBasePython(path.join(root, 'base-python'), home) });
   t = await startTestStudio({ dir: path.join(root, 'studio'), env, relaunch: () => void relaunches.push(Date.now()) });
 }, LONG);
 

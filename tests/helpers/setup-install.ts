@@ -15,21 +15,27 @@ export const HOST_PYTHON = execFileSync('python3', ['-c', 'import sys; print(sys
 
 /**
  * The environment of an offline install: the engine's repository behind `https://` (git's
- * insteadOf to `bare`), torch and the requirements from `index`, this machine's Python, no GPU tool
+ * insteadOf to `bare`), torch and the requirements from `index`, this machine's Python (or
+ * `options.python`), no GPU tool
  * answering (the CPU build), a HOME of its own under `root`, and the setup page deciding the engine.
  */
-export function offlineInstallEnv(root: string, bare: string, index: FakeIndex, pathPrefix = ''): Record<string, string> {
+export function offlineInstallEnv(
+  root: string,
+  bare: string,
+  index: FakeIndex,
+  options: { pathPrefix?: string; repoUrl?: string; python?: string } = {},
+): Record<string, string> {
   const home = path.join(root, 'home');
   fs.mkdirSync(home, { recursive: true });
   return {
     ...gitMappingEnv(bare),
-    PATH: `${pathPrefix}${process.env.PATH ?? '/usr/bin:/bin'}`,
+    PATH: `${options.pathPrefix ?? ''}${process.env.PATH ?? '/usr/bin:/bin'}`,
     HOME: home,
     ENGINE_MODE: 'automatic',
-    ENGINE_REPO_URL,
+    ENGINE_REPO_URL: options.repoUrl ?? ENGINE_REPO_URL,
     ENGINE_TORCH_INDEX_URL: index.torchUrl,
     ENGINE_PACKAGE_INDEX_URL: index.simpleUrl,
-    ENGINE_INSTALL_PYTHON: HOST_PYTHON,
+    ENGINE_INSTALL_PYTHON: options.python ?? HOST_PYTHON,
     STUDIO_NVIDIA_SMI: '/nonexistent/nvidia-smi',
     PIP_NO_CACHE_DIR: '1',
     // This machine's own pip configuration (its constraints, its local mirrors) stays out.

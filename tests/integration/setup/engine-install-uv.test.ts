@@ -28,7 +28,7 @@ beforeAll(async () => {
   index = await startFakeIndex(makeWheels(root));
   uv = installFakeUv(root);
   dataDir = path.join(root, 'studio');
-  const env = offlineInstallEnv(root, bare, index, `${uv.binDir}:`);
+  const env = offlineInstallEnv(root, bare, index, { pathPrefix: `${uv.binDir}:` });
   t = await startTestStudio({ dir: dataDir, env, relaunch: () => undefined });
 }, LONG);
 
