@@ -1,6 +1,6 @@
 /**
- * Whether a child process is still there, for tests that check a stop or a kill left nothing
- * running behind.
+ * Whether a child process is still there, and which processes run: for tests that check a stop
+ * or a kill left nothing running behind.
  */
 import fs from 'node:fs';
 
@@ -19,4 +19,15 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Command lines of this machine's processes (Linux /proc): to find a child a server started itself. */
+export function commandLines(): string[] {
+  const lines: string[] = [];
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      lines.push(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '));
+    } catch {}
+  }
+  return lines;
 }

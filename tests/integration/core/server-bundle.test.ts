@@ -15,6 +15,7 @@ import { APP_ROOT } from '../../../server/config.js';
 import { catalogOf, repoEntry, sha256, waitFor, writeCatalogs } from '../../helpers/fake-catalogs.js';
 import { startFakeFileServer, type FakeFileServer } from '../../helpers/fake-file-server.js';
 import { freePort } from '../../helpers/ports.js';
+import { commandLines } from '../../helpers/process-state.js';
 
 const KEY = 'bundle-key-0123456789';
 let tmp: string;
@@ -31,17 +32,6 @@ const api = (pathname: string, init: RequestInit = {}) => fetch(url + pathname, 
 function run(label: string, command: string, args: string[]): void {
   const result = spawnSync(command, args, { cwd: APP_ROOT, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`${label} failed (exit ${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`);
-}
-
-/** Command lines of this machine's processes (Linux /proc), to find the stand-in the server started. */
-function commandLines(): string[] {
-  const lines: string[] = [];
-  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      lines.push(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '));
-    } catch {}
-  }
-  return lines;
 }
 
 beforeAll(async () => {

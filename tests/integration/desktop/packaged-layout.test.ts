@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, electronShim, layOutPackagedApp, type PackagedLayout } from '../../helpers/packaged-layout.js';
 import { freePort } from '../../helpers/ports.js';
+import { commandLines } from '../../helpers/process-state.js';
 
 const KEY = 'packaged-key-0123456789';
 let tmp: string;
@@ -40,17 +41,6 @@ function engineLog(): string {
   } catch {
     return '(no engine log)';
   }
-}
-
-/** Command lines of this machine's processes (Linux /proc), to find the stand-in the server started. */
-function commandLines(): string[] {
-  const lines: string[] = [];
-  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      lines.push(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' '));
-    } catch {}
-  }
-  return lines;
 }
 
 beforeAll(async () => {
