@@ -33,6 +33,9 @@ export async function bundleServer(dist = path.join(root, 'dist')) {
     sourcesContent: false,
     logLevel: 'warning',
   });
+  // esbuild's service is a child process that otherwise lives as long as its parent: `npm start`
+  // bundles in the process that then runs Studio, which would carry it for nothing.
+  await esbuild.stop();
   return outfile;
 }
 
