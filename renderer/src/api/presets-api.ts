@@ -57,9 +57,6 @@ export class PresetsApi {
     form.append('file', file, file.name);
     return this.http.postForm(`${BASE}/import`, form);
   }
-  fromJob(promptId: string, body: { id?: string; name?: string } = {}): Promise<{ id: string; message: string }> {
-    return this.http.post(`${BASE}/from-job/${encodeURIComponent(promptId)}`, body);
-  }
   exportUrl(id: string): string {
     return this.http.url(`${one(id)}/export`);
   }

@@ -116,12 +116,5 @@ export const usePresetsStore = defineStore('presets', () => {
     return id;
   }
 
-  /** Save a finished job's workflow and parameters as a preset. */
-  async function fromJob(promptId: string, name?: string): Promise<string> {
-    const { id } = await api.fromJob(promptId, name ? { name } : {});
-    await refresh();
-    return id;
-  }
-
-  return { list, filtered, sourceOf, jobOf, loading, loaded, error, query, refresh, detail, create, placeholders, run, rename, remove, importFile, fromJob, exportUrl: (id: string) => api.exportUrl(id) };
+  return { list, filtered, sourceOf, jobOf, loading, loaded, error, query, refresh, detail, create, placeholders, run, rename, remove, importFile, exportUrl: (id: string) => api.exportUrl(id) };
 });
