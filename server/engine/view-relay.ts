@@ -164,6 +164,8 @@ class RawView {
 
   /** The engine's side ended (or the socket closed). */
   private onEnd(): void {
+    // Part of a head that never ended (bare LF line ends?): leave it to node:http's parser.
+    if (!this.answered && this.headBytes.length > 0 && !this.done) return this.unsupported();
     if (!this.answered) return this.fail(new Error('the engine closed the connection before answering'));
     if (this.done) return;
     // Reads are paused until `pipeTo`, so only a failure closes the connection before it.

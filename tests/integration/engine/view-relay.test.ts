@@ -225,8 +225,9 @@ describe('relayView falls back to node:http', () => {
     expect(engine.heads.map((h) => h.split('\r\n')[0]!.split(' ')[2])).toEqual(['HTTP/1.0', 'HTTP/1.1']);
   });
 
-  it('asks again past a 1xx or an unparsable head', async () => {
-    for (const first of ['HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n', 'HTTP/1.1 200 OK\r\nBad Header Name: x\r\n\r\n']) {
+  it('asks again past a 1xx, an unparsable head, or a head cut short', async () => {
+    const heads = ['HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n', 'HTTP/1.1 200 OK\r\nBad Header Name: x\r\n\r\n', 'HTTP/1.1 200 OK\nContent-Length: 2\n\nok'];
+    for (const first of heads) {
       const engine = rawEngine((socket, head) => {
         if (head.includes('HTTP/1.0')) socket.end(first);
         else socket.end('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
