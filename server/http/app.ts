@@ -4,7 +4,6 @@
  * run before any router, so routes added later are covered without code of their own.
  */
 import express from 'express';
-import expressWs from 'express-ws';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -16,11 +15,13 @@ import { errorMiddleware, notFound } from './error-middleware.js';
 import { HOST_REFUSED, isAllowedHost, refuse, type HostRuleOptions } from './host-guard.js';
 import { maintenanceGate, type Maintenance } from './maintenance.js';
 import { requestId } from './request-id.js';
+import { gatedRouter } from './router-gate.js';
 import { securityHeaders } from './security-headers.js';
 import type { StorageFaults } from './storage-faults.js';
 import type { SessionPayload } from './session.js';
 import type { WsEventMap } from '../contracts/ws.contract.js';
 import type { WsHub } from './ws-hub.js';
+import { attachWebSockets, type WsHandler } from './ws-server.js';
 
 /** Slow clients: the whole request head within this, the whole request within the next. */
 const HEADERS_TIMEOUT_MS = 20_000;
@@ -44,7 +45,7 @@ export interface HttpDeps {
   /** Routers that serve pages; mounted after the API routes and the `/api` 404. */
   pageRouters?: express.Router[];
   /** More WebSocket paths, admitted like `/ws` (an agent's engine relay). */
-  wsRoutes?: Array<{ path: string; handle: (socket: import('ws').WebSocket, req: http.IncomingMessage) => void }>;
+  wsRoutes?: Array<{ path: string; handle: WsHandler }>;
   /** Full-disk and damaged-database answers (507, a 500 that says what to do). */
   storage?: StorageFaults;
 }
@@ -64,33 +65,30 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
 
   // The session a cookie handshake was admitted with: the hub closes the socket when it ends.
   const handshakeSessions = new WeakMap<http.IncomingMessage, SessionPayload>();
-  const ws = expressWs(app, server, {
-    leaveRouterUntouched: true,
-    wsOptions: {
-      maxPayload: 64 * 1024,
-      // Refuse at the handshake, before any frame flows: same rules as HTTP.
-      verifyClient: (info, done) => {
-        const req = info.req;
-        if (!isAllowedHost(req.headers.host, deps.hosts)) return done(false, 421, HOST_REFUSED);
-        if (isCrossSite(req)) return done(false, 403, CROSS_SITE_REFUSED);
-        if (deps.maintenance.active) return done(false, 503, 'System is updating, please wait...');
-        const result = deps.auth.authenticate(req);
-        if (result.kind === 'cookie') handshakeSessions.set(req, result.session);
-        if (result.kind === 'throttled') return done(false, 429, 'Too many wrong API keys', { 'Retry-After': String(result.retryAfterS) });
-        if (result.kind !== 'cookie' && result.kind !== 'key' && result.kind !== 'internal') return done(false, 401, 'Not authenticated');
-        const address = clientAddress(req);
-        if (!isLoopbackHost(address) && deps.hub.countFrom(address) >= MAX_WS_PER_ADDRESS) {
-          return done(false, 429, `Too many open connections from ${address}`);
-        }
-        done(true);
-      },
+  attachWebSockets(server, {
+    maxPayload: 64 * 1024,
+    logger: deps.logger,
+    // Refuse at the handshake, before any frame flows: same rules as HTTP.
+    admit: (info, done) => {
+      const req = info.req;
+      if (!isAllowedHost(req.headers.host, deps.hosts)) return done(false, 421, HOST_REFUSED);
+      if (isCrossSite(req)) return done(false, 403, CROSS_SITE_REFUSED);
+      if (deps.maintenance.active) return done(false, 503, 'System is updating, please wait...');
+      const result = deps.auth.authenticate(req);
+      if (result.kind === 'cookie') handshakeSessions.set(req, result.session);
+      if (result.kind === 'throttled') return done(false, 429, 'Too many wrong API keys', { 'Retry-After': String(result.retryAfterS) });
+      if (result.kind !== 'cookie' && result.kind !== 'key' && result.kind !== 'internal') return done(false, 401, 'Not authenticated');
+      const address = clientAddress(req);
+      if (!isLoopbackHost(address) && deps.hub.countFrom(address) >= MAX_WS_PER_ADDRESS) {
+        return done(false, 429, `Too many open connections from ${address}`);
+      }
+      done(true);
     },
+    routes: new Map<string, WsHandler>([
+      ['/ws', (socket, req, transport) => deps.hub.add(socket, transport, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null)],
+      ...(deps.wsRoutes ?? []).map((route): [string, WsHandler] => [route.path, route.handle]),
+    ]),
   });
-  ws.app.ws('/ws', (socket, req) => deps.hub.add(socket, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null));
-  for (const route of deps.wsRoutes ?? []) ws.app.ws(route.path, (socket, req) => route.handle(socket, req));
-  // ws re-emits the HTTP server's errors (EADDRINUSE at listen) on itself; the listener of
-  // `server.listen` reports them, so here they only must not become uncaught exceptions.
-  ws.getWss().on('error', (err) => deps.logger.debug(`WebSocket server: ${err.message}`));
 
   app.use((req, res, next) => {
     if (!isAllowedHost(req.headers.host, deps.hosts)) return refuse(req, res, 421, HOST_REFUSED);
@@ -104,7 +102,7 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
   app.use('/api/auth/login', express.json({ limit: LOGIN_BODY_LIMIT }));
   app.use(requireAuth(deps.auth));
   app.use(express.json({ limit: '5mb' }));
-  for (const router of deps.routers) app.use(router);
+  for (const router of deps.routers) app.use(gatedRouter(router));
   app.all(['/api', '/api/{*rest}'], notFound());
   for (const router of deps.pageRouters ?? []) app.use(router);
   app.use(notFound());

@@ -80,30 +80,37 @@ export function fromRow(row: JobRow): JobRecord {
   return job;
 }
 
-/**
- * The JSON text of the records of `rows` (raw rows: values in `JOB_COLUMNS` order), equal to
- * `JSON.stringify(rows.map(fromRow))`: the JSON columns are spliced in as stored, since the one
- * writer stores them with `JSON.stringify` (`toRow`), which parsing and stringifying again would
- * give back unchanged. Keys in `fromRow`'s order.
- */
-export function recordsJson(rows: readonly unknown[][]): string {
-  const parts: string[] = [];
-  for (const r of rows) {
-    let text =
-      `{"prompt_id":${str(r[0])},"workflow_id":${str(r[1])},"workflow_name":${str(r[2])},"output_dir":${str(r[3])},` +
-      `"status":${str(r[4])},"queued_at":${str(r[5])},"started_at":${str(r[6])},"finished_at":${str(r[7])},` +
-      `"duration":${str(r[8])},"input_image":${str(r[9])},"params":${r[10] as string},"seeds":${r[11] as string},` +
-      `"output":${(r[12] as string | null) || 'null'},"error":${str(r[13])}`;
-    if (r[14]) text += `,"retry_of":${str(r[14])}`;
-    if (r[15]) text += `,"preset_id":${str(r[15])}`;
-    if (r[17]) text += ',"starred":true';
-    if (r[18]) text += `,"engine_id":${str(r[18])}`;
-    parts.push(`${text}}`);
-  }
-  return `[${parts.join(',')}]`;
-}
+/** A text column as JSON, quoted by SQLite (escapes as `JSON.stringify` does; NULL is `null`). */
+const quoted = (column: string) => `json_quote(${column})`;
+/** A field that `fromRow` sets only when the column is set (non-empty). */
+const optional = (key: string, column: string) => `CASE WHEN ${column} IS NOT NULL AND ${column} <> '' THEN ',"${key}":' || ${quoted(column)} ELSE '' END`;
 
-/** A column value as JSON (text, number or null). */
-function str(value: unknown): string {
-  return value === null || value === undefined ? 'null' : JSON.stringify(value);
+/**
+ * The select list that has SQLite write each record's JSON (`recordsJson` joins the rows): what
+ * `JSON.stringify(fromRow(row))` gives, keys in `fromRow`'s order, without a JS string per column
+ * or a parse and stringify of the JSON columns, which are spliced in as stored (the one writer
+ * stores them with `JSON.stringify`, `toRow`, which parsing and stringifying again would give back
+ * unchanged). SQLite's number text is not always JavaScript's, so the one number, `duration`, is
+ * left to `recordsJson`: a row is [text before it, duration, text after it].
+ */
+export const RECORD_JSON_COLUMNS = [
+  `'{"prompt_id":' || ${quoted('prompt_id')} || ',"workflow_id":' || ${quoted('workflow_id')} || ',"workflow_name":' || ${quoted('workflow_name')}` +
+    ` || ',"output_dir":' || ${quoted('output_dir')} || ',"status":' || ${quoted('status')} || ',"queued_at":' || ${quoted('queued_at')}` +
+    ` || ',"started_at":' || ${quoted('started_at')} || ',"finished_at":' || ${quoted('finished_at')} || ',"duration":'`,
+  'duration',
+  `',"input_image":' || ${quoted('input_image')} || ',"params":' || coalesce(params, 'null') || ',"seeds":' || coalesce(seeds, 'null')` +
+    ` || ',"output":' || coalesce(nullif(output, ''), 'null') || ',"error":' || ${quoted('error')}` +
+    ` || ${optional('retry_of', 'retry_of')} || ${optional('preset_id', 'preset_id')}` +
+    ` || CASE WHEN starred THEN ',"starred":true' ELSE '' END || ${optional('engine_id', 'engine_id')} || '}'`,
+].join(', ');
+
+/** The JSON array of the records of `rows`, selected raw with `RECORD_JSON_COLUMNS`. */
+export function recordsJson(rows: readonly unknown[][]): string {
+  let text = '[';
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    const duration = r[1];
+    text += `${i ? ',' : ''}${r[0] as string}${duration === null ? 'null' : JSON.stringify(duration)}${r[2] as string}`;
+  }
+  return `${text}]`;
 }

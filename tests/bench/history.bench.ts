@@ -17,6 +17,8 @@ import type { TargetRow } from './targets.js';
 
 const JOBS = 50_000;
 const PAGE = 100;
+/** Timed pages per measure (after the warm-up): enough for a stable median on a shared machine. */
+const PAGE_RUNS = 300;
 const COLUMNS =
   'prompt_id, workflow_id, workflow_name, output_dir, status, queued_at, started_at, finished_at, duration, input_image, params, seeds, output, error, retry_of, created_ms';
 const HISTORY_SQL = `SELECT ${COLUMNS} FROM jobs WHERE +status IN ('completed','error','stalled') ORDER BY created_ms DESC, rowid DESC`;
@@ -65,8 +67,16 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-async function time(runs: number, fn: () => Promise<unknown> | unknown): Promise<number> {
-  for (let i = 0; i < 3; i++) await fn();
+/**
+ * Requests (or queries) before timing starts, the same for Studio, the bare server and the
+ * reference query: a server answers pages all day, so the steady state is what is compared. With
+ * 3, Studio's code was still being compiled by V8 while it was timed (a page's median fell from
+ * about 5 ms over its first 30 requests to 1.3 ms after 1 000), which measured the JIT, not the page.
+ */
+const WARM_UP = 300;
+
+async function time(runs: number, fn: () => Promise<unknown> | unknown, warmUp = WARM_UP): Promise<number> {
+  for (let i = 0; i < warmUp; i++) await fn();
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
     const t0 = performance.now();
@@ -98,7 +108,7 @@ require('node:http').createServer((req, res) => res.writeHead(200, { 'content-ty
         await new Promise((r) => setTimeout(r, 50));
       }
     }
-    return await time(30, async () => (await fetch(`http://127.0.0.1:${port}/`)).arrayBuffer());
+    return await time(PAGE_RUNS, async () => (await fetch(`http://127.0.0.1:${port}/`)).arrayBuffer());
   } finally {
     child.kill();
   }
@@ -122,18 +132,22 @@ export async function run(_root: string): Promise<TargetRow[]> {
     let pageBytes = 0;
     let allBytes = 0;
     let count = 0;
-    const studioPage = await time(30, async () => {
+    const studioPage = await time(PAGE_RUNS, async () => {
       const res = await studio.api(`/api/admin/history?limit=${PAGE}`);
       pageBytes = (await res.arrayBuffer()).byteLength;
     });
-    const refPage = await time(30, () => pageStmt.all());
+    const refPage = await time(PAGE_RUNS, () => pageStmt.all());
     const transport = await bareHttpTime(await (await studio.api(`/api/admin/history?limit=${PAGE}`)).arrayBuffer(), dir);
     // Bytes received, not parsed: the client's own JSON.parse is not Studio's time.
-    const studioAll = await time(5, async () => {
-      allBytes = (await (await studio.api('/api/admin/history')).arrayBuffer()).byteLength;
-    });
+    const studioAll = await time(
+      5,
+      async () => {
+        allBytes = (await (await studio.api('/api/admin/history')).arrayBuffer()).byteLength;
+      },
+      3,
+    );
     count = ((await (await studio.api('/api/admin/history')).json()) as unknown[]).length;
-    const refAll = await time(5, () => allStmt.all());
+    const refAll = await time(5, () => allStmt.all(), 3);
     console.log(`history with ${JOBS} stored jobs (median):`);
     console.log(
       `  page of ${PAGE} (?limit=${PAGE}): studio ${studioPage.toFixed(1)} ms (${(pageBytes / 1024).toFixed(0)} KiB over HTTP); ` +

@@ -76,4 +76,28 @@ describe('history as JSON text', () => {
     }
     expect(store.history({}).length).toBeGreaterThan(30);
   });
+
+  it('writes every character and number as JSON.stringify does (SQLite writes the text, JavaScript the duration)', () => {
+    const writer = jobFixtures({ db });
+    let every = '';
+    for (let c = 0; c < 128; c++) every += String.fromCharCode(c);
+    // Line separators, accents, a symbol, an astral emoji and a lone surrogate (stored as bytes no UTF-8 decoder accepts).
+    const text = `${every}\u2028\u2029é✓😀\ud800</script>`;
+    // Numbers SQLite prints otherwise (1.0e+21, 5.0e-07, 9007199254740994.0).
+    const durations = [0.1 + 0.2, 1e21, 5e-7, 2 ** 53 + 2, 0, -1, 123456789012345.67];
+    durations.forEach((duration, i) => {
+      const extra: Partial<JobRecord> = { workflow_id: text, workflow_name: text, output_dir: text, input_image: text, error: text, duration };
+      // Set but empty: `fromRow` leaves an empty optional field out.
+      if (i % 2) Object.assign(extra, { retry_of: '', preset_id: '', engine_id: '' });
+      else Object.assign(extra, { retry_of: text, preset_id: text, engine_id: text, starred: true });
+      writer.insert(job(i * 6, { ...extra, status: 'completed' }), 2_000_000 + i);
+    });
+    const store = new JobStore(db);
+    const records = store.history({});
+    expect(records).toHaveLength(durations.length);
+    expect(records.map((r) => r.duration).sort()).toEqual([...durations].sort());
+    for (const query of [{}, { limit: 3, offset: 1 }, { text: 'fox' }, { starred: true }, { fromMs: 2_000_002, toMs: 2_000_005 }] satisfies HistoryQuery[]) {
+      expect(store.historyJson(query)).toBe(JSON.stringify(store.history(query)));
+    }
+  });
 });
