@@ -8,6 +8,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { pipeline } from 'node:stream/promises';
 import type { ObjectInfo } from './engine-graph.js';
 import type { EngineAvailability } from './engine-availability.js';
 import { EngineHttpError, EngineUnavailableError, EngineUnreachableError, EngineValidationError } from './engine-errors.js';
@@ -22,9 +23,11 @@ import type {
   SubmitPromptResponse,
   UploadedImage,
   UploadImageOptions,
+  ViewRelay,
   ViewRequest,
   ViewStream,
 } from './engine-protocol.js';
+import { requestRawView } from './view-relay.js';
 
 export interface EngineClientOptions {
   /** `http://127.0.0.1:8188`, no trailing path. */
@@ -190,8 +193,7 @@ export class EngineClient {
    */
   viewStream(req: ViewRequest): Promise<ViewStream | null> {
     if (this.availability?.unavailableReason()) return Promise.resolve(null);
-    const params = new URLSearchParams({ filename: req.filename, type: req.type ?? 'output', subfolder: req.subfolder ?? '' });
-    const url = new URL(`${this.baseUrl}/view?${params.toString()}`);
+    const url = this.viewUrl(req);
     const get = url.protocol === 'https:' ? https.get : http.get;
     return new Promise((resolve) => {
       const request = get(url, { signal: req.signal, headers: { ...this.headers, ...req.headers } }, (res) => {
@@ -205,6 +207,30 @@ export class EngineClient {
         resolve(null);
       });
     });
+  }
+
+  /**
+   * `GET /view` to be relayed into a response (`/api/engine/view`'s stream-through): from an `http:`
+   * engine over a plain socket with one reusable read buffer (`view-relay.ts`: no allocation or copy
+   * per piece), else, or for an answer that reader leaves to `node:http`, through `viewStream`.
+   * Only the wait for headers is timed; null when the engine is unreachable.
+   */
+  async relayView(req: ViewRequest): Promise<ViewRelay | null> {
+    if (this.availability?.unavailableReason()) return null;
+    const url = this.viewUrl(req);
+    if (url.protocol === 'http:') {
+      const raw = await requestRawView({ url, headers: { ...this.headers, ...req.headers }, signal: req.signal, headersTimeoutMs: this.timeoutMs });
+      if (raw === 'unreachable') return null;
+      if (raw !== 'unsupported') return raw;
+    }
+    const answer = await this.viewStream(req);
+    if (!answer) return null;
+    return { status: answer.status, headers: answer.headers, pipeTo: (dest) => pipeline(answer.body, dest), discard: () => answer.body.destroy() };
+  }
+
+  private viewUrl(req: ViewRequest): URL {
+    const params = new URLSearchParams({ filename: req.filename, type: req.type ?? 'output', subfolder: req.subfolder ?? '' });
+    return new URL(`${this.baseUrl}/view?${params.toString()}`);
   }
 
   private async json(path: string, init: RequestInit = {}, timeoutMs = this.timeoutMs): Promise<unknown> {
