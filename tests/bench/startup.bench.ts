@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../helpers/ports.js';
 import type { TargetRow } from './targets.js';
+import { entryOf, studioEnv } from './warm-start.js';
 
 interface Sample {
   readyMs: number;
@@ -80,49 +81,12 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** What `npm start` runs (scripts/start.mjs): the one-file bundle through its code cache. */
-function entryOf(root: string): string {
-  return path.join(root, 'dist', 'server', 'start.cjs');
-}
-
-async function studioEnv(dir: string): Promise<NodeJS.ProcessEnv> {
-  return {
-    ...process.env,
-    STUDIO_DIR: dir,
-    STUDIO_PORT: String(await freePort()),
-    STUDIO_HOST: '127.0.0.1',
-    API_KEY: 'bench-key-0123456789',
-    ENGINE_MODE: 'standin',
-    ENGINE_PORT: String(await freePort()),
-  };
-}
-
-/** One unmeasured start that stays up until the code cache beside the bundle is written. */
-async function warmUp(root: string): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-'));
-  const serverDir = path.dirname(entryOf(root));
-  const cached = () => fs.readdirSync(serverDir).some((name) => name.endsWith('.v8-cache'));
-  const env = await studioEnv(dir);
-  const child = spawn(process.execPath, [entryOf(root)], { env, stdio: 'ignore', detached: true });
-  try {
-    const started = performance.now();
-    while (!cached() && performance.now() - started < 60_000 && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
-    if (!cached()) console.log('  (the warm-up start wrote no code cache: the measured starts compile everything)');
-  } finally {
-    stop(child);
-    await new Promise((r) => setTimeout(r, 500));
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
 /** Run the startup benchmark and print its lines. */
 export async function run(root: string, runs = 3): Promise<TargetRow[]> {
   const studioRuns: Sample[] = [];
   const refRuns: Sample[] = [];
   const libRuns: Sample[] = [];
-  // The first start after a build compiles everything and writes the code cache (server-entry.cjs),
-  // as the first `npm start` after a compile does; the measured starts are the ones after it.
-  await warmUp(root);
+  // run.ts made the code cache (warm-start.ts): these are the starts after the first.
   for (let i = 0; i < runs; i++) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-'));
     const env = await studioEnv(dir);
