@@ -54,6 +54,8 @@ async function measure(command: string, args: string[], env: NodeJS.ProcessEnv, 
     return { readyMs, cpuMs, rssBytes: rss(child) };
   } finally {
     stop(child);
+    // The next start may use the same data folder: this one must be gone first.
+    if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
   }
 }
 
@@ -83,14 +85,19 @@ function median(values: number[]): number {
 
 /** Run the startup benchmark and print its lines. */
 export async function run(root: string, runs = 3): Promise<TargetRow[]> {
+  const firstRuns: Sample[] = [];
   const studioRuns: Sample[] = [];
   const refRuns: Sample[] = [];
   const libRuns: Sample[] = [];
-  // run.ts made the code cache (warm-start.ts): these are the starts after the first.
+  // run.ts made the code cache (warm-start.ts). Each run: Studio's first start in a new data folder
+  // (it creates the database, seeds the workflows), then a start in that folder, as every launch
+  // of the app after the first is: that one is measured against the target. No engine is started
+  // (the issue's "stand-in engine off"; a stand-in would boot beside Studio on the same 2 cores).
   for (let i = 0; i < runs; i++) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bench-'));
     const env = await studioEnv(dir);
     const port = Number(env.STUDIO_PORT);
+    firstRuns.push(await measure(process.execPath, [entryOf(root)], env, port));
     studioRuns.push(await measure(process.execPath, [entryOf(root)], env, port));
     const refPort = await freePort();
     refRuns.push(await measure(process.execPath, ['-e', REFERENCE], { ...process.env, PORT: String(refPort) }, refPort));
@@ -103,7 +110,9 @@ export async function run(root: string, runs = 3): Promise<TargetRow[]> {
   const r = { ready: median(refRuns.map((x) => x.readyMs)), rss: median(refRuns.map((x) => x.rssBytes)) };
   const l = { ready: median(libRuns.map((x) => x.readyMs)), rss: median(libRuns.map((x) => x.rssBytes)) };
   const cpu = (samples: Sample[]) => median(samples.map((x) => x.cpuMs)).toFixed(0);
-  console.log(`startup: process start → /api/health 200: studio ${s.ready.toFixed(0)} ms, bare node http ${r.ready.toFixed(0)} ms, ratio ${(s.ready / r.ready).toFixed(2)} (median of ${runs})`);
+  const first = median(firstRuns.map((x) => x.readyMs));
+  console.log(`startup: process start → /api/health 200 (data folder of an earlier start, no engine): studio ${s.ready.toFixed(0)} ms, bare node http ${r.ready.toFixed(0)} ms, ratio ${(s.ready / r.ready).toFixed(2)} (median of ${runs})`);
+  console.log(`  first start in a new data folder: ${first.toFixed(0)} ms (CPU ${cpu(firstRuns)} ms), ratio ${(first / r.ready).toFixed(2)}`);
   console.log(`  CPU used by then: studio ${cpu(studioRuns)} ms, bare ${cpu(refRuns)} ms, the bare server after loading only the libraries Studio starts with ${cpu(libRuns)} ms (wall ${l.ready.toFixed(0)} ms)`);
   console.log(`idle RSS: studio ${(s.rss / 1048576).toFixed(1)} MiB, bare node http ${(r.rss / 1048576).toFixed(1)} MiB, ratio ${(s.rss / r.rss).toFixed(2)}; libraries only ${(l.rss / 1048576).toFixed(1)} MiB`);
   const npmStart = await measureNpmStart(root, runs);

@@ -15,7 +15,7 @@ export function entryOf(root: string): string {
   return path.join(root, 'dist', 'server', 'start.cjs');
 }
 
-/** A bench Studio's environment: its own data folder and ports, the stand-in engine. */
+/** A bench Studio's environment: its own data folder and ports, no engine (an external one at a closed port). */
 export async function studioEnv(dir: string): Promise<NodeJS.ProcessEnv> {
   return {
     ...process.env,
@@ -23,7 +23,7 @@ export async function studioEnv(dir: string): Promise<NodeJS.ProcessEnv> {
     STUDIO_PORT: String(await freePort()),
     STUDIO_HOST: '127.0.0.1',
     API_KEY: 'bench-key-0123456789',
-    ENGINE_MODE: 'standin',
+    ENGINE_MODE: 'external',
     ENGINE_PORT: String(await freePort()),
   };
 }
