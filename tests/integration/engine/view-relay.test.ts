@@ -8,8 +8,13 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EngineClient } from '../../../server/engine/engine.client.js';
+import { engineRoutes } from '../../../server/engine/engine.routes.js';
+import { SharedFolders } from '../../../server/engine/shared-folders.js';
+import { errorMiddleware } from '../../../server/http/error-middleware.js';
+import { silentLogger } from '../../../server/logging.js';
 import { parseHead } from '../../../server/engine/view-relay.js';
 import type { ViewRelay } from '../../../server/engine/engine-protocol.js';
 import { freePort } from '../../helpers/ports.js';
@@ -238,6 +243,44 @@ describe('relayView falls back to node:http', () => {
       expect(sink.bytes.toString()).toBe('ok');
       expect(engine.heads).toHaveLength(2);
     }
+  });
+});
+
+/** Studio's `/api/engine/view` route alone (no folder shared), in front of the engine at `engineUrl`. */
+async function viewRoute(engineUrl: string): Promise<string> {
+  const client = new EngineClient({ baseUrl: engineUrl });
+  const shared = new SharedFolders({ engine: client, dirs: { input: '/nonexistent/i', output: '/nonexistent/o', temp: '/nonexistent/t' }, logger: silentLogger });
+  const app = express().use(engineRoutes(client, shared)).use(errorMiddleware(silentLogger));
+  return listen(http.createServer(app));
+}
+
+describe('the /api/engine/view route over the relay', () => {
+  it('fails the client\'s download, not ends it short, when the engine dies mid-body', async () => {
+    const engine = rawEngine((socket) => socket.end(`HTTP/1.1 200 OK\r\nContent-Type: video/mp4\r\nContent-Length: 100000\r\n\r\n${'x'.repeat(5000)}`));
+    const res = await fetch(`${await viewRoute(await engine.url)}/api/engine/view?filename=clip.mp4`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe('100000');
+    await expect(res.arrayBuffer()).rejects.toThrow();
+  });
+
+  it('closes the engine\'s connection when the browser goes away mid-download', async () => {
+    const engine = rawEngine((socket) => socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n${'x'.repeat(5000)}`));
+    const abort = new AbortController();
+    const res = await fetch(`${await viewRoute(await engine.url)}/api/engine/view?filename=clip.mp4`, { signal: abort.signal });
+    const reader = res.body!.getReader();
+    expect((await reader.read()).value!.length).toBeGreaterThan(0);
+    abort.abort();
+    await engine.closed[0];
+  });
+
+  it('answers the engine\'s 404 and an unreachable engine with a JSON 404', async () => {
+    const engine = rawEngine((socket) => socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n'));
+    const missing = await fetch(`${await viewRoute(await engine.url)}/api/engine/view?filename=gone.png`);
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { detail: string }).detail).toContain('gone.png');
+    const down = await fetch(`${await viewRoute(`http://127.0.0.1:${await freePort()}`)}/api/engine/view?filename=a.png`);
+    expect(down.status).toBe(404);
+    expect(((await down.json()) as { detail: string }).detail).toContain('not reachable');
   });
 });
 
