@@ -85,6 +85,12 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.node } },
   },
   {
+    // CommonJS files (the server bundle's entry, scripts/server-entry.cjs) load with require().
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // The browser extension runs in Chromium (pages, a service worker), not in Node.
     files: ['resources/browser-extension/**/*.js'],
     languageOptions: { globals: { ...globals.browser, ...globals.serviceworker, ...globals.webextensions } },

@@ -1,13 +1,25 @@
-// Bundles the compiled headless server (`dist/server/main.js`, tsc's output) into one file,
-// `dist/server/main.bundle.js`, which `npm start` runs. Why: Node pays per module it loads
-// (resolve, read, compile), and Studio's start loads some 360 of its own; one file took the CPU
-// used until `/api/health` answers from ~620-690 to ~460-500 ms and the idle RSS from ~113-119 to
-// ~100-107 MiB (measured side by side; `npm run bench -- startup` measures the bundle). npm
-// packages stay outside, imported from node_modules as before (native addons, libraries loaded on
-// first use). The download worker and the stand-in engine stay tsc's separate files: they run in
-// their own thread or process and are found from the app root (server/config/app-root.ts). The
-// linked source map chains back to the .ts files through tsc's maps; Node uses it with
+// Bundles the compiled headless server (`dist/server/main.js`, tsc's output) into one CommonJS
+// file, `dist/server/main.bundle.cjs`, and puts the small entry `npm start` runs beside it,
+// `dist/server/start.cjs` (scripts/server-entry.cjs: it runs the bundle with a V8 code cache).
+//
+// Why each choice (CPU until `/api/health` answers, then idle RSS; `npm run bench -- startup`):
+// - One file: Node pays per module it loads (resolve, read, compile), and the start loads ~360 of
+//   Studio's own and ~500 of its libraries'.
+// - The pure-JavaScript libraries the start needs (express, zod, ws, electron-log, …) are bundled
+//   too, for the same reason. Left outside, in node_modules: native addons (found next to their own
+//   files) and the libraries Studio loads on first use (`import()`), so they stay unloaded.
+// - CommonJS, not an ES module: Node 20 can cache the compiled code of a script (vm.Script's
+//   cachedData) but not of a module; the entry does that. ESM's loader also costs more per start.
+// - Each `node:` builtin is turned into an ES-module view once (`builtinsOnce`): esbuild otherwise
+//   copies a builtin's whole export object for every one of Studio's modules that imports it
+//   (~290 copies, ~25 ms of start CPU and ~2 MiB).
+// - ASCII only, whitespace and syntax minified (names kept, for stack traces): V8 holds the source
+//   in memory, and one non-Latin-1 character makes it twice the size (UTF-16).
+// The download worker and the stand-in engine stay tsc's separate files: they run in their own
+// thread or process and are found from the app root (server/config/app-root.ts). The linked
+// source map chains back to the .ts files through tsc's maps; Node uses it with
 // `--enable-source-maps` (off in `npm start`, see start.mjs).
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -15,19 +27,49 @@ import * as esbuild from 'esbuild';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** The bundle's file name, beside tsc's `main.js`. */
-export const BUNDLE_NAME = 'main.bundle.js';
+export const BUNDLE_NAME = 'main.bundle.cjs';
+/** What `npm start` runs: the bundle through its code cache. */
+export const ENTRY_NAME = 'start.cjs';
 
-/** Bundle `<dist>/server/main.js` into `<dist>/server/main.bundle.js` (+ `.map`). */
+/**
+ * Left to node_modules: native addons and what Studio imports only on first use (the import-graph
+ * test `start-imports` keeps those off the start). Electron and tsx are never in the headless server.
+ */
+const EXTERNAL = ['better-sqlite3', 'sharp', 'archiver', 'grammy', 'multer', 'yaml', 'electron', 'electron-updater', 'tsx', 'tsx/*'];
+
+/** Route every `node:` import of Studio's code through one ES-module view per builtin (see the top). */
+const builtinsOnce = {
+  name: 'builtins-once',
+  setup(build) {
+    build.onResolve({ filter: /^node:/ }, (args) => (args.namespace === 'builtin-view' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin-view' }));
+    build.onLoad({ filter: /.*/, namespace: 'builtin-view' }, (args) => {
+      const name = JSON.stringify(args.path);
+      return { contents: `export * from ${name};\nexport { default } from ${name};\n`, loader: 'js', resolveDir: root };
+    });
+  },
+};
+
+/** Bundle `<dist>/server/main.js` into `<dist>/server/main.bundle.cjs` (+ `.map`) and write its entry `start.cjs`. */
 export async function bundleServer(dist = path.join(root, 'dist')) {
-  const outfile = path.join(dist, 'server', BUNDLE_NAME);
+  const serverDir = path.join(dist, 'server');
+  const outfile = path.join(serverDir, BUNDLE_NAME);
   await esbuild.build({
-    entryPoints: [path.join(dist, 'server', 'main.js')],
+    entryPoints: [path.join(serverDir, 'main.js')],
     outfile,
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    format: 'cjs',
     target: 'node20',
-    packages: 'external',
+    external: EXTERNAL,
+    // The libraries come from this checkout's node_modules also when `dist` is elsewhere (a staged app).
+    nodePaths: [path.join(root, 'node_modules')],
+    plugins: [builtinsOnce],
+    // A module's own URL, as tsc's output had it, is the bundle's (app-root.ts finds the app from it).
+    define: { 'import.meta.url': '__bundleUrl' },
+    banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    charset: 'ascii',
     sourcemap: 'linked',
     // The map points at the sources on disk; copying them in would only make it slower to read.
     sourcesContent: false,
@@ -36,7 +78,13 @@ export async function bundleServer(dist = path.join(root, 'dist')) {
   // esbuild's service is a child process that otherwise lives as long as its parent: `npm start`
   // bundles in the process that then runs Studio, which would carry it for nothing.
   await esbuild.stop();
-  return outfile;
+  // charset 'ascii' escapes strings and identifiers but cannot rewrite a regular expression literal.
+  const offending = /[\u0080-\u00ff]/.exec(fs.readFileSync(outfile, 'latin1'));
+  if (offending) throw new Error(`the server bundle has a non-ASCII character near "${fs.readFileSync(outfile, 'latin1').slice(Math.max(0, offending.index - 60), offending.index + 20)}": write it as \\uXXXX in the source (V8 would hold the whole bundle as UTF-16)`);
+  fs.copyFileSync(path.join(root, 'scripts', 'server-entry.cjs'), path.join(serverDir, ENTRY_NAME));
+  // A code cache made from an earlier bundle must not be used with this one (server-entry.cjs also keys it by size and time).
+  for (const name of fs.readdirSync(serverDir)) if (name.startsWith(`${BUNDLE_NAME}.`) && name.endsWith('.v8-cache')) fs.rmSync(path.join(serverDir, name), { force: true });
+  return path.join(serverDir, ENTRY_NAME);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {

@@ -35,17 +35,18 @@ export function baseModelsMatch(a: string, b: string): boolean {
   return within(ta, tb) || within(tb, ta);
 }
 
+// \u2013 is the en dash, escaped: the server bundle must stay ASCII (scripts/bundle-server.mjs).
 const SUFFIXES = [
-  /(?:^|[\s_\-–([]+)(?:high|low)[\s_-]*noise[\s)\]]*$/i,
-  /[\s_\-–([]+(?:high|low)[\s)\]]*$/i,
-  /[\s_\-–([]+(?:HN|LN)[\s)\]]*$/,
+  /(?:^|[\s_\-\u2013([]+)(?:high|low)[\s_-]*noise[\s)\]]*$/i,
+  /[\s_\-\u2013([]+(?:high|low)[\s)\]]*$/i,
+  /[\s_\-\u2013([]+(?:HN|LN)[\s)\]]*$/,
 ];
 
 /** A LoRA name without a trailing noise-level marker ("High Noise", "(low)", "HN", "LN"). */
 export function stripNoiseSuffix(name: string): string {
   let out = name.trim();
   for (const suffix of SUFFIXES) out = out.replace(suffix, '');
-  out = out.replace(/[\s_\-–]+$/, '').trim();
+  out = out.replace(/[\s_\-\u2013]+$/, '').trim();
   return out.length > 0 ? out : name.trim();
 }
 

@@ -8,6 +8,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { pipeline } from 'node:stream/promises';
+import { describeRequestError, localRequest, type LocalResponse } from '../process/local-http.js';
 import type { ObjectInfo } from './engine-graph.js';
 import type { EngineAvailability } from './engine-availability.js';
 import { EngineHttpError, EngineUnavailableError, EngineUnreachableError, EngineValidationError } from './engine-errors.js';
@@ -22,14 +24,15 @@ import type {
   SubmitPromptResponse,
   UploadedImage,
   UploadImageOptions,
+  ViewRelay,
   ViewRequest,
   ViewStream,
 } from './engine-protocol.js';
+import { requestRawView } from './view-relay.js';
 
 export interface EngineClientOptions {
   /** `http://127.0.0.1:8188`, no trailing path. */
   baseUrl: string;
-  fetchImpl?: typeof fetch;
   /** Timeout of ordinary calls, and of `view` until the response headers arrive. */
   timeoutMs?: number;
   /** Timeout of `object_info` (multi-MB, computed live by the engine). */
@@ -38,8 +41,15 @@ export interface EngineClientOptions {
   slowTimeoutMs?: number;
   /** What Studio knows of the engine's state; without it every call is tried. */
   availability?: EngineAvailability;
-  /** Sent with `viewStream` (node:http, not fetchImpl): an agent Studio's `X-API-Key`. */
+  /** Sent with every call: an agent Studio's `X-API-Key`. */
   headers?: Record<string, string>;
+}
+
+/** What a call sends: method, headers and a text body (JSON). */
+interface SendInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -48,7 +58,6 @@ const DEFAULT_SLOW_TIMEOUT_MS = 120_000;
 
 export class EngineClient {
   private readonly baseUrl: string;
-  private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;
   private readonly nodeInfoTimeoutMs: number;
   private readonly slowTimeoutMs: number;
@@ -59,7 +68,6 @@ export class EngineClient {
 
   constructor(opts: EngineClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
-    this.fetchImpl = opts.fetchImpl ?? fetch;
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.nodeInfoTimeoutMs = opts.nodeInfoTimeoutMs ?? DEFAULT_NODE_INFO_TIMEOUT_MS;
     this.slowTimeoutMs = opts.slowTimeoutMs ?? DEFAULT_SLOW_TIMEOUT_MS;
@@ -100,7 +108,7 @@ export class EngineClient {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(req),
     });
-    const text = await this.readText('/prompt', res);
+    const text = res.text;
     if (res.status === 400) {
       const body = toValidationBody(parseJson(text));
       if (body) throw new EngineValidationError(body);
@@ -121,7 +129,7 @@ export class EngineClient {
     if (opts.subfolder) form.append('subfolder', opts.subfolder);
     if (opts.type) form.append('type', opts.type);
     if (opts.overwrite) form.append('overwrite', 'true');
-    const body = (await this.json('/upload/image', { method: 'POST', body: form }, this.slowTimeoutMs)) as Partial<UploadedImage>;
+    const body = (await this.upload('/upload/image', form)) as Partial<UploadedImage>;
     if (typeof body.name !== 'string') throw new EngineHttpError('/upload/image', 200, JSON.stringify(body));
     return { name: body.name, subfolder: body.subfolder ?? '', type: body.type ?? opts.type ?? 'input' };
   }
@@ -147,7 +155,7 @@ export class EngineClient {
 
   /** `POST /interrupt`; with an id it only stops that prompt when it is the running one. */
   async interrupt(promptId?: string): Promise<void> {
-    const init: RequestInit = { method: 'POST' };
+    const init: SendInit = { method: 'POST' };
     if (promptId) {
       init.headers = { 'content-type': 'application/json' };
       init.body = JSON.stringify({ prompt_id: promptId });
@@ -175,7 +183,7 @@ export class EngineClient {
     const timer = setTimeout(() => headersTimeout.abort(new Error(`no response within ${this.timeoutMs} ms`)), this.timeoutMs);
     const signal = req.signal ? AbortSignal.any([headersTimeout.signal, req.signal]) : headersTimeout.signal;
     try {
-      return await this.fetchImpl(`${this.baseUrl}/view?${params.toString()}`, { signal });
+      return await fetch(`${this.baseUrl}/view?${params.toString()}`, { signal, headers: this.headers });
     } catch {
       return null;
     } finally {
@@ -190,8 +198,7 @@ export class EngineClient {
    */
   viewStream(req: ViewRequest): Promise<ViewStream | null> {
     if (this.availability?.unavailableReason()) return Promise.resolve(null);
-    const params = new URLSearchParams({ filename: req.filename, type: req.type ?? 'output', subfolder: req.subfolder ?? '' });
-    const url = new URL(`${this.baseUrl}/view?${params.toString()}`);
+    const url = this.viewUrl(req);
     const get = url.protocol === 'https:' ? https.get : http.get;
     return new Promise((resolve) => {
       const request = get(url, { signal: req.signal, headers: { ...this.headers, ...req.headers } }, (res) => {
@@ -207,45 +214,81 @@ export class EngineClient {
     });
   }
 
-  private async json(path: string, init: RequestInit = {}, timeoutMs = this.timeoutMs): Promise<unknown> {
+  /**
+   * `GET /view` to be relayed into a response (`/api/engine/view`'s stream-through): from an `http:`
+   * engine over a plain socket with one reusable read buffer (`view-relay.ts`: no allocation or copy
+   * per piece), else, or for an answer that reader leaves to `node:http`, through `viewStream`.
+   * Only the wait for headers is timed; null when the engine is unreachable.
+   */
+  async relayView(req: ViewRequest): Promise<ViewRelay | null> {
+    if (this.availability?.unavailableReason()) return null;
+    const url = this.viewUrl(req);
+    if (url.protocol === 'http:') {
+      const raw = await requestRawView({ url, headers: { ...this.headers, ...req.headers }, signal: req.signal, headersTimeoutMs: this.timeoutMs });
+      if (raw === 'unreachable') return null;
+      if (raw !== 'unsupported') return raw;
+    }
+    const answer = await this.viewStream(req);
+    if (!answer) return null;
+    return { status: answer.status, headers: answer.headers, pipeTo: (dest) => pipeline(answer.body, dest), discard: () => answer.body.destroy() };
+  }
+
+  private viewUrl(req: ViewRequest): URL {
+    const params = new URLSearchParams({ filename: req.filename, type: req.type ?? 'output', subfolder: req.subfolder ?? '' });
+    return new URL(`${this.baseUrl}/view?${params.toString()}`);
+  }
+
+  private async json(path: string, init: SendInit = {}, timeoutMs = this.timeoutMs): Promise<unknown> {
     const res = await this.send(path, init, timeoutMs);
-    const text = await this.readText(path, res);
+    if (!res.ok) throw new EngineHttpError(path, res.status, res.text);
+    const body = parseJson(res.text);
+    if (body === undefined) throw new EngineHttpError(path, res.status, res.text);
+    return body;
+  }
+
+  private async expectOk(path: string, init: SendInit): Promise<void> {
+    const res = await this.send(path, init);
+    if (!res.ok) throw new EngineHttpError(path, res.status, res.text);
+  }
+
+  /**
+   * One call with its whole answer, over node:http: Studio's start talks to the engine, and
+   * fetch would load undici for it (`process/local-http.ts`).
+   */
+  private async send(path: string, init: SendInit, timeoutMs = this.timeoutMs): Promise<LocalResponse> {
+    const reason = this.availability?.unavailableReason();
+    if (reason) throw new EngineUnavailableError(path, reason);
+    const lost = this.lost.signal;
+    try {
+      return await localRequest(`${this.baseUrl}${path}`, { ...init, headers: { ...this.headers, ...init.headers }, signal: lost, timeoutMs });
+    } catch (err) {
+      throw this.failure(path, err, lost, timeoutMs);
+    }
+  }
+
+  /** A multipart upload: FormData, so fetch (uploads are rare; the start never makes one). */
+  private async upload(path: string, form: FormData): Promise<unknown> {
+    const reason = this.availability?.unavailableReason();
+    if (reason) throw new EngineUnavailableError(path, reason);
+    const lost = this.lost.signal;
+    let text: string;
+    let res: Response;
+    try {
+      res = await fetch(`${this.baseUrl}${path}`, { method: 'POST', body: form, headers: this.headers, signal: AbortSignal.any([AbortSignal.timeout(this.slowTimeoutMs), lost]) });
+      text = await res.text();
+    } catch (err) {
+      throw this.failure(path, err, lost, this.slowTimeoutMs);
+    }
     if (!res.ok) throw new EngineHttpError(path, res.status, text);
     const body = parseJson(text);
     if (body === undefined) throw new EngineHttpError(path, res.status, text);
     return body;
   }
 
-  private async expectOk(path: string, init: RequestInit): Promise<void> {
-    const res = await this.send(path, init);
-    const text = await this.readText(path, res);
-    if (!res.ok) throw new EngineHttpError(path, res.status, text);
-  }
-
-  private async send(path: string, init: RequestInit, timeoutMs = this.timeoutMs): Promise<Response> {
-    const reason = this.availability?.unavailableReason();
-    if (reason) throw new EngineUnavailableError(path, reason);
-    const lost = this.lost.signal;
-    try {
-      return await this.fetchImpl(`${this.baseUrl}${path}`, { ...init, signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), lost]) });
-    } catch (err) {
-      throw this.failure(path, err, lost, timeoutMs);
-    }
-  }
-
-  private async readText(path: string, res: Response): Promise<string> {
-    const lost = this.lost.signal;
-    try {
-      return await res.text();
-    } catch (err) {
-      throw this.failure(path, err, lost, this.timeoutMs);
-    }
-  }
-
   /** The error of a call that failed: cut short because the engine was lost, or unreachable. */
   private failure(path: string, err: unknown, lost: AbortSignal, timeoutMs: number): Error {
     if (lost.aborted && lost.reason instanceof EngineUnavailableError) return new EngineUnavailableError(path, lost.reason.reason);
-    return new EngineUnreachableError(path, describeFetchError(err, timeoutMs));
+    return new EngineUnreachableError(path, describeFailure(err, timeoutMs));
   }
 }
 
@@ -271,12 +314,10 @@ function toValidationBody(body: unknown): EngineValidationBody | null {
   return { error: b.error as EngineValidationBody['error'], node_errors: nodeErrors as EngineNodeErrors };
 }
 
-function describeFetchError(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error) {
-    if (err.name === 'TimeoutError' || err.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
-    const cause = (err as { cause?: unknown }).cause;
-    if (cause instanceof Error) return cause.message || (cause as { code?: string }).code || err.message;
-    return err.message;
-  }
-  return String(err);
+/** A fetch error (upload, view) names its errno in `cause`; a node:http one carries it itself. */
+function describeFailure(err: unknown, timeoutMs: number): string {
+  if (err instanceof Error && err.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
+  const cause = err instanceof Error ? (err as { cause?: unknown }).cause : undefined;
+  if (cause instanceof Error) return cause.message || (cause as { code?: string }).code || (err as Error).message;
+  return describeRequestError(err, timeoutMs);
 }

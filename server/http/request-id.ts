@@ -1,6 +1,7 @@
 /**
  * Gives every request an id (echoed in `X-Request-Id`) so a 500's generic detail can be matched
- * to the logged stack.
+ * to the logged stack. A random prefix drawn once per boot and a counter: ids stay unique in a
+ * log that spans restarts, without a draw from the system's random source per request.
  */
 import crypto from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
@@ -9,8 +10,10 @@ const ids = new WeakMap<Request, string>();
 
 /** Middleware: assign the id. */
 export function requestId(): RequestHandler {
+  const boot = crypto.randomBytes(4).toString('hex');
+  let count = 0;
   return (req, res, next) => {
-    const id = crypto.randomBytes(6).toString('hex');
+    const id = `${boot}${(++count).toString(16).padStart(4, '0')}`;
     ids.set(req, id);
     res.setHeader('X-Request-Id', id);
     next();

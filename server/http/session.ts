@@ -34,6 +34,12 @@ export class SessionSigner {
   /** The latest expiry handed out per session id: renewals slide it, sockets opened earlier follow. */
   private readonly expiries = new Map<string, number>();
   private readonly revokeListeners = new Set<RevokeListener>();
+  /**
+   * What the current key hashes to (its SHA-256 and its session tag), made again when the key
+   * changes: every request with `X-API-Key` or a cookie compares against these, and hashing the
+   * same key for each one was a third of the check.
+   */
+  private keyHashes: { key: string; digest: Buffer; tag: string } | null = null;
 
   constructor(
     private readonly secret: Buffer,
@@ -116,7 +122,7 @@ export class SessionSigner {
   }
 
   private keyTag(): string {
-    return crypto.createHmac('sha256', this.secret).update(`api-key:${this.apiKey()}`).digest('base64url').slice(0, 22);
+    return this.currentKey().tag;
   }
 
   private encode(payload: SessionPayload): string {
@@ -126,7 +132,17 @@ export class SessionSigner {
 
   /** Constant-time check of an API key given by a client. */
   checkKey(candidate: string | undefined): boolean {
-    return typeof candidate === 'string' && candidate.length > 0 && safeEqual(candidate, this.apiKey());
+    return typeof candidate === 'string' && candidate.length > 0 && crypto.timingSafeEqual(sha256(candidate), this.currentKey().digest);
+  }
+
+  /** The hashes of the key as it is now (the settings page may have changed it since the last request). */
+  private currentKey(): { key: string; digest: Buffer; tag: string } {
+    const key = this.apiKey();
+    if (this.keyHashes?.key !== key) {
+      const tag = crypto.createHmac('sha256', this.secret).update(`api-key:${key}`).digest('base64url').slice(0, 22);
+      this.keyHashes = { key, digest: sha256(key), tag };
+    }
+    return this.keyHashes;
   }
 
   private sign(body: string): string {
@@ -136,9 +152,11 @@ export class SessionSigner {
 
 /** Compare two strings without leaking where they differ (hashing equalises the lengths). */
 export function safeEqual(a: string, b: string): boolean {
-  const ha = crypto.createHash('sha256').update(a).digest();
-  const hb = crypto.createHash('sha256').update(b).digest();
-  return crypto.timingSafeEqual(ha, hb);
+  return crypto.timingSafeEqual(sha256(a), sha256(b));
+}
+
+function sha256(text: string): Buffer {
+  return crypto.createHash('sha256').update(text).digest();
 }
 
 /** Cookies of a request header, by name. */

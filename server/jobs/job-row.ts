@@ -85,24 +85,45 @@ const quoted = (column: string) => `json_quote(${column})`;
 /** A field that `fromRow` sets only when the column is set (non-empty). */
 const optional = (key: string, column: string) => `CASE WHEN ${column} IS NOT NULL AND ${column} <> '' THEN ',"${key}":' || ${quoted(column)} ELSE '' END`;
 
-/**
- * The select list that has SQLite write each record's JSON (`recordsJson` joins the rows): what
- * `JSON.stringify(fromRow(row))` gives, keys in `fromRow`'s order, without a JS string per column
- * or a parse and stringify of the JSON columns, which are spliced in as stored (the one writer
- * stores them with `JSON.stringify`, `toRow`, which parsing and stringifying again would give back
- * unchanged). SQLite's number text is not always JavaScript's, so the one number, `duration`, is
- * left to `recordsJson`: a row is [text before it, duration, text after it].
- */
-export const RECORD_JSON_COLUMNS = [
+/** A record's JSON text up to its duration's value, and from there on (`fromRow`'s keys and order). */
+const HEAD =
   `'{"prompt_id":' || ${quoted('prompt_id')} || ',"workflow_id":' || ${quoted('workflow_id')} || ',"workflow_name":' || ${quoted('workflow_name')}` +
-    ` || ',"output_dir":' || ${quoted('output_dir')} || ',"status":' || ${quoted('status')} || ',"queued_at":' || ${quoted('queued_at')}` +
-    ` || ',"started_at":' || ${quoted('started_at')} || ',"finished_at":' || ${quoted('finished_at')} || ',"duration":'`,
-  'duration',
+  ` || ',"output_dir":' || ${quoted('output_dir')} || ',"status":' || ${quoted('status')} || ',"queued_at":' || ${quoted('queued_at')}` +
+  ` || ',"started_at":' || ${quoted('started_at')} || ',"finished_at":' || ${quoted('finished_at')} || ',"duration":'`;
+const TAIL =
   `',"input_image":' || ${quoted('input_image')} || ',"params":' || coalesce(params, 'null') || ',"seeds":' || coalesce(seeds, 'null')` +
-    ` || ',"output":' || coalesce(nullif(output, ''), 'null') || ',"error":' || ${quoted('error')}` +
-    ` || ${optional('retry_of', 'retry_of')} || ${optional('preset_id', 'preset_id')}` +
-    ` || CASE WHEN starred THEN ',"starred":true' ELSE '' END || ${optional('engine_id', 'engine_id')} || '}'`,
-].join(', ');
+  ` || ',"output":' || coalesce(nullif(output, ''), 'null') || ',"error":' || ${quoted('error')}` +
+  ` || ${optional('retry_of', 'retry_of')} || ${optional('preset_id', 'preset_id')}` +
+  ` || CASE WHEN starred THEN ',"starred":true' ELSE '' END || ${optional('engine_id', 'engine_id')} || '}'`;
+/**
+ * SQLite's text of the duration where it is JavaScript's too: null, or an integer a JS number holds
+ * exactly. NULL otherwise: SQLite prints a real as `1.0e+21` where JavaScript prints `1e+21`.
+ */
+const DURATION = "CASE WHEN duration IS NULL THEN 'null' WHEN typeof(duration) = 'integer' AND duration BETWEEN -9007199254740991 AND 9007199254740991 THEN CAST(duration AS TEXT) END";
+
+/*
+ * SQLite writes the records' JSON: what `JSON.stringify(fromRow(row))` gives, without a JS value
+ * per column or a parse and stringify of the JSON columns, which are spliced in as stored (the one
+ * writer stores them with `JSON.stringify`, `toRow`, which parsing and stringifying again would
+ * give back unchanged).
+ */
+
+/** A record's whole JSON text, NULL when SQLite cannot write its duration (`DURATION`). */
+export const RECORD_JSON = `${HEAD} || ${DURATION} || ${TAIL}`;
+
+/**
+ * Around a query selecting `RECORD_JSON AS j` in order: one row of the JSON array of its records
+ * (one string made by SQLite instead of one per record, joined and flattened by JavaScript) and
+ * whether every record had its text (1), or some must be written by `recordsJson` (0).
+ * An aggregate over a subquery with ORDER BY reads its rows in that order (SQLite does not
+ * flatten it); the history-json tests hold this to `history()`'s order.
+ */
+export function recordsArraySql(inner: string): string {
+  return `SELECT '[' || coalesce(group_concat(j, ','), '') || ']', count(*) = count(j) FROM (${inner})`;
+}
+
+/** The select list for `recordsJson`: [text before the duration, duration, text after it]. */
+export const RECORD_JSON_COLUMNS = `${HEAD}, duration, ${TAIL}`;
 
 /** The JSON array of the records of `rows`, selected raw with `RECORD_JSON_COLUMNS`. */
 export function recordsJson(rows: readonly unknown[][]): string {

@@ -76,7 +76,8 @@ export class ModelhubClient {
   private readonly timeoutMs: number;
 
   constructor(private readonly options: ModelhubClientOptions) {
-    this.fetchImpl = options.fetchImpl ?? fetch;
+    // Not `fetch` itself: reading the global loads undici, which the start does not need (process/local-http.ts).
+    this.fetchImpl = options.fetchImpl ?? ((input, init) => fetch(input, init));
     this.timeoutMs = options.timeoutMs ?? 20_000;
   }
 

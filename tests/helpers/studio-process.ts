@@ -23,7 +23,7 @@ export interface StudioProcess {
 
 export interface StudioProcessOptions {
   readyMs?: number;
-  /** Run the compiled server as `npm start` does, `dist/server/main.bundle.js` (benchmarks; built by `npm run bench`), instead of the sources under tsx. */
+  /** Run the compiled server as `npm start` does, `dist/server/start.cjs` (the bundle through its code cache; benchmarks; built by `npm run bench`), instead of the sources under tsx. */
   compiled?: boolean;
   /** When `/api/health`'s answer means ready (default: 2xx; safe mode answers 503). */
   ready?: (health: Response) => boolean;
@@ -33,7 +33,7 @@ export interface StudioProcessOptions {
 export async function startStudioProcess(env: Record<string, string>, options: StudioProcessOptions = {}): Promise<StudioProcess> {
   const readyMs = options.readyMs ?? 30_000;
   const port = await freePort();
-  const entry = options.compiled ? [path.join(APP_ROOT, 'dist', 'server', 'main.bundle.js')] : ['--import', 'tsx', path.join(APP_ROOT, 'server', 'main.ts')];
+  const entry = options.compiled ? [path.join(APP_ROOT, 'dist', 'server', 'start.cjs')] : ['--import', 'tsx', path.join(APP_ROOT, 'server', 'main.ts')];
   const child = spawn(process.execPath, entry, {
     cwd: APP_ROOT,
     env: { ...process.env, STUDIO_PORT: String(port), STUDIO_HOST: '127.0.0.1', API_KEY: TEST_API_KEY, ...env },

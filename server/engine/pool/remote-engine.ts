@@ -30,8 +30,7 @@ export function remoteEngine(row: RemoteEngineRow, context: RemoteEngineContext)
   const headers = row.key ? { 'X-API-Key': row.key } : undefined;
   // Another machine (or an agent relaying its engine) may take longer than a local child to answer.
   const watch = new EngineWatch({ healthUrl: `${base}/system_stats`, intervalMs: context.probeMs, probeTimeoutMs: REMOTE_PROBE_TIMEOUT_MS, logger: context.logger, headers });
-  const fetchImpl: typeof fetch = headers ? (input, init = {}) => fetch(input, { ...init, headers: { ...headersOf(init.headers), ...headers } }) : fetch;
-  const client = new EngineClient({ baseUrl: base, fetchImpl, headers, availability: engineAvailability({ get state() { return watchState(watch); }, onStateChange: (l) => watch.onStateChange(() => l(watchState(watch))) }) });
+  const client = new EngineClient({ baseUrl: base, headers, availability: engineAvailability({ get state() { return watchState(watch); }, onStateChange: (l) => watch.onStateChange(() => l(watchState(watch))) }) });
   const socket = new EngineSocket({ baseUrl: base, clientId: context.clientId, logger: context.logger, headers });
   return new PoolEngine({ id: row.id, name: row.name, kind: row.kind, url: row.url, client, socket, health: watch, sharesFolders: () => false, owned: true, logger: context.logger, ...(row.kind === 'agent' && row.key ? { agent: { url: row.url.replace(/\/+$/, ''), key: row.key } } : {}) });
 }
@@ -40,8 +39,4 @@ export function remoteEngine(row: RemoteEngineRow, context: RemoteEngineContext)
 function watchState(watch: EngineWatch) {
   const s = watch.state;
   return { mode: 'external' as const, status: s.status, url: '', pid: null, restarts: 0, lastError: s.lastError, stderrTail: [], restartDelayMs: null };
-}
-
-function headersOf(headers: RequestInit['headers']): Record<string, string> {
-  return Object.fromEntries(new Headers(headers).entries());
 }

@@ -1,9 +1,11 @@
 /**
  * The one-file server bundle `npm start` runs (scripts/bundle-server.mjs), built from tsc's output
- * into a staged app folder and run by Node from there. Bundled, every module's `import.meta.url`
- * is the bundle's, so what used to be found beside a module must be found another way: the
- * stand-in engine (its own process) and the download worker (its own thread) must start from the
- * bundle, and a download through the queue must arrive verified.
+ * into a staged app folder and run by Node from there through its entry `start.cjs` (the code
+ * cache, scripts/server-entry.cjs). Bundled, every module's `import.meta.url` is the bundle's, so
+ * what used to be found beside a module must be found another way: the stand-in engine (its own
+ * process) and the download worker (its own thread) must start from the bundle, and a download
+ * through the queue must arrive verified. Libraries loaded on first use stay in node_modules and
+ * must still load from the bundle.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -48,7 +50,13 @@ beforeAll(async () => {
   writeCatalogs(data, { models: catalogOf([repoEntry('bundled.safetensors', { sha256: sha256(content) })]) });
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, [path.join(app, 'dist', 'server', 'main.bundle.js')], {
+  server = await startBundled(port);
+}, 400_000);
+
+/** Start `start.cjs` of the staged app on `port`; resolves once `/api/health` answers. */
+async function startBundled(port: number): Promise<ChildProcess> {
+  output = '';
+  const child = spawn(process.execPath, [path.join(app, 'dist', 'server', 'start.cjs')], {
     cwd: tmp,
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -64,30 +72,54 @@ beforeAll(async () => {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
-  server.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
-  server.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
   await waitFor(async () => {
-    if (server.exitCode !== null) throw new Error(`the bundled server exited (${server.exitCode}):\n${output}`);
-    return (await fetch(`${url}/api/health`).catch(() => null))?.ok;
+    if (child.exitCode !== null) throw new Error(`the bundled server exited (${child.exitCode}):\n${output}`);
+    return (await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => null))?.ok;
   }, 'the health route', 120_000);
-}, 400_000);
+  return child;
+}
+
+async function stopBundled(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  process.kill(-child.pid!, 'SIGTERM');
+  await exited;
+}
+
+/** The code cache files beside the bundle. */
+function caches(): string[] {
+  return fs.readdirSync(path.join(app, 'dist', 'server')).filter((name) => name.endsWith('.v8-cache'));
+}
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server.once('exit', r));
-    process.kill(-server.pid!, 'SIGTERM');
-    await exited;
-  }
+  if (server) await stopBundled(server);
   await origin?.close();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 }, 60_000);
 
 describe('the one-file server bundle', () => {
-  it('is one file of Studio code that leaves npm packages to node_modules', () => {
-    const bundle = fs.readFileSync(path.join(app, 'dist', 'server', 'main.bundle.js'), 'utf8');
-    expect(bundle).toMatch(/from "express"/);
-    expect(bundle).not.toMatch(/from "\.\.?\//);
-    expect(bundle).toMatch(/\/\/# sourceMappingURL=main\.bundle\.js\.map\s*$/);
+  it('is one ASCII file with the start\'s libraries in it and native or first-use ones left out', () => {
+    const bundle = fs.readFileSync(path.join(app, 'dist', 'server', 'main.bundle.cjs'), 'latin1');
+    expect(bundle).not.toMatch(/require\("express"\)|require\("zod"\)/);
+    expect(bundle).toMatch(/require\("better-sqlite3"\)/);
+    expect(bundle).toMatch(/import\("yaml"\)/);
+    expect(bundle).not.toMatch(/require\("\.\.?\//);
+    // Read as latin1, every byte above ASCII is one of these.
+    expect(bundle).not.toMatch(/[\u0080-\u00ff]/);
+    expect(bundle).toMatch(/\/\/# sourceMappingURL=main\.bundle\.cjs\.map\s*$/);
+  });
+
+  it('loads the libraries kept for first use from node_modules (YAML manifests, the ES-module-only ZIP writer)', async () => {
+    const workflows = await api('/api/admin/workflows');
+    expect(workflows.status).toBe(200);
+    expect(JSON.stringify(await workflows.json())).toMatch(/txt2img/);
+    fs.mkdirSync(path.join(data, 'outputs'), { recursive: true });
+    fs.writeFileSync(path.join(data, 'outputs', 'bundled.txt'), 'zipped from the bundle');
+    const zip = await api('/api/admin/outputs-zip');
+    expect(zip.status).toBe(200);
+    expect(Buffer.from(await zip.arrayBuffer()).subarray(0, 2).toString('latin1')).toBe('PK');
   });
 
   it('starts the compiled stand-in engine of the app', async () => {
@@ -106,4 +138,24 @@ describe('the one-file server bundle', () => {
     await waitFor(() => fs.existsSync(final), `the download to arrive:\n${output}`, 60_000);
     expect(sha256(fs.readFileSync(final))).toBe(sha256(content));
   }, 90_000);
+
+  it('writes a code cache after the first start and starts from it; a damaged cache is replaced, not trusted', async () => {
+    await waitFor(() => caches().length === 1, 'the code cache to be written', 30_000);
+    const [cache] = caches();
+    const cachePath = path.join(app, 'dist', 'server', cache!);
+    const written = fs.statSync(cachePath).mtimeMs;
+    // A start with the cache answers and leaves the accepted cache as it was.
+    const port = await freePort();
+    let again = await startBundled(port);
+    expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 3000));
+    await stopBundled(again);
+    expect(fs.statSync(cachePath).mtimeMs).toBe(written);
+    // Garbage in the cache: V8 rejects it, Studio starts anyway and writes a good one.
+    fs.writeFileSync(cachePath, randomBytes(4096));
+    again = await startBundled(port);
+    expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
+    await waitFor(() => fs.statSync(cachePath).size > 4096, 'a fresh code cache', 30_000);
+    await stopBundled(again);
+  }, 120_000);
 });

@@ -94,8 +94,10 @@ describe('the packaged layout, run by Node as Electron would run it', () => {
     for (const rel of ['package.json', 'dist/server/main.js', 'dist/server/standin/main.js', 'renderer/dist/index.html']) expect(fs.existsSync(path.join(layout.app, rel)), rel).toBe(true);
     expect(fs.existsSync(path.join(layout.app, 'workflows'))).toBe(false);
     // The desktop runs tsc's modules: the one-file server of `npm start` is built but not shipped.
-    expect(fs.existsSync(path.join(tmp, 'stage', 'dist', 'server', 'main.bundle.js'))).toBe(true);
-    expect(fs.existsSync(path.join(layout.app, 'dist', 'server', 'main.bundle.js'))).toBe(false);
+    for (const file of ['main.bundle.cjs', 'start.cjs']) {
+      expect(fs.existsSync(path.join(tmp, 'stage', 'dist', 'server', file)), file).toBe(true);
+      expect(fs.existsSync(path.join(layout.app, 'dist', 'server', file)), file).toBe(false);
+    }
     expect(fs.existsSync(path.join(layout.resources, 'workflows', 'index.json'))).toBe(true);
     expect(fs.existsSync(path.join(layout.resources, 'resources', 'standin'))).toBe(true);
   });

@@ -47,7 +47,7 @@ describe('engine launch', () => {
 
   it('finds the compiled stand-in from the one-file server bundle too (not beside the bundle)', async () => {
     const cfg = await config({ ENGINE_MODE: 'standin' });
-    const moduleUrl = pathToFileURL(path.resolve('/app/dist/server/main.bundle.js')).href;
+    const moduleUrl = pathToFileURL(path.resolve('/app/dist/server/main.bundle.cjs')).href;
     const launch = standinLaunch(cfg, { moduleUrl, appRoot: path.resolve('/app') });
     expect(launch.args[0]).toBe(path.resolve('/app/dist/server/standin/main.js'));
   });

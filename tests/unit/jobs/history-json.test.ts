@@ -25,7 +25,13 @@ afterEach(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function job(i: number, extra: Partial<JobRecord> = {}): JobRecord {
+/** Durations in whole seconds (as Studio stores them: SQLite writes the page) or with fractions (JavaScript writes those records). */
+const DURATIONS = {
+  'whole seconds, the page written by SQLite': (i: number) => (i % 7 ? 30 + i * 1000 : i % 14 ? null : 9_007_199_254_740_991 * (i % 4 ? 1 : -1)),
+  'fractions, written by JavaScript': (i: number) => (i % 7 ? 30.25 + i : null),
+};
+
+function job(i: number, extra: Partial<JobRecord> = {}, duration: (i: number) => number | null = DURATIONS['fractions, written by JavaScript']): JobRecord {
   return {
     prompt_id: `p-${i}`,
     workflow_id: i % 2 ? 'txt2img' : 'img2vid',
@@ -35,7 +41,7 @@ function job(i: number, extra: Partial<JobRecord> = {}): JobRecord {
     queued_at: '2026-11-22T10:00:00',
     started_at: i % 5 ? '2026-11-22T10:00:01' : null,
     finished_at: i % 5 ? '2026-11-22T10:00:31' : null,
-    duration: i % 7 ? 30.25 + i : null,
+    duration: duration(i),
     input_image: i % 2 ? null : `in put/${i}.png`,
     params: { positive: 'a fox \\ "quoted" </script>', steps: i, cfg: 7.5, nested: { list: [1, null, 'x'], '10': 'numeric key' } },
     seeds: i % 3 ? { seed: 123456789012 + i } : {},
@@ -48,15 +54,18 @@ function job(i: number, extra: Partial<JobRecord> = {}): JobRecord {
 }
 
 describe('history as JSON text', () => {
-  it('is byte for byte JSON.stringify of the records, for every query shape', () => {
+  it.each(Object.keys(DURATIONS) as Array<keyof typeof DURATIONS>)('is byte for byte JSON.stringify of the records, for every query shape (durations in %s)', (durations) => {
     const writer = jobFixtures({ db });
     for (let i = 0; i < 60; i++) {
       const extra: Partial<JobRecord> = {};
       if (i % 4 === 0) extra.retry_of = `p-${i - 1}`;
       if (i % 5 === 0) extra.preset_id = `preset-${i}`;
       if (i % 3 === 0) extra.starred = true;
-      writer.insert(job(i, extra), 1_000_000 + i * 1000);
+      // Some submitted in the same millisecond: the later insert comes first.
+      writer.insert(job(i, extra, DURATIONS[durations]), 1_000_000 + Math.floor(i / 3) * 1000);
     }
+    // An integer beyond what a JS number holds (another tool's write; JavaScript reads ...992).
+    db.prepare('UPDATE jobs SET duration = 9007199254740993 WHERE prompt_id = ?').run('p-1');
     const store = new JobStore(db);
     const queries: HistoryQuery[] = [
       {},
@@ -67,6 +76,9 @@ describe('history as JSON text', () => {
       { status: 'cancelled', limit: 2 },
       { workflowId: 'txt2img', limit: 100, offset: 0 },
       { workflowId: 'none' },
+      { starred: true, offset: 2 },
+      { text: 'fox', limit: 9, offset: 1 },
+      { limit: 5, offset: 1000 },
     ];
     for (const query of queries) {
       const records = store.history(query);
