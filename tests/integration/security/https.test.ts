@@ -61,4 +61,19 @@ describe('HTTPS', () => {
     });
     expect(status).toBe(101);
   });
+
+  it('delivers broadcasts over WSS: text and binary frames written once for all clients go through TLS', async () => {
+    const ws = new WebSocket(`${t.url.replace('https', 'wss')}/ws`, { headers: { 'X-API-Key': t.apiKey }, rejectUnauthorized: false });
+    const got: Array<{ data: Buffer; binary: boolean }> = [];
+    ws.on('message', (data: Buffer, binary: boolean) => got.push({ data, binary }));
+    await new Promise((resolve, reject) => ws.on('open', resolve).on('error', reject));
+    const event = { id: 'evt_tls', timestamp: '', type: 'test', severity: 'info' as const, message: 'over TLS', data: {} };
+    t.studio.hub.broadcast('event', event);
+    t.studio.hub.broadcastBinary(Buffer.from([1, 2, 3]));
+    const end = Date.now() + 5000;
+    while (!got.some((m) => m.binary) && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    ws.close();
+    expect(got.filter((m) => !m.binary).map((m) => JSON.parse(m.data.toString('utf8')) as unknown)).toContainEqual({ type: 'event', data: event });
+    expect(got.filter((m) => m.binary).map((m) => [...m.data])).toEqual([[1, 2, 3]]);
+  });
 });
