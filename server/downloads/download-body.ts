@@ -44,9 +44,10 @@ export function readSomeText(res: IncomingMessage, limit: number): Promise<strin
 }
 
 /**
- * The hot loop of a download: each chunk goes to the writer and `onChunk` (two counters), nothing
- * else; backpressure pauses the response. Resolves at the body's end; on an error (the response's,
- * the writer's, or a close before the end) it frees the socket and rejects.
+ * The hot loop of a download: each chunk is written (synchronously, see `PartWriter`) and counted
+ * by `onChunk`, nothing else; the write's own pace is the backpressure. Resolves at the body's end;
+ * on an error (the response's, the write's, or a close before the end) it frees the socket and
+ * rejects.
  */
 export function pumpBody(res: IncomingMessage, out: PartWriter, onChunk: (bytes: number) => void): Promise<void> {
   return new Promise<void>((resolve, reject) => {
@@ -55,8 +56,6 @@ export function pumpBody(res: IncomingMessage, out: PartWriter, onChunk: (bytes:
       if (settled) return;
       settled = true;
       res.off('data', onData);
-      out.onDrain = null;
-      out.onError = null;
       if (error) {
         // Frees the socket when we stop early (write error, abort, stall).
         res.destroy();
@@ -67,10 +66,12 @@ export function pumpBody(res: IncomingMessage, out: PartWriter, onChunk: (bytes:
     };
     const onData = (chunk: Buffer) => {
       onChunk(chunk.length);
-      if (!out.write(chunk)) res.pause();
+      try {
+        out.write(chunk);
+      } catch (error) {
+        settle(error as Error);
+      }
     };
-    out.onDrain = () => res.resume();
-    out.onError = (error) => settle(error);
     res.on('data', onData);
     res.on('end', () => settle());
     res.on('error', (error) => settle(error));

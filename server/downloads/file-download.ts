@@ -5,12 +5,12 @@
  * name only after the hash matched (`download-finish.ts`). It knows nothing of the database or the
  * catalogs.
  *
- * The hot loop (`pumpBody`) does the minimum per chunk: two counters and a queue push, with no promise, timer
- * or copy of ours per chunk (`node:http` hands plain Buffers, no web streams; the `PartWriter`
- * batches them into few writes). The SHA-256 runs on a worker thread that follows the part file
- * as it is written (`PartHasher`), so hashing shares no core with receiving. Backpressure pauses
- * the response. Progress, speed, stall detection and flushing a slow download's partial batch run
- * on one interval instead.
+ * The hot loop (`pumpBody`) does the minimum per chunk: two counters and one synchronous write
+ * (this runs on the download's own thread), with no promise, timer or copy of ours per chunk
+ * (`node:http` hands plain Buffers, no web streams; see `PartWriter` for why each chunk is written
+ * at once). The SHA-256 runs on a worker thread that follows the part file as it is written
+ * (`PartHasher`), so hashing shares no core with receiving. Progress, speed, stall detection and
+ * telling the hasher about a slow download's last bytes run on one interval instead.
  */
 import fsp from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
@@ -262,7 +262,7 @@ class DownloadRun {
   private tick(): void {
     const now = performance.now();
     this.meter.sample(this.received);
-    // A slow download does not fill a write batch for a long time; its bytes go to disk anyway.
+    // A slow download takes long to write a report's worth of bytes; the hasher follows anyway.
     this.writer?.flushPending();
     const attempt = this.attempt;
     if (attempt) {
