@@ -18,7 +18,7 @@ import type { TargetRow } from './targets.js';
 const JOBS = 50_000;
 const PAGE = 100;
 /** Timed pages per measure (after the warm-up): enough for a stable median on a shared machine. */
-const PAGE_RUNS = 300;
+const PAGE_RUNS = 500;
 const COLUMNS =
   'prompt_id, workflow_id, workflow_name, output_dir, status, queued_at, started_at, finished_at, duration, input_image, params, seeds, output, error, retry_of, created_ms';
 const HISTORY_SQL = `SELECT ${COLUMNS} FROM jobs WHERE +status IN ('completed','error','stalled') ORDER BY created_ms DESC, rowid DESC`;
@@ -74,43 +74,58 @@ function median(values: number[]): number {
  * about 5 ms over its first 30 requests to 1.3 ms after 1 000), which measured the JIT, not the page.
  */
 const WARM_UP = 300;
+/** Timed calls per block, and untimed calls that start each block (caches warm again after the others ran). */
+const BLOCK = 100;
+const BLOCK_WARM_UP = 10;
 
-async function time(runs: number, fn: () => Promise<unknown> | unknown, warmUp = WARM_UP): Promise<number> {
-  for (let i = 0; i < warmUp; i++) await fn();
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await fn();
-    samples.push(performance.now() - t0);
+/**
+ * The median time of each of `fns` over `runs` timed calls, taken in blocks by turns (Studio's
+ * block, the reference's, the bare server's, and again): the machine is shared, and a burst of
+ * load from elsewhere then lands on all of them alike instead of on whichever was being timed
+ * (timed one after the other, Studio's median moved by a third between runs while the reference
+ * stayed put). Blocks, not single calls by turns: a process asked once in three stays cold.
+ */
+async function timeEach<K extends string>(runs: number, fns: Record<K, () => Promise<unknown> | unknown>, warmUp = WARM_UP): Promise<Record<K, number>> {
+  const names = Object.keys(fns) as K[];
+  for (const name of names) for (let i = 0; i < warmUp; i++) await fns[name]();
+  const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  for (let done = 0; done < runs; done += BLOCK) {
+    for (const name of names) {
+      for (let i = 0; i < Math.min(BLOCK_WARM_UP, warmUp); i++) await fns[name]();
+      for (let i = 0; i < Math.min(BLOCK, runs - done); i++) {
+        const t0 = performance.now();
+        await fns[name]();
+        samples[name].push(performance.now() - t0);
+      }
+    }
   }
-  return median(samples);
+  return Object.fromEntries(names.map((name) => [name, median(samples[name])])) as Record<K, number>;
 }
 
 /**
- * The median time to fetch `body` from a bare node HTTP server in its own process, the way the
- * page is fetched from Studio: the part of the page's time that is HTTP alone (the reference
+ * A bare node HTTP server in its own process answering every request with `body`, fetched the way
+ * the page is fetched from Studio: the part of the page's time that is HTTP alone (the reference
  * query has none).
  */
-async function bareHttpTime(body: ArrayBuffer, dir: string): Promise<number> {
+async function startBareServer(body: ArrayBuffer, dir: string): Promise<{ url: string; stop: () => void }> {
   const port = await freePort();
   const file = path.join(dir, 'page.json');
   fs.writeFileSync(file, Buffer.from(body));
   const source = `const body = require('node:fs').readFileSync(process.env.BODY_FILE);
 require('node:http').createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(body)).listen(${port}, '127.0.0.1');`;
   const child = spawn(process.execPath, ['-e', source], { env: { ...process.env, BODY_FILE: file }, stdio: 'ignore' });
-  try {
-    for (let i = 0; ; i++) {
-      try {
-        await (await fetch(`http://127.0.0.1:${port}/`)).arrayBuffer();
-        break;
-      } catch (err) {
-        if (i > 600) throw err;
-        await new Promise((r) => setTimeout(r, 50));
+  const url = `http://127.0.0.1:${port}/`;
+  for (let i = 0; ; i++) {
+    try {
+      await (await fetch(url)).arrayBuffer();
+      return { url, stop: () => child.kill() };
+    } catch (err) {
+      if (i > 600) {
+        child.kill();
+        throw err;
       }
+      await new Promise((r) => setTimeout(r, 50));
     }
-    return await time(PAGE_RUNS, async () => (await fetch(`http://127.0.0.1:${port}/`)).arrayBuffer());
-  } finally {
-    child.kill();
   }
 }
 
@@ -132,22 +147,33 @@ export async function run(_root: string): Promise<TargetRow[]> {
     let pageBytes = 0;
     let allBytes = 0;
     let count = 0;
-    const studioPage = await time(PAGE_RUNS, async () => {
-      const res = await studio.api(`/api/admin/history?limit=${PAGE}`);
-      pageBytes = (await res.arrayBuffer()).byteLength;
-    });
-    const refPage = await time(PAGE_RUNS, () => pageStmt.all());
-    const transport = await bareHttpTime(await (await studio.api(`/api/admin/history?limit=${PAGE}`)).arrayBuffer(), dir);
+    const bare = await startBareServer(await (await studio.api(`/api/admin/history?limit=${PAGE}`)).arrayBuffer(), dir);
+    let page: Record<'studio' | 'reference' | 'bare', number>;
+    try {
+      page = await timeEach(PAGE_RUNS, {
+        studio: async () => {
+          pageBytes = (await (await studio.api(`/api/admin/history?limit=${PAGE}`)).arrayBuffer()).byteLength;
+        },
+        reference: () => pageStmt.all(),
+        bare: async () => (await fetch(bare.url)).arrayBuffer(),
+      });
+    } finally {
+      bare.stop();
+    }
+    const { studio: studioPage, reference: refPage, bare: transport } = page;
     // Bytes received, not parsed: the client's own JSON.parse is not Studio's time.
-    const studioAll = await time(
+    const whole = await timeEach(
       5,
-      async () => {
-        allBytes = (await (await studio.api('/api/admin/history')).arrayBuffer()).byteLength;
+      {
+        studio: async () => {
+          allBytes = (await (await studio.api('/api/admin/history')).arrayBuffer()).byteLength;
+        },
+        reference: () => allStmt.all(),
       },
       3,
     );
+    const { studio: studioAll, reference: refAll } = whole;
     count = ((await (await studio.api('/api/admin/history')).json()) as unknown[]).length;
-    const refAll = await time(5, () => allStmt.all(), 3);
     console.log(`history with ${JOBS} stored jobs (median):`);
     console.log(
       `  page of ${PAGE} (?limit=${PAGE}): studio ${studioPage.toFixed(1)} ms (${(pageBytes / 1024).toFixed(0)} KiB over HTTP); ` +
