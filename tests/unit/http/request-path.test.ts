@@ -1,13 +1,14 @@
 /**
  * Pieces of the request path made cheaper for the history page (issue 29) that must still behave
- * as before: JSON text sent like `res.json`, one id per request, and API key checks that follow
- * a key change at once.
+ * as before: JSON text sent like `res.json`, one id per request, API key checks that follow a key
+ * change at once, and requests built with Express's prototypes.
  */
 import express from 'express';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expressMessages } from '../../../server/http/express-messages.js';
 import { sendJsonText } from '../../../server/http/json-text.js';
 import { getRequestId, requestId } from '../../../server/http/request-id.js';
 import { SessionSigner } from '../../../server/http/session.js';
@@ -89,5 +90,30 @@ describe('SessionSigner key checks', () => {
     }
     expect(signer.checkKey(undefined)).toBe(false);
     expect(signer.checkKey('the-key-0123456789')).toBe(true);
+  });
+});
+
+describe('expressMessages', () => {
+  it('has Node build requests and responses with the app’s prototypes, so Express has none to set', async () => {
+    const app = express();
+    app.get('/q', (req, res) => void res.json({ path: req.path, query: req.query, secure: req.secure }));
+    const own = http.createServer(expressMessages(app), app);
+    const before: boolean[] = [];
+    // Runs before Express sees the request.
+    own.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      before.push(Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response);
+    });
+    await new Promise<void>((resolve) => own.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(own.address() as AddressInfo).port}`;
+      for (let i = 0; i < 3; i++) {
+        const res = await fetch(`${url}/q?a=${i}`);
+        expect(await res.json()).toEqual({ path: '/q', query: { a: String(i) }, secure: false });
+      }
+      expect((await fetch(`${url}/none`)).status).toBe(404);
+      expect(before).toEqual([true, true, true, true]);
+    } finally {
+      await new Promise<void>((resolve) => own.close(() => resolve()));
+    }
   });
 });
