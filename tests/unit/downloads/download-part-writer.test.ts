@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PartWriter } from '../../../server/downloads/download-part-writer.js';
 
 let dir: string;
@@ -12,6 +12,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
+  vi.restoreAllMocks();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -51,6 +52,31 @@ describe('PartWriter', () => {
     await writer.close();
     expect(reports).toEqual([1024 * 1024, 64 * 1024 + 9, 3]);
     expect(fs.statSync(file).size).toBe(17 * 64 * 1024 + 12);
+  });
+
+  it('starts a writeback to the disk every writebackBytes without waiting, and close waits for it', async () => {
+    const file = path.join(dir, 'writeback.part');
+    const writer = await PartWriter.open(file, false, 1024 * 1024);
+    let finishSync: (() => void) | null = null;
+    const synced: number[] = [];
+    // Hold the fdatasync's answer back: the writes must go on, and close must wait for it.
+    const fdatasync = vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, callback: (err: Error | null) => void) => {
+      synced.push(fs.fstatSync(fd).size);
+      finishSync = () => callback(null);
+    }) as typeof fs.fdatasync);
+
+    for (let i = 0; i < 40; i++) writer.write(Buffer.alloc(64 * 1024));
+    // One at a time: the second MiB found the first writeback still under way.
+    expect(synced).toEqual([1024 * 1024]);
+    expect(fs.statSync(file).size).toBe(40 * 64 * 1024);
+
+    let closed = false;
+    const closing = writer.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closed).toBe(false);
+    finishSync!();
+    await closing;
+    expect(fdatasync).toHaveBeenCalledTimes(1);
   });
 
   it('appends to an existing part when resuming', async () => {
