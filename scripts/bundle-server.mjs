@@ -61,6 +61,11 @@ export async function bundleServer(dist = path.join(root, 'dist')) {
     format: 'cjs',
     target: 'node20',
     external: EXTERNAL,
+    // `import()` of a library kept for first use becomes a promise of `require()` (require(esm) is
+    // on from Node 20.19, so the ES-module-only archiver loads too): a real `import()` inside the
+    // vm.Script the entry runs fails (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING) in every function V8
+    // took from the code cache, whatever `importModuleDynamically` says.
+    supported: { 'dynamic-import': false },
     // The libraries come from this checkout's node_modules also when `dist` is elsewhere (a staged app).
     nodePaths: [path.join(root, 'node_modules')],
     plugins: [builtinsOnce],

@@ -32,8 +32,8 @@ function run() {
   const script = new vm.Script(Module.wrap(fs.readFileSync(bundle, 'utf8')), {
     filename: bundle,
     cachedData,
-    // `import()` in the bundle (libraries loaded on first use) resolves as it would in a module.
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+    // No `import()` is left in the bundle (bundle-server.mjs turns them into require), so the
+    // script needs no dynamic-import callback.
   });
   const mod = new Module(bundle, module);
   mod.filename = bundle;

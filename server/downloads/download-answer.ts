@@ -3,7 +3,7 @@
  * the status and headers alone: append a continuation, start over with a full body, the part is
  * already complete, or ask again from byte 0. Failures become user-facing `DownloadError`s.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { headerOf } from './download-body.js';
 import { DownloadError, errorForStatus, htmlPageError, type ResponseContext } from './download-errors.js';
 import { parseContentRange } from './download-resume.js';
@@ -29,18 +29,23 @@ export async function judgeAnswer(res: IncomingMessage, offset: number, ctx: Res
     return parseContentRange(headerOf(res.headers, 'content-range'))?.total === offset ? { kind: 'complete' } : { kind: 'restart' };
   }
   if (status < 200 || status >= 300) throw await errorForStatus(res, ctx);
-  if ((headerOf(res.headers, 'content-type') ?? '').toLowerCase().includes('text/html')) throw htmlPageError(ctx);
+  return judgeSuccess(status, res.headers, offset, ctx);
+}
+
+/** The verdict on a 2xx answer from its status and headers alone (`judgeAnswer` after the errors). */
+export function judgeSuccess(status: number, headers: IncomingHttpHeaders, offset: number, ctx: ResponseContext): AnswerVerdict {
+  if ((headerOf(headers, 'content-type') ?? '').toLowerCase().includes('text/html')) throw htmlPageError(ctx);
   // We ask for identity and write the bytes as they come; a compressed body would be a corrupt file.
-  const encoding = (headerOf(res.headers, 'content-encoding') ?? 'identity').trim().toLowerCase();
+  const encoding = (headerOf(headers, 'content-encoding') ?? 'identity').trim().toLowerCase();
   if (encoding !== 'identity' && encoding !== '') {
     throw new DownloadError('http', `The server sent the file compressed (Content-Encoding: ${encoding}) although asked not to`, {
       status,
     });
   }
   if (status === 206) {
-    const range = parseContentRange(headerOf(res.headers, 'content-range'));
+    const range = parseContentRange(headerOf(headers, 'content-range'));
     return range && range.start === offset ? { kind: 'append', total: range.total } : { kind: 'restart' };
   }
-  const length = headerOf(res.headers, 'content-length');
+  const length = headerOf(headers, 'content-length');
   return { kind: 'full', total: length !== null && /^\d+$/.test(length) ? Number(length) : null };
 }

@@ -11,7 +11,8 @@ import { discardBody, headerOf } from './download-body.js';
 import { DownloadError } from './download-errors.js';
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
-const USER_AGENT = 'Studio';
+/** Sent on every download request. */
+export const USER_AGENT = 'Studio';
 
 export interface HopOptions {
   /** Sent only while the request URL has the same origin (scheme, host, port) as `url`. */
@@ -33,8 +34,11 @@ export interface HopResult {
   tokenSent: boolean;
 }
 
-/** GET `url`, following up to `maxRedirects` redirects, auth headers to the origin only. */
-export async function getFollowingRedirects(url: string, options: HopOptions): Promise<HopResult> {
+/** One GET: the answer once its head arrived (`getOnce`, or another transport such as `download-raw.ts`). */
+export type GetOnce = (url: URL, headers: Record<string, string>, signal: AbortSignal) => Promise<IncomingMessage>;
+
+/** GET `url` with `get` for each hop, following up to `maxRedirects` redirects, auth headers to the origin only. */
+export async function getFollowingRedirects(url: string, options: HopOptions, get: GetOnce = getOnce): Promise<HopResult> {
   const origin = new URL(url).origin;
   const maxRedirects = options.maxRedirects ?? 5;
   const tokenSent = Object.keys(options.originHeaders).some((name) => name.toLowerCase() === 'authorization');
@@ -42,7 +46,7 @@ export async function getFollowingRedirects(url: string, options: HopOptions): P
   for (let hop = 0; ; hop += 1) {
     const atOrigin = current.origin === origin;
     const headers = atOrigin ? { ...options.commonHeaders, ...options.originHeaders } : { ...options.commonHeaders };
-    const response = await getOnce(current, headers, options.signal);
+    const response = await get(current, headers, options.signal);
     const location = headerOf(response.headers, 'location');
     const status = response.statusCode ?? 0;
     if (!REDIRECT_STATUS.has(status) || !location) return { response, url: current.toString(), atOrigin, tokenSent };
@@ -59,7 +63,7 @@ export async function getFollowingRedirects(url: string, options: HopOptions): P
  * connection: a download is one long request, so pooling gains nothing, and a pooled socket the
  * server already closed would only turn into a spurious reset.
  */
-function getOnce(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
+export function getOnce(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
   const transport = url.protocol === 'https:' ? https : url.protocol === 'http:' ? http : null;
   if (!transport) {
     return Promise.reject(new DownloadError('http', `Cannot download from ${url.protocol} URLs (only http and https)`));

@@ -7,18 +7,14 @@
  *
  * The hot loop (`pumpBody`) does the minimum per chunk: two counters and one synchronous write
  * (this runs on the download's own thread), with no promise, timer or copy of ours per chunk
- * (`node:http` hands plain Buffers, no web streams; see `PartWriter` for why each chunk is written
- * at once). The SHA-256 runs on a worker thread that follows the part file as it is written
+ * (plain `http:` bodies are read into one reused buffer, `download-raw.ts`; otherwise `node:http`
+ * hands plain Buffers, no web streams; see `PartWriter` for why each chunk is written at once). The SHA-256 runs on a worker thread that follows the part file as it is written
  * (`PartHasher`), so hashing shares no core with receiving. Progress, speed, stall detection and
  * telling the hasher about a slow download's last bytes run on one interval instead.
  */
 import fsp from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
-import { judgeAnswer } from './download-answer.js';
-import { discardBody, pumpBody } from './download-body.js';
-import { DownloadError, type ResponseContext } from './download-errors.js';
-import { getFollowingRedirects } from './download-http.js';
+import { DownloadError } from './download-errors.js';
 import { classifyFailure, ensureFreeSpace } from './download-io.js';
 import { placeVerifiedPart } from './download-finish.js';
 import {
@@ -30,6 +26,7 @@ import {
   type DownloadResult,
 } from './download-options.js';
 import { PartWriter } from './download-part-writer.js';
+import { openAnswer, type OpenedAnswer } from './download-request.js';
 import { fileSize, ifRangeOf, readSidecar, removePart, validatorOf, writeSidecar, type PartMeta } from './download-resume.js';
 import { SpeedMeter } from './download-speed.js';
 import { backoffDelay } from '../process/backoff.js';
@@ -181,7 +178,7 @@ class DownloadRun {
     this.stalled = false;
     this.attempt = { controller, lastBytes: this.received, lastActivity: performance.now() };
     let out: PartWriter | null = null;
-    let res: IncomingMessage | null = null;
+    let answer: OpenedAnswer | null = null;
     try {
       const resuming = this.offset > 0;
       const common: Record<string, string> = { 'Accept-Encoding': 'identity' };
@@ -190,19 +187,15 @@ class DownloadRun {
         const validator = ifRangeOf(this.meta);
         if (validator) common['If-Range'] = validator;
       }
-      const hop = await getFollowingRedirects(this.req.url, {
+      answer = await openAnswer({
+        url: this.req.url,
         originHeaders: this.req.headers ?? {},
         commonHeaders: common,
         signal: controller.signal,
+        offset: this.offset,
+        context: { source: this.req.source, tokenName: this.req.tokenName },
       });
-      res = hop.response;
-      const ctx: ResponseContext = {
-        source: this.req.source,
-        tokenName: this.req.tokenName,
-        tokenSent: hop.tokenSent,
-        atOrigin: hop.atOrigin,
-      };
-      const verdict = await judgeAnswer(res, this.offset, ctx);
+      const verdict = answer.verdict;
       if (verdict.kind === 'complete') {
         this.total = this.offset;
         return 'complete';
@@ -221,7 +214,7 @@ class DownloadRun {
       if (!resuming || !this.meta) {
         this.meta = {
           url: this.req.url,
-          ...validatorOf(res.headers),
+          ...validatorOf(answer.headers),
           total: this.total,
           sha256: this.req.expectedSha256?.toLowerCase() ?? null,
         };
@@ -233,7 +226,7 @@ class DownloadRun {
         this.hasher?.advance(this.onDisk);
       };
       this.writer = out;
-      await pumpBody(res, out, (bytes) => {
+      await answer.pump(out, (bytes) => {
         this.offset += bytes;
         this.received += bytes;
         this.retry = null;
@@ -252,8 +245,8 @@ class DownloadRun {
       signal?.removeEventListener('abort', onAbort);
       this.attempt = null;
       this.writer = null;
-      // Frees the socket of an answer we did not read to the end (error bodies, 416, a restart).
-      if (res && !res.readableEnded) discardBody(res);
+      // Frees the socket of an answer we did not read to the end (416, a restart, a failure).
+      answer?.release();
       // Whatever arrived was hashed, so it goes to disk too; a failed attempt resyncs with the disk.
       if (out) await out.close().catch(() => undefined);
     }

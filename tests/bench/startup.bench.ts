@@ -30,7 +30,7 @@ http.createServer((req, res) => res.end('{"status":"ok"}')).listen(Number(proces
  */
 const LIBRARIES_ONLY = `
 (async () => {
-  for (const name of ['express', 'express-ws', 'ws', 'zod', 'better-sqlite3', 'electron-log/node']) await import(name);
+  for (const name of ['express', 'ws', 'zod', 'better-sqlite3', 'electron-log/node']) await import(name);
   ${REFERENCE}
 })();
 `;
