@@ -26,15 +26,28 @@ const MIB = 1024 * 1024;
 /** cgroup v1 reports "no limit" as a huge page-aligned number; anything above this is unlimited. */
 const UNLIMITED = 2 ** 60;
 
-/** The first GPU `nvidia-smi` lists, or null when the program is absent, fails or says nothing. */
-export async function readGpu(command: string, env: NodeJS.ProcessEnv): Promise<GpuReading | null> {
+/** What one `nvidia-smi` query gave: the first GPU it lists, and whether the program was there at all. */
+interface GpuQuery {
+  /** Null when the program is absent, fails or says nothing. */
+  gpu: GpuReading | null;
+  /** False when the program could not be started (not installed, not on PATH). */
+  found: boolean;
+}
+
+/** Ask `nvidia-smi` for the first GPU. */
+export async function readGpu(command: string, env: NodeJS.ProcessEnv): Promise<GpuQuery> {
   const result = await runCommand(
     command,
     ['--query-gpu=name,memory.total,memory.used,utilization.gpu,temperature.gpu', '--format=csv,noheader,nounits'],
     { env, timeoutMs: 5_000 },
   );
-  if (result.code !== 0) return null;
-  const line = result.stdout.split('\n').find((l) => l.trim());
+  // runCommand reports a program it could not start with no exit code (and the spawn error).
+  if (result.code === null && !result.timedOut) return { gpu: null, found: false };
+  return { gpu: result.code === 0 ? parseGpuLine(result.stdout) : null, found: true };
+}
+
+function parseGpuLine(stdout: string): GpuReading | null {
+  const line = stdout.split('\n').find((l) => l.trim());
   if (!line) return null;
   const [name, total, used, util, temp] = line.split(',').map((part) => part.trim());
   const totalMib = Number(total);

@@ -1,12 +1,13 @@
 /**
  * The telemetry object (spec "Telemetry object") and its history: a sample every few seconds
  * into a ring holding the last 30 minutes, each also handed to a listener (the WebSocket push).
- * Disk numbers are cached for 60 s (spec Limits); GPU, CPU and memory are read fresh.
+ * Disk numbers are cached for 60 s (spec Limits); GPU, CPU and memory are read fresh (a missing
+ * `nvidia-smi` is looked for once a minute).
  */
 import type { Logger } from '../logging.js';
 import { romeIso } from '../time.js';
 import { percent, readCpuPercent, readDisk, readGpu, readMemory, type DiskReading } from './host-metrics.js';
-import type { Telemetry, TelemetrySample } from '../contracts/system.contract.js';
+import type { GpuReading, Telemetry, TelemetrySample } from '../contracts/system.contract.js';
 
 export interface TelemetryDeps {
   cgroupRoot: string;
@@ -19,6 +20,8 @@ export interface TelemetryDeps {
   logger: Logger;
   onSample?: (sample: TelemetrySample) => void;
   diskTtlMs?: number;
+  /** How long a missing `nvidia-smi` is believed missing before it is looked for again. */
+  gpuRecheckMs?: number;
 }
 
 /** Thirty minutes of samples (spec: the UI draws the last half hour). */
@@ -27,6 +30,8 @@ const HISTORY_WINDOW_MS = 30 * 60_000;
 /** Telemetry readings, the disk cache and the sampled history. */
 export class TelemetryService {
   private disk: { at: number; value: Promise<DiskReading> } | null = null;
+  /** Until when `nvidia-smi` counts as not installed (0: look for it). */
+  private gpuAbsentUntil = 0;
   private readonly ring: TelemetrySample[] = [];
   private readonly capacity: number;
   private timer: NodeJS.Timeout | null = null;
@@ -38,7 +43,7 @@ export class TelemetryService {
 
   /** The telemetry object now. */
   async current(): Promise<Telemetry> {
-    const [gpu, memory, disk] = await Promise.all([readGpu(this.deps.nvidiaSmi, this.deps.env), readMemory(this.deps.cgroupRoot), this.diskReading()]);
+    const [gpu, memory, disk] = await Promise.all([this.gpuReading(), readMemory(this.deps.cgroupRoot), this.diskReading()]);
     return {
       gpu,
       cpu_percent: readCpuPercent(),
@@ -49,6 +54,19 @@ export class TelemetryService {
       disk_used: disk.used,
       disk_percent: percent(disk.used, disk.total),
     };
+  }
+
+  /**
+   * The GPU now. On a machine without `nvidia-smi` (no NVIDIA GPU, or its driver not installed yet)
+   * the program is looked for again only once a minute: starting a child blocks Studio's event
+   * loop for a few ms (fork of the whole process), which every 5 s showed in the progress relay's
+   * worst latencies. A driver installed meanwhile shows within that minute.
+   */
+  private async gpuReading(): Promise<GpuReading | null> {
+    if (Date.now() < this.gpuAbsentUntil) return null;
+    const query = await readGpu(this.deps.nvidiaSmi, this.deps.env);
+    this.gpuAbsentUntil = query.found ? 0 : Date.now() + (this.deps.gpuRecheckMs ?? 60_000);
+    return query.gpu;
   }
 
   /** The data volume's numbers, measured at most once a minute. */
