@@ -23,7 +23,6 @@ const KEY = 'bundle-key-0123456789';
 let tmp: string;
 let app: string;
 let data: string;
-let server: ChildProcess;
 let origin: FakeFileServer;
 let url: string;
 let output = '';
@@ -50,8 +49,11 @@ beforeAll(async () => {
   writeCatalogs(data, { models: catalogOf([repoEntry('bundled.safetensors', { sha256: sha256(content) })]) });
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
-  server = await startBundled(port);
+  await startBundled(port);
 }, 400_000);
+
+/** Every bundled server started, so that afterAll stops them whatever a test left running. */
+const started: ChildProcess[] = [];
 
 /** Start `start.cjs` of the staged app on `port`; resolves once `/api/health` answers. */
 async function startBundled(port: number): Promise<ChildProcess> {
@@ -72,6 +74,7 @@ async function startBundled(port: number): Promise<ChildProcess> {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  started.push(child);
   child.stdout!.on('data', (c: Buffer) => (output += c.toString('utf8')));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString('utf8')));
   await waitFor(async () => {
@@ -82,7 +85,7 @@ async function startBundled(port: number): Promise<ChildProcess> {
 }
 
 async function stopBundled(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   process.kill(-child.pid!, 'SIGTERM');
   await exited;
@@ -116,7 +119,7 @@ function caches(): string[] {
 }
 
 afterAll(async () => {
-  if (server) await stopBundled(server);
+  await Promise.all(started.map(stopBundled));
   await origin?.close();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 }, 60_000);
