@@ -144,8 +144,9 @@ describe('times (#30 defect 6)', () => {
     expect(todayText).not.toMatch(/Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec/);
     expect(today.finished_at).toBeTruthy();
     await page.setViewportSize(PHONE);
-    // The phone's row says when the job ran (the Finished column is hidden at this width).
-    expect(await old.getByText(expected(OLD_MS + 4000)).first().isVisible()).toBe(true);
+    // The phone's row says when the job ran (the Finished column is hidden at this width). Waited
+    // for, not read at once: the layout follows the new width a frame later (a loaded CI missed it).
+    await old.getByText(expected(OLD_MS + 4000)).first().waitFor({ state: 'visible', timeout: 10_000 });
     expect(await checkBoth('history')).toEqual({ axe: [], wide: [] });
   });
 
