@@ -14,7 +14,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../server/contracts/jobs.contract.js';
 import { parseServerTime } from '../../server/contracts/wire-time.js';
-import { DESKTOP, openSignedInPage, PHONE, saveScreenshot, type SignedInPage } from '../helpers/browser.js';
+import { DESKTOP, openSignedInPage, PHONE, saveScreenshot, type SignedInPage, resizeTo } from '../helpers/browser.js';
 import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
 import { axeViolations as pageAxeViolations, overflowing as pageOverflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
@@ -133,7 +133,7 @@ describe('Studio web UI: run, jobs, history, assets, models, events', () => {
   });
 
   it('brings the progress into view after Run on a phone', async () => {
-    await page.setViewportSize(PHONE);
+    await resizeTo(page, PHONE);
     await page.goto(`${studio.url}/run/image-filter`);
     await page.getByLabel('Image', { exact: true }).setInputFiles(landscape);
     await page.getByText(/Uploaded as /).waitFor();
@@ -147,7 +147,7 @@ describe('Studio web UI: run, jobs, history, assets, models, events', () => {
     await shoot('run-running-phone');
     await waitForResult();
     await shoot('run-result-phone');
-    await page.setViewportSize(DESKTOP);
+    await resizeTo(page, DESKTOP);
   });
 
   it('shows job times in the browser zone, converted from the server zone', async () => {
@@ -178,9 +178,9 @@ describe('Studio web UI: run, jobs, history, assets, models, events', () => {
     await page.getByRole('button', { name: 'Before / after' }).click();
     await page.getByRole('slider', { name: 'Before and after split' }).waitFor();
     await shoot('job-page-desktop');
-    await page.setViewportSize(PHONE);
+    await resizeTo(page, PHONE);
     await shoot('job-page-phone');
-    await page.setViewportSize(DESKTOP);
+    await resizeTo(page, DESKTOP);
     const before = (await finishedJobs()).length;
     await page.getByRole('button', { name: 'Run again with a new seed' }).click();
     await page.waitForURL((url) => url.pathname.startsWith('/jobs/') && !url.pathname.endsWith(job!.prompt_id));
@@ -252,10 +252,10 @@ describe('Studio web UI: run, jobs, history, assets, models, events', () => {
     await expect.poll(() => page.getByLabel('Downloads at once').inputValue()).toBe('2');
     await page.getByLabel('Downloads at once').selectOption('3');
     await expect.poll(async () => ((await (await studio.api('/api/admin/settings')).json()) as { max_concurrent: number }).max_concurrent, { timeout: 10_000 }).toBe(3);
-    await page.setViewportSize(PHONE);
+    await resizeTo(page, PHONE);
     await shoot('models-phone');
     expect(await overflowing()).toEqual([]);
-    await page.setViewportSize(DESKTOP);
+    await resizeTo(page, DESKTOP);
   });
 
   it('opens events, names the workflow of job events and explains the severity filter', async () => {
@@ -317,7 +317,7 @@ describe('Studio web UI: run, jobs, history, assets, models, events', () => {
     const pages = ['home', 'run/image-filter', 'run/txt2img-sdxl-lora', `run/image-filter?job=${job!.prompt_id}`, 'jobs', 'jobs?view=grid', `jobs/${job!.prompt_id}`, 'assets', 'assets?tab=outputs', 'models', 'events'];
     const problems: string[] = [];
     for (const [label, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
-      await page.setViewportSize(viewport);
+      await resizeTo(page, viewport);
       for (const route of pages) {
         await page.goto(`${studio.url}/${route}`);
         await page.getByRole('heading', { level: 1 }).first().waitFor();

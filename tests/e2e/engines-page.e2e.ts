@@ -6,7 +6,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../server/contracts/jobs.contract.js';
-import { openStudioPage, PHONE, saveScreenshot, type StudioPage } from '../helpers/browser.js';
+import { openStudioPage, PHONE, saveScreenshot, type StudioPage, resizeTo } from '../helpers/browser.js';
 import { overflowing } from '../helpers/page-checks.js';
 import { execute, SHIPPED_MODELS } from '../helpers/runner.js';
 import { startStandin, type StandinProcess } from '../helpers/standin-process.js';
@@ -74,7 +74,7 @@ describe('the Engines page and dragging in the queue', () => {
   });
 
   it('fits a phone', async () => {
-    await page.setViewportSize(PHONE);
+    await resizeTo(page, PHONE);
     await page.goto(`${studio.url}/engines`);
     await expect.poll(() => page.getByRole('list', { name: 'Engines' }).getByRole('listitem').count()).toBe(2);
     expect(await overflowing(page)).toEqual([]);

@@ -17,7 +17,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localStamp } from '../../server/time.js';
-import { newSessionPage, openStudioPage, SHOTS as ALL_SHOTS, type StudioPage, type TestBrowser } from '../helpers/browser.js';
+import { newSessionPage, openStudioPage, SHOTS as ALL_SHOTS, type StudioPage, type TestBrowser, resizeTo } from '../helpers/browser.js';
 import { jobFixtures } from '../helpers/job-fixtures.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { execute, jobRecord, SHIPPED_MODELS, waitForJob } from '../helpers/runner.js';
@@ -55,14 +55,14 @@ function touchPhone(): Promise<{ context: BrowserContext; page: Page }> {
 /** Screenshots at desktop and phone width, axe at both, and what is wider than the phone. */
 async function checkBoth(name: string): Promise<{ axe: string[]; wide: string[] }> {
   fs.mkdirSync(SHOTS, { recursive: true });
-  await page.setViewportSize(DESKTOP);
+  await resizeTo(page, DESKTOP);
   await page.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
   const axe = await axeViolations(page);
-  await page.setViewportSize(PHONE);
+  await resizeTo(page, PHONE);
   await page.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
   axe.push(...(await axeViolations(page)));
   const wide = await overflowing(page);
-  await page.setViewportSize(DESKTOP);
+  await resizeTo(page, DESKTOP);
   return { axe, wide };
 }
 
@@ -143,7 +143,7 @@ describe('times (#30 defect 6)', () => {
     const todayText = (await rowOf('cherries').textContent()) ?? '';
     expect(todayText).not.toMatch(/Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec/);
     expect(today.finished_at).toBeTruthy();
-    await page.setViewportSize(PHONE);
+    await resizeTo(page, PHONE);
     // The phone's row says when the job ran (the Finished column is hidden at this width). Waited
     // for, not read at once: the layout follows the new width a frame later (a loaded CI missed it).
     await old.getByText(expected(OLD_MS + 4000)).first().waitFor({ state: 'visible', timeout: 10_000 });
@@ -165,10 +165,10 @@ describe('times (#30 defect 6)', () => {
     // The page is long (44 models): the activity panel on its own too, at both widths.
     const panel = page.locator('section[aria-labelledby="activity-title"]');
     for (const [name, size] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
-      await page.setViewportSize(size);
+      await resizeTo(page, size);
       await panel.screenshot({ path: path.join(SHOTS, `models-activity-log-${name}.png`) });
     }
-    await page.setViewportSize(DESKTOP);
+    await resizeTo(page, DESKTOP);
 
     await page.goto(`${studio.url}/system`);
     const models = page.getByRole('row').filter({ hasText: 'Models catalog' });
@@ -192,13 +192,13 @@ describe('events (#30 defect 10)', () => {
     const queued = page.getByRole('listitem').filter({ hasText: 'Job queued: SDXL text to image' }).first();
     await queued.waitFor();
     expect(await queued.textContent()).not.toContain('SDXL text to image: Job queued');
-    await page.setViewportSize(PHONE);
+    await resizeTo(page, PHONE);
     const time = queued.locator('time');
     const box = await time.boundingBox();
     // Browser code as text: this project's TypeScript has no DOM types outside the renderer.
     const lineHeight = await page.evaluate<number>("parseFloat(getComputedStyle(document.querySelector('.log time')).lineHeight) || 20");
     expect(box!.height).toBeLessThan(lineHeight * 1.5);
-    await page.setViewportSize(DESKTOP);
+    await resizeTo(page, DESKTOP);
     // A type with exactly one event: the count says "1 event".
     const all = (await (await studio.api('/api/admin/events?limit=1000')).json()) as Array<{ type: string }>;
     const counts = new Map<string, number>();

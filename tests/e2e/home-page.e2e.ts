@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
-import { launchBrowser, newSessionPage, type TestBrowser } from '../helpers/browser.js';
+import { launchBrowser, newSessionPage, type TestBrowser, resizeTo } from '../helpers/browser.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
@@ -36,7 +36,7 @@ async function signedInPage(viewport: { width: number; height: number }): Promis
 
 /** Resize, and wait until the shell has switched to (or from) its phone layout: in between, the desktop navigation squeezes the content. */
 async function resize(page: Page, viewport: { width: number; height: number }): Promise<void> {
-  await page.setViewportSize(viewport);
+  await resizeTo(page, viewport);
   await page.locator(viewport.width <= 760 ? '.shell.phone' : '.shell:not(.phone)').waitFor();
 }
 

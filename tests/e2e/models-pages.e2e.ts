@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
-import { openSignedInPage, type SignedInPage } from '../helpers/browser.js';
+import { openSignedInPage, type SignedInPage, resizeTo } from '../helpers/browser.js';
 import { catalogOf, hubEntry, repoEntry, writeCatalogs } from '../helpers/fake-catalogs.js';
 import { startFakeChatPlatform, type FakeChatPlatform } from '../helpers/fake-chat-platform.js';
 import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
@@ -51,16 +51,16 @@ function files(catalog: { categories: Array<{ models: Array<{ file: string }> }>
 /** axe-core at both widths, nothing wider than the phone, and a screenshot at each width. */
 async function check(name: string): Promise<void> {
   fs.mkdirSync(SHOTS, { recursive: true });
-  await page.setViewportSize(DESKTOP);
+  await resizeTo(page, DESKTOP);
   // From the top: a full-page shot of a scrolled page draws the sticky bar halfway down.
   await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
   const desktop = await axeViolations(page);
-  await page.setViewportSize(PHONE);
+  await resizeTo(page, PHONE);
   await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: path.join(SHOTS, `${name}-phone.png`), fullPage: true });
   const phone = [...(await overflowing(page)), ...(await axeViolations(page))];
-  await page.setViewportSize(DESKTOP);
+  await resizeTo(page, DESKTOP);
   expect({ desktop, phone }, name).toEqual({ desktop: [], phone: [] });
 }
 
@@ -277,7 +277,7 @@ describe('Node packages (10)', () => {
     await list.getByText('Engine Core').waitFor();
     const search = list.getByLabel('Search packages and nodes');
     for (const viewport of [DESKTOP, PHONE]) {
-      await page.setViewportSize(viewport);
+      await resizeTo(page, viewport);
       // The placeholder's width in the input's own font, against the room the input gives it.
       const room = await search.evaluate<{ text: number; box: number }, HTMLInputElementLike>((input) => {
         const style = input.ownerDocument.defaultView.getComputedStyle(input);
@@ -287,7 +287,7 @@ describe('Node packages (10)', () => {
       });
       expect(room.text, `placeholder at ${viewport.width}px`).toBeLessThanOrEqual(room.box);
     }
-    await page.setViewportSize(DESKTOP);
+    await resizeTo(page, DESKTOP);
     await check('nodes');
   });
 });

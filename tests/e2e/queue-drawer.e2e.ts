@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobRecord } from '../../server/contracts/jobs.contract.js';
 import type { QueueState } from '../../server/contracts/queue.contract.js';
-import { openStudioPage, PHONE, saveScreenshot, type StudioPage } from '../helpers/browser.js';
+import { openStudioPage, PHONE, saveScreenshot, type StudioPage, resizeTo } from '../helpers/browser.js';
 import { overflowing } from '../helpers/page-checks.js';
 import { execute, SHIPPED_MODELS } from '../helpers/runner.js';
 import type { TestStudio } from '../helpers/studio.js';
@@ -85,7 +85,7 @@ describe('the queue drawer', () => {
   });
 
   it('fits a phone', async () => {
-    await page.setViewportSize(PHONE);
+    await resizeTo(page, PHONE);
     await page.goto(`${studio.url}/home`);
     await page.getByRole('button', { name: /^Queue/ }).click();
     const drawer = page.getByRole('complementary', { name: 'Queue' });

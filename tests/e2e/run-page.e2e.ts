@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
-import { launchBrowser, newSessionPage, type TestBrowser } from '../helpers/browser.js';
+import { launchBrowser, newSessionPage, type TestBrowser, resizeTo } from '../helpers/browser.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { execute, plantModels, SHIPPED_MODELS, waitForJob } from '../helpers/runner.js';
@@ -47,14 +47,14 @@ async function checkBoth(name: string): Promise<string[]> {
     if (!modal) await page.evaluate('window.scrollTo(0, 0)');
     await page.screenshot({ path: path.join(SHOTS, file), fullPage: !modal });
   };
-  await page.setViewportSize(DESKTOP);
+  await resizeTo(page, DESKTOP);
   await shoot(`${name}-desktop.png`);
   problems.push(...(await axeViolations(page)).map((v) => `desktop: ${v}`));
-  await page.setViewportSize(PHONE);
+  await resizeTo(page, PHONE);
   await shoot(`${name}-phone.png`);
   problems.push(...(await axeViolations(page)).map((v) => `phone: ${v}`));
   problems.push(...(await overflowing(page)).map((v) => `phone: ${v}`));
-  await page.setViewportSize(DESKTOP);
+  await resizeTo(page, DESKTOP);
   return problems;
 }
 
@@ -253,7 +253,7 @@ describe('Run page and presets (#30)', () => {
 
   it('after Run keeps the title below the header on a desktop and brings the preview above the fold on a phone (defect 9)', async () => {
     for (const viewport of [DESKTOP, PHONE]) {
-      await page.setViewportSize(viewport);
+      await resizeTo(page, viewport);
       await openRun();
       await page.getByRole('spinbutton', { name: 'Steps' }).first().fill('20');
       await page.getByRole('textbox', { name: 'Prompt', exact: true }).focus();
@@ -273,7 +273,7 @@ describe('Run page and presets (#30)', () => {
       expect(boxes.preview, 'the preview ends above the fold').toBeLessThanOrEqual(boxes.height);
       await waitForJob(studio.api, (await jobInUrl())!, ['completed'], 60_000);
     }
-    await page.setViewportSize(DESKTOP);
+    await resizeTo(page, DESKTOP);
   });
 
   it('runs with Ctrl+Enter from the prompt (improvement 14)', async () => {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
-import { DESKTOP, findChromium, launchBrowser, saveScreenshot, type TestBrowser } from '../helpers/browser.js';
+import { DESKTOP, findChromium, launchBrowser, saveScreenshot, type TestBrowser, resizeTo } from '../helpers/browser.js';
 import { startFakeFileServer, type FakeFileServer } from '../helpers/fake-file-server.js';
 import { ensureRendererBuilt, initialJsGzipBytes } from '../helpers/renderer-build.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
@@ -235,7 +235,7 @@ describe('Studio web UI', () => {
   it('renders every page at desktop and phone width', async () => {
     const pages = ['home', 'run/image-filter', 'jobs', 'assets', 'assets?tab=outputs', 'models', 'events'];
     for (const [label, viewport] of [['desktop', { width: 1440, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
-      await page.setViewportSize(viewport);
+      await resizeTo(page, viewport);
       for (const route of pages) {
         await page.goto(`${studio.url}/${route}`);
         await page.getByRole('heading', { level: 1 }).first().waitFor();
@@ -250,6 +250,6 @@ describe('Studio web UI', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('button', { name: 'Admin' }).click();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Events' }).click();
     await page.waitForURL(`${studio.url}/events`);
-    await page.setViewportSize({ width: 1440, height: 900 });
+    await resizeTo(page, { width: 1440, height: 900 });
   });
 });

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DESKTOP, openStudioPage, PHONE, saveScreenshot, type StudioPage } from '../helpers/browser.js';
+import { DESKTOP, openStudioPage, PHONE, saveScreenshot, type StudioPage, resizeTo } from '../helpers/browser.js';
 import { overflowing } from '../helpers/page-checks.js';
 import { execute, SHIPPED_MODELS, waitForJob } from '../helpers/runner.js';
 import type { TestStudio } from '../helpers/studio.js';
@@ -23,12 +23,12 @@ let page: Page;
 
 /** A screenshot at desktop and phone width, and the elements wider than the phone. */
 async function shootBoth(name: string): Promise<string[]> {
-  await page.setViewportSize(DESKTOP);
+  await resizeTo(page, DESKTOP);
   await saveScreenshot(page, `${name}-desktop`);
-  await page.setViewportSize(PHONE);
+  await resizeTo(page, PHONE);
   await saveScreenshot(page, `${name}-phone`);
   const wide = await overflowing(page);
-  await page.setViewportSize(DESKTOP);
+  await resizeTo(page, DESKTOP);
   return wide;
 }
 

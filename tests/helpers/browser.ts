@@ -57,6 +57,18 @@ export const DESKTOP = { width: 1440, height: 900 };
 export const PHONE = { width: 390, height: 844 };
 export const VIEWPORTS = [['desktop', DESKTOP], ['phone', PHONE]] as const;
 
+/**
+ * Resize the page and wait until its layout follows: the window reports the new width and two frames
+ * have been drawn. `setViewportSize` can return before that on a loaded machine, and a check read at
+ * once then measures the old layout (a loaded CI did, twice).
+ */
+export async function resizeTo(page: Page, viewport: { width: number; height: number }): Promise<void> {
+  await page.setViewportSize(viewport);
+  // Strings, because the tests' TypeScript has no DOM types; they run in the page.
+  await page.waitForFunction(`window.innerWidth === ${viewport.width}`, undefined, { timeout: 10_000 });
+  await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+}
+
 /** Where the e2e suite's screenshots go (CI keeps the folder as an artifact). */
 export const SHOTS = path.join(APP_ROOT, 'artifacts', 'screenshots');
 
