@@ -15,15 +15,13 @@
  * `statusCode`, `statusMessage` and `headers` (its few pieces copied), which the redirect,
  * error and verdict code of `node:http`'s path reads the same way as an `IncomingMessage`.
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import net from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type net from 'node:net';
 import { PassThrough } from 'node:stream';
+import { HeadCollector, requestHead, sendRawGet, type RawHead } from '../http/raw-http10.js';
 import type { PartWriter } from './download-part-writer.js';
 
 const READ_BYTES = 256 * 1024;
-const MAX_HEAD_BYTES = 64 * 1024;
-const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 
 /** An answer's head read by this module; `fast` when its body can be pumped from the reused buffer. */
 export type RawResponse = { fast: RawAnswer } | { message: IncomingMessage };
@@ -49,7 +47,7 @@ export function rawGet(url: URL, headers: Record<string, string>, signal: AbortS
 class RawBody {
   private readonly buffer = Buffer.allocUnsafe(READ_BYTES);
   private socket: net.Socket | null = null;
-  private headBytes = Buffer.alloc(0);
+  private readonly head = new HeadCollector();
   private answered = false;
   private done = false;
   /** Body bytes that came with the end of the head (a copy: the read buffer is reused). */
@@ -67,13 +65,8 @@ class RawBody {
   ) {}
 
   start(head: string): void {
-    const socket = net.connect({
-      host: this.url.hostname.replace(/^\[(.*)\]$/, '$1'),
-      port: Number(this.url.port || 80),
-      onread: { buffer: this.buffer, callback: (bytes) => this.onRead(bytes) },
-    });
+    const socket = sendRawGet(this.url, head, this.buffer, (bytes) => this.onRead(bytes));
     this.socket = socket;
-    socket.write(head, 'latin1');
     socket.on('error', (err) => this.end(err));
     socket.on('close', () => this.end(new Error('The connection closed before the whole file arrived')));
     this.signal.addEventListener('abort', this.onAbort, { once: true });
@@ -85,21 +78,14 @@ class RawBody {
   private onRead(bytes: number): boolean {
     if (this.done) return false;
     if (this.answered) return this.write(this.buffer.subarray(0, bytes));
-    const searchFrom = Math.max(0, this.headBytes.length - (HEAD_END.length - 1));
-    this.headBytes = Buffer.concat([this.headBytes, this.buffer.subarray(0, bytes)]);
-    const end = this.headBytes.indexOf(HEAD_END, searchFrom);
-    if (end < 0) {
-      if (this.headBytes.length > MAX_HEAD_BYTES) this.decline();
-      return !this.done;
-    }
-    const head = parseHead(this.headBytes.subarray(0, end).toString('latin1'));
-    if (!head) {
+    const progress = this.head.add(this.buffer.subarray(0, bytes));
+    if (progress === 'more') return true;
+    if (progress === 'refused') {
       this.decline();
       return false;
     }
-    const rest = this.headBytes.subarray(end + HEAD_END.length);
-    this.early = rest.length ? rest : null;
-    this.headBytes = Buffer.alloc(0);
+    const { head, rest } = progress;
+    this.early = rest;
     this.remaining = head.length;
     this.answered = true;
     if ((head.status === 200 || head.status === 206) && head.length !== Infinity) {
@@ -113,7 +99,7 @@ class RawBody {
   }
 
   /** A stream standing in for `IncomingMessage` (status, headers, body events, destroy); see the file comment. */
-  private slowMessage(head: Head): IncomingMessage {
+  private slowMessage(head: RawHead): IncomingMessage {
     const slow = Object.assign(new PassThrough(), { statusCode: head.status, statusMessage: head.statusMessage, headers: head.headers });
     this.slow = slow;
     // Destroyed by its reader (a redirect or error body read far enough): the connection goes too.
@@ -214,45 +200,4 @@ class RawBody {
     this.signal.removeEventListener('abort', this.onAbort);
     this.socket?.destroy();
   }
-}
-
-/** The request's head: HTTP/1.0 so the answer is never chunked. Throws on a header `node:http` would refuse. */
-function requestHead(url: URL, headers: Record<string, string>): string {
-  let head = `GET ${url.pathname}${url.search} HTTP/1.0\r\nHost: ${url.host}\r\n`;
-  for (const [name, value] of Object.entries(headers)) {
-    http.validateHeaderName(name);
-    http.validateHeaderValue(name, value);
-    head += `${name}: ${value}\r\n`;
-  }
-  return `${head}\r\n`;
-}
-
-interface Head {
-  status: number;
-  statusMessage: string;
-  headers: IncomingHttpHeaders;
-  /** Body bytes still to come: Content-Length, or Infinity when the close ends the body. */
-  length: number;
-}
-
-/** Status, headers (names lower-cased, repeats joined) and body length of an answer this reader takes on, else null. */
-export function parseHead(text: string): Head | null {
-  const lines = text.split('\r\n');
-  const statusLine = /^HTTP\/1\.[01] ([2-5]\d\d)(?: ([^\r\n]*))?$/.exec(lines[0]!);
-  if (!statusLine) return null;
-  const status = Number(statusLine[1]);
-  const headers: Record<string, string> = {};
-  for (const line of lines.slice(1)) {
-    const colon = line.indexOf(':');
-    const name = line.slice(0, colon).toLowerCase();
-    // A folded line (leading space) or a name that is not a token: leave it to node:http.
-    if (colon <= 0 || !TOKEN.test(name)) return null;
-    const value = line.slice(colon + 1).trim();
-    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
-  }
-  if ('transfer-encoding' in headers) return null;
-  const declared = headers['content-length'];
-  if (declared !== undefined && !/^\d{1,15}$/.test(declared)) return null;
-  const length = status === 204 || status === 304 ? 0 : declared !== undefined ? Number(declared) : Infinity;
-  return { status, statusMessage: statusLine[2] ?? '', headers, length };
 }

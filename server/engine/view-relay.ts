@@ -13,15 +13,12 @@
  * connection, never in chunks. An answer outside that (a Transfer-Encoding, a 1xx, a head this
  * reader cannot parse or over 64 KiB) is `unsupported`: the caller asks again with `node:http`.
  */
-import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { finished, type Writable } from 'node:stream';
+import { HeadCollector, requestHead, sendRawGet, type RawHead } from '../http/raw-http10.js';
 import type { ViewRelay } from './engine-protocol.js';
 
 const READ_BYTES = 64 * 1024;
-const MAX_HEAD_BYTES = 64 * 1024;
-const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
 
 export interface RawViewRequest {
   /** An `http:` URL of the engine's `/view` with its query. */
@@ -42,20 +39,12 @@ export function requestRawView(req: RawViewRequest): Promise<RawViewAnswer> {
   return new Promise((resolve) => new RawView(req, resolve).start(head));
 }
 
-interface Head {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  /** Body bytes still to come: Content-Length, or Infinity when the close ends the body. */
-  length: number;
-}
-
 /** The answer to one request: head phase, then (paused until `pipeTo`) body phase. */
 class RawView {
   private readonly buffer = Buffer.allocUnsafe(READ_BYTES);
   private socket: net.Socket | null = null;
   private timer: NodeJS.Timeout | undefined;
-  /** The head so far (copies: the read buffer is reused). */
-  private headBytes = Buffer.alloc(0);
+  private readonly head = new HeadCollector();
   private answered = false;
   /** Body bytes that came in the same read as the end of the head (a copy). */
   private early: Buffer | null = null;
@@ -73,13 +62,8 @@ class RawView {
   start(head: string): void {
     if (this.req.signal?.aborted) return this.settle('unreachable');
     const { url } = this.req;
-    const socket = net.connect({
-      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-      port: Number(url.port || 80),
-      onread: { buffer: this.buffer, callback: (bytes) => this.onRead(bytes) },
-    });
+    const socket = sendRawGet(url, head, this.buffer, (bytes) => this.onRead(bytes));
     this.socket = socket;
-    socket.write(head, 'latin1');
     socket.on('error', (err) => this.fail(err));
     socket.on('end', () => this.onEnd());
     socket.on('close', () => {
@@ -98,29 +82,21 @@ class RawView {
   private onRead(bytes: number): boolean {
     if (this.done) return false;
     if (this.answered) return this.forward(this.buffer.subarray(0, bytes));
-    const searchFrom = Math.max(0, this.headBytes.length - (HEAD_END.length - 1));
-    this.headBytes = Buffer.concat([this.headBytes, this.buffer.subarray(0, bytes)]);
-    const end = this.headBytes.indexOf(HEAD_END, searchFrom);
-    if (end < 0) {
-      if (this.headBytes.length <= MAX_HEAD_BYTES) return true;
+    const progress = this.head.add(this.buffer.subarray(0, bytes));
+    if (progress === 'more') return true;
+    if (progress === 'refused') {
       this.unsupported();
       return false;
     }
-    const head = parseHead(this.headBytes.subarray(0, end).toString('latin1'));
-    if (!head) {
-      this.unsupported();
-      return false;
-    }
-    const rest = this.headBytes.subarray(end + HEAD_END.length);
-    this.early = rest.length ? rest : null;
-    this.headBytes = Buffer.alloc(0);
+    const { head, rest } = progress;
+    this.early = rest;
     this.remaining = head.length;
     this.socket!.pause();
     this.settle(this.relay(head));
     return false;
   }
 
-  private relay(head: Head): ViewRelay {
+  private relay(head: RawHead): ViewRelay {
     return {
       status: head.status,
       headers: head.headers,
@@ -165,7 +141,7 @@ class RawView {
   /** The engine's side ended (or the socket closed). */
   private onEnd(): void {
     // Part of a head that never ended (bare LF line ends?): leave it to node:http's parser.
-    if (!this.answered && this.headBytes.length > 0 && !this.done) return this.unsupported();
+    if (!this.answered && this.head.pending && !this.done) return this.unsupported();
     if (!this.answered) return this.fail(new Error('the engine closed the connection before answering'));
     if (this.done) return;
     // Reads are paused until `pipeTo`, so only a failure closes the connection before it.
@@ -214,37 +190,4 @@ class RawView {
     clearTimeout(this.timer);
     this.answer(answer);
   }
-}
-
-/** The request's head: HTTP/1.0 so the answer is never chunked. Throws on a header `node:http` would refuse. */
-function requestHead(url: URL, headers: Record<string, string>): string {
-  let head = `GET ${url.pathname}${url.search} HTTP/1.0\r\nHost: ${url.host}\r\n`;
-  for (const [name, value] of Object.entries(headers)) {
-    http.validateHeaderName(name);
-    http.validateHeaderValue(name, value);
-    head += `${name}: ${value}\r\n`;
-  }
-  return `${head}\r\n`;
-}
-
-/** Status and headers (names lower-cased, repeats joined) of an answer this reader takes on, else null. */
-export function parseHead(text: string): Head | null {
-  const lines = text.split('\r\n');
-  const statusLine = /^HTTP\/1\.[01] ([2-5]\d\d)(?: [^\r\n]*)?$/.exec(lines[0]!);
-  if (!statusLine) return null;
-  const status = Number(statusLine[1]);
-  const headers: Record<string, string> = {};
-  for (const line of lines.slice(1)) {
-    const colon = line.indexOf(':');
-    const name = line.slice(0, colon).toLowerCase();
-    // A folded line (leading space) or a name that is not a token: leave it to node:http.
-    if (colon <= 0 || !TOKEN.test(name)) return null;
-    const value = line.slice(colon + 1).trim();
-    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
-  }
-  if ('transfer-encoding' in headers) return null;
-  const declared = headers['content-length'];
-  if (declared !== undefined && !/^\d{1,15}$/.test(declared)) return null;
-  const length = status === 204 || status === 304 ? 0 : declared !== undefined ? Number(declared) : Infinity;
-  return { status, headers, length };
 }

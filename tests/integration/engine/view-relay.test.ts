@@ -15,7 +15,6 @@ import { engineRoutes } from '../../../server/engine/engine.routes.js';
 import { SharedFolders } from '../../../server/engine/shared-folders.js';
 import { errorMiddleware } from '../../../server/http/error-middleware.js';
 import { silentLogger } from '../../../server/logging.js';
-import { parseHead } from '../../../server/engine/view-relay.js';
 import type { ViewRelay } from '../../../server/engine/engine-protocol.js';
 import { freePort } from '../../helpers/ports.js';
 
@@ -281,32 +280,5 @@ describe('the /api/engine/view route over the relay', () => {
     const down = await fetch(`${await viewRoute(`http://127.0.0.1:${await freePort()}`)}/api/engine/view?filename=a.png`);
     expect(down.status).toBe(404);
     expect(((await down.json()) as { detail: string }).detail).toContain('not reachable');
-  });
-});
-
-describe('parseHead', () => {
-  it('reads status, joined repeated headers and the body framing', () => {
-    expect(parseHead('HTTP/1.1 206 Partial Content\r\nContent-Length: 10\r\nVary: a\r\nvary: b')).toEqual({
-      status: 206,
-      headers: { 'content-length': '10', vary: 'a, b' },
-      length: 10,
-    });
-    expect(parseHead('HTTP/1.0 200 OK\r\nContent-Type: x')!.length).toBe(Infinity);
-    expect(parseHead('HTTP/1.1 304 Not Modified\r\nContent-Length: 99')!.length).toBe(0);
-    expect(parseHead('HTTP/1.1 200')!.status).toBe(200);
-  });
-
-  it('leaves to node:http what it does not take on', () => {
-    for (const head of [
-      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked',
-      'HTTP/1.1 200 OK\r\nContent-Length: 1, 2',
-      'HTTP/1.1 200 OK\r\nContent-Length: -1',
-      'HTTP/1.1 200 OK\r\nX-A: 1\r\n folded',
-      'HTTP/1.1 100 Continue',
-      'HTTP/2 200',
-      'ICY 200 OK',
-    ]) {
-      expect(parseHead(head), head).toBeNull();
-    }
   });
 });
