@@ -13,6 +13,8 @@
 // - Each `node:` builtin is turned into an ES-module view once (`builtinsOnce`): esbuild otherwise
 //   copies a builtin's whole export object for every one of Studio's modules that imports it
 //   (~290 copies, ~25 ms of start CPU and ~2 MiB).
+// - `debug`, which Express's parts load for loggers that print only under DEBUG, is loaded only
+//   when DEBUG is set (`quietDebug`).
 // - ASCII only, whitespace and syntax minified (names kept, for stack traces): V8 holds the source
 //   in memory, and one non-Latin-1 character makes it twice the size (UTF-16).
 // The download worker and the stand-in engine stay tsc's separate files: they run in their own
@@ -49,6 +51,18 @@ const builtinsOnce = {
   },
 };
 
+/**
+ * `debug` is bundled as `bundle-shims/debug.cjs`, which loads the real package only when DEBUG is
+ * set (see there); the shim's own `require('debug')` is the real one.
+ */
+const quietDebug = {
+  name: 'quiet-debug',
+  setup(build) {
+    const shim = path.join(root, 'scripts', 'bundle-shims', 'debug.cjs');
+    build.onResolve({ filter: /^debug$/ }, (args) => (args.importer === shim ? undefined : { path: shim }));
+  },
+};
+
 /** Bundle `<dist>/server/main.js` into `<dist>/server/main.bundle.cjs` (+ `.map`) and write its entry `start.cjs`. */
 export async function bundleServer(dist = path.join(root, 'dist')) {
   const serverDir = path.join(dist, 'server');
@@ -68,7 +82,7 @@ export async function bundleServer(dist = path.join(root, 'dist')) {
     supported: { 'dynamic-import': false },
     // The libraries come from this checkout's node_modules also when `dist` is elsewhere (a staged app).
     nodePaths: [path.join(root, 'node_modules')],
-    plugins: [builtinsOnce],
+    plugins: [builtinsOnce, quietDebug],
     // A module's own URL, as tsc's output had it, is the bundle's (app-root.ts finds the app from it).
     define: { 'import.meta.url': '__bundleUrl' },
     banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },

@@ -26,6 +26,8 @@ let data: string;
 let origin: FakeFileServer;
 let url: string;
 let output = '';
+/** What the first start printed (no DEBUG). */
+let firstOutput = '';
 const content = randomBytes(300 * 1024 + 7);
 
 const api = (pathname: string, init: RequestInit = {}) => fetch(url + pathname, { ...init, headers: { 'X-API-Key': KEY, ...(init.headers as Record<string, string>) } });
@@ -50,13 +52,14 @@ beforeAll(async () => {
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
   await startBundled(port);
+  firstOutput = output;
 }, 400_000);
 
 /** Every bundled server started, so that afterAll stops them whatever a test left running. */
 const started: ChildProcess[] = [];
 
 /** Start `start.cjs` of the staged app on `port`; resolves once `/api/health` answers. */
-async function startBundled(port: number): Promise<ChildProcess> {
+async function startBundled(port: number, extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
   output = '';
   const child = spawn(process.execPath, [path.join(app, 'dist', 'server', 'start.cjs')], {
     cwd: tmp,
@@ -70,6 +73,7 @@ async function startBundled(port: number): Promise<ChildProcess> {
       ENGINE_MODE: 'standin',
       ENGINE_PORT: String(await freePort()),
       REPOHOST_BASE_URL: origin.url,
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -179,5 +183,13 @@ describe('the one-file server bundle', () => {
     expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
     await waitFor(() => fs.statSync(cachePath).size > 4096, 'a fresh code cache', 30_000);
     await stopBundled(again);
+  }, 120_000);
+
+  it("prints Express's debug lines under DEBUG only (the bundle's stand-in for `debug` loads the real one then)", async () => {
+    expect(firstOutput).not.toContain('express:application');
+    const port = await freePort();
+    const debugging = await startBundled(port, { DEBUG: 'express:application' });
+    expect(output).toMatch(/express:application set "x-powered-by"/);
+    await stopBundled(debugging);
   }, 120_000);
 });
