@@ -218,7 +218,7 @@ class DownloadRun {
           total: this.total,
           sha256: this.req.expectedSha256?.toLowerCase() ?? null,
         };
-        await writeSidecar(this.req.partFile, this.meta);
+        writeSidecar(this.req.partFile, this.meta);
       }
       out = await PartWriter.open(this.req.partFile, this.offset > 0);
       out.onWritten = (bytes) => {
