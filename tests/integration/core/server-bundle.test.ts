@@ -104,7 +104,10 @@ async function expectFirstUseLibraries(base: string): Promise<void> {
   const call = (pathname: string, init: RequestInit = {}) => fetch(base + pathname, { ...init, headers: { 'X-API-Key': KEY } });
   // The upload goes on to the engine.
   await waitFor(async () => ((await (await call('/api/health')).json()) as { engine: string }).engine === 'running', 'the engine running', 90_000);
-  const workflows = (await (await call('/api/admin/workflows')).json()) as { workflows: { id: string; inputs?: unknown[] }[] };
+  const listed = await call('/api/admin/workflows');
+  // Express asks mime-types for the charset: the bundle loads it on first use (bundle-server.mjs).
+  expect(listed.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  const workflows = (await listed.json()) as { workflows: { id: string; inputs?: unknown[] }[] };
   expect(workflows.workflows.find((w) => w.id === 'image-filter')?.inputs?.length).toBeGreaterThan(0);
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(fs.readFileSync(path.join(APP_ROOT, 'resources', 'standin', 'image.png')))], { type: 'image/png' }), 'bundle.png');
@@ -114,6 +117,7 @@ async function expectFirstUseLibraries(base: string): Promise<void> {
   fs.writeFileSync(path.join(data, 'outputs', 'bundled.txt'), 'zipped from the bundle');
   const zip = await call('/api/admin/outputs-zip');
   expect(zip.status).toBe(200);
+  expect(zip.headers.get('content-type')).toBe('application/zip');
   expect(Buffer.from(await zip.arrayBuffer()).subarray(0, 2).toString('latin1')).toBe('PK');
 }
 
