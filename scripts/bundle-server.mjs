@@ -13,6 +13,8 @@
 // - Each `node:` builtin is turned into an ES-module view once (`builtinsOnce`): esbuild otherwise
 //   copies a builtin's whole export object for every one of Studio's modules that imports it
 //   (~290 copies, ~25 ms of start CPU and ~2 MiB).
+// - `debug`, which Express's parts load for loggers that print only under DEBUG, is loaded only
+//   when DEBUG is set (`quietDebug`); mime-types on the first request that needs it (`firstUse`).
 // - ASCII only, whitespace and syntax minified (names kept, for stack traces): V8 holds the source
 //   in memory, and one non-Latin-1 character makes it twice the size (UTF-16).
 // The download worker and the stand-in engine stay tsc's separate files: they run in their own
@@ -49,6 +51,51 @@ const builtinsOnce = {
   },
 };
 
+/**
+ * `debug` is bundled as `bundle-shims/debug.cjs`, which loads the real package only when DEBUG is
+ * set (see there); the shim's own `require('debug')` is the real one.
+ */
+const quietDebug = {
+  name: 'quiet-debug',
+  setup(build) {
+    const shim = path.join(root, 'scripts', 'bundle-shims', 'debug.cjs');
+    build.onResolve({ filter: /^debug$/ }, (args) => (args.importer === shim ? undefined : { path: shim }));
+  },
+};
+
+/**
+ * Bundled libraries that Express's parts require at load but use only on a request, each behind a
+ * stand-in that requires the real one on first use. mime-types builds its maps of ~2 500 types at
+ * load (~4% of the start's CPU), and `/api/health` does not need it; Express, send, type-is and
+ * accepts read it as `mime.lookup(…)` when a request comes.
+ */
+const LOADED_ON_FIRST_USE = ['mime-types'];
+
+const firstUse = {
+  name: 'first-use',
+  setup(build) {
+    const names = new RegExp(`^(${LOADED_ON_FIRST_USE.map((n) => n.replace(/[-/]/g, '\\$&')).join('|')})$`);
+    build.onResolve({ filter: names }, (args) => (args.namespace === 'first-use' ? undefined : { path: args.path, namespace: 'first-use' }));
+    build.onLoad({ filter: /.*/, namespace: 'first-use' }, (args) => ({
+      contents: `'use strict';
+let real;
+const load = () => (real ??= require(${JSON.stringify(args.path)}));
+module.exports = new Proxy({}, {
+  get: (_, key) => load()[key],
+  has: (_, key) => key in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, key) => {
+    const found = Reflect.getOwnPropertyDescriptor(load(), key);
+    return found && { ...found, configurable: true };
+  },
+});
+`,
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
+
 /** Bundle `<dist>/server/main.js` into `<dist>/server/main.bundle.cjs` (+ `.map`) and write its entry `start.cjs`. */
 export async function bundleServer(dist = path.join(root, 'dist')) {
   const serverDir = path.join(dist, 'server');
@@ -68,7 +115,7 @@ export async function bundleServer(dist = path.join(root, 'dist')) {
     supported: { 'dynamic-import': false },
     // The libraries come from this checkout's node_modules also when `dist` is elsewhere (a staged app).
     nodePaths: [path.join(root, 'node_modules')],
-    plugins: [builtinsOnce],
+    plugins: [builtinsOnce, quietDebug, firstUse],
     // A module's own URL, as tsc's output had it, is the bundle's (app-root.ts finds the app from it).
     define: { 'import.meta.url': '__bundleUrl' },
     banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },

@@ -10,19 +10,39 @@ import { DownloadError } from './download-errors.js';
 import type { DownloadRequest } from './download-options.js';
 import { removePart, sidecarPath } from './download-resume.js';
 
-/** Check `digest` against the request's hash (a mismatch deletes the part), then move the part to its final name. */
-export async function placeVerifiedPart(req: Pick<DownloadRequest, 'partFile' | 'finalFile' | 'expectedSha256'>, digest: string): Promise<void> {
+/**
+ * Wait for the part's SHA-256 (`digest`, from the hasher) and check it against the request's hash
+ * (a mismatch deletes the part), then move the part to its final name; resolves with the digest.
+ * The part is fsynced while the hasher reads its last bytes: at the end of a large file each takes
+ * tens of ms (issue 29, 1 GiB: the fsync ~50 ms, the hasher 5–50 ms behind), one after the other
+ * they were both on the download's clock. The rename still waits for both.
+ */
+export async function placeVerifiedPart(req: Pick<DownloadRequest, 'partFile' | 'finalFile' | 'expectedSha256'>, digest: Promise<string>): Promise<string> {
+  // Settles with the fsync's error (or null), so a failure elsewhere leaves no rejection unobserved.
+  const synced = fsyncFile(req.partFile).then(
+    () => null,
+    (err: unknown) => err,
+  );
+  let actual: string;
+  try {
+    actual = await digest;
+  } finally {
+    // Never left running behind a failure: the part may be deleted next.
+    await synced;
+  }
   const expected = req.expectedSha256?.toLowerCase();
-  if (expected && digest !== expected) {
+  if (expected && actual !== expected) {
     await removePart(req.partFile);
     throw new DownloadError(
       'hash_mismatch',
-      `The downloaded file does not match the catalog's SHA-256 (expected ${expected}, got ${digest}); the partial file was deleted. Retry once; if it fails again the catalog entry is out of date`,
+      `The downloaded file does not match the catalog's SHA-256 (expected ${expected}, got ${actual}); the partial file was deleted. Retry once; if it fails again the catalog entry is out of date`,
     );
   }
-  await fsyncFile(req.partFile);
+  const syncError = await synced;
+  if (syncError) throw syncError;
   await fsp.mkdir(path.dirname(req.finalFile), { recursive: true });
   await renameWithRetry(req.partFile, req.finalFile);
   await fsp.rm(sidecarPath(req.partFile), { force: true });
   await fsyncDir(path.dirname(req.finalFile));
+  return actual;
 }

@@ -218,7 +218,7 @@ class DownloadRun {
           total: this.total,
           sha256: this.req.expectedSha256?.toLowerCase() ?? null,
         };
-        await writeSidecar(this.req.partFile, this.meta);
+        writeSidecar(this.req.partFile, this.meta);
       }
       out = await PartWriter.open(this.req.partFile, this.offset > 0);
       out.onWritten = (bytes) => {
@@ -310,11 +310,10 @@ class DownloadRun {
   private async finish(): Promise<DownloadResult> {
     const hasher = this.hasher;
     if (!hasher) throw new Error('finish() without a hasher');
-    const digest = await hasher.digest(this.offset).catch((err: unknown) => {
+    const digest = hasher.digest(this.offset).catch((err: unknown) => {
       throw this.classify(err);
     });
-    await placeVerifiedPart(this.req, digest);
-    return { sha256: digest, bytes: this.offset };
+    return { sha256: await placeVerifiedPart(this.req, digest), bytes: this.offset };
   }
 
   private classify(err: unknown): DownloadError {

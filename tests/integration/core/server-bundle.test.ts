@@ -26,6 +26,8 @@ let data: string;
 let origin: FakeFileServer;
 let url: string;
 let output = '';
+/** What the first start printed (no DEBUG). */
+let firstOutput = '';
 const content = randomBytes(300 * 1024 + 7);
 
 const api = (pathname: string, init: RequestInit = {}) => fetch(url + pathname, { ...init, headers: { 'X-API-Key': KEY, ...(init.headers as Record<string, string>) } });
@@ -50,13 +52,14 @@ beforeAll(async () => {
   const port = await freePort();
   url = `http://127.0.0.1:${port}`;
   await startBundled(port);
+  firstOutput = output;
 }, 400_000);
 
 /** Every bundled server started, so that afterAll stops them whatever a test left running. */
 const started: ChildProcess[] = [];
 
 /** Start `start.cjs` of the staged app on `port`; resolves once `/api/health` answers. */
-async function startBundled(port: number): Promise<ChildProcess> {
+async function startBundled(port: number, extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
   output = '';
   const child = spawn(process.execPath, [path.join(app, 'dist', 'server', 'start.cjs')], {
     cwd: tmp,
@@ -70,6 +73,7 @@ async function startBundled(port: number): Promise<ChildProcess> {
       ENGINE_MODE: 'standin',
       ENGINE_PORT: String(await freePort()),
       REPOHOST_BASE_URL: origin.url,
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -100,7 +104,10 @@ async function expectFirstUseLibraries(base: string): Promise<void> {
   const call = (pathname: string, init: RequestInit = {}) => fetch(base + pathname, { ...init, headers: { 'X-API-Key': KEY } });
   // The upload goes on to the engine.
   await waitFor(async () => ((await (await call('/api/health')).json()) as { engine: string }).engine === 'running', 'the engine running', 90_000);
-  const workflows = (await (await call('/api/admin/workflows')).json()) as { workflows: { id: string; inputs?: unknown[] }[] };
+  const listed = await call('/api/admin/workflows');
+  // Express asks mime-types for the charset: the bundle loads it on first use (bundle-server.mjs).
+  expect(listed.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  const workflows = (await listed.json()) as { workflows: { id: string; inputs?: unknown[] }[] };
   expect(workflows.workflows.find((w) => w.id === 'image-filter')?.inputs?.length).toBeGreaterThan(0);
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(fs.readFileSync(path.join(APP_ROOT, 'resources', 'standin', 'image.png')))], { type: 'image/png' }), 'bundle.png');
@@ -110,6 +117,7 @@ async function expectFirstUseLibraries(base: string): Promise<void> {
   fs.writeFileSync(path.join(data, 'outputs', 'bundled.txt'), 'zipped from the bundle');
   const zip = await call('/api/admin/outputs-zip');
   expect(zip.status).toBe(200);
+  expect(zip.headers.get('content-type')).toBe('application/zip');
   expect(Buffer.from(await zip.arrayBuffer()).subarray(0, 2).toString('latin1')).toBe('PK');
 }
 
@@ -179,5 +187,13 @@ describe('the one-file server bundle', () => {
     expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
     await waitFor(() => fs.statSync(cachePath).size > 4096, 'a fresh code cache', 30_000);
     await stopBundled(again);
+  }, 120_000);
+
+  it("prints Express's debug lines under DEBUG only (the bundle's stand-in for `debug` loads the real one then)", async () => {
+    expect(firstOutput).not.toContain('express:application');
+    const port = await freePort();
+    const debugging = await startBundled(port, { DEBUG: 'express:application' });
+    expect(output).toMatch(/express:application set "x-powered-by"/);
+    await stopBundled(debugging);
   }, 120_000);
 });
