@@ -172,6 +172,8 @@ export class ProgressTracker {
   snapshot(): ProgressObject {
     const node = this.current === null ? undefined : this.nodes.get(this.current);
     const completed = this.currentStatus === 'completed';
+    // Once per snapshot (one per progress message): the ETA is based on it too.
+    const rate = this.rate.rate();
     return {
       status: this.currentStatus,
       node_title: node && this.current !== null ? (this.nodeTitles[this.current] ?? node._meta?.title ?? node.class_type) : null,
@@ -183,8 +185,8 @@ export class ProgressTracker {
       effective_total: this.effectiveTotal(),
       cached_count: this.cached.size,
       percent: completed ? 100 : Math.min(99, Math.floor(this.maxPercent)),
-      eta_seconds: completed ? 0 : this.currentStatus === 'running' ? this.eta() : null,
-      step_rate: this.rate.rate(),
+      eta_seconds: completed ? 0 : this.currentStatus === 'running' ? this.eta(rate) : null,
+      step_rate: rate,
       node_outputs: this.outputs,
     };
   }
@@ -268,8 +270,7 @@ export class ProgressTracker {
    * nodes still to run at the mean duration of the step-less nodes seen so far. A rough figure,
    * null until there is a rate or a finished node to base it on.
    */
-  private eta(): number | null {
-    const rate = this.rate.rate();
+  private eta(rate: number | null): number | null {
     const perNodeMs = this.plainNodeCount > 0 ? this.plainNodeMs / this.plainNodeCount : null;
     const id = this.current;
     const runningCounts = id !== null && !this.done.has(id) && !this.excluded.has(id);
