@@ -24,14 +24,25 @@ const HEADER_BYTES = 8;
 
 /** One binary frame carrying `image` with its header. */
 export function encodePreviewFrame(meta: PreviewMeta, image: Uint8Array): Uint8Array {
+  const head = encodePreviewHead(meta);
+  const frame = new Uint8Array(head.length + image.length);
+  frame.set(head);
+  frame.set(image, head.length);
+  return frame;
+}
+
+/**
+ * The frame's bytes before the image (type, length, JSON header): the server sends this and the
+ * image as parts of one WebSocket frame, so a preview of megabytes is copied once, into that frame.
+ */
+export function encodePreviewHead(meta: PreviewMeta): Uint8Array {
   const json = new TextEncoder().encode(JSON.stringify(meta));
-  const frame = new Uint8Array(HEADER_BYTES + json.length + image.length);
-  const view = new DataView(frame.buffer);
+  const head = new Uint8Array(HEADER_BYTES + json.length);
+  const view = new DataView(head.buffer);
   view.setUint32(0, PREVIEW_FRAME);
   view.setUint32(4, json.length);
-  frame.set(json, HEADER_BYTES);
-  frame.set(image, HEADER_BYTES + json.length);
-  return frame;
+  head.set(json, HEADER_BYTES);
+  return head;
 }
 
 /** The header and image of a preview frame; null for a frame of another type or a malformed one. */

@@ -5,13 +5,14 @@
  */
 import { z } from 'zod';
 import { jsonObjectText } from './fields.js';
+import { lazySchema } from './lazy-schema.js';
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** Input ids double as `{{placeholder}}` names, so they keep to identifier characters. */
 const INPUT_ID_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/;
 
-const inputBase = z.object({
+const inputBase = lazySchema(() => z.object({
   id: z.string().regex(INPUT_ID_PATTERN, 'input ids are letters, digits and underscores'),
   label: z.string().optional(),
   description: z.string().optional(),
@@ -20,19 +21,19 @@ const inputBase = z.object({
   field: z.string().min(1).optional(),
   /** Dynamic workflows only: the block whose local `node_id` this input targets. */
   block: z.string().min(1).optional(),
-});
+}));
 
 const numberBounds = { min: z.number().optional(), max: z.number().optional(), step: z.number().positive().optional() };
 
 /** A LoRA chosen on the form: a file name under `models/loras` and a strength. */
-export const loraItemSchema = z.object({
+export const loraItemSchema = lazySchema(() => z.object({
   name: z.string().min(1),
   strength: z.number().min(-100).max(100).default(1),
   strength_clip: z.number().min(-100).max(100).optional(),
-});
+}));
 export type LoraItem = z.infer<typeof loraItemSchema>;
 
-const manifestInputSchema = z.discriminatedUnion('type', [
+const manifestInputSchema = lazySchema(() => z.discriminatedUnion('type', [
   inputBase.extend({ type: z.literal('image'), default: z.string().optional() }),
   inputBase.extend({ type: z.literal('text'), default: z.string().optional(), multiline: z.boolean().optional() }),
   inputBase.extend({ type: z.literal('int'), default: z.number().int().optional(), ...numberBounds }),
@@ -50,12 +51,12 @@ const manifestInputSchema = z.discriminatedUnion('type', [
     /** Most LoRAs the form may chain. */
     max: z.number().int().positive().optional(),
   }),
-]);
+]));
 export type ManifestInput = z.infer<typeof manifestInputSchema>;
 
-const outputKindSchema = z.enum(['final', 'preview', 'intermediate']);
+const outputKindSchema = lazySchema(() => z.enum(['final', 'preview', 'intermediate']));
 
-const manifestSchema = z
+const manifestSchema = lazySchema(() => z
   .object({
     id: z.string().regex(ID_PATTERN, 'workflow ids are letters, digits, "-" and "_"'),
     name: z.string().min(1),
@@ -112,7 +113,7 @@ const manifestSchema = z
     if (manifest.type === 'static' && manifest.blocks !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['blocks'], message: 'blocks is for dynamic workflows only' });
     }
-  });
+  }));
 
 /** A validated `manifest.yaml`. */
 export type WorkflowManifest = z.infer<typeof manifestSchema>;
@@ -141,10 +142,10 @@ export interface NodesStatus {
   missing: string[];
 }
 
-export const buildQuery = z.object({ format: z.enum(['api', 'workflow']).default('api') });
+export const buildQuery = lazySchema(() => z.object({ format: z.enum(['api', 'workflow']).default('api') }));
 
 /** `POST /api/run/{id}/build`: JSON or multipart, `params` a JSON object or its text. */
-export const buildFields = z.object({ params: jsonObjectText('params') });
+export const buildFields = lazySchema(() => z.object({ params: jsonObjectText('params') }));
 
 /** `POST /api/admin/workflows/import`: the stored workflow's id and manifest, and what to look at. */
 export interface WorkflowImportAnswer {
@@ -182,7 +183,7 @@ export interface WorkflowFormAnswer {
 }
 
 /** `PUT /api/admin/workflows/{id}/form`: the whole list of inputs, in form order (validated as the manifest's). */
-export const formSaveBody = z.object({ inputs: z.array(z.unknown()).max(500) });
+export const formSaveBody = lazySchema(() => z.object({ inputs: z.array(z.unknown()).max(500) }));
 export type FormSaveBody = z.infer<typeof formSaveBody>;
 
 /** What a re-import changes. */
@@ -206,4 +207,4 @@ export interface ReimportAnswer extends WorkflowImportAnswer {
   applied: boolean;
 }
 
-export const reimportFields = z.object({ apply: z.enum(['true', 'false']).default('false') });
+export const reimportFields = lazySchema(() => z.object({ apply: z.enum(['true', 'false']).default('false') }));

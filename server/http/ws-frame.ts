@@ -39,9 +39,15 @@ export function textFrame(text: string): Buffer {
   return frame;
 }
 
-/** A binary frame of `payload` (copied once into the frame). */
-export function binaryFrame(payload: Uint8Array): Buffer {
-  const { frame, offset } = frameWithHeader(OPCODE_BINARY, payload.length);
-  frame.set(payload, offset);
+/** A binary frame whose payload is `parts` one after the other (each copied once into the frame). */
+export function binaryFrame(...parts: Uint8Array[]): Buffer {
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const { frame, offset } = frameWithHeader(OPCODE_BINARY, length);
+  let at = offset;
+  for (const part of parts) {
+    frame.set(part, at);
+    at += part.length;
+  }
   return frame;
 }

@@ -97,12 +97,14 @@ export class WsHub {
 
   /**
    * Send a binary frame (a preview image) to every client that is keeping up: one with more than
-   * `MAX_BUFFERED_BINARY` still queued (a slow phone on Wi-Fi) skips it rather than queue it.
+   * `MAX_BUFFERED_BINARY` still queued (a slow phone on Wi-Fi) skips it rather than queue it. The
+   * payload is `parts` one after the other (a header and an image), copied once, into the frame,
+   * and only when some client takes it.
    */
-  broadcastBinary(payload: Uint8Array): void {
+  broadcastBinary(...parts: Uint8Array[]): void {
     let frame: Buffer | null = null;
     for (const { socket, transport } of this.clients) {
-      if (socket.readyState === socket.OPEN && socket.bufferedAmount < MAX_BUFFERED_BINARY) transport.write((frame ??= binaryFrame(payload)));
+      if (socket.readyState === socket.OPEN && socket.bufferedAmount < MAX_BUFFERED_BINARY) transport.write((frame ??= binaryFrame(...parts)));
     }
   }
 

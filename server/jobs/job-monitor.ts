@@ -12,7 +12,7 @@ import { parseHistoryOutputs, primaryOutput } from '../engine/engine-outputs.js'
 import type { HistoryEntry } from '../engine/engine-protocol.js';
 import type { EngineMessage, EnginePreview } from '../engine/engine-messages.js';
 import type { EngineSocket } from '../engine/engine-socket.js';
-import { encodePreviewFrame } from '../contracts/preview-frame.js';
+import { encodePreviewHead } from '../contracts/preview-frame.js';
 import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import type { ApiGraph } from '../engine/engine-graph.js';
@@ -195,8 +195,8 @@ export class JobMonitor {
   private onPreview(preview: EnginePreview): void {
     const promptId = preview.promptId ?? null;
     if (promptId && !this.tracked.has(promptId)) return;
-    const frame = encodePreviewFrame({ prompt_id: promptId, node_id: preview.nodeId ?? null, image_type: preview.imageType }, preview.image);
-    this.deps.hub.broadcastBinary(frame);
+    // The header and the image go into the WebSocket frame as they are: a multi-MB image is copied once.
+    this.deps.hub.broadcastBinary(encodePreviewHead({ prompt_id: promptId, node_id: preview.nodeId ?? null, image_type: preview.imageType }), preview.image);
   }
 
   private markStarted(promptId: string): void {

@@ -4,10 +4,11 @@
  * often, and the raw item is kept whole for `raw` and the gallery's metadata.
  */
 import { z } from 'zod';
+import { lazySchema } from '../contracts/lazy-schema.js';
 
-const idSchema = z.union([z.number(), z.string()]).transform(String);
+const idSchema = lazySchema(() => z.union([z.number(), z.string()]).transform(String));
 
-const fileSchema = z.looseObject({
+const fileSchema = lazySchema(() => z.looseObject({
   id: idSchema.optional(),
   name: z.string(),
   sizeKB: z.number().optional(),
@@ -15,10 +16,10 @@ const fileSchema = z.looseObject({
   type: z.string().nullish(),
   metadata: z.looseObject({ fp: z.string().nullish(), format: z.string().nullish(), size: z.string().nullish() }).nullish(),
   hashes: z.record(z.string(), z.string()).optional(),
-});
+}));
 
 /** An image as the hub lists it (version images, `/images` items). `meta` can be null. */
-const imageSchema = z.looseObject({
+const imageSchema = lazySchema(() => z.looseObject({
   id: z.number().int().optional(),
   url: z.string(),
   type: z.string().nullish(),
@@ -31,9 +32,9 @@ const imageSchema = z.looseObject({
   baseModel: z.string().nullish(),
   modelVersionIds: z.array(z.number()).nullish(),
   meta: z.record(z.string(), z.unknown()).nullish(),
-});
+}));
 
-export const versionSchema = z.looseObject({
+export const versionSchema = lazySchema(() => z.looseObject({
   id: idSchema,
   modelId: idSchema.optional(),
   name: z.string(),
@@ -47,30 +48,30 @@ export const versionSchema = z.looseObject({
   model: z.looseObject({ name: z.string(), type: z.string().nullish(), mode: z.string().nullish() }).nullish(),
   files: z.array(fileSchema).nullish(),
   images: z.array(imageSchema).nullish(),
-});
+}));
 
-export const modelSchema = z.looseObject({
+export const modelSchema = lazySchema(() => z.looseObject({
   id: idSchema,
   name: z.string(),
   type: z.string().nullish(),
   tags: z.array(z.string()).nullish(),
   modelVersions: z.array(z.looseObject({ id: idSchema, name: z.string().nullish(), images: z.array(imageSchema).nullish() })).nullish(),
-});
+}));
 
-export const imagePageSchema = z.looseObject({
+export const imagePageSchema = lazySchema(() => z.looseObject({
   items: z.array(imageSchema),
   metadata: z.looseObject({ nextCursor: z.union([z.string(), z.number()]).nullish() }).nullish(),
-});
+}));
 
 /** One answer of a tRPC batch: a result or an error, in request order. */
-export const trpcBatchSchema = z.array(
+export const trpcBatchSchema = lazySchema(() => z.array(
   z.looseObject({
     result: z.looseObject({ data: z.looseObject({ json: z.unknown() }) }).optional(),
     error: z.unknown().optional(),
   }),
-);
+));
 
-export const tagRecordSchema = z.looseObject({ id: z.number().int(), name: z.string() });
+export const tagRecordSchema = lazySchema(() => z.looseObject({ id: z.number().int(), name: z.string() }));
 
 /** A model version record (`GET /api/v1/model-versions/{id}`), the fields Studio uses. */
 export type ModelhubVersion = z.infer<typeof versionSchema>;

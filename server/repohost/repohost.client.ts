@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { getWithToken, parseJsonAs } from '../http/outbound-json.js';
+import { lazySchema } from '../contracts/lazy-schema.js';
 
 export interface RepohostClientOptions {
   /** `https://huggingface.co` or a fake. */
@@ -27,9 +28,9 @@ class RepohostError extends Error {
   }
 }
 
-const stringOrList = z.union([z.string(), z.array(z.string())]);
+const stringOrList = lazySchema(() => z.union([z.string(), z.array(z.string())]));
 
-const repoSchema = z.looseObject({
+const repoSchema = lazySchema(() => z.looseObject({
   id: z.string(),
   sha: z.string().nullish(),
   lastModified: z.string().nullish(),
@@ -45,7 +46,7 @@ const repoSchema = z.looseObject({
       tags: stringOrList.nullish(),
     })
     .nullish(),
-});
+}));
 
 /** A repository record, the fields Studio uses. */
 export type RepohostRepo = z.infer<typeof repoSchema>;

@@ -84,7 +84,7 @@ function median(values: number[]): number {
 }
 
 /** Run the startup benchmark and print its lines. */
-export async function run(root: string, runs = 3): Promise<TargetRow[]> {
+export async function run(root: string, runs = 5): Promise<TargetRow[]> {
   const firstRuns: Sample[] = [];
   const studioRuns: Sample[] = [];
   const refRuns: Sample[] = [];

@@ -7,8 +7,9 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { lazySchema } from '../../contracts/lazy-schema.js';
 
-const buildSchema = z.object({
+const buildSchema = lazySchema(() => z.object({
   id: z.string(),
   tag: z.string(),
   variant: z.string(),
@@ -22,13 +23,13 @@ const buildSchema = z.object({
   devices: z.array(z.string()),
   gpu_layers: z.number().nullable(),
   reason: z.string().nullable(),
-});
+}));
 
-const fileSchema = z.object({
+const fileSchema = lazySchema(() => z.object({
   active: z.string().nullable(),
   previous: z.string().nullable(),
   builds: z.array(buildSchema),
-});
+}));
 
 export type InstalledBuild = z.infer<typeof buildSchema>;
 type RuntimesFile = z.infer<typeof fileSchema>;

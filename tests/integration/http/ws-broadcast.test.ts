@@ -96,6 +96,16 @@ describe('WebSocket broadcasts', () => {
     }
   });
 
+  it('send a binary frame given in parts as one frame of the parts one after the other', async () => {
+    const client = await connect();
+    // Lengths either side of the 7-bit and 16-bit length fields, the parts' sum deciding the header.
+    const cases = [[1, 124], [100, 26], [65_000, 535], [65_000, 536], [8, 1024 * 1024]].map((sizes, i) => sizes.map((size, j) => Buffer.alloc(size, 10 * i + j + 1)));
+    for (const parts of cases) t.studio.hub.broadcastBinary(...parts);
+    await until(() => binaries(client).length === cases.length);
+    expect(binaries(client).map((m, i) => m.data.equals(Buffer.concat(cases[i]!)))).toEqual(cases.map(() => true));
+    client.ws.close();
+  });
+
   it('skip previews for a client that stopped reading once 4 MB are queued for it, and not for one that reads', async () => {
     const reader = await connect();
     const stalled = await connect();

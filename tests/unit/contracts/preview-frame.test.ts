@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodePreviewFrame, encodePreviewFrame, PREVIEW_FRAME } from '../../../server/contracts/preview-frame.js';
+import { decodePreviewFrame, encodePreviewFrame, encodePreviewHead, PREVIEW_FRAME } from '../../../server/contracts/preview-frame.js';
 
 describe('preview frame codec', () => {
   it('lays the frame out as type, header length, JSON header, image', () => {
@@ -8,6 +8,13 @@ describe('preview frame codec', () => {
     const length = frame.readUInt32BE(4);
     expect(JSON.parse(frame.subarray(8, 8 + length).toString('utf8'))).toEqual({ prompt_id: 'p1', node_id: '9', image_type: 'image/png' });
     expect([...frame.subarray(8 + length)]).toEqual([7, 8]);
+  });
+
+  it('encodes the head the server sends before the image as the frame up to the image', () => {
+    const meta = { prompt_id: 'p1', node_id: null, image_type: 'image/webp' };
+    const image = Uint8Array.from([5, 6, 7]);
+    const frame = encodePreviewFrame(meta, image);
+    expect(Buffer.concat([encodePreviewHead(meta), image]).equals(frame)).toBe(true);
   });
 
   it('decodes what it encodes, from an ArrayBuffer or a view into a larger buffer', () => {
