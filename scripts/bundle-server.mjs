@@ -65,11 +65,13 @@ const quietDebug = {
 
 /**
  * Bundled libraries that Express's parts require at load but use only on a request, each behind a
- * stand-in that requires the real one on first use. mime-types builds its maps of ~2 500 types at
- * load (~4% of the start's CPU), and `/api/health` does not need it; Express, send, type-is and
- * accepts read it as `mime.lookup(…)` when a request comes.
+ * stand-in that requires the real one on first use (they read it as `mime.lookup(…)`,
+ * `qs.parse(…)`, `iconv.getDecoder(…)` when a request comes). Profiled at start: mime-types builds
+ * its maps of ~2 500 types (~4% of the start's CPU; `/api/health` does not need them); qs brings
+ * side-channel and object-inspect, which decodes a Unicode width table (~3%), for the extended
+ * query and form parsers Studio does not use; iconv-lite, for bodies in charsets other than UTF-8.
  */
-const LOADED_ON_FIRST_USE = ['mime-types'];
+const LOADED_ON_FIRST_USE = ['mime-types', 'qs', 'iconv-lite'];
 
 const firstUse = {
   name: 'first-use',
@@ -81,13 +83,17 @@ const firstUse = {
 let real;
 const load = () => (real ??= require(${JSON.stringify(args.path)}));
 module.exports = new Proxy({}, {
-  get: (_, key) => load()[key],
-  has: (_, key) => key in load(),
+  get: (_, key) => Reflect.get(load(), key),
+  set: (_, key, value) => Reflect.set(load(), key, value),
+  has: (_, key) => Reflect.has(load(), key),
   ownKeys: () => Reflect.ownKeys(load()),
   getOwnPropertyDescriptor: (_, key) => {
     const found = Reflect.getOwnPropertyDescriptor(load(), key);
     return found && { ...found, configurable: true };
   },
+  defineProperty: (_, key, attributes) => Reflect.defineProperty(load(), key, attributes),
+  deleteProperty: (_, key) => Reflect.deleteProperty(load(), key),
+  getPrototypeOf: () => Reflect.getPrototypeOf(load()),
 });
 `,
       loader: 'js',

@@ -104,6 +104,13 @@ async function expectFirstUseLibraries(base: string): Promise<void> {
   const call = (pathname: string, init: RequestInit = {}) => fetch(base + pathname, { ...init, headers: { 'X-API-Key': KEY } });
   // The upload goes on to the engine.
   await waitFor(async () => ((await (await call('/api/health')).json()) as { engine: string }).engine === 'running', 'the engine running', 90_000);
+  // A JSON body: body-parser decodes it through iconv-lite, and the login's schema is built on first use.
+  const login = (body: string | Uint8Array, charset = 'utf-8') => fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'Content-Type': `application/json; charset=${charset}` }, body });
+  const missing = await login(JSON.stringify({}));
+  expect(missing.status).toBe(400);
+  expect(((await missing.json()) as { detail: string }).detail).toMatch(/api_key/);
+  const signedIn = await login(new Uint8Array(Buffer.from(JSON.stringify({ api_key: KEY }), 'utf16le')), 'utf-16le');
+  expect(signedIn.status, await signedIn.clone().text()).toBe(200);
   const listed = await call('/api/admin/workflows');
   // Express asks mime-types for the charset: the bundle loads it on first use (bundle-server.mjs).
   expect(listed.headers.get('content-type')).toBe('application/json; charset=utf-8');
