@@ -14,9 +14,15 @@ export function lazySchema<T extends object>(build: () => T): T {
   let built: T | undefined;
   const schema = (): T => (built ??= build());
   return new Proxy({} as T, {
-    get: (_, key) => Reflect.get(schema(), key, schema()),
+    get: (_, key) => {
+      const built = schema();
+      return Reflect.get(built, key, built);
+    },
     has: (_, key) => Reflect.has(schema(), key),
-    set: (_, key, value) => Reflect.set(schema(), key, value, schema()),
+    set: (_, key, value) => {
+      const built = schema();
+      return Reflect.set(built, key, value, built);
+    },
     getPrototypeOf: () => Reflect.getPrototypeOf(schema()),
     ownKeys: () => Reflect.ownKeys(schema()),
     // The stand-in's own target is empty and extensible: a property reported from the schema must
