@@ -5,8 +5,8 @@
 // Why each choice (CPU until `/api/health` answers, then idle RSS; `npm run bench -- startup`):
 // - One file: Node pays per module it loads (resolve, read, compile), and the start loads ~360 of
 //   Studio's own and ~500 of its libraries'.
-// - The pure-JavaScript libraries the start needs (express, zod, ws, electron-log, …) are bundled
-//   too, for the same reason. Left outside, in node_modules: native addons (found next to their own
+// - The pure-JavaScript libraries the start needs (express, zod, ws, electron-log, better-sqlite3's
+//   JavaScript, …) are bundled too, for the same reason. Left outside, in node_modules: native addons (found next to their own
 //   files) and the libraries Studio loads on first use (`import()`), so they stay unloaded.
 // - CommonJS, not an ES module: Node 20 can cache the compiled code of a script (vm.Script's
 //   cachedData) but not of a module; the entry does that. ESM's loader also costs more per start.
@@ -36,8 +36,9 @@ export const ENTRY_NAME = 'start.cjs';
 /**
  * Left to node_modules: native addons and what Studio imports only on first use (the import-graph
  * test `start-imports` keeps those off the start). Electron and tsx are never in the headless server.
+ * better-sqlite3, which every start opens, is bundled but for its addon (`sqliteBindings`).
  */
-const EXTERNAL = ['better-sqlite3', 'sharp', 'archiver', 'grammy', 'multer', 'yaml', 'electron', 'electron-updater', 'tsx', 'tsx/*'];
+const EXTERNAL = ['better-sqlite3/package.json', 'sharp', 'archiver', 'grammy', 'multer', 'yaml', 'electron', 'electron-updater', 'tsx', 'tsx/*'];
 
 /** Route every `node:` import of Studio's code through one ES-module view per builtin (see the top). */
 const builtinsOnce = {
@@ -64,25 +65,45 @@ const quietDebug = {
 };
 
 /**
+ * better-sqlite3's JavaScript is bundled: left outside, every start resolved and compiled its dozen
+ * files without a code cache (~4 ms). Its addon stays in node_modules, loaded through
+ * `bundle-shims/sqlite-bindings.cjs` (see there), whose own `require('bindings')` is the real one.
+ */
+const sqliteBindings = {
+  name: 'sqlite-bindings',
+  setup(build) {
+    const shim = path.join(root, 'scripts', 'bundle-shims', 'sqlite-bindings.cjs');
+    const sqlite = `${path.sep}node_modules${path.sep}better-sqlite3${path.sep}`;
+    build.onResolve({ filter: /^bindings$/ }, (args) => (args.importer.includes(sqlite) ? { path: shim } : undefined));
+  },
+};
+
+/**
  * Bundled libraries that Express's parts require at load but use only on a request, each behind a
  * stand-in that requires the real one on first use (they read it as `mime.lookup(…)`,
- * `qs.parse(…)`, `iconv.getDecoder(…)` when a request comes). Profiled at start: mime-types builds
- * its maps of ~2 500 types (~4% of the start's CPU; `/api/health` does not need them); qs brings
- * side-channel and object-inspect, which decodes a Unicode width table (~3%), for the extended
- * query and form parsers Studio does not use; iconv-lite, for bodies in charsets other than UTF-8.
+ * `qs.parse(…)`, `iconv.getDecoder(…)` or call `createError(…)` when a request comes). Profiled at
+ * start: mime-types builds its maps of ~2 500 types (~4% of the start's CPU; `/api/health` does
+ * not need them); qs brings side-channel and object-inspect, which decodes a Unicode width table
+ * (~3%), for the extended query and form parsers Studio does not use; iconv-lite, for bodies in
+ * charsets other than UTF-8; http-errors makes a class for each of ~60 HTTP statuses (~4 ms), for
+ * the errors of a failed request. The value is whether the library is a function (its stand-in is
+ * then callable).
  */
-const LOADED_ON_FIRST_USE = ['mime-types', 'qs', 'iconv-lite'];
+const LOADED_ON_FIRST_USE = { 'mime-types': false, qs: false, 'iconv-lite': false, 'http-errors': true };
 
 const firstUse = {
   name: 'first-use',
   setup(build) {
-    const names = new RegExp(`^(${LOADED_ON_FIRST_USE.map((n) => n.replace(/[-/]/g, '\\$&')).join('|')})$`);
+    const names = new RegExp(`^(${Object.keys(LOADED_ON_FIRST_USE).map((n) => n.replace(/[-/]/g, '\\$&')).join('|')})$`);
     build.onResolve({ filter: names }, (args) => (args.namespace === 'first-use' ? undefined : { path: args.path, namespace: 'first-use' }));
     build.onLoad({ filter: /.*/, namespace: 'first-use' }, (args) => ({
       contents: `'use strict';
 let real;
 const load = () => (real ??= require(${JSON.stringify(args.path)}));
-module.exports = new Proxy({}, {
+// A callable library's stand-in is an arrow function: it has no own \`prototype\` the Proxy would
+// have to report as the target's.
+module.exports = new Proxy(${LOADED_ON_FIRST_USE[args.path] ? '() => {}' : '{}'}, {
+  apply: (_, self, args) => Reflect.apply(load(), self, args),
   get: (_, key) => Reflect.get(load(), key),
   set: (_, key, value) => Reflect.set(load(), key, value),
   has: (_, key) => Reflect.has(load(), key),
@@ -121,7 +142,7 @@ export async function bundleServer(dist = path.join(root, 'dist')) {
     supported: { 'dynamic-import': false },
     // The libraries come from this checkout's node_modules also when `dist` is elsewhere (a staged app).
     nodePaths: [path.join(root, 'node_modules')],
-    plugins: [builtinsOnce, quietDebug, firstUse],
+    plugins: [builtinsOnce, quietDebug, sqliteBindings, firstUse],
     // A module's own URL, as tsc's output had it, is the bundle's (app-root.ts finds the app from it).
     define: { 'import.meta.url': '__bundleUrl' },
     banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },

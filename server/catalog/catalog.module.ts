@@ -72,10 +72,10 @@ export interface CatalogModule extends StudioModule {
   activity: ActivityLog;
   /** Open status streams (SSE clients). */
   streams: StatusStreams;
-  /** Seed the shipped catalogs on first boot; load the model and LoRA catalogs. */
+  /** Seed the shipped catalogs on first boot (each store reads its file on first use). */
   prepare(): Promise<void>;
-  /** Load the LLM catalog and resume the download queue (after the other catalogs loaded). */
-  start(): Promise<void>;
+  /** Resume the download queue. */
+  start(): void;
   /** End status streams, abort metadata lookups and running downloads (their parts stay). */
   stop(): Promise<void>;
 }
@@ -84,7 +84,12 @@ export interface CatalogModule extends StudioModule {
 export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const { config, logger } = deps;
   const tokens = deps.tokens ?? (() => ({ modelhubApiKey: config.tokens.modelhubApiKey, hubToken: config.tokens.hubToken }));
-  const store = (kind: 'models' | 'loras' | 'llm') => new CatalogStore({ file: path.join(config.paths.catalogs, CATALOG_FILE_NAMES[kind]), schema: catalogSchemaFor(kind) });
+  const store = (kind: 'models' | 'loras' | 'llm') =>
+    new CatalogStore({
+      file: path.join(config.paths.catalogs, CATALOG_FILE_NAMES[kind]),
+      schema: catalogSchemaFor(kind),
+      onFirstReadError: (err) => logger.error(`catalog ${kind} could not be loaded`, err),
+    });
   const catalogs: CatalogSet = { models: store('models'), loras: store('loras'), llm: store('llm') };
   const dirs = { models: config.paths.models, llmModels: config.paths.llmModels };
   const activity = new ActivityLog();
@@ -144,13 +149,10 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
     },
     reload: async () => void (await Promise.all(Object.values(catalogs).map((store) => store.load()))),
     async prepare() {
+      // The stores read their files on first use (catalog.store.ts says why).
       await seedCatalogs(path.join(SHIPPED_ROOT, 'resources', 'catalogs'), config.paths.catalogs);
-      for (const kind of ['models', 'loras'] as const) {
-        await catalogs[kind].load().catch((err: unknown) => logger.error(`catalog ${kind} could not be loaded`, err));
-      }
     },
-    async start() {
-      await catalogs.llm.load().catch((err: unknown) => logger.error('catalog llm could not be loaded', err));
+    start() {
       queue.start();
     },
     async stop() {

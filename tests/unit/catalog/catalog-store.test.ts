@@ -44,11 +44,42 @@ afterEach(() => {
 describe('CatalogStore', () => {
   it('loads, serves the catalog from memory and finds entries by file', async () => {
     const store = new CatalogStore({ file });
-    expect(() => store.get()).toThrow(CatalogFileError);
     await store.load();
     expect(store.get().version).toBe(7);
     expect(store.findEntry('v.safetensors')?.category.id).toBe('vae');
     expect(store.findEntry('missing.safetensors')).toBeNull();
+  });
+
+  it('reads the file on first use, not when it is made, and then serves it from memory', () => {
+    fs.rmSync(file);
+    const store = new CatalogStore({ file });
+    // Made before the file exists (Studio seeds it after building its modules): nothing read yet.
+    fs.writeFileSync(file, JSON.stringify(baseCatalog()));
+    expect(store.isLoaded()).toBe(true);
+    expect(store.get().version).toBe(7);
+    fs.writeFileSync(file, JSON.stringify({ ...baseCatalog(), version: 8 }));
+    expect(store.findEntry('a.safetensors')).not.toBeNull();
+    expect(store.get().version).toBe(7);
+  });
+
+  it('reports a file that fails its first read once, stays not loaded, and recovers on load()', async () => {
+    fs.writeFileSync(file, '{"version": 1, "categ');
+    const errors: Error[] = [];
+    const store = new CatalogStore({ file, onFirstReadError: (err) => errors.push(err) });
+    expect(store.isLoaded()).toBe(false);
+    expect(() => store.get()).toThrow(CatalogFileError);
+    expect(store.isLoaded()).toBe(false);
+    expect(errors.map((err) => err.message)).toEqual([expect.stringMatching(/not valid JSON/)]);
+    fs.rmSync(file);
+    const missing = new CatalogStore({ file, onFirstReadError: (err) => errors.push(err) });
+    expect(missing.isLoaded()).toBe(false);
+    expect(errors[1]).toBeInstanceOf(CatalogFileError);
+    expect(errors[1]!.message).toMatch(/cannot read catalog/);
+    // The user fixed the file: load() reads it again.
+    fs.writeFileSync(file, JSON.stringify(baseCatalog()));
+    await store.load();
+    expect(store.get().version).toBe(7);
+    expect(errors).toHaveLength(2);
   });
 
   it('applies 30 concurrent updates without losing one, and the file always parses', async () => {
