@@ -50,3 +50,13 @@ it('asks an nvidia-smi that is there but fails on every sample', async () => {
   install(ANSWER);
   expect((await telemetry.current()).gpu?.name).toBe('Fake GPU');
 });
+
+it('finds an nvidia-smi named without a path on the children\'s PATH, and none where PATH lacks it', async () => {
+  install(ANSWER);
+  const onPath = (PATH: string) => new TelemetryService({ cgroupRoot: dir, nvidiaSmi: 'nvidia-smi', env: { PATH }, dataDir: dir, sampleMs: 60_000, logger: silentLogger });
+  expect((await onPath(`${path.join(dir, 'missing')}${path.delimiter}${dir}`).current()).gpu?.name).toBe('Fake GPU');
+  expect((await onPath(path.join(dir, 'missing')).current()).gpu).toBeNull();
+  // There but not executable: not a program to start.
+  fs.chmodSync(smi, 0o644);
+  expect((await onPath(dir).current()).gpu).toBeNull();
+});
