@@ -14,7 +14,8 @@
 //   copies a builtin's whole export object for every one of Studio's modules that imports it
 //   (~290 copies, ~25 ms of start CPU and ~2 MiB).
 // - `debug`, which Express's parts load for loggers that print only under DEBUG, is loaded only
-//   when DEBUG is set (`quietDebug`); mime-types on the first request that needs it (`firstUse`).
+//   when DEBUG is set, and `depd` is a lighter stand-in (`shims`); mime-types and others on the
+//   first request that needs them (`firstUse`).
 // - ASCII only, whitespace and syntax minified (names kept, for stack traces): V8 holds the source
 //   in memory, and one non-Latin-1 character makes it twice the size (UTF-16).
 // The download worker and the stand-in engine stay tsc's separate files: they run in their own
@@ -53,14 +54,20 @@ const builtinsOnce = {
 };
 
 /**
- * `debug` is bundled as `bundle-shims/debug.cjs`, which loads the real package only when DEBUG is
- * set (see there); the shim's own `require('debug')` is the real one.
+ * Packages bundled as a stand-in from `bundle-shims/` (each says why): `debug` loads the real
+ * package only when DEBUG is set, and the shim's own `require('debug')` is the real one; `depd`
+ * warns without finding its caller's file.
  */
-const quietDebug = {
-  name: 'quiet-debug',
+const SHIMS = { debug: 'debug.cjs', depd: 'depd.cjs' };
+
+const shims = {
+  name: 'shims',
   setup(build) {
-    const shim = path.join(root, 'scripts', 'bundle-shims', 'debug.cjs');
-    build.onResolve({ filter: /^debug$/ }, (args) => (args.importer === shim ? undefined : { path: shim }));
+    const filter = new RegExp(`^(${Object.keys(SHIMS).join('|')})$`);
+    build.onResolve({ filter }, (args) => {
+      const shim = path.join(root, 'scripts', 'bundle-shims', SHIMS[args.path]);
+      return args.importer === shim ? undefined : { path: shim };
+    });
   },
 };
 
@@ -142,7 +149,7 @@ export async function bundleServer(dist = path.join(root, 'dist')) {
     supported: { 'dynamic-import': false },
     // The libraries come from this checkout's node_modules also when `dist` is elsewhere (a staged app).
     nodePaths: [path.join(root, 'node_modules')],
-    plugins: [builtinsOnce, quietDebug, sqliteBindings, firstUse],
+    plugins: [builtinsOnce, shims, sqliteBindings, firstUse],
     // A module's own URL, as tsc's output had it, is the bundle's (app-root.ts finds the app from it).
     define: { 'import.meta.url': '__bundleUrl' },
     banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
