@@ -6,8 +6,9 @@
 // - One file: Node pays per module it loads (resolve, read, compile), and the start loads ~360 of
 //   Studio's own and ~500 of its libraries'.
 // - The pure-JavaScript libraries the start needs (express, zod, ws, electron-log, better-sqlite3's
-//   JavaScript, …) are bundled too, for the same reason. Left outside, in node_modules: native addons (found next to their own
-//   files) and the libraries Studio loads on first use (`import()`), so they stay unloaded.
+//   JavaScript, …) are bundled too, for the same reason. Left outside, in node_modules: native
+//   addons (found next to their own files), the libraries Studio loads on first use (`import()`),
+//   so they stay unloaded, and those Express's parts use only in a request (`firstUse`).
 // - CommonJS, not an ES module: Node 20 can cache the compiled code of a script (vm.Script's
 //   cachedData) but not of a module; the entry does that. ESM's loader also costs more per start.
 // - Each `node:` builtin is turned into an ES-module view once (`builtinsOnce`): esbuild otherwise
@@ -15,7 +16,7 @@
 //   (~290 copies, ~25 ms of start CPU and ~2 MiB).
 // - `debug`, which Express's parts load for loggers that print only under DEBUG, is loaded only
 //   when DEBUG is set, and `depd` is a lighter stand-in (`shims`); mime-types and others on the
-//   first request that needs them (`firstUse`).
+//   first request that needs them (`firstUse`); zod's error messages in English only.
 // - ASCII only, whitespace and syntax minified (names kept, for stack traces): V8 holds the source
 //   in memory, and one non-Latin-1 character makes it twice the size (UTF-16).
 // The download worker and the stand-in engine stay tsc's separate files: they run in their own
@@ -95,14 +96,34 @@ const sqliteBindings = {
  * charsets other than UTF-8; http-errors makes a class for each of ~60 HTTP statuses (~4 ms), for
  * the errors of a failed request. The value is whether the library is a function (its stand-in is
  * then callable).
+ *
+ * The real libraries stay in node_modules, required from there on first use: bundled, their ~0.8 MB
+ * (iconv-lite's code tables and mime-db's list are most of it) was read, held as a string and
+ * walked by V8 at every start for code that runs only later (~5-10 ms, A/B of 21 starts each).
+ * Each must resolve to the same copy from every library that imports it as from the app's root,
+ * where the bundle finds it; the build fails otherwise.
  */
 const LOADED_ON_FIRST_USE = { 'mime-types': false, qs: false, 'iconv-lite': false, 'http-errors': true };
+
+const PROBE = Symbol('first-use lookup');
 
 const firstUse = {
   name: 'first-use',
   setup(build) {
     const names = new RegExp(`^(${Object.keys(LOADED_ON_FIRST_USE).map((n) => n.replace(/[-/]/g, '\\$&')).join('|')})$`);
-    build.onResolve({ filter: names }, (args) => (args.namespace === 'first-use' ? undefined : { path: args.path, namespace: 'first-use' }));
+    build.onResolve({ filter: names }, async (args) => {
+      if (args.namespace === 'first-use') return { path: args.path, external: true };
+      // The check's own lookups (below) are left to esbuild.
+      if (args.pluginData === PROBE) return undefined;
+      const [theirs, rootCopy] = await Promise.all([
+        build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: PROBE }),
+        build.resolve(args.path, { kind: args.kind, resolveDir: root, pluginData: PROBE }),
+      ]);
+      if (theirs.path !== rootCopy.path) {
+        return { errors: [{ text: `${args.importer} uses its own copy of ${args.path} (${theirs.path}); the bundle would load ${rootCopy.path} instead` }] };
+      }
+      return { path: args.path, namespace: 'first-use' };
+    });
     build.onLoad({ filter: /.*/, namespace: 'first-use' }, (args) => ({
       contents: `'use strict';
 let real;
@@ -130,6 +151,24 @@ module.exports = new Proxy(${LOADED_ON_FIRST_USE[args.path] ? '() => {}' : '{}'}
   },
 };
 
+/**
+ * zod's error messages in English only: zod exports every one of its ~45 locales (`z.locales`),
+ * ~0.3 MB of the bundle that Studio never selects; English is the one zod sets up itself.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod/v4/locales/index.js', namespace: 'zod-locales', pluginData: path.join(args.resolveDir, '..', 'locales') } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: 'export { default as en } from "./en.js";\n',
+      loader: 'js',
+      resolveDir: args.pluginData,
+    }));
+  },
+};
+
 /** Bundle `<dist>/server/main.js` into `<dist>/server/main.bundle.cjs` (+ `.map`) and write its entry `start.cjs`. */
 export async function bundleServer(dist = path.join(root, 'dist')) {
   const serverDir = path.join(dist, 'server');
@@ -149,7 +188,7 @@ export async function bundleServer(dist = path.join(root, 'dist')) {
     supported: { 'dynamic-import': false },
     // The libraries come from this checkout's node_modules also when `dist` is elsewhere (a staged app).
     nodePaths: [path.join(root, 'node_modules')],
-    plugins: [builtinsOnce, shims, sqliteBindings, firstUse],
+    plugins: [builtinsOnce, shims, sqliteBindings, firstUse, zodEnglishOnly],
     // A module's own URL, as tsc's output had it, is the bundle's (app-root.ts finds the app from it).
     define: { 'import.meta.url': '__bundleUrl' },
     banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },

@@ -151,6 +151,14 @@ describe('the one-file server bundle', () => {
     expect(bundle).not.toMatch(/require\("better-sqlite3"\)/);
     expect(bundle).toMatch(/require\.resolve\("better-sqlite3\/package\.json"\)/);
     expect(bundle).toMatch(/require\("yaml"\)/);
+    // Express's libraries used only by a request stay in node_modules, required on first use
+    // (the source map lists what the bundle holds); zod's messages are in English only.
+    const sources = (JSON.parse(fs.readFileSync(path.join(app, 'dist', 'server', 'main.bundle.cjs.map'), 'utf8')) as { sources: string[] }).sources;
+    for (const name of ['mime-types', 'qs', 'iconv-lite', 'http-errors']) {
+      expect(bundle).toContain(`require("${name}")`);
+      expect(sources.filter((source) => source.includes(`node_modules/${name}/`))).toEqual([]);
+    }
+    expect(sources.filter((source) => source.includes('node_modules/zod/v4/locales/')).map((source) => path.basename(source))).toEqual(['en.js']);
     // No dynamic import is left: in the entry's vm.Script it fails in code taken from the cache.
     expect(bundle).not.toMatch(/\bimport\("/);
     expect(bundle).not.toMatch(/require\("\.\.?\//);
