@@ -84,8 +84,12 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-/** Run the startup benchmark and print its lines. */
-export async function run(root: string, runs = 5): Promise<TargetRow[]> {
+/**
+ * Run the startup benchmark and print its lines. Nine rounds: on a 2-core VM one start differs
+ * from the next by up to ±20% (Studio and the bare server alike), and the median of five moved
+ * the ratio by ±0.2 between runs of the same build.
+ */
+export async function run(root: string, runs = 9): Promise<TargetRow[]> {
   const firstRuns: Sample[] = [];
   const studioRuns: Sample[] = [];
   const refRuns: Sample[] = [];
