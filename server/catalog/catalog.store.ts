@@ -181,15 +181,9 @@ export class CatalogStore {
   private readOnFirstUse(): void {
     this.tried = true;
     try {
-      let text: string;
-      try {
-        text = fs.readFileSync(this.file, 'utf8');
-      } catch (err) {
-        throw this.cannotRead(err);
-      }
-      this.current = this.parse(text);
+      this.current = this.parse(fs.readFileSync(this.file, 'utf8'));
     } catch (err) {
-      this.onFirstReadError(err as CatalogFileError);
+      this.onFirstReadError(err instanceof CatalogFileError ? err : this.cannotRead(err));
     }
   }
 

@@ -34,12 +34,14 @@ const fileSchema = lazySchema(() => z.object({
 export type InstalledBuild = z.infer<typeof buildSchema>;
 type RuntimesFile = z.infer<typeof fileSchema>;
 
-function parseJson(text: string): unknown {
+function readRuntimes(file: string): RuntimesFile {
   try {
-    return JSON.parse(text);
+    const parsed = fileSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    if (parsed.success) return parsed.data;
   } catch {
-    return null;
+    // None installed yet (or unreadable: then none are known, the folders stay on disk).
   }
+  return { active: null, previous: null, builds: [] };
 }
 
 export class RuntimeStore {
@@ -52,17 +54,7 @@ export class RuntimeStore {
    * schema (the property read alone did, ~5-9 ms of the start even with no file; profiled, #29).
    */
   private get data(): RuntimesFile {
-    if (!this.read) {
-      this.read = { active: null, previous: null, builds: [] };
-      let text: string | null = null;
-      try {
-        text = fs.readFileSync(this.file, 'utf8');
-      } catch {
-        // None installed yet (or unreadable: then none are known, the folders stay on disk).
-      }
-      const parsed = text === null ? null : fileSchema.safeParse(parseJson(text));
-      if (parsed?.success) this.read = parsed.data;
-    }
+    this.read ??= readRuntimes(this.file);
     return this.read;
   }
 
