@@ -45,6 +45,13 @@ export interface EngineSocketOptions {
   maxPayloadBytes?: number;
   /** Sent with the handshake (an agent Studio's `X-API-Key`). */
   headers?: Record<string, string>;
+  /**
+   * Whether the engine's supervisor or health watch last saw it answer. Given, the socket dials
+   * only then, and its owner calls `retryNow()` when the engine comes up: an engine that is still
+   * booting (tens of seconds for a real one), crashed or absent gets no dial that can only fail,
+   * and the log no warning per backoff step. Absent: the socket dials at once and backs off.
+   */
+  engineUp?: () => boolean;
 }
 
 type Listener<T> = (value: T) => void;
@@ -64,6 +71,7 @@ export class EngineSocket {
   private readonly closeTimeoutMs: number;
   private readonly maxPayloadBytes: number;
   private readonly headers: Record<string, string> | undefined;
+  private readonly engineUp: (() => boolean) | undefined;
 
   private ws: WebSocket | null = null;
   private started = false;
@@ -99,6 +107,7 @@ export class EngineSocket {
     this.closeTimeoutMs = opts.closeTimeoutMs ?? 2_000;
     this.maxPayloadBytes = opts.maxPayloadBytes ?? 256 * 1024 * 1024;
     this.headers = opts.headers;
+    this.engineUp = opts.engineUp;
   }
 
   /** The connection state users see (a copy). */
@@ -135,8 +144,9 @@ export class EngineSocket {
   }
 
   /**
-   * Skip the backoff wait: the engine is known to be up again (its supervisor saw it answer), so
-   * a socket waiting seconds to retry would only lose the first events of the next prompt.
+   * Skip the backoff wait, or end the wait for the engine (`engineUp`): the engine is known to be
+   * up again (its supervisor saw it answer), so a socket waiting seconds to retry would only lose
+   * the first events of the next prompt.
    */
   retryNow(): void {
     if (!this.started || this.stopped || !this.reconnectWait) return;
@@ -187,6 +197,11 @@ export class EngineSocket {
     if (this.stopped) return;
     this.attemptError = null;
     this.setState({ status: this.everOpened || this.current.attempts > 0 ? 'reconnecting' : 'connecting', retryInMs: null });
+    if (this.engineUp && !this.engineUp()) {
+      // No dial while the engine is known not to answer: `retryNow()` dials once it does.
+      this.reconnectWait = new AbortController();
+      return;
+    }
     const ws = new WebSocket(this.url, { maxPayload: this.maxPayloadBytes, perMessageDeflate: false, headers: this.headers });
     this.ws = ws;
     ws.on('open', () => this.handleOpen(ws));

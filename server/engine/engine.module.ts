@@ -68,7 +68,7 @@ export function createEngineModule(deps: EngineModuleDeps): EngineModule {
   // Calls fail at once while the engine is known to be down, instead of waiting out timeouts.
   const client = new EngineClient({ baseUrl: engine.url, availability: engineAvailability(engine) });
   // Kept across restarts: the engine sends a prompt's events to the id it was submitted with.
-  const socket = new EngineSocket({ baseUrl: engine.url, clientId: loadEngineClientId(path.join(config.paths.jobs, 'engine-client-id')), logger });
+  const socket = new EngineSocket({ baseUrl: engine.url, clientId: loadEngineClientId(path.join(config.paths.jobs, 'engine-client-id')), logger, engineUp: () => engine.state.status === 'running' });
   const sharedFolders = new SharedFolders({ engine: client, dirs: studioEngineDirs(config), logger, recheckMs: deps.sharedFolderRecheckMs });
   const pool = new EnginePool({ store: new RemoteEngineStore(deps.db), events: deps.events, logger, remote: { clientId: socket.clientId, probeMs: config.engine.poolProbeMs } });
   const shared = () => sharedFolders.folders.includes('input') && sharedFolders.folders.includes('output');

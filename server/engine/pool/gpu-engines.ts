@@ -39,7 +39,7 @@ export function gpuEngines(config: Readonly<Config>, context: { clientId: string
     const id = `gpu${gpu}`;
     const process = new EngineProcess({ config: gpuEngineConfig(config, gpu, i + 1), logger: context.logger, env: gpuEnv(config.childEnv, gpu), logName: `engine-${id}.log`, name: `engine ${id}` });
     const client = new EngineClient({ baseUrl: process.url, availability: engineAvailability(process) });
-    const socket = new EngineSocket({ baseUrl: process.url, clientId: context.clientId, logger: context.logger });
+    const socket = new EngineSocket({ baseUrl: process.url, clientId: context.clientId, logger: context.logger, engineUp: () => process.state.status === 'running' });
     return new PoolEngine({ id, name: `GPU ${gpu}`, kind: 'gpu', url: process.url, client, socket, health: process, sharesFolders: () => true, owned: true, logger: context.logger });
   });
 }

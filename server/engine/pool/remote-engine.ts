@@ -31,7 +31,7 @@ export function remoteEngine(row: RemoteEngineRow, context: RemoteEngineContext)
   // Another machine (or an agent relaying its engine) may take longer than a local child to answer.
   const watch = new EngineWatch({ healthUrl: `${base}/system_stats`, intervalMs: context.probeMs, probeTimeoutMs: REMOTE_PROBE_TIMEOUT_MS, logger: context.logger, headers });
   const client = new EngineClient({ baseUrl: base, headers, availability: engineAvailability({ get state() { return watchState(watch); }, onStateChange: (l) => watch.onStateChange(() => l(watchState(watch))) }) });
-  const socket = new EngineSocket({ baseUrl: base, clientId: context.clientId, logger: context.logger, headers });
+  const socket = new EngineSocket({ baseUrl: base, clientId: context.clientId, logger: context.logger, headers, engineUp: () => watch.state.status === 'running' });
   return new PoolEngine({ id: row.id, name: row.name, kind: row.kind, url: row.url, client, socket, health: watch, sharesFolders: () => false, owned: true, logger: context.logger, ...(row.kind === 'agent' && row.key ? { agent: { url: row.url.replace(/\/+$/, ''), key: row.key } } : {}) });
 }
 

@@ -202,6 +202,33 @@ describe('EngineSocket', () => {
     expect(delays[0]).toBe(20);
   });
 
+  it('with engineUp, dials only while the engine is known to answer, and at once on retryNow()', async () => {
+    const fake = await startFakeWs();
+    let up = false;
+    const socket = makeSocket(fake.url, { engineUp: () => up });
+    socket.start();
+    // Booting: nothing dialled, no attempt counted, however long it takes.
+    await new Promise((r) => setTimeout(r, 150));
+    expect(fake.sockets).toHaveLength(0);
+    expect(socket.state).toMatchObject({ status: 'connecting', attempts: 0, lastError: null });
+    // The supervisor saw it answer.
+    up = true;
+    socket.retryNow();
+    await waitForState(socket, (s) => s.status === 'open');
+    expect(fake.sockets).toHaveLength(1);
+
+    // It went down: one dial after the drop's backoff finds it still down (no dial), then waits for it.
+    up = false;
+    fake.sockets[0]!.terminate();
+    await waitForState(socket, (s) => s.status === 'reconnecting' && s.retryInMs === null);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(fake.sockets).toHaveLength(1);
+    up = true;
+    socket.retryNow();
+    await waitForState(socket, (s) => s.status === 'open' && fake.sockets.length === 2);
+    expect(fake.overlaps).toBe(0);
+  });
+
   it('drops a zombie socket that never answers pings and reconnects under the same clientId', async () => {
     const fake = await startFakeWs({ autoPong: false });
     const socket = makeSocket(fake.url, { heartbeatMs: 100 });
