@@ -16,7 +16,8 @@
 //   (~290 copies, ~25 ms of start CPU and ~2 MiB).
 // - `debug`, which Express's parts load for loggers that print only under DEBUG, is loaded only
 //   when DEBUG is set, and `depd` is a lighter stand-in (`shims`); mime-types and others on the
-//   first request that needs them (`firstUse`); zod's error messages in English only.
+//   first request that needs them (`firstUse`); zod is set up when the first schema is built
+//   (`zodOnFirstUse`), with its error messages in English only.
 // - ASCII only, whitespace and syntax minified (names kept, for stack traces): V8 holds the source
 //   in memory, and one non-Latin-1 character makes it twice the size (UTF-16).
 // The download worker and the stand-in engine stay tsc's separate files: they run in their own
@@ -169,6 +170,44 @@ const zodEnglishOnly = {
   },
 };
 
+/**
+ * zod set up on first use, still bundled: Studio's `import { z } from 'zod'` gets a stand-in whose
+ * `z` requires the real one when a schema is first built. Required rather than imported, zod's
+ * modules are each wrapped by esbuild in a function that runs on that first require, so the start
+ * skips them (their classes and prototypes, ~5 ms of the start's CPU): the schemas are built lazily
+ * (`contracts/lazy-schema.ts`) and `/api/health` builds none. Bundled, their compiled code still
+ * comes from the code cache when a request needs them.
+ */
+const zodOnFirstUse = {
+  name: 'zod-on-first-use',
+  setup(build) {
+    build.onResolve({ filter: /^zod$/ }, async (args) => {
+      if (args.pluginData === PROBE) return undefined;
+      if (args.namespace !== 'zod-first-use') return { path: 'zod', namespace: 'zod-first-use' };
+      // The stand-in's require takes zod's ES-module build, the one an import gets (not its CommonJS copy).
+      const real = await build.resolve('zod', { kind: 'import-statement', resolveDir: root, pluginData: PROBE });
+      return real.errors.length ? { errors: real.errors } : { path: real.path };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'zod-first-use' }, () => ({
+      contents: `let real;
+const load = () => (real ??= require('zod').z);
+export const z = new Proxy({}, {
+  get: (_, key) => Reflect.get(load(), key),
+  has: (_, key) => Reflect.has(load(), key),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, key) => {
+    const found = Reflect.getOwnPropertyDescriptor(load(), key);
+    return found && { ...found, configurable: true };
+  },
+  getPrototypeOf: () => Reflect.getPrototypeOf(load()),
+});
+`,
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
+
 /** Bundle `<dist>/server/main.js` into `<dist>/server/main.bundle.cjs` (+ `.map`) and write its entry `start.cjs`. */
 export async function bundleServer(dist = path.join(root, 'dist')) {
   const serverDir = path.join(dist, 'server');
@@ -188,7 +227,7 @@ export async function bundleServer(dist = path.join(root, 'dist')) {
     supported: { 'dynamic-import': false },
     // The libraries come from this checkout's node_modules also when `dist` is elsewhere (a staged app).
     nodePaths: [path.join(root, 'node_modules')],
-    plugins: [builtinsOnce, shims, sqliteBindings, firstUse, zodEnglishOnly],
+    plugins: [builtinsOnce, shims, sqliteBindings, firstUse, zodOnFirstUse, zodEnglishOnly],
     // A module's own URL, as tsc's output had it, is the bundle's (app-root.ts finds the app from it).
     define: { 'import.meta.url': '__bundleUrl' },
     banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },

@@ -23,7 +23,8 @@ const inputBase = lazySchema(() => z.object({
   block: z.string().min(1).optional(),
 }));
 
-const numberBounds = { min: z.number().optional(), max: z.number().optional(), step: z.number().positive().optional() };
+/** Made where a schema is built (a plain object of schemas at the top would build them at load). */
+const numberBounds = () => ({ min: z.number().optional(), max: z.number().optional(), step: z.number().positive().optional() });
 
 /** A LoRA chosen on the form: a file name under `models/loras` and a strength. */
 export const loraItemSchema = lazySchema(() => z.object({
@@ -36,8 +37,8 @@ export type LoraItem = z.infer<typeof loraItemSchema>;
 const manifestInputSchema = lazySchema(() => z.discriminatedUnion('type', [
   inputBase.extend({ type: z.literal('image'), default: z.string().optional() }),
   inputBase.extend({ type: z.literal('text'), default: z.string().optional(), multiline: z.boolean().optional() }),
-  inputBase.extend({ type: z.literal('int'), default: z.number().int().optional(), ...numberBounds }),
-  inputBase.extend({ type: z.literal('float'), default: z.number().optional(), ...numberBounds }),
+  inputBase.extend({ type: z.literal('int'), default: z.number().int().optional(), ...numberBounds() }),
+  inputBase.extend({ type: z.literal('float'), default: z.number().optional(), ...numberBounds() }),
   inputBase.extend({ type: z.literal('seed'), default: z.number().int().min(-1).default(-1) }),
   inputBase.extend({ type: z.literal('bool'), default: z.boolean().optional() }),
   inputBase.extend({
