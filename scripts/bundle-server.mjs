@@ -108,6 +108,25 @@ const LOADED_ON_FIRST_USE = { 'mime-types': false, qs: false, 'iconv-lite': fals
 
 const PROBE = Symbol('first-use lookup');
 
+/**
+ * The Proxy handler of a first-use stand-in, as source: every operation goes to what the
+ * stand-in's own `load()` returns (the real library, required on the first call).
+ */
+const STAND_IN_HANDLER = `{
+  apply: (_, self, args) => Reflect.apply(load(), self, args),
+  get: (_, key) => Reflect.get(load(), key),
+  set: (_, key, value) => Reflect.set(load(), key, value),
+  has: (_, key) => Reflect.has(load(), key),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, key) => {
+    const found = Reflect.getOwnPropertyDescriptor(load(), key);
+    return found && { ...found, configurable: true };
+  },
+  defineProperty: (_, key, attributes) => Reflect.defineProperty(load(), key, attributes),
+  deleteProperty: (_, key) => Reflect.deleteProperty(load(), key),
+  getPrototypeOf: () => Reflect.getPrototypeOf(load()),
+}`;
+
 const firstUse = {
   name: 'first-use',
   setup(build) {
@@ -131,20 +150,7 @@ let real;
 const load = () => (real ??= require(${JSON.stringify(args.path)}));
 // A callable library's stand-in is an arrow function: it has no own \`prototype\` the Proxy would
 // have to report as the target's.
-module.exports = new Proxy(${LOADED_ON_FIRST_USE[args.path] ? '() => {}' : '{}'}, {
-  apply: (_, self, args) => Reflect.apply(load(), self, args),
-  get: (_, key) => Reflect.get(load(), key),
-  set: (_, key, value) => Reflect.set(load(), key, value),
-  has: (_, key) => Reflect.has(load(), key),
-  ownKeys: () => Reflect.ownKeys(load()),
-  getOwnPropertyDescriptor: (_, key) => {
-    const found = Reflect.getOwnPropertyDescriptor(load(), key);
-    return found && { ...found, configurable: true };
-  },
-  defineProperty: (_, key, attributes) => Reflect.defineProperty(load(), key, attributes),
-  deleteProperty: (_, key) => Reflect.deleteProperty(load(), key),
-  getPrototypeOf: () => Reflect.getPrototypeOf(load()),
-});
+module.exports = new Proxy(${LOADED_ON_FIRST_USE[args.path] ? '() => {}' : '{}'}, ${STAND_IN_HANDLER});
 `,
       loader: 'js',
       resolveDir: root,
@@ -191,16 +197,7 @@ const zodOnFirstUse = {
     build.onLoad({ filter: /.*/, namespace: 'zod-first-use' }, () => ({
       contents: `let real;
 const load = () => (real ??= require('zod').z);
-export const z = new Proxy({}, {
-  get: (_, key) => Reflect.get(load(), key),
-  has: (_, key) => Reflect.has(load(), key),
-  ownKeys: () => Reflect.ownKeys(load()),
-  getOwnPropertyDescriptor: (_, key) => {
-    const found = Reflect.getOwnPropertyDescriptor(load(), key);
-    return found && { ...found, configurable: true };
-  },
-  getPrototypeOf: () => Reflect.getPrototypeOf(load()),
-});
+export const z = new Proxy({}, ${STAND_IN_HANDLER});
 `,
       loader: 'js',
       resolveDir: root,
