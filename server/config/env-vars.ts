@@ -72,7 +72,7 @@ export const ENV_VARS = {
   LLM_PORT: { group: 'config', default: '8080', parse: integer(), description: "The LLM server's port" },
   LLM_IDLE_MINUTES: { group: 'config', default: '0', parse: integer(), description: 'Stop an idle LLM server after this many minutes' },
   LLM_GPU_POLICY: { group: 'config', default: 'share', parse: switchedBy('yield', 'share'), description: 'yield: park the LLM server while image jobs run' },
-  REPO_URL: { group: 'config', default: null, parse: text, description: 'Git repository Studio updates itself from', editable: true },
+  REPO_URL: { group: 'config', default: null, parse: text, description: 'Git repository Studio updates itself from; the System page may set it (stored, and it then wins), through its own route, not this table' },
   DESKTOP_UPDATE_URL: { group: 'config', default: null, parse: baseUrl, description: 'Update feed of the installed desktop app (latest*.yml and installers); unset: no update checks' },
   MODELHUB_BASE_URL: { group: 'config', default: 'https://civitai.com', parse: baseUrl, description: 'Model hub API base' },
   REPOHOST_BASE_URL: { group: 'config', default: 'https://huggingface.co', parse: baseUrl, description: 'Repository host base' },
@@ -111,7 +111,7 @@ type ValueOf<S> = S extends { parse: EnvParser<infer T>; default: infer D } ? (D
 /** Every declared variable's value: parsed, the default applied, null when unset without one. */
 export type EnvValues = { readonly [K in EnvKey]: ValueOf<(typeof ENV_VARS)[K]> };
 
-/** The variables editable at runtime. */
+/** The variables editable at runtime through the environment route (the spec's five). */
 export type EditableVar = { [K in EnvKey]: (typeof ENV_VARS)[K] extends { editable: true } ? K : never }[EnvKey];
 
 /** Every declared variable's name, in the table's order. */

@@ -11,7 +11,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** A field holding a JSON object (e.g. `params`), as text or already parsed; `{}` when absent or empty. */
 export function jsonObjectText(name: string) {
-  return z.unknown().transform((value, ctx): Record<string, unknown> => {
+  // `.optional()` first: zod refuses a missing key before a bare transform can default it.
+  return z.unknown().optional().transform((value, ctx): Record<string, unknown> => {
     if (value === undefined || value === '') return {};
     if (isObject(value)) return value;
     if (typeof value !== 'string') {

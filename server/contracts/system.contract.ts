@@ -38,6 +38,8 @@ export interface SystemStatus {
   app_version: string;
   date: string;
   repo_url: string | null;
+  /** `settings`: set on the System page (it wins over the environment); `environment`: `REPO_URL` at start. */
+  repo_url_source: RepoUrlSource;
   runtime_version: number;
   min_runtime: number;
   components: Record<ComponentName, ComponentStatus>;
@@ -114,6 +116,18 @@ export const envPutBody = lazySchema(() => z.object({ key: z.string().min(1), va
 
 // The spec leaves the field name open; `api_key` matches the login form.
 export const revealBody = lazySchema(() => z.object({ api_key: z.string() }));
+
+/** Where the update repository in force comes from. */
+export type RepoUrlSource = 'settings' | 'environment' | null;
+
+/** `PUT /api/admin/system/update-repository`: an `https://` git URL, or `""` to clear it. */
+export const updateRepositoryBody = lazySchema(() => z.object({ url: z.string({ error: 'url is required (an https:// git URL, or "" to clear it)' }).max(1024, 'url must be at most 1024 characters') }));
+
+/** Its answer: the repository in force and where it comes from. */
+export interface UpdateRepositoryAnswer {
+  repo_url: string | null;
+  source: RepoUrlSource;
+}
 
 export const updateBody = lazySchema(() => z.object({ skip_components: z.array(z.string()).optional() }));
 

@@ -40,8 +40,14 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, options
   const { where = 'body', detail, ownMessages, notObject } = typeof options === 'string' ? { where: options } : options;
   const first = result.error.issues[0];
   if (notObject && first?.code === 'invalid_type' && first.path.length === 0) throw new HttpError(400, notObject);
-  if (ownMessages && first) throw new HttpError(400, first.message);
+  if (ownMessages && first) throw new HttpError(400, namingField(first));
   throw new HttpError(400, detail ?? describeZodError(result.error, where));
+}
+
+/** A schema's own message, led by the field it is about when the message does not name it. */
+function namingField(issue: z.core.$ZodIssue): string {
+  const field = issue.path.map(String).join('.');
+  return field === '' || issue.message.includes(field) ? issue.message : `${field}: ${issue.message}`;
 }
 
 /** `body.api_key: Invalid input: expected string, received undefined` style detail. */

@@ -25,6 +25,8 @@ export function runRoutes(runner: RunnerService, queries: JobQueries, uploads: U
   });
 
   router.post('/api/run/:id/execute', uploads.single('input_image', 'image'), async (req, res) => {
+    // A workflow that does not exist is a 404 whatever the form says.
+    await runner.assertWorkflow(String(req.params.id));
     const { params } = validate(executeFields, req.body ?? {}, { ownMessages: true });
     if (req.file) await assertImage(req.file, 'input_image');
     res.json(await runner.execute(String(req.params.id), params, req.file, { submitter: submitterOf(req, res) }));

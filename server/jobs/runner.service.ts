@@ -110,6 +110,11 @@ export class RunnerService {
     }
   }
 
+  /** A `not_found` for a workflow that does not exist (routes look it up before judging a form). */
+  async assertWorkflow(workflowId: string): Promise<void> {
+    await this.deps.workflows.definition(workflowId);
+  }
+
   /** `POST /api/run/{id}/execute`. */
   async execute(workflowId: string, params: Record<string, unknown>, image?: UploadedFile, origin: JobOrigin = {}): Promise<ExecuteResult> {
     const definition = await this.deps.workflows.definition(workflowId);

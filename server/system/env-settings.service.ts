@@ -62,10 +62,6 @@ export class EnvSettingsService {
     if (value.length > MAX_VALUE_LENGTH || /[\r\n\0]/.test(value)) {
       throw new DomainError('invalid', `value: ${key} must be one line of at most ${MAX_VALUE_LENGTH} characters`);
     }
-    if (key === 'REPO_URL' && value.startsWith('-')) {
-      // Handed to git as an argument: never let it read as an option.
-      throw new DomainError('invalid', 'value: REPO_URL must be a repository address, not start with "-"');
-    }
     if (key === 'API_KEY' && value.length < MIN_LAN_KEY_LENGTH) {
       // A shorter key could be guessed over the LAN Studio may be listening on.
       throw new DomainError('invalid', `value: API_KEY must be at least ${MIN_LAN_KEY_LENGTH} characters`);
@@ -122,7 +118,8 @@ export class EnvSettingsService {
   }
 
   private rawValue(key: string): string {
-    if (isEditableVar(key)) return this.deps.secrets.get(key) ?? '';
+    // The update repository is set on its own route, but shown here with the value in force.
+    if (isEditableVar(key) || key === 'REPO_URL') return this.deps.secrets.get(key) ?? '';
     return this.deps.readonlyValues[key] ?? this.deps.reportedEnv[key] ?? '';
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { Db } from '../db/database.js';
 import type { BotControl } from './bot-control.js';
-import { COMPONENT_NAMES, type ComponentName, type ComponentStatus, type StatusTable, type SystemStatus } from '../contracts/system.contract.js';
+import { COMPONENT_NAMES, type ComponentName, type ComponentStatus, type RepoUrlSource, type StatusTable, type SystemStatus } from '../contracts/system.contract.js';
 import { readLocalVersions, type LocalVersionPaths } from './local-versions.js';
 import type { DiskReading } from './host-metrics.js';
 
@@ -12,6 +12,7 @@ export interface StatusDeps {
   appVersion: string;
   /** Live: the repository can be set at runtime. */
   repoUrl: () => string | null;
+  repoUrlSource: () => RepoUrlSource;
   versionPaths: LocalVersionPaths;
   db: Db;
   /** The database file (DEV_MODE shows it as the browser URL). */
@@ -50,6 +51,7 @@ export class StatusService {
       app_version: local.summary.app_version,
       date: local.file?.date ?? '',
       repo_url: d.repoUrl(),
+      repo_url_source: d.repoUrlSource(),
       runtime_version: local.runtimeVersion,
       min_runtime: local.summary.min_runtime,
       components,

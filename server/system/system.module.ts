@@ -25,6 +25,7 @@ import { appUpdateRoutes, type DesktopUpdates } from './app-update.routes.js';
 import { RestartService } from './restart.service.js';
 import { StatusService } from './status.service.js';
 import { updateRoutes } from './update.routes.js';
+import { UpdateRepository } from './update-repository.js';
 import { UpdateService } from './update.service.js';
 import { systemRoutes } from './system.routes.js';
 import { TelemetryService } from './telemetry.service.js';
@@ -106,6 +107,7 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
   const status = new StatusService({
     appVersion: config.version,
     repoUrl: () => deps.secrets.get('REPO_URL'),
+    repoUrlSource: () => deps.secrets.source('REPO_URL'),
     versionPaths: versionPaths(config),
     db: deps.db,
     dbFile: config.paths.dbFile,
@@ -153,7 +155,7 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
       healthRoutes({ version: config.version, startedAt: deps.startedAt, engineStatus: deps.engineStatus }),
       systemRoutes({ status, telemetry, restart, startedAt: deps.startedAt }),
       envSettingsRoutes(envSettings),
-      updateRoutes(update),
+      updateRoutes(update, new UpdateRepository({ secrets: deps.secrets, events: deps.events })),
       appUpdateRoutes(deps.desktopUpdates, () => deps.secrets.get('REPO_URL') !== null),
       extensionRoutes(path.join(config.system.appDir, 'resources', 'browser-extension')),
       firstRunRoutes(firstRun),

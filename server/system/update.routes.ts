@@ -4,11 +4,21 @@
 import express from 'express';
 import { validate } from '../http/errors.js';
 import type { UpdateService } from './update.service.js';
-import { updateBody } from '../contracts/system.contract.js';
+import type { UpdateRepository } from './update-repository.js';
+import { updateBody, updateRepositoryBody } from '../contracts/system.contract.js';
 
-/** `GET /system/remote-version`, `POST /system/update`, `POST /workflows/sync`, `POST /models/sync`. */
-export function updateRoutes(service: UpdateService): express.Router {
+/** `GET /system/remote-version`, `POST /system/update`, `GET/PUT /system/update-repository`, `POST /workflows/sync`, `POST /models/sync`. */
+export function updateRoutes(service: UpdateService, repository: UpdateRepository): express.Router {
   const router = express.Router();
+
+  router.get('/api/admin/system/update-repository', (_req, res) => {
+    res.json(repository.current());
+  });
+
+  router.put('/api/admin/system/update-repository', (req, res) => {
+    const body = validate(updateRepositoryBody, req.body ?? {}, { ownMessages: true });
+    res.json(repository.set(body.url));
+  });
 
   router.get('/api/admin/system/remote-version', async (_req, res) => {
     res.set('Cache-Control', 'no-store').json(await service.remoteVersion());

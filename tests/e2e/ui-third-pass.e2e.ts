@@ -70,13 +70,15 @@ describe('Studio web UI, third pass: defects', () => {
     expect(await page.getByText('No repository to update from is set').isVisible()).toBe(true);
     expect(await shootBoth('3-system-no-repo')).toEqual([]);
 
-    const repo = path.join(studio.dir, 'update-repo.git');
+    const repo = 'https://127.0.0.1:1/owner/studio.git';
     await page.getByRole('textbox', { name: 'Repository to update from' }).fill(repo);
     await page.getByRole('button', { name: 'Save repository' }).click();
     await expect.poll(() => check.isDisabled()).toBe(false);
     const status = (await (await studio.api('/api/admin/system/status')).json()) as { repo_url: string | null };
     expect(status.repo_url).toBe(repo);
     expect(await page.getByText(`Updates come from ${repo}`).isVisible()).toBe(true);
+    // Set at runtime: the page says so beside the update button.
+    expect(await page.getByText('set on this page').isVisible()).toBe(true);
     expect(await shootBoth('3-system-repo-set')).toEqual([]);
   });
 });

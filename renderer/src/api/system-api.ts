@@ -2,7 +2,7 @@
  * The system endpoints (spec "System and settings"): status, versions and update, restart,
  * uptime, telemetry, environment settings and the secret reveal.
  */
-import type { AppUpdateInfo, DesktopUpdateStatus, EnvEntry, EnvGroup, SystemStatus, TelemetrySample, UpdateResult, VersionSummary } from '../../../server/contracts/system.contract.js';
+import type { AppUpdateInfo, DesktopUpdateStatus, EnvEntry, EnvGroup, SystemStatus, TelemetrySample, UpdateRepositoryAnswer, UpdateResult, VersionSummary } from '../../../server/contracts/system.contract.js';
 import type { Http } from './http.js';
 
 export type { AppUpdateInfo, EnvEntry, EnvGroup, SystemStatus, TelemetrySample, UpdateResult, VersionSummary };
@@ -51,6 +51,10 @@ export class SystemApi {
   }
   setEnv(key: string, value: string): Promise<{ status: string; entry: EnvEntry }> {
     return this.http.put('/api/admin/settings/env', { key, value });
+  }
+  /** The repository Studio updates itself from (`""` clears it). */
+  setUpdateRepository(url: string): Promise<UpdateRepositoryAnswer> {
+    return this.http.put('/api/admin/system/update-repository', { url });
   }
   /** Every sensitive value in full; the API key is asked again (403 when it does not match). */
   reveal(apiKey: string): Promise<Record<string, string>> {

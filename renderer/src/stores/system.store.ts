@@ -111,11 +111,14 @@ export const useSystemStore = defineStore('system', () => {
     await api.setEnv(key, value);
     if (revealed.value && key in revealed.value) revealed.value = { ...revealed.value, [key]: value };
     env.value = (await api.envSettings()).groups;
+  }
+
+  async function setRepo(url: string): Promise<void> {
+    await api.setUpdateRepository(url);
     // The repository decides whether "Check for updates" can run: show its new state at once.
-    if (key === 'REPO_URL') {
-      remote.value = null;
-      await refresh();
-    }
+    remote.value = null;
+    await refresh();
+    if (env.value) env.value = (await api.envSettings()).groups;
   }
 
   async function reveal(apiKey: string): Promise<void> {
@@ -126,5 +129,5 @@ export const useSystemStore = defineStore('system', () => {
     revealed.value = null;
   }
 
-  return { extensionUrl: () => api.extensionUrl(), status, uptime, error, remote, updateResult, updating, restartPhase, env, revealed, samples, appUpdate, refresh, refreshAppUpdate, appUpdateAction, checkRemote, update, restart, setEnv, reveal, hide };
+  return { extensionUrl: () => api.extensionUrl(), status, uptime, error, remote, updateResult, updating, restartPhase, env, revealed, samples, appUpdate, refresh, refreshAppUpdate, appUpdateAction, checkRemote, update, restart, setEnv, setRepo, reveal, hide };
 });

@@ -51,6 +51,22 @@ describe('route bodies', () => {
     }
   });
 
+  it('build and execute: no params field, or no body at all, is an empty form', async () => {
+    const bare = await t.api('/api/run/image-filter/build', { method: 'POST' });
+    expect(bare.status).toBe(200);
+    expect(Object.keys((await bare.json()) as object).length).toBeGreaterThan(0);
+    const noParams = await sendForm('/api/run/image-filter/build', [['other', 'x']]);
+    expect(noParams.status).toBe(200);
+  });
+
+  it('execute: a workflow that does not exist is a 404 whatever the form', async () => {
+    for (const fields of [[], [['params', '{nope']]] as Array<Array<[string, string]>>) {
+      const res = await sendForm('/api/run/no-such-workflow/execute', fields);
+      expect(res.status).toBe(404);
+    }
+    expect((await t.api('/api/run/no-such-workflow/execute', { method: 'POST' })).status).toBe(404);
+  });
+
   it('presets: bodies that are not objects, fields sent twice, a bad rename', async () => {
     const notObject = { status: 400, detail: 'Send a JSON object body (Content-Type: application/json)' };
     expect(await send('/api/admin/presets', [])).toEqual(notObject);

@@ -71,7 +71,7 @@ describe('GET /api/admin/settings/env', () => {
     expect(entry(all, 'API_KEY')).toMatchObject({ value: 'test***6789', sensitive: true, set: true, editable: true });
     expect(entry(all, 'HUB_TOKEN')).toMatchObject({ value: '', set: false, sensitive: true });
     expect(entry(all, 'CHATBOT_BOT_NAME')).toMatchObject({ value: 'studio_bot', sensitive: false, editable: true });
-    expect(entry(all, 'REPO_URL')).toMatchObject({ value: 'https://example.invalid/r.git', editable: true, set: true });
+    expect(entry(all, 'REPO_URL')).toMatchObject({ value: 'https://example.invalid/r.git', editable: false, set: true });
     expect(entry(all, 'STUDIO_DIR')).toMatchObject({ value: t.dir, editable: false });
   });
 
@@ -95,7 +95,8 @@ describe('PUT /api/admin/settings/env', () => {
       [{ value: 'x' }, /key/],
       [{ key: 'API_KEY', value: 'short' }, /API_KEY must be at least 16/],
       [{ key: 'HUB_TOKEN', value: 'two\nlines' }, /one line/],
-      [{ key: 'REPO_URL', value: '--upload-pack=touch /tmp/x' }, /REPO_URL must be a repository address/],
+      // The spec names five editable variables; the update repository has a route of its own.
+      [{ key: 'REPO_URL', value: 'https://example.invalid/r.git' }, /REPO_URL is not editable at runtime; editable variables: API_KEY, MODELHUB_API_KEY, HUB_TOKEN, CHATBOT_BOT_TOKEN, CHATBOT_BOT_NAME$/],
     ] as const) {
       const res = await t.api('/api/admin/settings/env', jsonInit('PUT', body));
       expect(res.status, JSON.stringify(body)).toBe(400);
@@ -103,13 +104,28 @@ describe('PUT /api/admin/settings/env', () => {
     }
   });
 
-  it('sets the update repository at runtime: status names it and the update check uses it', async () => {
+  it('sets the update repository on its own route (https only): status names it and its source, the update check uses it', async () => {
     const t = await studio({});
     const before = await t.api('/api/admin/system/remote-version');
     expect(((await before.json()) as { detail: string }).detail).toMatch(/no repository to update from/);
-    const missing = path.join(tempDir(), 'no-such-repo');
-    expect((await t.api('/api/admin/settings/env', jsonInit('PUT', { key: 'REPO_URL', value: missing }))).status).toBe(200);
-    expect(((await (await t.api('/api/admin/system/status')).json()) as { repo_url: string | null }).repo_url).toBe(missing);
+    const route = '/api/admin/system/update-repository';
+    for (const [url, pattern] of [
+      ['--upload-pack=touch /tmp/x', /not a URL/],
+      ['http://example.invalid/r.git', /only https:\/\//],
+      ['file:///tmp/r.git', /only https:\/\//],
+      ['https://user:secret@example.invalid/r.git', /user name or password/],
+    ] as const) {
+      const res = await t.api(route, jsonInit('PUT', { url }));
+      expect(res.status, url).toBe(400);
+      expect(((await res.json()) as { detail: string }).detail).toMatch(pattern);
+    }
+    expect((await t.api(route, jsonInit('PUT', {}))).status).toBe(400);
+    // Nothing listens on port 1: git fails at once, with no network.
+    const missing = 'https://127.0.0.1:1/no-such-repo.git';
+    const set = await t.api(route, jsonInit('PUT', { url: missing }));
+    expect(await set.json()).toEqual({ repo_url: missing, source: 'settings' });
+    expect(await (await t.api(route)).json()).toEqual({ repo_url: missing, source: 'settings' });
+    expect(await (await t.api('/api/admin/system/status')).json()).toMatchObject({ repo_url: missing, repo_url_source: 'settings' });
     expect(((await (await t.api('/api/admin/system/app-update')).json()) as { git: { repo_configured: boolean } }).git.repo_configured).toBe(true);
     // The check now runs git against the set repository (which does not exist), not the "not set" refusal.
     const after = await t.api('/api/admin/system/remote-version');

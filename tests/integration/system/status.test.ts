@@ -134,7 +134,7 @@ describe('GET /api/admin/system/status', () => {
     fs.mkdirSync(modelsDir, { recursive: true });
     fs.writeFileSync(path.join(modelsDir, 'sd_xl_base_1.0.safetensors'), 'x');
     const body = await json<SystemStatus>(t.api('/api/admin/system/status'));
-    expect(body).toMatchObject({ app_version: '2.3.4', date: '2026-11-20 09:30', repo_url: 'https://example.invalid/studio.git', runtime_version: 3, min_runtime: 2 });
+    expect(body).toMatchObject({ app_version: '2.3.4', date: '2026-11-20 09:30', repo_url: 'https://example.invalid/studio.git', repo_url_source: 'environment', runtime_version: 3, min_runtime: 2 });
     const models = JSON.parse(fs.readFileSync(path.join(t.dir, 'catalogs', 'models.json'), 'utf8')) as { version: number; date: string; categories: Array<{ models: unknown[] }> };
     const index = JSON.parse(fs.readFileSync(path.join(t.dir, 'workflows', 'index.json'), 'utf8')) as { version: number; date: string; workflows: unknown[] };
     expect(Object.keys(body.components).sort()).toEqual(['backend', 'frontend', 'llm_models', 'loras', 'models', 'runtime', 'workflows']);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../../server/config.js';
 import { EventBus } from '../../../server/events/event-bus.js';
-import { EVENT_TYPE_MEANINGS, EVENT_TYPES, isEventTypeFilter } from '../../../server/contracts/events.contract.js';
+import { EVENT_TYPE_MEANINGS, EVENT_TYPES } from '../../../server/contracts/events.contract.js';
 import { silentLogger } from '../../../server/logging.js';
 
 describe('event types', () => {
@@ -29,13 +29,5 @@ describe('event types', () => {
     for (const type of EVENT_TYPES) expect(bus.emit(type, 'info', type).type).toBe(type);
     bus.close();
     fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('filter patterns: a known type, or a prefix of one', () => {
-    expect(isEventTypeFilter('job.stalled')).toBe(true);
-    expect(isEventTypeFilter('job.*')).toBe(true);
-    expect(isEventTypeFilter('model.metadata.*')).toBe(true);
-    expect(isEventTypeFilter('job.exploded')).toBe(false);
-    expect(isEventTypeFilter('nothing.*')).toBe(false);
   });
 });
