@@ -7,6 +7,7 @@
 import type { Api } from 'grammy';
 import type { InlineKeyboardMarkup, Update } from 'grammy/types';
 import { backoffDelay, type BackoffPolicy } from '../process/backoff.js';
+import { redactSecrets } from '../redact.js';
 import type { Clock } from '../process/clock.js';
 import type { ChatbotLibrary } from './chatbot-library.js';
 
@@ -151,9 +152,14 @@ export class ChatPlatformClient {
     }
   }
 
-  /** grammY's errors → our kinds. */
+  /** grammY's errors → our kinds, with the bot token masked: its URLs carry it in their path. */
   private classify(err: unknown): ChatPlatformError {
     if (err instanceof ChatPlatformError) return err;
+    const kinded = this.kindOf(err);
+    return new ChatPlatformError(kinded.kind, redactSecrets(kinded.message, [this.options.token]), kinded.retryAfterS);
+  }
+
+  private kindOf(err: unknown): ChatPlatformError {
     const { GrammyError, HttpError } = this.options.lib;
     if (err instanceof GrammyError) {
       const code = err.error_code;

@@ -7,6 +7,7 @@
 import { MIN_LAN_KEY_LENGTH } from '../config.js';
 import type { EventBus } from '../events/event-bus.js';
 import { DomainError } from '../domain-error.js';
+import { maskSecret } from '../redact.js';
 import type { BotControl } from './bot-control.js';
 import { ENV_GROUP_INFO, PLATFORM_GROUP, SECRET_NAME, type EnvGroupInfo, type EnvVarInfo } from './env-catalog.js';
 import { EDITABLE_VARS, isEditableVar, type Secrets } from './secrets.store.js';
@@ -29,12 +30,6 @@ export interface EnvSettingsDeps {
 }
 
 const MAX_VALUE_LENGTH = 1024;
-
-/** `abcd***wxyz`; values under 12 characters show nothing, since 8 shown characters would be most of them. */
-function maskValue(value: string): string {
-  if (!value) return '';
-  return value.length < 12 ? '***' : `${value.slice(0, 4)}***${value.slice(-4)}`;
-}
 
 /** Settings of the environment. */
 export class EnvSettingsService {
@@ -108,7 +103,7 @@ export class EnvSettingsService {
     const sensitive = info.sensitive ?? false;
     return {
       key: info.key,
-      value: sensitive ? maskValue(raw) : raw,
+      value: sensitive ? maskSecret(raw) : raw,
       sensitive,
       set: raw !== '',
       default: info.default,

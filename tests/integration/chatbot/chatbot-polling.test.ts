@@ -77,6 +77,21 @@ describe('chat bot polling', () => {
     expect(await status(studio)).toMatchObject({ running: true, last_error: null });
   });
 
+  it('a failed poll never shows the bot token whole: not in status, the page it feeds, nor an event', async () => {
+    platform = await startFakeChatPlatform();
+    platform.failNext('getUpdates', 'drop');
+    const clock = new TestClock(1);
+    studio = await boot(platform, {}, clock);
+    await heldAre(clock, [400]);
+    const body = await (await studio.api('/api/admin/chatbot/status')).text();
+    // The platform's URL is in the message (it says where the call went), its token masked.
+    expect(body).toMatch(/could not be reached/);
+    expect(body).toContain(`${platform.token.slice(0, 4)}***${platform.token.slice(-4)}`);
+    expect(body).not.toContain(platform.token);
+    expect(await (await studio.api('/api/admin/events?limit=1000')).text()).not.toContain(platform.token);
+    clock.release();
+  });
+
   it('a stop during a backoff ends polling at once', async () => {
     platform = await startFakeChatPlatform();
     platform.failNext('getUpdates', ...Array.from({ length: 50 }, () => 'drop' as const));
