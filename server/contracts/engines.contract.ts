@@ -14,8 +14,11 @@ export const addEngineBody = lazySchema(() => z.object({
   url: z
     .string()
     .trim()
+    .max(2048, 'url must be at most 2048 characters')
     .url()
-    .refine((u) => /^https?:\/\//i.test(u), 'url must be http(s)'),
+    .refine((u) => /^https?:\/\//i.test(u), 'url must be http(s)')
+    // The engine list, events and the log show the URL: a password in it would be shown too.
+    .refine((u) => !/^[a-z]+:\/\/[^/]*@/i.test(u), 'url must not carry a user name or password'),
   key: z.string().min(1).max(500).optional(),
 }));
 export type AddEngineBody = z.infer<typeof addEngineBody>;
