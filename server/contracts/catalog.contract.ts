@@ -29,7 +29,7 @@ const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
 const UNSAFE_NAME_CHARS = /[\u0000-\u001f/\\:*?"<>|]/;
 
 /** A bare file name that is safe to join onto a directory (the key in URLs). */
-const safeFileNameSchema = lazySchema(() => z
+export const safeFileNameSchema = lazySchema(() => z
   .string()
   .min(1)
   .max(255)

@@ -26,7 +26,11 @@ export const llmChatBody = lazySchema(() => z.looseObject({}));
 
 /** `POST /api/admin/llm/improve-prompt`: a prompt of the Run page to improve with the local LLM. */
 export const improvePromptBody = lazySchema(() => z.object({
-  text: z.string({ error: 'required (the prompt to improve)' }).trim().min(1).max(4000),
+  text: z
+    .string({ error: (issue) => (issue.input === undefined ? 'required (the prompt to improve)' : 'must be text (the prompt to improve)') })
+    .trim()
+    .min(1, 'required (the prompt to improve)')
+    .max(4000, 'must be at most 4000 characters'),
   /** `negative`: a negative prompt (what to avoid) is improved as one. */
   kind: z.enum(['positive', 'negative']).default('positive'),
 }));

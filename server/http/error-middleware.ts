@@ -91,7 +91,7 @@ function mapError(err: unknown): { status: number; detail: string; extra?: Recor
     return { status: err.status, detail: err.detail, extra };
   }
   if (!err || typeof err !== 'object') return null;
-  const e = err as { type?: string; status?: number; message?: string; name?: string; code?: string; field?: string };
+  const e = err as { type?: string; status?: number; expose?: boolean; message?: string; name?: string; code?: string; field?: string };
   // body-parser errors carry a `type`.
   if (e.type === 'entity.parse.failed') return { status: 400, detail: `Malformed JSON body: ${e.message ?? 'parse error'}` };
   if (e.type === 'entity.too.large') return { status: 413, detail: 'Request body too large' };
@@ -99,6 +99,11 @@ function mapError(err: unknown): { status: number; detail: string; extra?: Recor
   if (e.name === 'MulterError') {
     const status = e.code === 'LIMIT_FILE_SIZE' ? 413 : 400;
     return { status, detail: `Upload rejected: ${e.message ?? e.code}${e.field ? ` (field ${e.field})` : ''}` };
+  }
+  // Any other body the parser could not read (garbage behind `Content-Encoding: gzip`, a body cut
+  // short): the client's fault, a 400 without a stack in the log (anyone may send one).
+  if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose === true) {
+    return { status: e.status, detail: `Could not read the request body: ${e.message ?? 'unreadable'}` };
   }
   return null;
 }

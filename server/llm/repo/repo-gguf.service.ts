@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { DomainError, notFound } from '../../domain-error.js';
 import type { RepoGgufView } from '../../contracts/llm-repo.contract.js';
+import { safeFileNameSchema } from '../../contracts/catalog.contract.js';
 import type { FitEstimate } from '../fit/fit-estimate.js';
 import type { LlmCatalog } from '../llm-catalog.js';
 import { REPO_ID, type RepoFilesClient } from './repo-files.client.js';
@@ -67,6 +68,9 @@ export class RepoGgufService {
     const hit = view.files.find((f) => f.path === filePath);
     if (!hit) throw notFound(`${filePath} is not a .gguf file of ${repo}`);
     if (hit.kind !== 'model') throw new DomainError('invalid', `${hit.file} is ${hit.kind === 'split' ? 'one part of a split model' : 'a vision projector'}, not a model Studio can run alone`);
+    // The repository names its files as it likes; the catalog holds only names safe on every disk.
+    const name = safeFileNameSchema.safeParse(hit.file);
+    if (!name.success) throw new DomainError('invalid', `${hit.file}: ${name.error.issues[0]?.message ?? 'file is not a usable name'}`);
     const added = await this.deps.catalog.add(
       {
         name: `${repo.split('/')[1]} ${hit.quantization ?? ''}`.trim(),

@@ -42,6 +42,10 @@ beforeAll(async () => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       return void res.end(JSON.stringify(TREE));
     }
+    if (req.url === '/api/models/owner/odd-names/tree/main?recursive=true') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return void res.end(JSON.stringify([{ type: 'file', oid: 'f1', size: 135, lfs: { oid: 'f'.repeat(64), size: 3000, pointerSize: 135 }, path: 'CON.gguf' }]));
+    }
     if (req.url === '/owner/tiny-model/resolve/main/Tiny-Model-Q4_K_M.gguf') {
       res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': small.length });
       return void res.end(small);
@@ -94,4 +98,13 @@ describe('any GGUF from the repository host', () => {
     const listed = (await (await t.api('/api/admin/llm/repo-files?repo=owner/tiny-model')).json()) as RepoGgufView;
     expect(listed.files.find((f) => f.file === 'Tiny-Model-Q4_K_M.gguf')?.in_catalog).toBe(true);
   }, 30_000);
+
+  it('refuses with 400 a file whose name the catalog cannot hold, naming the rule; the catalog is unchanged', async () => {
+    const json = (body: unknown) => ({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const before = await (await t.api('/api/admin/llm/models')).text();
+    const res = await t.api('/api/admin/llm/repo-files/add', json({ repo: 'owner/odd-names', path: 'CON.gguf' }));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { detail: string }).detail).toMatch(/CON\.gguf.*not a usable name/);
+    expect(await (await t.api('/api/admin/llm/models')).text()).toBe(before);
+  });
 });
