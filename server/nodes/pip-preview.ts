@@ -3,6 +3,8 @@
  * `--dry-run --report` (nothing is installed), under the constraints that hold torch, numpy and
  * the rest. When the held versions make the requirements unresolvable, pip is asked once more
  * without them, so the refusal can say which held package the node package wanted to move.
+ * Nothing of the package runs: pip gets only its plain requirements (`requirements-file.ts`),
+ * in a scratch folder, and only wheels (a source archive would be built, running its setup).
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -10,6 +12,7 @@ import { DomainError } from '../domain-error.js';
 import { runCommand, type RunResult } from '../process/run-command.js';
 import { normalizeName, compareVersions, type PackageVersions, type VersionChange } from './python-env.js';
 import { isResolutionConflict } from './pinned-packages.js';
+import { readPlainRequirements } from './requirements-file.js';
 import type { PythonChanges } from '../contracts/nodes.contract.js';
 
 export interface PipRun {
@@ -26,14 +29,15 @@ interface PipReport {
 }
 
 /** `{name: version}` pip's report says it would install, or the failed run. */
-async function dryRun(run: PipRun, cwd: string, constraints: string | null): Promise<{ ok: true; install: PackageVersions } | { ok: false; result: RunResult }> {
+async function dryRun(run: PipRun, requirements: readonly string[], constraints: string | null): Promise<{ ok: true; install: PackageVersions } | { ok: false; result: RunResult }> {
   await fsp.mkdir(run.scratchDir, { recursive: true });
   const dir = await fsp.mkdtemp(path.join(run.scratchDir, 'pip-report-'));
   try {
     const report = path.join(dir, 'report.json');
-    const args = ['-m', 'pip', 'install', '--dry-run', '--quiet', '--disable-pip-version-check', '--report', report, '-r', 'requirements.txt'];
+    await fsp.writeFile(path.join(dir, 'requirements.txt'), `${requirements.join('\n')}\n`);
+    const args = ['-m', 'pip', 'install', '--dry-run', '--quiet', '--disable-pip-version-check', '--only-binary', ':all:', '--report', report, '-r', 'requirements.txt'];
     if (constraints) args.push('-c', constraints);
-    const result = await runCommand(run.python, args, { cwd, env: run.env, timeoutMs: run.timeoutMs, onLine: (line) => line.trim() && run.onLine?.(line) });
+    const result = await runCommand(run.python, args, { cwd: dir, env: run.env, timeoutMs: run.timeoutMs, onLine: (line) => line.trim() && run.onLine?.(line) });
     if (result.code !== 0 || result.timedOut) return { ok: false, result };
     const parsed = JSON.parse(await fsp.readFile(report, 'utf8')) as PipReport;
     const install: PackageVersions = {};
@@ -80,7 +84,9 @@ export interface PreviewInput {
  * (and its versions) when the requirements would move one, before anything is installed.
  */
 export async function previewRequirements(run: PipRun, input: PreviewInput): Promise<PythonChanges> {
-  const held = await dryRun(run, input.dir, input.constraints);
+  const requirements = await readPlainRequirements(input.dir, input.name);
+  if (requirements.length === 0) return { added: [], upgraded: [], downgraded: [] };
+  const held = await dryRun(run, requirements, input.constraints);
   if (held.ok) {
     const changes = classify(held.install, input.installed);
     // pip honoured the constraints, so this is only a guard against a constraints file gone wrong.
@@ -90,12 +96,16 @@ export async function previewRequirements(run: PipRun, input: PreviewInput): Pro
   const { result } = held;
   if (result.timedOut) throw new DomainError('failed', `The dependency preview (pip --dry-run) timed out after ${Math.round(run.timeoutMs / 1000)} s`);
   if (isResolutionConflict(result.stderr + result.stdout)) {
-    const free = await dryRun(run, input.dir, null);
+    const free = await dryRun(run, requirements, null);
     if (free.ok) refuseHeld(input.name, heldChanges(classify(free.install, input.installed), input.held));
     const pins = Object.entries(input.held).map(([n, v]) => `${n}==${v}`);
     throw new DomainError('conflict', `${input.name} needs versions that conflict with the engine's held packages (${pins.join(', ')}), so it was not installed. pip said: ${lastLines(result.stderr || result.stdout)}`);
   }
-  throw new DomainError('failed', `The dependency preview (pip --dry-run) failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`);
+  const said = lastLines(result.stderr || result.stdout);
+  if (/no matching distribution|only-binary|binary/i.test(said)) {
+    throw new DomainError('rejected', `${input.name} needs a package the index has no ready-built wheel of for this Python (or does not have at all); the preview does not build one, since building runs its code, and nothing was run. pip said: ${said}`);
+  }
+  throw new DomainError('failed', `The dependency preview (pip --dry-run) failed (exit ${result.code ?? 'none'}): ${said}`);
 }
 
 function refuseHeld(name: string, changes: VersionChange[]): void {
