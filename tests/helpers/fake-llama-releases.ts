@@ -46,7 +46,7 @@ export function releaseTarGz(folder: string, tag: string): Buffer {
 }
 
 /** A `.tar.gz` written byte by byte, so entries can be anything (`../escape`, links, devices). */
-export function handTarGz(entries: Array<{ name: string; type?: '0' | '2' | '1' | '5' | '3'; content?: Buffer; link?: string }>): Buffer {
+export function handTarGz(entries: Array<{ name: string; type?: '0' | '2' | '1' | '5' | '3'; content?: Buffer; link?: string; sizeField?: string }>): Buffer {
   const blocks: Buffer[] = [];
   for (const e of entries) {
     const content = e.content ?? Buffer.alloc(0);
@@ -55,7 +55,7 @@ export function handTarGz(entries: Array<{ name: string; type?: '0' | '2' | '1' 
     h.write('0000755\0', 100);
     h.write('0000000\0', 108);
     h.write('0000000\0', 116);
-    h.write(content.length.toString(8).padStart(11, '0') + '\0', 124);
+    h.write(e.sizeField ?? content.length.toString(8).padStart(11, '0') + '\0', 124);
     h.write('00000000000\0', 136);
     h.write('        ', 148);
     h.write(e.type ?? '0', 156);

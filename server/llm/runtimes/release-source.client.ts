@@ -26,6 +26,17 @@ const releaseSchema = lazySchema(() => z.object({
   assets: z.array(assetSchema),
 }));
 
+/**
+ * Tags and asset names become folder and file names under the runtimes folder: from a release
+ * source they are names, never paths. A release whose tag is not one is skipped; so is such an asset.
+ */
+const PLAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}$/;
+
+/** Whether a tag or asset name from the release source can be used as one file name. */
+export function isPlainName(name: string): boolean {
+  return PLAIN_NAME.test(name) && !name.includes('..');
+}
+
 export interface Release {
   tag: string;
   publishedAt: string | null;
@@ -52,12 +63,12 @@ export class ReleaseSourceClient {
     const parsed = z.array(releaseSchema).safeParse(await res.json().catch(() => null));
     if (!parsed.success) throw new DomainError('upstream', `The llama.cpp release source sent something that is not a release list (${url})`);
     return parsed.data
-      .filter((r) => !r.draft && !r.prerelease)
+      .filter((r) => !r.draft && !r.prerelease && isPlainName(r.tag_name))
       .map((r) => ({
         tag: r.tag_name,
         publishedAt: r.published_at ?? null,
         url: r.html_url ?? null,
-        assets: r.assets.map((a) => ({ name: a.name, size: a.size, url: a.browser_download_url, digest: a.digest ?? null })),
+        assets: r.assets.filter((a) => isPlainName(a.name) && a.size >= 0).map((a) => ({ name: a.name, size: a.size, url: a.browser_download_url, digest: a.digest ?? null })),
       }));
   }
 }

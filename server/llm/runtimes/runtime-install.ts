@@ -10,6 +10,7 @@ import { DomainError } from '../../domain-error.js';
 import { sleep } from '../../process/sleep.js';
 import type { DownloadStatusEntry } from '../../contracts/downloads.contract.js';
 import { sha256Of, type ReleaseAsset, type RuntimeBuild } from './release-assets.js';
+import { isPlainName } from './release-source.client.js';
 import type { InstalledBuild } from './runtime.store.js';
 import { unpackArchive } from './safe-unpack.js';
 import { smokeTest, type SmokeResult } from './smoke-test.js';
@@ -70,7 +71,7 @@ async function awaitDownload(deps: InstallDeps, file: string, job: InstallJob, d
 async function fetchArchive(deps: InstallDeps, asset: ReleaseAsset, job: InstallJob, doneBefore: number): Promise<string> {
   const sha256 = sha256Of(asset.digest);
   if (!sha256) throw new DomainError('rejected', `The release publishes no SHA-256 digest for ${asset.name}: refused (Studio installs only what it can check)`);
-  const finalFile = path.join(deps.runtimesDir, 'downloads', asset.name);
+  const finalFile = path.join(deps.runtimesDir, 'downloads', plainName(asset.name));
   await fsp.rm(finalFile, { force: true });
   deps.pending.set(asset.name, { url: asset.url, sha256, finalFile, size: asset.size });
   deps.downloads.forget(asset.name);
@@ -93,9 +94,15 @@ async function findServerBinary(dir: string, depth = 3): Promise<string | null> 
   return null;
 }
 
+/** `name` from the release source, refused unless it is one plain file name (never a path). */
+function plainName(name: string): string {
+  if (!isPlainName(name)) throw new DomainError('rejected', `Refused: "${name.slice(0, 120)}" from the release source is not a plain file name`);
+  return name;
+}
+
 /** Install `build` of release `tag`; resolves with the record to store, throws with the reason. */
 export async function installBuild(deps: InstallDeps, tag: string, build: RuntimeBuild, job: InstallJob, reason: string | null): Promise<InstalledBuild> {
-  const dir = path.join(deps.runtimesDir, job.id);
+  const dir = path.join(deps.runtimesDir, plainName(job.id));
   const archives = [build.asset, ...(build.companion ? [build.companion] : [])];
   job.total = archives.reduce((sum, a) => sum + a.size, 0);
   const files: string[] = [];
@@ -125,7 +132,7 @@ export async function installBuild(deps: InstallDeps, tag: string, build: Runtim
       deps.downloads.forget(asset.name);
       await deps.downloads.cancel(asset.name).catch(() => false);
     }
-    await Promise.all(archives.map((a) => fsp.rm(path.join(deps.runtimesDir, 'downloads', a.name), { force: true })));
+    await Promise.all(archives.filter((a) => isPlainName(a.name)).map((a) => fsp.rm(path.join(deps.runtimesDir, 'downloads', a.name), { force: true })));
   }
 }
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { DomainError, notFound } from '../../domain-error.js';
 import type { EventBus } from '../../events/event-bus.js';
 import type { Logger } from '../../logging.js';
+import { isRemovableWithin } from '../../http/contained-path.js';
 import type { RuntimesView } from '../../contracts/llm-runtimes.contract.js';
 import { buildsOf, type RuntimeBuild } from './release-assets.js';
 import type { Release, ReleaseSourceClient } from './release-source.client.js';
@@ -202,8 +203,7 @@ export class RuntimesService {
 
   /** Delete a build's folder, only ever inside the runtimes folder (a source build may live elsewhere). */
   private async removeFolder(build: InstalledBuild): Promise<void> {
-    const root = path.resolve(this.deps.runtimesDir) + path.sep;
-    if (path.resolve(build.dir).startsWith(root)) await fsp.rm(build.dir, { recursive: true, force: true });
+    if (isRemovableWithin(this.deps.runtimesDir, build.dir)) await fsp.rm(build.dir, { recursive: true, force: true });
   }
 
   /** The build tools, checked at most once a minute (the page polls). */

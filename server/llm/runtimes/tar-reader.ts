@@ -113,7 +113,9 @@ export async function* readTarGz(file: string): AsyncGenerator<ReadEntry> {
     if (!block || block.every((b) => b === 0)) return;
     if (!checksumOk(block)) throw new UnsafeArchiveError('refused: a tar header is damaged (bad checksum)');
     const type = String.fromCharCode(block[156]!);
-    const size = pax.size ? Number(pax.size) : octal(block, 124, 12);
+    const size = pax.size !== undefined ? Number(pax.size) : octal(block, 124, 12);
+    // A size is a count of bytes: a negative or broken one would slip past the unpack cap.
+    if (!Number.isSafeInteger(size) || size < 0) throw new UnsafeArchiveError('refused: a tar header gives a size that is not a count of bytes');
     const padded = Math.ceil(size / 512) * 512;
     if (type === 'x' || type === 'g' || type === 'L' || type === 'K') {
       if (size > 1 << 20) throw new UnsafeArchiveError('refused: an extended tar header is over 1 MB');

@@ -63,6 +63,15 @@ describe('safe unpack', () => {
     expect(left()).toEqual([]);
   });
 
+  it('refuses a tar header whose size is negative (it would count against the cap as less than nothing)', async () => {
+    const entries = [
+      { name: 'minus', content: Buffer.alloc(0), sizeField: '-0000001000\0' },
+      { name: 'big', content: Buffer.alloc(5000) },
+    ];
+    await expect(unpack(write('neg.tar.gz', handTarGz(entries)), 4096)).rejects.toThrow(/not a count of bytes/);
+    expect(left()).toEqual([]);
+  });
+
   it('reads zip archives (as the Windows builds come) with the same rules', async () => {
     const src = path.join(dir, 'zsrc');
     fs.mkdirSync(path.join(src, 'sub'), { recursive: true });
