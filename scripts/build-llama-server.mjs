@@ -1,8 +1,8 @@
 // Builds llama.cpp's `llama-server` from the source the `node-llama-cpp` npm package ships (a git
 // bundle inside its tarball, fetched with `npm pack`: the package is not a dependency, its 700 MB of
 // prebuilt binaries are not needed), for the test against a real LLM server and the chat bench.
-// The build (~3.5 min on 2 cores) is cached outside the clone, keyed by the package version, so CI
-// on the same machine builds once: `$LLAMA_SERVER_CACHE` or `~/.cache/studio/llama-server-<version>`.
+// The build (~3.5-5 min on 2 cores) is cached in the clone's ignored `.cache/`, keyed by the package
+// version, so a checkout builds once: `$LLAMA_SERVER_CACHE` or `<clone>/.cache/llama-server-<version>`.
 // Prints the binary's path, alone, on stdout: everything the build tools print goes to stderr (the
 // build prints megabytes; a caller capturing stdout must not have to hold them). Exit 0 with the
 // path; exit 3 with the reason on stderr when build tools or the package are missing; with
@@ -11,12 +11,14 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The node-llama-cpp release whose llama.cpp source is built, and that source's release tag. */
 const PACKAGE = 'node-llama-cpp@3.22.1';
 const LLAMA_RELEASE = 'v0.5.0';
 // The build's shared libraries are found through absolute RPATHs: the folder must not move.
-const cacheDir = process.env.LLAMA_SERVER_CACHE ?? path.join(os.homedir(), '.cache', 'studio', `llama-server-${LLAMA_RELEASE}`);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const cacheDir = process.env.LLAMA_SERVER_CACHE ?? path.join(root, '.cache', `llama-server-${LLAMA_RELEASE}`);
 const binary = path.join(cacheDir, 'build', 'bin', 'llama-server');
 
 if (fs.existsSync(binary) && fs.existsSync(path.join(cacheDir, 'gguf-py'))) {

@@ -2,7 +2,7 @@
 // Ends with the plain line `N passed, N failed, N skipped` (typecheck, lint and the UI build count
 // as one check each), taken from Vitest's JSON reports rather than its coloured summary. A skipped
 // test fails the run unless scripts/allowed-skips.mjs lists it (a GPU or the Electron binary only).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,10 +28,36 @@ function check(label, command, args) {
 
 // `npm run desktop` rebuilds better-sqlite3 for Electron; the tests run in Node.
 spawnSync(process.execPath, [path.join(root, 'scripts', 'native-deps.mjs'), 'node'], { cwd: root, stdio: 'inherit' });
-// main/ and preload/ typecheck against Electron's types, which come with the desktop tools.
+// main/ and preload/ typecheck against Electron's types, which come with the desktop tools: the
+// first run installs them itself (without Electron's binary, which no test runs), so a fresh clone
+// needs only `npm install` and `npm test`.
 if (!['desktop/node_modules/electron', 'node_modules/electron'].some((dir) => fs.existsSync(path.join(root, dir, 'electron.d.ts')))) {
-  console.error("\nElectron's types are missing (the desktop shell typechecks against them): run `npm run desktop:install` once.");
+  console.log("Installing the desktop tools once (desktop/node_modules: Electron's types for the typecheck, not its binary)...");
+  const installed = spawnSync('npm', ['ci', '--prefix', path.join(root, 'desktop'), '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
+    shell: process.platform === 'win32',
+  });
+  if (installed.status !== 0) console.error('The desktop tools could not be installed: the typecheck of main/ and preload/ will fail (run `npm run desktop:install` to see why).');
 }
+// The one test against a real llama-server needs it built (3.5-5 min on 2 cores, once, then cached in
+// the clone's ignored `.cache/`, or $LLAMA_SERVER_CACHE). It builds while typecheck and lint run
+// (each uses one core), its megabytes of output going to a log file rather than a buffer (captured,
+// they once overflowed spawnSync's buffer and the build was killed); a build that fails is a
+// failed check, and the real-LLM test then fails too: CI never skips it.
+const llamaLog = path.join(root, 'artifacts', 'llama-server-build.log');
+fs.mkdirSync(path.dirname(llamaLog), { recursive: true });
+const llamaBuild = new Promise((resolve) => {
+  const started = Date.now();
+  const log = fs.openSync(llamaLog, 'w');
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'build-llama-server.mjs')], { cwd: root, stdio: ['ignore', log, log], env });
+  child.on('close', (code) => {
+    fs.closeSync(log);
+    resolve({ ok: code === 0, seconds: (Date.now() - started) / 1000 });
+  });
+});
+
 check('typecheck (server, main, preload, tests)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit']);
 if (fs.existsSync(path.join(root, 'renderer', 'tsconfig.json'))) {
   check('typecheck (renderer)', bin('vue-tsc'), ['-p', 'renderer/tsconfig.json', '--noEmit']);
@@ -70,11 +96,14 @@ function vitestRun(label, report, extraArgs) {
   if (run.status !== 0 && failed === failedBefore) failed++;
 }
 
-// The one test against a real llama-server needs it built (about 3.5 min once, then cached outside
-// the clone in ~/.cache/studio, or $LLAMA_SERVER_CACHE). The build's output streams to the log (it
-// is megabytes: captured, it once overflowed spawnSync's buffer and the build was killed); a build
-// that fails is a failed check, and the real-LLM test then fails too: CI never skips it.
-check('build llama-server for the real-LLM test', process.execPath, [path.join(root, 'scripts', 'build-llama-server.mjs')]);
+console.log('\n=== build llama-server for the real-LLM test (started with the typecheck) ===');
+const llama = await llamaBuild;
+if (llama.ok) passed++;
+else {
+  failed++;
+  console.error(fs.readFileSync(llamaLog, 'utf8').trim().split('\n').slice(-30).join('\n'));
+}
+console.log(`=== build llama-server: ${llama.ok ? 'ok' : 'FAILED'} (${llama.seconds.toFixed(1)} s since it started; its log: artifacts/llama-server-build.log) ===`);
 
 vitestRun('vitest', path.join(root, '.vitest-results.json'), []);
 
