@@ -33,10 +33,13 @@ export async function downloadOnAgent(pool: EnginePool, engineId: string, filena
       headers: { 'Content-Type': 'application/json', 'X-API-Key': engine.agent.key },
       body: JSON.stringify({ filename, sha256 }),
       signal: AbortSignal.timeout(AGENT_REQUEST_TIMEOUT_MS),
+      // The key goes to the agent only: a redirect would carry it wherever it points.
+      redirect: 'manual',
     });
   } catch (err) {
     throw new DomainError('bad_gateway', `Agent ${engine.name} did not answer: ${(err as Error).message}`);
   }
+  if (res.status >= 300 && res.status < 400) throw new DomainError('bad_gateway', `Agent ${engine.name} answered with a redirect (HTTP ${res.status}); Studio does not follow it with the agent's key`);
   const body = (await res.json().catch(() => ({}))) as { status?: string; file?: string; detail?: string };
   if (res.ok && typeof body.status === 'string') return { status: body.status, file: body.file ?? filename };
   const detail = `Agent ${engine.name}: ${body.detail ?? `HTTP ${res.status}`}`;

@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import express from 'express';
 import WebSocket from 'ws';
 import type { Logger } from '../../logging.js';
+import { USER_FILE_HEADERS } from '../../http/file-response.js';
 import { AGENT_ENGINE_PATH } from './remote-engine.js';
 
 /** Request headers that go on to the engine (the rest are this hop's: auth, cookies, host). */
@@ -35,11 +36,14 @@ export function agentProxyRoutes(engineUrl: string, logger: Logger): express.Rou
     try {
       const answer = await fetch(`${engineUrl}${rest}${query}`, {
         method: req.method,
+        redirect: 'manual',
         headers,
         body: !hasBody ? undefined : json ? JSON.stringify(req.body ?? {}) : (Readable.toWeb(req) as ReadableStream),
         ...(hasBody && !json ? { duplex: 'half' } : {}),
       } as RequestInit);
       res.status(answer.status);
+      // The engine's files are user-made: opened from this origin, an SVG must not run script.
+      res.set(USER_FILE_HEADERS);
       for (const name of RETURNED) {
         const value = answer.headers.get(name);
         if (value) res.setHeader(name, value);
