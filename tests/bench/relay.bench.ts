@@ -12,10 +12,7 @@
  * measured anywhere from 0.4× to 8× at one client). Each block starts with a few unmeasured
  * messages, so deliveries of the other relay's block still in flight are not counted against it.
  *
- * Studio runs as users run it: `start.cjs` is what `npm start` runs, and its launch (server/main.ts,
- * like the desktop's) turns V8's parallel scavenging off once Studio serves (server/process/gc-mode.ts).
- * The reference keeps Node's defaults, as a bare relay someone writes would: that setting is part of
- * Studio, not something the bench gives it.
+ * Studio runs as users run it: `start.cjs` is what `npm start` runs. Both sides keep Node's defaults.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
