@@ -16,7 +16,6 @@ import { expressMessages } from './express-messages.js';
 import { HOST_REFUSED, isAllowedHost, refuse, type HostRuleOptions } from './host-guard.js';
 import { maintenanceGate, type Maintenance } from './maintenance.js';
 import { requestId } from './request-id.js';
-import { gatedRouter } from './router-gate.js';
 import { securityHeaders } from './security-headers.js';
 import type { StorageFaults } from './storage-faults.js';
 import type { SessionPayload } from './session.js';
@@ -103,7 +102,7 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
   app.use('/api/auth/login', express.json({ limit: LOGIN_BODY_LIMIT }));
   app.use(requireAuth(deps.auth));
   app.use(express.json({ limit: '5mb' }));
-  for (const router of deps.routers) app.use(gatedRouter(router));
+  for (const router of deps.routers) app.use(router);
   app.all(['/api', '/api/{*rest}'], notFound());
   for (const router of deps.pageRouters ?? []) app.use(router);
   app.use(notFound());
