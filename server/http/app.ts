@@ -85,7 +85,7 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
       done(true);
     },
     routes: new Map<string, WsHandler>([
-      ['/ws', (socket, req, transport) => deps.hub.add(socket, transport, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null)],
+      ['/ws', (socket, req) => deps.hub.add(socket, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null)],
       ...(deps.wsRoutes ?? []).map((route): [string, WsHandler] => [route.path, route.handle]),
     ]),
   });
