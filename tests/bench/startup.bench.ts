@@ -10,7 +10,7 @@ import path from 'node:path';
 import { freePort } from '../helpers/ports.js';
 import { fill } from './history.bench.js';
 import type { TargetRow } from './targets.js';
-import { entryOf, studioEnv } from './warm-start.js';
+import { entryOf, studioEnv } from './studio-entry.js';
 
 interface Sample {
   readyMs: number;
@@ -94,7 +94,7 @@ export async function run(root: string, runs = 9): Promise<TargetRow[]> {
   const studioRuns: Sample[] = [];
   const refRuns: Sample[] = [];
   const libRuns: Sample[] = [];
-  // run.ts made the code cache (warm-start.ts). Each run: Studio's first start in a new data folder
+  // Each run: Studio's first start in a new data folder
   // (it creates the database, seeds the workflows), then a start in that folder, as every launch
   // of the app after the first is: that one is measured against the target. No engine is started
   // (the "stand-in engine off"; a stand-in would boot beside Studio on the same 2 cores).
