@@ -12,7 +12,6 @@ import { clientAddress, isLoopbackHost, type Authenticator } from './authenticat
 import { LOGIN_BODY_LIMIT, requireAuth } from './auth.routes.js';
 import { CROSS_SITE_REFUSED, isCrossSite, needsSameOrigin } from './cross-site.js';
 import { errorMiddleware, notFound } from './error-middleware.js';
-import { expressMessages } from './express-messages.js';
 import { HOST_REFUSED, isAllowedHost, refuse, type HostRuleOptions } from './host-guard.js';
 import { maintenanceGate, type Maintenance } from './maintenance.js';
 import { requestId } from './request-id.js';
@@ -54,8 +53,8 @@ export interface HttpDeps {
 export function createHttpServer(deps: HttpDeps): { app: express.Express; server: http.Server } {
   const app = express();
   const server = deps.tls
-    ? https.createServer({ ...expressMessages(app), cert: fs.readFileSync(deps.tls.cert), key: fs.readFileSync(deps.tls.key) }, app)
-    : http.createServer(expressMessages(app), app);
+    ? https.createServer({ cert: fs.readFileSync(deps.tls.cert), key: fs.readFileSync(deps.tls.key) }, app)
+    : http.createServer(app);
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   app.disable('x-powered-by');
