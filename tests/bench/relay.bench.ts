@@ -25,7 +25,7 @@ import { freePort } from '../helpers/ports.js';
 import { execute } from '../helpers/runner.js';
 import { startStudioProcess } from '../helpers/studio-process.js';
 import { TEST_API_KEY } from '../helpers/studio.js';
-import type { TargetRow } from './targets.js';
+import { TARGETS, type TargetRow } from './targets.js';
 
 /**
  * Blocks per relay and count of clients, taken in turns (the first of each pair alternates): 4 800
@@ -350,9 +350,9 @@ export async function run(root: string): Promise<TargetRow[]> {
       const ratio = percentile(s.latencies, 99) / percentile(r.latencies, 99);
       rows.push({
         measure: `progress relay p99, ${count} client(s)`,
-        target: '≤ 1.2× bare ws relay',
+        target: TARGETS.relay.text,
         value: `${ratio.toFixed(2)}× (${percentile(s.latencies, 99).toFixed(2)} vs ${percentile(r.latencies, 99).toFixed(2)} ms)${s.missing ? `, ${s.missing} undelivered` : ''}`,
-        met: ratio <= 1.2 && s.missing === 0,
+        met: ratio <= TARGETS.relay.ratio && s.missing === 0,
       });
     }
 
