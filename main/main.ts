@@ -9,7 +9,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SHIPPED_ROOT } from '../server/config.js';
 import { PRIVATE_LOG_WRITE, tightenLogMode } from '../server/logging.js';
-import { scavengeOnMainThread } from '../server/process/gc-mode.js';
 import { DesktopApp } from './desktop-app.js';
 import { DesktopUpdater, type AppUpdaterLike } from './desktop-updater.js';
 import { startStudio } from './studio-handle.js';
@@ -48,8 +47,6 @@ const desktop = new DesktopApp({
     });
     log.transports.file.resolvePathFn = () => path.join(handle.config.paths.logs, 'main.log');
     tightenLogMode(path.join(handle.config.paths.logs, 'main.log'));
-    // Studio serves from this process (server/process/gc-mode.ts).
-    scavengeOnMainThread();
     return handle;
   },
   version: app.getVersion(),

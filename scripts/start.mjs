@@ -1,8 +1,8 @@
 // `npm start`: compile the server when its sources changed (and the renderer when it is missing),
 // then run it. Compiling first keeps the running code identical to what the desktop build ships;
 // skipping an unneeded compile keeps a plain restart quick (the compiler alone takes seconds).
-// What runs is tsc's output bundled into one file, through its code cache (scripts/bundle-server.mjs
-// and server-entry.cjs say why and what each saves).
+// What runs is tsc's output bundled into one file (scripts/bundle-server.mjs says why) through its
+// entry (server-entry.cjs).
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -90,7 +90,5 @@ if (!fs.existsSync(bundle) || !fs.existsSync(entry) || readStamp() !== fingerpri
 if (!fs.existsSync(path.join(root, 'renderer', 'dist', 'index.html'))) {
   run('Building the web UI', process.execPath, [path.join(root, 'scripts', 'build-renderer.mjs')]);
 }
-// Source maps stay off: on, they cost ~20-40 ms of start CPU (measured; their idle RSS cost was
-// within the ±5 MiB the RSS varies between runs).
 // `NODE_OPTIONS=--enable-source-maps npm start` maps stack traces to the .ts lines.
 createRequire(import.meta.url)(entry);

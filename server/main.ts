@@ -10,7 +10,6 @@ import { DatabaseCorruptError } from './db/database-check.js';
 import { describeDamagedDatabase } from './db/restore-steps.js';
 import { SafeMode } from './http/safe-mode.js';
 import { createFileLogger } from './logging.js';
-import { scavengeOnMainThread } from './process/gc-mode.js';
 import { relaunchSelf } from './process/relaunch.js';
 import { describeStartFailure } from './start-failure.js';
 import { Studio } from './studio.js';
@@ -31,7 +30,6 @@ async function main(): Promise<void> {
   stopOnSignals(() => studio.stop());
 
   await studio.start();
-  scavengeOnMainThread();
   const lan = loaded.host !== '127.0.0.1' && loaded.host !== '::1' && loaded.host !== 'localhost';
   console.log('');
   console.log(`  Studio ${loaded.version} is running: ${localUrl(loaded, studio.port)}`);

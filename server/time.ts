@@ -2,38 +2,14 @@
  * Time formats of the spec: events carry ISO 8601 in Europe/Rome time with its offset; job
  * records carry local wall-clock `YYYY-MM-DDTHH:MM:SS` (also Rome time, so both agree). Reading
  * them back is shared with the renderer (`contracts/wire-time.ts`).
- *
- * Rome's offset comes from the EU's summer-time rule for the years it has held (see
- * `romeOffsetMinutes`), not from `Intl`: the first `Intl.DateTimeFormat` with a time zone loads
- * ICU's zone data, ~20 ms of a ~200 ms start (measured for issue 29), and the start stamps its
- * first event before it answers. A unit test checks the rule against `Intl` hour by hour, so new
- * zone data that changes Rome's clock fails the suite instead of shifting times silently.
  */
 import { wallClockInstantAt, zoneOffsetMinutes } from './contracts/wire-time.js';
 
 export const STUDIO_TIME_ZONE = 'Europe/Rome';
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-/** The years Italy has followed the EU rule (from 1996) and the rule is checked for (the unit test). */
-const RULE_YEARS = { first: 1996, last: 2100 };
-
-/** The UTC midnight that begins the last Sunday of `month` (0-based) in `year`. */
-function lastSunday(year: number, month: number): number {
-  const lastDay = Date.UTC(year, month + 1, 0);
-  return lastDay - new Date(lastDay).getUTCDay() * DAY_MS;
-}
-
-/**
- * Minutes Rome is ahead of UTC at `utcMs`: CEST (+120) from 01:00 UTC on the last Sunday of March
- * to 01:00 UTC on the last Sunday of October, CET (+60) otherwise. Outside the rule's years, ICU.
- */
+/** Minutes Rome is ahead of UTC at `utcMs` (ICU's zone data). */
 export function romeOffsetMinutes(utcMs: number): number {
-  const year = new Date(utcMs).getUTCFullYear();
-  if (year < RULE_YEARS.first || year > RULE_YEARS.last) return zoneOffsetMinutes(STUDIO_TIME_ZONE, utcMs);
-  const summerFrom = lastSunday(year, 2) + HOUR_MS;
-  const summerTo = lastSunday(year, 9) + HOUR_MS;
-  return utcMs >= summerFrom && utcMs < summerTo ? 120 : 60;
+  return zoneOffsetMinutes(STUDIO_TIME_ZONE, utcMs);
 }
 
 interface RomeParts {

@@ -10,13 +10,12 @@ import { DomainError } from '../domain-error.js';
 import { catalogUnreadable, reloadFailed, type CatalogSet } from './catalog-set.js';
 import { catalogCategorySchema, catalogEntries } from '../contracts/catalog.contract.js';
 import { mergeTags } from './metadata-patch.js';
-import { lazySchema } from '../contracts/lazy-schema.js';
 
-const importSchema = lazySchema(() => z.looseObject({
+const importSchema = z.looseObject({
   version: z.number().optional(),
   date: z.string().optional(),
   categories: z.array(catalogCategorySchema),
-}));
+});
 
 /** Parse and add; 400 when the text is not a valid catalog. */
 export async function importEntries(catalogs: CatalogSet, text: string): Promise<{ added: string[]; skipped: string[] }> {

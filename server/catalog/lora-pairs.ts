@@ -35,7 +35,7 @@ export function baseModelsMatch(a: string, b: string): boolean {
   return within(ta, tb) || within(tb, ta);
 }
 
-// \u2013 is the en dash, escaped: the server bundle must stay ASCII (scripts/bundle-server.mjs).
+// \u2013 is the en dash.
 const SUFFIXES = [
   /(?:^|[\s_\-\u2013([]+)(?:high|low)[\s_-]*noise[\s)\]]*$/i,
   /[\s_\-\u2013([]+(?:high|low)[\s)\]]*$/i,

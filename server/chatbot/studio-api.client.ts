@@ -6,9 +6,8 @@
  */
 import { z } from 'zod';
 import type { LocalHttp, LocalResponse } from './local-http.js';
-import { lazySchema } from '../contracts/lazy-schema.js';
 
-const presetEntry = lazySchema(() => z.object({
+const presetEntry = z.object({
   id: z.string(),
   name: z.string(),
   description: z.string().nullish(),
@@ -16,10 +15,10 @@ const presetEntry = lazySchema(() => z.object({
   workflow_id: z.string().nullish(),
   workflow_name: z.string().nullish(),
   detected_type: z.string().nullish(),
-}));
+});
 export type PresetEntry = z.infer<typeof presetEntry>;
 
-const presetDetail = lazySchema(() => z.object({
+const presetDetail = z.object({
   id: z.string(),
   name: z.string().nullish(),
   workflow: z.object({ workflow_id: z.string(), workflow_name: z.string().nullish(), params: z.record(z.string(), z.unknown()).nullish() }),
@@ -27,18 +26,18 @@ const presetDetail = lazySchema(() => z.object({
   needs_image: z.boolean().nullish(),
   detected_type: z.string().nullish(),
   source: z.object({ detected_type: z.string().nullish() }).nullish(),
-}));
+});
 export type PresetDetail = z.infer<typeof presetDetail>;
 
-const placeholder = lazySchema(() => z.object({ index: z.number(), question: z.string(), options: z.array(z.string()) }));
+const placeholder = z.object({ index: z.number(), question: z.string(), options: z.array(z.string()) });
 export type Placeholder = z.infer<typeof placeholder>;
 
-const runAnswer = lazySchema(() => z.object({ prompt_id: z.string() }));
+const runAnswer = z.object({ prompt_id: z.string() });
 
-const outputFile = lazySchema(() => z.object({ filename: z.string(), subfolder: z.string().default(''), type: z.string().default('output') }));
+const outputFile = z.object({ filename: z.string(), subfolder: z.string().default(''), type: z.string().default('output') });
 export type OutputFile = z.infer<typeof outputFile>;
 
-const runStatus = lazySchema(() => z.union([
+const runStatus = z.union([
   z.object({ status: z.literal('completed'), outputs: z.record(z.string(), outputFile) }),
   z.object({ status: z.literal('error'), error: z.string().nullish() }),
   z.object({ status: z.literal('pending'), queue_position: z.number().nullish() }),
@@ -50,7 +49,7 @@ const runStatus = lazySchema(() => z.union([
     node_title: z.string().nullish(),
     eta_seconds: z.number().nullish(),
   }),
-]));
+]);
 export type RunStatus = z.infer<typeof runStatus>;
 
 /** Studio answered with an error status; `detail` is its `{"detail"}`. */

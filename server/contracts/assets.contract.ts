@@ -2,7 +2,6 @@
  * The asset listings (`GET /api/assets/{inputs,outputs}`): loose files and job output folders.
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 /** A job output folder (`studio_jobs[]`). */
 export interface JobGroup {
   folder: string;
@@ -44,6 +43,6 @@ export interface AssetListing {
   total_size: number;
 }
 
-export const deleteAssetsBody = lazySchema(() => z.object({ type: z.enum(['inputs', 'outputs']), files: z.array(z.string()).max(100_000) }));
+export const deleteAssetsBody = z.object({ type: z.enum(['inputs', 'outputs']), files: z.array(z.string()).max(100_000) });
 
-export const assetFileQuery = lazySchema(() => z.object({ type: z.enum(['inputs', 'outputs']), path: z.string().min(1) }));
+export const assetFileQuery = z.object({ type: z.enum(['inputs', 'outputs']), path: z.string().min(1) });

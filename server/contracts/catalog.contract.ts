@@ -5,7 +5,6 @@
  * timestamps) survive a read-modify-write by code that does not know them.
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 
 /** The live status of a catalog entry (spec "Catalog model status"). */
 export type ModelStatus = 'present' | 'not_downloaded' | 'downloading' | 'queued' | 'error';
@@ -29,13 +28,13 @@ const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
 const UNSAFE_NAME_CHARS = /[\u0000-\u001f/\\:*?"<>|]/;
 
 /** A bare file name that is safe to join onto a directory (the key in URLs). */
-export const safeFileNameSchema = lazySchema(() => z
+export const safeFileNameSchema = z
   .string()
   .min(1)
   .max(255)
   .refine((name) => !UNSAFE_NAME_CHARS.test(name), 'file must be a bare file name (no path separators)')
   .refine((name) => name !== '.' && name !== '..' && !WINDOWS_RESERVED.test(name), 'file is not a usable name')
-  .refine((name) => !/[. ]$/.test(name), 'file must not end with a dot or a space'));
+  .refine((name) => !/[. ]$/.test(name), 'file must not end with a dot or a space');
 
 const SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9_.+ -]*$/;
 
@@ -45,20 +44,20 @@ function isRelativeSubpath(value: string): boolean {
 }
 
 /** Target subfolder under `STUDIO_DIR/models/` (`checkpoints`, `loras`, ...), or `.` for LLM models. */
-const destSchema = lazySchema(() => z
+const destSchema = z
   .string()
   .min(1)
-  .refine((dest) => dest === '.' || isRelativeSubpath(dest), 'dest must be "." or a relative folder without ".."'));
+  .refine((dest) => dest === '.' || isRelativeSubpath(dest), 'dest must be "." or a relative folder without ".."');
 
 /** A model hub id: stored as a string, accepted as a number from imported files. */
-const hubIdSchema = lazySchema(() => z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform(String));
+const hubIdSchema = z.union([z.string().regex(/^\d+$/), z.number().int().nonnegative()]).transform(String);
 
 /** Noise-level role of a LoRA inside its pair (`both` covers all noise levels). */
-const pairRoleSchema = lazySchema(() => z.enum(['high', 'low', 'both']));
+const pairRoleSchema = z.enum(['high', 'low', 'both']);
 export type PairRole = z.infer<typeof pairRoleSchema>;
 
 /** One downloadable file of a catalog. */
-export const catalogEntrySchema = lazySchema(() => z
+export const catalogEntrySchema = z
   .looseObject({
     name: z.string().min(1),
     file: safeFileNameSchema,
@@ -92,23 +91,23 @@ export const catalogEntrySchema = lazySchema(() => z
     if (entry.source === 'repohost' && entry.hosted_repo === undefined) {
       ctx.addIssue({ code: 'custom', path: ['hosted_repo'], message: 'a repohost entry needs hosted_repo' });
     }
-  }));
+  });
 export type CatalogEntry = z.infer<typeof catalogEntrySchema>;
 
 /** A named group of entries (`checkpoints`, `wan_loras`, ...). */
-export const catalogCategorySchema = lazySchema(() => z.looseObject({
+export const catalogCategorySchema = z.looseObject({
   id: z.string().min(1),
   name: z.string(),
   models: z.array(catalogEntrySchema),
-}));
+});
 export type CatalogCategory = z.infer<typeof catalogCategorySchema>;
 
-const catalogFileBaseSchema = lazySchema(() => z.looseObject({
+const catalogFileBaseSchema = z.looseObject({
   version: z.number().int().nonnegative(),
   /** `YYYY-MM-DD HH:MM` of the last add/remove. */
   date: z.string(),
   categories: z.array(catalogCategorySchema),
-}));
+});
 
 function rejectDuplicates(catalog: z.infer<typeof catalogFileBaseSchema>, ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
@@ -127,11 +126,11 @@ function rejectDuplicates(catalog: z.infer<typeof catalogFileBaseSchema>, ctx: z
 }
 
 /** `models.json` / `loras.json`: files unique across the whole catalog. */
-export const catalogFileSchema = lazySchema(() => catalogFileBaseSchema.superRefine(rejectDuplicates));
+export const catalogFileSchema = catalogFileBaseSchema.superRefine(rejectDuplicates);
 export type CatalogFile = z.infer<typeof catalogFileSchema>;
 
 /** `llm_models.json`: like the others, but every entry lands directly in `llm/models` (`dest: "."`). */
-export const llmCatalogFileSchema = lazySchema(() => catalogFileBaseSchema.superRefine((catalog, ctx) => {
+export const llmCatalogFileSchema = catalogFileBaseSchema.superRefine((catalog, ctx) => {
   rejectDuplicates(catalog, ctx);
   catalog.categories.forEach((category, c) => {
     category.models.forEach((entry, m) => {
@@ -140,7 +139,7 @@ export const llmCatalogFileSchema = lazySchema(() => catalogFileBaseSchema.super
       }
     });
   });
-}));
+});
 
 /** The schema that validates a catalog file of the given kind. */
 export function catalogSchemaFor(kind: CatalogKind): typeof catalogFileSchema {
@@ -175,4 +174,4 @@ export interface LoraPair {
   both: string | null;
 }
 
-export const catalogFilesBody = lazySchema(() => z.object({ filenames: z.array(z.string().min(1)).max(1000) }));
+export const catalogFilesBody = z.object({ filenames: z.array(z.string().min(1)).max(1000) });

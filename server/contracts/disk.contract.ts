@@ -3,7 +3,6 @@
  * volume, model files stored twice, and files nothing uses any more.
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 
 /** A volume holding some of Studio's data (`fs.statfs`). */
 export interface DiskVolume {
@@ -88,10 +87,10 @@ export interface OrphansReport {
 }
 
 /** `POST /api/admin/disk/duplicates/link`: hard-link the copies of one content. */
-export const linkDuplicatesBody = lazySchema(() => z.object({
+export const linkDuplicatesBody = z.object({
   sha256: z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex characters'),
   confirm: z.literal(true, { error: 'confirm must be true: the copies are replaced by links to one file' }),
-}));
+});
 
 export interface LinkResult {
   sha256: string;
@@ -103,11 +102,11 @@ export interface LinkResult {
 }
 
 /** `POST /api/admin/disk/orphans/delete`: delete listed orphans (each is checked again first). */
-export const deleteOrphansBody = lazySchema(() => z.object({
+export const deleteOrphansBody = z.object({
   paths: z.array(z.string().min(1)).min(1).max(10_000),
   confirm: z.literal(true, { error: 'confirm must be true: deleted files cannot be brought back' }),
   input_days: z.number().int().min(1).max(3650).optional(),
-}));
+});
 
 export interface DeleteOrphansResult {
   deleted: string[];
@@ -117,18 +116,18 @@ export interface DeleteOrphansResult {
 }
 
 /** `GET /api/admin/disk/orphans?input_days=N`. */
-export const orphansQuery = lazySchema(() => z.object({ input_days: z.coerce.number().int().min(1).max(3650).optional() }));
+export const orphansQuery = z.object({ input_days: z.coerce.number().int().min(1).max(3650).optional() });
 
 /** The retention rule for job outputs: keep the newest `days` days, or the newest `max_gb` GB (one of the two). */
-export const retentionRule = lazySchema(() => z
+export const retentionRule = z
   .object({
     days: z.number().int('days must be a whole number').min(1, 'days must be at least 1').max(36500).nullable().optional(),
     max_gb: z.number().positive('max_gb must be above 0').max(1e6).nullable().optional(),
   })
-  .refine((r) => (r.days == null) !== (r.max_gb == null), { message: 'Give either days or max_gb (one rule at a time)' }));
+  .refine((r) => (r.days == null) !== (r.max_gb == null), { message: 'Give either days or max_gb (one rule at a time)' });
 
 /** `PUT /api/admin/disk/retention`: the rule and whether it runs daily. */
-export const retentionSettingsBody = lazySchema(() => z.object({ enabled: z.boolean({ message: 'enabled must be true or false' }), days: z.number().nullable().optional(), max_gb: z.number().nullable().optional() }));
+export const retentionSettingsBody = z.object({ enabled: z.boolean({ message: 'enabled must be true or false' }), days: z.number().nullable().optional(), max_gb: z.number().nullable().optional() });
 
 export interface RetentionRule {
   days: number | null;

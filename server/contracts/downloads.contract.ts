@@ -2,7 +2,6 @@
  * The download status stream's entries (`GET /api/admin/downloads/status`, spec "Download status entry").
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 
 export type DownloadStatus = 'queued' | 'downloading' | 'done' | 'error';
 
@@ -23,4 +22,4 @@ export interface DownloadStatusEntry {
 /** The download-stream statuses (spec "Catalog model status"). */
 
 // Any finite number is accepted and clamped (spec: "clamped to 1-10"); a non-number is a 400.
-export const settingsPutBody = lazySchema(() => z.object({ max_concurrent: z.number().finite().optional() }));
+export const settingsPutBody = z.object({ max_concurrent: z.number().finite().optional() });

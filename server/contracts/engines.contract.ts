@@ -2,14 +2,13 @@
  * The engine pool's routes (`/api/admin/engines`): request bodies and answers.
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 
 /** local: the engine as configured (managed, external or stand-in); gpu: one managed engine per GPU (ENGINE_GPUS); remote: a ComfyUI by URL; agent: another Studio with STUDIO_ROLE=agent. */
 export type EngineKind = 'local' | 'gpu' | 'remote' | 'agent';
 export type EngineStatus = 'online' | 'starting' | 'offline' | 'stopped';
 
 /** `POST /api/admin/engines`: a ComfyUI by URL, or (with `key`) a Studio agent and its API key. */
-export const addEngineBody = lazySchema(() => z.object({
+export const addEngineBody = z.object({
   name: z.string().trim().min(1).max(80),
   url: z
     .string()
@@ -20,7 +19,7 @@ export const addEngineBody = lazySchema(() => z.object({
     // The engine list, events and the log show the URL: a password in it would be shown too.
     .refine((u) => !/^[a-z]+:\/\/[^/]*@/i.test(u), 'url must not carry a user name or password'),
   key: z.string().min(1).max(500).optional(),
-}));
+});
 export type AddEngineBody = z.infer<typeof addEngineBody>;
 
 /** One engine of `GET /api/admin/engines`. */
@@ -56,10 +55,10 @@ export interface EngineInfo {
 export const REMOTE_ENGINE_WARNING = 'ComfyUI has no authentication of its own: add an engine by URL only on a trusted network (an agent Studio checks its key).';
 
 /** `POST /api/admin/engines/{id}/models/download`: a model file of this Studio's catalog the agent lacks. */
-export const engineModelDownloadBody = lazySchema(() => z.object({ filename: z.string().trim().min(1).max(300) }));
+export const engineModelDownloadBody = z.object({ filename: z.string().trim().min(1).max(300) });
 
 /** `POST /api/agent/models/download` (on an agent): a catalog file and the SHA-256 the asking Studio's catalog gives it. */
-export const agentModelDownloadBody = lazySchema(() => z.object({
+export const agentModelDownloadBody = z.object({
   filename: z.string().trim().min(1).max(300),
   sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'sha256 must be 64 hex digits'),
-}));
+});

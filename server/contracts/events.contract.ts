@@ -5,7 +5,6 @@
  * checked against them by a test.
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 export type Severity = 'info' | 'success' | 'warning' | 'error';
 
 const SEVERITIES: readonly Severity[] = ['info', 'success', 'warning', 'error'];
@@ -107,15 +106,15 @@ export interface StudioEvent {
   data: Record<string, unknown>;
 }
 
-const commaList = lazySchema(() => z
+const commaList = z
   .string()
   .optional()
-  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)));
+  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 
-export const eventsQuery = lazySchema(() => z.object({
+export const eventsQuery = z.object({
   limit: z.coerce.number().int().min(0).max(1000).default(100),
   // The spec filters: a type this Studio does not know matches nothing (a client written against
   // a newer Studio still gets an answer from an older one).
   types: commaList,
   severity: commaList.pipe(z.array(z.enum(SEVERITIES as [Severity, ...Severity[]]))),
-}));
+});

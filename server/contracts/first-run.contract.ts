@@ -5,7 +5,6 @@
  * from their own routes.
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 
 /** `auto`: shown until every step is done; `open`: shown (reopened from System); `dismissed`: hidden. */
 const DISPLAYS = ['auto', 'open', 'dismissed'] as const;
@@ -28,10 +27,10 @@ export interface FirstRunReport {
   other_device_signed_in: boolean;
 }
 
-export const firstRunBody = lazySchema(() => z
+export const firstRunBody = z
   .object({
     display: z.enum(DISPLAYS).optional(),
     ticked: z.array(z.enum(TICKABLE)).max(8).optional(),
   })
-  .strict());
+  .strict();
 export type FirstRunBody = z.infer<typeof firstRunBody>;

@@ -3,7 +3,6 @@
  * engine installer picks a torch build from it, the LLM server a llama.cpp build.
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 
 const GPU_VENDORS = ['nvidia', 'amd', 'apple', 'intel', 'other'] as const;
 /** The compute backend the machine offers: what a torch or llama.cpp build has to be made for. */
@@ -11,7 +10,7 @@ const GPU_BACKENDS = ['cuda', 'rocm', 'mps', 'cpu'] as const;
 /** The program each reading came from (`none`: no GPU tool answered, so the CPU). */
 const GPU_SOURCES = ['nvidia-smi', 'rocm-smi', 'system_profiler', 'none'] as const;
 
-const gpuDeviceSchema = lazySchema(() => z.object({
+const gpuDeviceSchema = z.object({
   /** The tool's own index (what CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES count). */
   index: z.number().int().nonnegative(),
   vendor: z.enum(GPU_VENDORS),
@@ -21,10 +20,10 @@ const gpuDeviceSchema = lazySchema(() => z.object({
   unified_memory: z.boolean(),
   /** The kernel driver's version (NVIDIA driver, amdgpu, macOS). */
   driver_version: z.string().nullable(),
-}));
+});
 export type GpuDevice = z.infer<typeof gpuDeviceSchema>;
 
-export const gpuReportSchema = lazySchema(() => z.object({
+export const gpuReportSchema = z.object({
   backend: z.enum(GPU_BACKENDS),
   source: z.enum(GPU_SOURCES),
   gpus: z.array(gpuDeviceSchema),
@@ -36,7 +35,7 @@ export const gpuReportSchema = lazySchema(() => z.object({
   problems: z.array(z.string()),
   /** When it was read (ISO 8601). */
   probed_at: z.string(),
-}));
+});
 export type GpuReport = z.infer<typeof gpuReportSchema>;
 export type GpuBackend = GpuReport['backend'];
 export type GpuVendor = GpuDevice['vendor'];

@@ -3,7 +3,6 @@
  */
 import { z } from 'zod';
 import { jsonObjectText } from './fields.js';
-import { lazySchema } from './lazy-schema.js';
 
 export type JobStatus = 'queued' | 'running' | 'completed' | 'error' | 'stalled' | 'cancelled';
 
@@ -74,9 +73,9 @@ export interface ExecuteResult {
   seeds: Record<string, number>;
 }
 
-export const runResultQuery = lazySchema(() => z.object({ output_type: z.enum(['video', 'image']).default('video') }));
+export const runResultQuery = z.object({ output_type: z.enum(['video', 'image']).default('video') });
 
-export const historyQuery = lazySchema(() => z.object({
+export const historyQuery = z.object({
   limit: z.coerce.number().int().min(1).max(10_000).optional(),
   offset: z.coerce.number().int().min(0).optional(),
   status: z.enum(['completed', 'error', 'stalled', 'cancelled']).optional(),
@@ -88,10 +87,10 @@ export const historyQuery = lazySchema(() => z.object({
   to: wireInstant('to').optional(),
   /** `true`: only starred jobs; `false`: only the others. */
   starred: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
-}));
+});
 
 /** `POST /api/admin/history/{prompt_id}/star`. */
-export const starBody = lazySchema(() => z.object({ starred: z.boolean({ error: 'starred must be true or false' }) }));
+export const starBody = z.object({ starred: z.boolean({ error: 'starred must be true or false' }) });
 
 /** A query instant as epoch ms: digits are epoch ms; text must name its zone, since the server's is not the browser's. */
 function wireInstant(name: string) {
@@ -105,10 +104,10 @@ function wireInstant(name: string) {
   });
 }
 
-export const deleteJobsBody = lazySchema(() => z.object({ prompt_ids: z.array(z.string().min(1)) }));
+export const deleteJobsBody = z.object({ prompt_ids: z.array(z.string().min(1)) });
 
 /** `POST /api/admin/history/retry`; any failure is answered "Missing prompt_id". */
-export const retryBody = lazySchema(() => z.object({ prompt_id: z.string().min(1) }));
+export const retryBody = z.object({ prompt_id: z.string().min(1) });
 
 /** `POST /api/run/{id}/execute`: JSON or multipart, `params` a JSON object or its text. */
-export const executeFields = lazySchema(() => z.object({ params: jsonObjectText('params') }));
+export const executeFields = z.object({ params: jsonObjectText('params') });

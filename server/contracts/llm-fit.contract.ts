@@ -3,9 +3,8 @@
  * GPU at the context size, partly (how many layers) or CPU only.
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 
-export const fitQuery = lazySchema(() => z.object({ ctx_size: z.coerce.number().int().min(1).max(10_000_000).optional() }));
+export const fitQuery = z.object({ ctx_size: z.coerce.number().int().min(1).max(10_000_000).optional() });
 
 export interface FitEstimateWire {
   fit: 'gpu' | 'partial' | 'cpu';

@@ -3,10 +3,9 @@
  */
 import { z } from 'zod';
 import type { FitEstimateWire } from './llm-fit.contract.js';
-import { lazySchema } from './lazy-schema.js';
 
-export const repoFilesQuery = lazySchema(() => z.object({ repo: z.string({ error: 'required (owner/name)' }).min(3).max(200) }));
-export const repoFileAddBody = lazySchema(() => z.object({ repo: z.string().min(3).max(200), path: z.string().min(1).max(1000) }));
+export const repoFilesQuery = z.object({ repo: z.string({ error: 'required (owner/name)' }).min(3).max(200) });
+export const repoFileAddBody = z.object({ repo: z.string().min(3).max(200), path: z.string().min(1).max(1000) });
 
 export interface RepoGgufFile {
   path: string;

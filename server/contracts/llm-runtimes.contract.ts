@@ -2,18 +2,17 @@
  * The llama.cpp runtimes page's wire (`/api/admin/llm/runtimes`, README "LLM runtimes").
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 
-export const runtimeInstallBody = lazySchema(() => z.object({
+export const runtimeInstallBody = z.object({
   /** An asset name of the newest release; default: the build Studio recommends for this machine. */
   asset: z.string().min(1).max(300).optional(),
   /** Make it the active runtime once it passed its smoke test (default true). */
   activate: z.boolean().optional(),
-}));
+});
 
-export const runtimeBuildBody = lazySchema(() => z.object({ activate: z.boolean().optional() }));
+export const runtimeBuildBody = z.object({ activate: z.boolean().optional() });
 
-export const runtimeActivateBody = lazySchema(() => z.object({ id: z.string({ error: 'required (an installed build id)' }).min(1).max(300) }));
+export const runtimeActivateBody = z.object({ id: z.string({ error: 'required (an installed build id)' }).min(1).max(300) });
 
 export interface InstalledRuntime {
   id: string;

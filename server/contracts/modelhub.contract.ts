@@ -2,7 +2,6 @@
  * The model hub capability's answers: image lookup, presets from images, the gallery.
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 
 /** `present` when a catalog holds the resource (downloaded or not), else `not_found`. */
 export type CatalogStatus = 'present' | 'not_found';
@@ -98,7 +97,7 @@ export type DetectedType = 't2i' | 'i2i' | 't2v' | 'i2v';
 /** Where an item came from: the model's own version images, or the community's. */
 export type GallerySource = 'original' | 'community';
 
-export const galleryListQuery = lazySchema(() => z.object({
+export const galleryListQuery = z.object({
   source: z.enum(['original', 'community']).optional(),
   starred: z
     .enum(['true', 'false', '1', '0'])
@@ -106,16 +105,16 @@ export const galleryListQuery = lazySchema(() => z.object({
     .optional(),
   limit: z.coerce.number().int().min(1).max(100_000).optional(),
   offset: z.coerce.number().int().min(0).optional(),
-}));
+});
 
-export const galleryFetchBody = lazySchema(() => z.object({ model_id: z.union([z.string().regex(/^\d+$/), z.number().int().positive()]).transform(String).optional() }));
+export const galleryFetchBody = z.object({ model_id: z.union([z.string().regex(/^\d+$/), z.number().int().positive()]).transform(String).optional() });
 
 /** `POST /image/{image_id}/preset` body (optional). */
-export const imagePresetBody = lazySchema(() => z.object({
+export const imagePresetBody = z.object({
   id: z.string().optional(),
   name: z.string().optional(),
   /** Use this workflow instead of the best match. */
   workflow_id: z.string().optional(),
-}));
+});
 
 export type ImagePresetOptions = z.infer<typeof imagePresetBody>;

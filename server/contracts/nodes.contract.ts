@@ -3,7 +3,6 @@
  * uninstall, snapshots and their restore).
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 
 /** A node package: the engine's nodes grouped by `python_module` (spec "Node package"). */
 export interface NodePackage {
@@ -90,14 +89,14 @@ export interface NodeSnapshotSummary {
 
 /** `POST /api/admin/nodes/install`: the package's git URL (`repo_url` is accepted too); the installer checks its form. */
 const URL_REQUIRED = 'url is required (an https:// git URL)';
-export const nodeInstallBody = lazySchema(() => z.object({
+export const nodeInstallBody = z.object({
   url: z.string(URL_REQUIRED).optional(),
   repo_url: z.string(URL_REQUIRED).optional(),
   /** Only report what would change. */
   dry_run: z.boolean().optional(),
   /** The commit a preview named: install exactly that one. */
   commit: z.string().regex(/^[0-9a-f]{40}$/, 'commit must be a full 40-character commit id').optional(),
-}));
+});
 
 /** `POST /api/admin/nodes/{name}/update`. */
-export const nodeUpdateBody = lazySchema(() => z.object({ dry_run: z.boolean().optional(), commit: z.string().regex(/^[0-9a-f]{40}$/).optional() }));
+export const nodeUpdateBody = z.object({ dry_run: z.boolean().optional(), commit: z.string().regex(/^[0-9a-f]{40}$/).optional() });

@@ -4,7 +4,6 @@
  */
 import { z } from 'zod';
 import { textOnce } from './fields.js';
-import { lazySchema } from './lazy-schema.js';
 
 /** Preset ids are file names: letters, digits, `-` and `_` only. */
 export const PRESET_ID = /^[A-Za-z0-9_-]+$/;
@@ -12,34 +11,34 @@ export const PRESET_ID = /^[A-Za-z0-9_-]+$/;
 /** Longest id: a file name on every file system, with room for `.json` and a temp suffix. */
 const MAX_PRESET_ID_LENGTH = 120;
 
-export const presetIdSchema = lazySchema(() => z
+export const presetIdSchema = z
   .string()
   .min(1, 'must not be empty')
   .max(MAX_PRESET_ID_LENGTH, `must be at most ${MAX_PRESET_ID_LENGTH} characters`)
-  .regex(PRESET_ID, 'only letters, digits, "-" and "_" are allowed'));
+  .regex(PRESET_ID, 'only letters, digits, "-" and "_" are allowed');
 
-const presetSourceSchema = lazySchema(() => z.looseObject({
+const presetSourceSchema = z.looseObject({
   type: z.string().min(1),
   modelhub_image_id: z.number().int().optional(),
   /** Set by the model hub for presets made from its images (`t2i`, `i2i`, `t2v`, `i2v`). */
   detected_type: z.string().optional(),
-}));
+});
 
-const presetWorkflowSchema = lazySchema(() => z.looseObject({
+const presetWorkflowSchema = z.looseObject({
   workflow_id: z.string().min(1, 'must not be empty'),
   workflow_name: z.string().optional(),
   params: z.record(z.string(), z.unknown()).default({}),
-}));
+});
 
 /** A preset as a client sends it: `id` and `workflow` required, the rest defaulted later. */
-export const presetInputSchema = lazySchema(() => z.looseObject({
+export const presetInputSchema = z.looseObject({
   id: presetIdSchema,
   name: z.string().optional(),
   description: z.string().optional(),
   private: z.boolean().optional(),
   workflow: presetWorkflowSchema,
   source: presetSourceSchema.optional(),
-}));
+});
 
 export type PresetInput = z.input<typeof presetInputSchema>;
 export type PresetSource = z.infer<typeof presetSourceSchema>;
@@ -56,20 +55,20 @@ export interface Preset {
 }
 
 /** `PUT /{id}/rename` body. */
-export const renameSchema = lazySchema(() => z.object({
+export const renameSchema = z.object({
   id: presetIdSchema.optional(),
   name: z.string().optional(),
   description: z.string().optional(),
   private: z.boolean().optional(),
-}));
+});
 
 export type RenameInput = z.infer<typeof renameSchema>;
 
 /** `POST /from-job/{prompt_id}` body (optional). */
-export const fromJobSchema = lazySchema(() => z.object({
+export const fromJobSchema = z.object({
   id: presetIdSchema.optional(),
   name: z.string().optional(),
-}));
+});
 
 export type FromJobInput = z.infer<typeof fromJobSchema>;
 
@@ -113,4 +112,4 @@ export interface PlaceholderQuestion {
 }
 
 /** `POST /{id}/run`: multipart text fields beside the optional `input_image` file. */
-export const presetRunFields = lazySchema(() => z.object({ seed: textOnce('seed'), answers: textOnce('answers'), existing_image: textOnce('existing_image') }));
+export const presetRunFields = z.object({ seed: textOnce('seed'), answers: textOnce('answers'), existing_image: textOnce('existing_image') });

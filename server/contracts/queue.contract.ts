@@ -2,10 +2,9 @@
  * Studio's queue routes (`/api/admin/queue/*`): request bodies and answers.
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 
-export const cancelBody = lazySchema(() => z.object({ prompt_id: z.string().min(1) }));
-export const moveBody = lazySchema(() => z.object({ prompt_id: z.string().min(1), position: z.number().int().min(0) }));
+export const cancelBody = z.object({ prompt_id: z.string().min(1) });
+export const moveBody = z.object({ prompt_id: z.string().min(1), position: z.number().int().min(0) });
 
 /** `GET /api/admin/queue/state` (also the answer of pause, resume and move). */
 export interface QueueState {

@@ -4,7 +4,6 @@
  */
 import { z } from 'zod';
 import type { GpuReport } from './gpu.contract.js';
-import { lazySchema } from './lazy-schema.js';
 
 /** The engine's sampler preview methods (the same list as ENGINE_PREVIEW_METHOD's; the setup service checks they agree). */
 const PREVIEW_METHODS_WIRE = ['none', 'auto', 'latent2rgb', 'taesd'] as const;
@@ -132,27 +131,27 @@ export interface ReleaseList {
   newer: string[];
 }
 
-const versionTag = lazySchema(() => z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'a release tag such as v0.3.40'));
+const versionTag = z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'a release tag such as v0.3.40');
 
-export const installBody = lazySchema(() => z.object({ version: versionTag.optional() }).strict());
-export const updateBody = lazySchema(() => z.object({ version: versionTag }).strict());
-export const useInstallBody = lazySchema(() => z
+export const installBody = z.object({ version: versionTag.optional() }).strict();
+export const updateBody = z.object({ version: versionTag }).strict();
+export const useInstallBody = z
   .object({
     dir: z.string().min(1).max(4096),
     python: z.string().min(1).max(4096).optional(),
     mode: z.enum(['managed', 'external']).default('managed'),
     add_models: z.boolean().default(false),
   })
-  .strict());
-export const removeVersionBody = lazySchema(() => z.object({ dir: z.string().min(1).max(4096) }).strict());
-export const settingsBody = lazySchema(() => z
+  .strict();
+export const removeVersionBody = z.object({ dir: z.string().min(1).max(4096) }).strict();
+export const settingsBody = z
   .object({
     extra_args: z.array(z.string().max(500)).max(64).nullable().optional(),
     preview_method: z.enum(PREVIEW_METHODS_WIRE).nullable().optional(),
     gpus: z.array(z.number().int().min(0).max(63)).max(64).nullable().optional(),
     port: z.number().int().min(1024).max(65535).nullable().optional(),
   })
-  .strict());
+  .strict();
 export type SettingsBody = z.infer<typeof settingsBody>;
 
 /** WebSocket `setup.install`: a step changed, or a line of output arrived. */

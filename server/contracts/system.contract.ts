@@ -3,7 +3,6 @@
  * the `version.json` format that update reads and its answer echoes.
  */
 import { z } from 'zod';
-import { lazySchema } from './lazy-schema.js';
 
 export interface EnvEntry {
   key: string;
@@ -99,29 +98,29 @@ export const UPDATABLE_COMPONENTS = ['backend', 'frontend', 'models', 'loras', '
 
 export type UpdatableComponent = (typeof UPDATABLE_COMPONENTS)[number];
 
-const componentSchema = lazySchema(() => z.looseObject({ version: z.union([z.string(), z.number()]), date: z.string().default('') }));
+const componentSchema = z.looseObject({ version: z.union([z.string(), z.number()]), date: z.string().default('') });
 export type ComponentVersion = z.infer<typeof componentSchema>;
 
-export const versionFileSchema = lazySchema(() => z.looseObject({
+export const versionFileSchema = z.looseObject({
   app_version: z.string(),
   date: z.string().default(''),
   min_runtime: z.number().int().nonnegative().default(0),
   runtime_version: z.number().int().nonnegative().optional(),
   components: z.record(z.string(), componentSchema).default({}),
-}));
+});
 
 export type VersionFile = z.infer<typeof versionFileSchema>;
 
-export const envPutBody = lazySchema(() => z.object({ key: z.string().min(1), value: z.string() }));
+export const envPutBody = z.object({ key: z.string().min(1), value: z.string() });
 
 // The spec leaves the field name open; `api_key` matches the login form.
-export const revealBody = lazySchema(() => z.object({ api_key: z.string() }));
+export const revealBody = z.object({ api_key: z.string() });
 
 /** Where the update repository in force comes from. */
 export type RepoUrlSource = 'settings' | 'environment' | null;
 
 /** `PUT /api/admin/system/update-repository`: an `https://` git URL, or `""` to clear it. */
-export const updateRepositoryBody = lazySchema(() => z.object({ url: z.string({ error: 'url is required (an https:// git URL, or "" to clear it)' }).max(1024, 'url must be at most 1024 characters') }));
+export const updateRepositoryBody = z.object({ url: z.string({ error: 'url is required (an https:// git URL, or "" to clear it)' }).max(1024, 'url must be at most 1024 characters') });
 
 /** Its answer: the repository in force and where it comes from. */
 export interface UpdateRepositoryAnswer {
@@ -129,7 +128,7 @@ export interface UpdateRepositoryAnswer {
   source: RepoUrlSource;
 }
 
-export const updateBody = lazySchema(() => z.object({ skip_components: z.array(z.string()).optional() }));
+export const updateBody = z.object({ skip_components: z.array(z.string()).optional() });
 
 /**
  * The installed desktop app's own updater (electron-updater). `off`: no feed configured, or not a

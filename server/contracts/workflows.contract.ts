@@ -5,14 +5,13 @@
  */
 import { z } from 'zod';
 import { jsonObjectText } from './fields.js';
-import { lazySchema } from './lazy-schema.js';
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** Input ids double as `{{placeholder}}` names, so they keep to identifier characters. */
 const INPUT_ID_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/;
 
-const inputBase = lazySchema(() => z.object({
+const inputBase = z.object({
   id: z.string().regex(INPUT_ID_PATTERN, 'input ids are letters, digits and underscores'),
   label: z.string().optional(),
   description: z.string().optional(),
@@ -21,24 +20,23 @@ const inputBase = lazySchema(() => z.object({
   field: z.string().min(1).optional(),
   /** Dynamic workflows only: the block whose local `node_id` this input targets. */
   block: z.string().min(1).optional(),
-}));
+});
 
-/** Made where a schema is built (a plain object of schemas at the top would build them at load). */
-const numberBounds = () => ({ min: z.number().optional(), max: z.number().optional(), step: z.number().positive().optional() });
+const numberBounds = { min: z.number().optional(), max: z.number().optional(), step: z.number().positive().optional() };
 
 /** A LoRA chosen on the form: a file name under `models/loras` and a strength. */
-export const loraItemSchema = lazySchema(() => z.object({
+export const loraItemSchema = z.object({
   name: z.string().min(1),
   strength: z.number().min(-100).max(100).default(1),
   strength_clip: z.number().min(-100).max(100).optional(),
-}));
+});
 export type LoraItem = z.infer<typeof loraItemSchema>;
 
-const manifestInputSchema = lazySchema(() => z.discriminatedUnion('type', [
+const manifestInputSchema = z.discriminatedUnion('type', [
   inputBase.extend({ type: z.literal('image'), default: z.string().optional() }),
   inputBase.extend({ type: z.literal('text'), default: z.string().optional(), multiline: z.boolean().optional() }),
-  inputBase.extend({ type: z.literal('int'), default: z.number().int().optional(), ...numberBounds() }),
-  inputBase.extend({ type: z.literal('float'), default: z.number().optional(), ...numberBounds() }),
+  inputBase.extend({ type: z.literal('int'), default: z.number().int().optional(), ...numberBounds }),
+  inputBase.extend({ type: z.literal('float'), default: z.number().optional(), ...numberBounds }),
   inputBase.extend({ type: z.literal('seed'), default: z.number().int().min(-1).default(-1) }),
   inputBase.extend({ type: z.literal('bool'), default: z.boolean().optional() }),
   inputBase.extend({
@@ -52,12 +50,12 @@ const manifestInputSchema = lazySchema(() => z.discriminatedUnion('type', [
     /** Most LoRAs the form may chain. */
     max: z.number().int().positive().optional(),
   }),
-]));
+]);
 export type ManifestInput = z.infer<typeof manifestInputSchema>;
 
-const outputKindSchema = lazySchema(() => z.enum(['final', 'preview', 'intermediate']));
+const outputKindSchema = z.enum(['final', 'preview', 'intermediate']);
 
-const manifestSchema = lazySchema(() => z
+const manifestSchema = z
   .object({
     id: z.string().regex(ID_PATTERN, 'workflow ids are letters, digits, "-" and "_"'),
     name: z.string().min(1),
@@ -114,7 +112,7 @@ const manifestSchema = lazySchema(() => z
     if (manifest.type === 'static' && manifest.blocks !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['blocks'], message: 'blocks is for dynamic workflows only' });
     }
-  }));
+  });
 
 /** A validated `manifest.yaml`. */
 export type WorkflowManifest = z.infer<typeof manifestSchema>;
@@ -143,10 +141,10 @@ export interface NodesStatus {
   missing: string[];
 }
 
-export const buildQuery = lazySchema(() => z.object({ format: z.enum(['api', 'workflow']).default('api') }));
+export const buildQuery = z.object({ format: z.enum(['api', 'workflow']).default('api') });
 
 /** `POST /api/run/{id}/build`: JSON or multipart, `params` a JSON object or its text. */
-export const buildFields = lazySchema(() => z.object({ params: jsonObjectText('params') }));
+export const buildFields = z.object({ params: jsonObjectText('params') });
 
 /** `POST /api/admin/workflows/import`: the stored workflow's id and manifest, and what to look at. */
 export interface WorkflowImportAnswer {
@@ -184,7 +182,7 @@ export interface WorkflowFormAnswer {
 }
 
 /** `PUT /api/admin/workflows/{id}/form`: the whole list of inputs, in form order (validated as the manifest's). */
-export const formSaveBody = lazySchema(() => z.object({ inputs: z.array(z.unknown()).max(500) }));
+export const formSaveBody = z.object({ inputs: z.array(z.unknown()).max(500) });
 export type FormSaveBody = z.infer<typeof formSaveBody>;
 
 /** What a re-import changes. */
@@ -208,4 +206,4 @@ export interface ReimportAnswer extends WorkflowImportAnswer {
   applied: boolean;
 }
 
-export const reimportFields = lazySchema(() => z.object({ apply: z.enum(['true', 'false']).default('false') }));
+export const reimportFields = z.object({ apply: z.enum(['true', 'false']).default('false') });

@@ -3,7 +3,7 @@
  * the status and headers alone: append a continuation, start over with a full body, the part is
  * already complete, or ask again from byte 0. Failures become user-facing `DownloadError`s.
  */
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { headerOf } from './download-body.js';
 import { DownloadError, errorForStatus, htmlPageError, type ResponseContext } from './download-errors.js';
 import { parseContentRange } from './download-resume.js';
@@ -29,11 +29,7 @@ export async function judgeAnswer(res: IncomingMessage, offset: number, ctx: Res
     return parseContentRange(headerOf(res.headers, 'content-range'))?.total === offset ? { kind: 'complete' } : { kind: 'restart' };
   }
   if (status < 200 || status >= 300) throw await errorForStatus(res, ctx);
-  return judgeSuccess(status, res.headers, offset, ctx);
-}
-
-/** The verdict on a 2xx answer from its status and headers alone (`judgeAnswer` after the errors). */
-export function judgeSuccess(status: number, headers: IncomingHttpHeaders, offset: number, ctx: ResponseContext): AnswerVerdict {
+  const headers = res.headers;
   if ((headerOf(headers, 'content-type') ?? '').toLowerCase().includes('text/html')) throw htmlPageError(ctx);
   // We ask for identity and write the bytes as they come; a compressed body would be a corrupt file.
   const encoding = (headerOf(headers, 'content-encoding') ?? 'identity').trim().toLowerCase();

@@ -12,7 +12,7 @@ import { DownloadError } from './download-errors.js';
 
 const REDIRECT_STATUS = new Set([301, 302, 303, 307, 308]);
 /** Sent on every download request. */
-export const USER_AGENT = 'Studio';
+const USER_AGENT = 'Studio';
 
 export interface HopOptions {
   /** Sent only while the request URL has the same origin (scheme, host, port) as `url`. */
@@ -34,11 +34,8 @@ export interface HopResult {
   tokenSent: boolean;
 }
 
-/** One GET: the answer once its head arrived (`getOnce`, or another transport such as `download-raw.ts`). */
-export type GetOnce = (url: URL, headers: Record<string, string>, signal: AbortSignal) => Promise<IncomingMessage>;
-
-/** GET `url` with `get` for each hop, following up to `maxRedirects` redirects, auth headers to the origin only. */
-export async function getFollowingRedirects(url: string, options: HopOptions, get: GetOnce = getOnce): Promise<HopResult> {
+/** GET `url`, following up to `maxRedirects` redirects, auth headers to the origin only. */
+export async function getFollowingRedirects(url: string, options: HopOptions): Promise<HopResult> {
   const origin = new URL(url).origin;
   const maxRedirects = options.maxRedirects ?? 5;
   const tokenSent = Object.keys(options.originHeaders).some((name) => name.toLowerCase() === 'authorization');
@@ -46,7 +43,7 @@ export async function getFollowingRedirects(url: string, options: HopOptions, ge
   for (let hop = 0; ; hop += 1) {
     const atOrigin = current.origin === origin;
     const headers = atOrigin ? { ...options.commonHeaders, ...options.originHeaders } : { ...options.commonHeaders };
-    const response = await get(current, headers, options.signal);
+    const response = await getOnce(current, headers, options.signal);
     const location = headerOf(response.headers, 'location');
     const status = response.statusCode ?? 0;
     if (!REDIRECT_STATUS.has(status) || !location) return { response, url: current.toString(), atOrigin, tokenSent };
@@ -63,7 +60,7 @@ export async function getFollowingRedirects(url: string, options: HopOptions, ge
  * connection: a download is one long request, so pooling gains nothing, and a pooled socket the
  * server already closed would only turn into a spurious reset.
  */
-export function getOnce(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
+function getOnce(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
   const transport = url.protocol === 'https:' ? https : url.protocol === 'http:' ? http : null;
   if (!transport) {
     return Promise.reject(new DownloadError('http', `Cannot download from ${url.protocol} URLs (only http and https)`));

@@ -17,7 +17,7 @@ import { removePart, sidecarPath } from './download-resume.js';
 import type { DownloadKind, DownloadRow, DownloadStore } from './download.store.js';
 import type { DownloadStatus, DownloadStatusEntry } from '../contracts/downloads.contract.js';
 import type { KnownEventType, Severity } from '../contracts/events.contract.js';
-import { downloadInThread, downloadThreads, type ThreadDownloadOptions } from './download-thread.js';
+import { downloadInThread, type ThreadDownloadOptions } from './download-thread.js';
 import { DownloadError, FREE_SPACE_MARGIN_BYTES, type DownloadProgress, type DownloadResult } from './file-download.js';
 import type { ActivitySink, DownloadJob, DownloadResolver, Downloads, DownloadTarget, QueueState } from './downloads.types.js';
 
@@ -103,8 +103,6 @@ export class DownloadManager implements Downloads {
       active.controller.abort();
     }
     await Promise.all(running.map((active) => active.done));
-    // The thread kept for the next download has nothing left to wait for.
-    await downloadThreads.closeIdle();
   }
 
   maxConcurrent(): number {

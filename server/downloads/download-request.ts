@@ -1,16 +1,14 @@
 /**
- * One attempt's request and the verdict on its answer, whichever way it was read: a plain-`http:`
- * 200/206 over the bare-socket reader (`download-raw.ts`, the fast path), everything else through
- * `node:http` with redirects followed (`download-http.ts`). The caller gets one shape either way:
- * the headers, a `pump` for the body and a `release` for an answer it will not read.
+ * One attempt's request and the verdict on its answer, through `node:http` / `node:https` with
+ * redirects followed (`download-http.ts`): the headers, a `pump` for the body and a `release` for
+ * an answer it will not read.
  */
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { judgeAnswer, judgeSuccess, type AnswerVerdict } from './download-answer.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { judgeAnswer, type AnswerVerdict } from './download-answer.js';
 import { discardBody, pumpBody } from './download-body.js';
 import type { ResponseContext } from './download-errors.js';
-import { getFollowingRedirects, getOnce, USER_AGENT, type GetOnce } from './download-http.js';
+import { getFollowingRedirects } from './download-http.js';
 import type { PartWriter } from './download-part-writer.js';
-import { rawGet, type RawAnswer } from './download-raw.js';
 
 export interface OpenedAnswer {
   verdict: AnswerVerdict;
@@ -35,27 +33,8 @@ export interface AnswerRequest {
 
 /** Send the attempt's GET and judge the answer; throws the DownloadError for a refusal (its body released). */
 export async function openAnswer(req: AnswerRequest): Promise<OpenedAnswer> {
-  const found: { fast: RawAnswer | null } = { fast: null };
-  // Each hop over the bare socket where it can; see `download-raw.ts`.
-  const get: GetOnce = async (url, headers, signal) => {
-    const raw = await rawGet(url, { 'User-Agent': USER_AGENT, ...headers }, signal);
-    if (raw === null) return getOnce(url, headers, signal);
-    if ('message' in raw) return raw.message;
-    found.fast = raw.fast;
-    // A 200/206 ends the redirects: they read its status and headers only.
-    return { statusCode: raw.fast.status, statusMessage: raw.fast.statusMessage, headers: raw.fast.headers } as IncomingMessage;
-  };
-  const hop = await getFollowingRedirects(req.url, { originHeaders: req.originHeaders, commonHeaders: req.commonHeaders, signal: req.signal }, get);
+  const hop = await getFollowingRedirects(req.url, { originHeaders: req.originHeaders, commonHeaders: req.commonHeaders, signal: req.signal });
   const ctx = { ...req.context, tokenSent: hop.tokenSent, atOrigin: hop.atOrigin };
-  const body = found.fast;
-  if (body) {
-    try {
-      return { verdict: judgeSuccess(body.status, body.headers, req.offset, ctx), headers: body.headers, pump: body.pump, release: body.release };
-    } catch (err) {
-      body.release();
-      throw err;
-    }
-  }
   const res = hop.response;
   // Frees the socket of an answer not read to the end (error bodies, 416, a restart).
   const release = () => {

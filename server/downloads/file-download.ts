@@ -7,8 +7,8 @@
  *
  * The hot loop (`pumpBody`) does the minimum per chunk: two counters and one synchronous write
  * (this runs on the download's own thread), with no promise, timer or copy of ours per chunk
- * (plain `http:` bodies are read into one reused buffer, `download-raw.ts`; otherwise `node:http`
- * hands plain Buffers, no web streams; see `PartWriter` for why each chunk is written at once). The SHA-256 runs on a worker thread that follows the part file as it is written
+ * (`node:http` hands plain Buffers, no web streams; see `PartWriter` for why each chunk is written
+ * at once). The SHA-256 runs on a worker thread that follows the part file as it is written
  * (`PartHasher`), so hashing shares no core with receiving. Progress, speed, stall detection and
  * telling the hasher about a slow download's last bytes run on one interval instead.
  */

@@ -28,7 +28,6 @@ import type {
   ViewRequest,
   ViewStream,
 } from './engine-protocol.js';
-import { requestRawView } from './view-relay.js';
 
 export interface EngineClientOptions {
   /** `http://127.0.0.1:8188`, no trailing path. */
@@ -215,19 +214,10 @@ export class EngineClient {
   }
 
   /**
-   * `GET /view` to be relayed into a response (`/api/engine/view`'s stream-through): from an `http:`
-   * engine over a plain socket with one reusable read buffer (`view-relay.ts`: no allocation or copy
-   * per piece), else, or for an answer that reader leaves to `node:http`, through `viewStream`.
-   * Only the wait for headers is timed; null when the engine is unreachable.
+   * `GET /view` to be relayed into a response (`/api/engine/view`'s stream-through), through
+   * `viewStream`. Only the wait for headers is timed; null when the engine is unreachable.
    */
   async relayView(req: ViewRequest): Promise<ViewRelay | null> {
-    if (this.availability?.unavailableReason()) return null;
-    const url = this.viewUrl(req);
-    if (url.protocol === 'http:') {
-      const raw = await requestRawView({ url, headers: { ...this.headers, ...req.headers }, signal: req.signal, headersTimeoutMs: this.timeoutMs });
-      if (raw === 'unreachable') return null;
-      if (raw !== 'unsupported') return raw;
-    }
     const answer = await this.viewStream(req);
     if (!answer) return null;
     return { status: answer.status, headers: answer.headers, pipeTo: (dest) => pipeline(answer.body, dest), discard: () => answer.body.destroy() };

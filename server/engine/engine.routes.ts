@@ -2,7 +2,7 @@
  * `GET /api/engine/view`: a file the engine serves, never buffered whole (a video can be hundreds
  * of MB). From a folder the engine shares with Studio (see `shared-folders.ts`) the file is read
  * from disk with the engine's own path rules; anything else streams through from the engine
- * (`EngineClient.relayView`: one reusable read buffer, see `view-relay.ts`).
+ * (`EngineClient.relayView`, over `node:http`).
  * Either way `Range` works (video seeking), and 404 means missing or engine unreachable.
  */
 import express from 'express';

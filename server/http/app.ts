@@ -12,11 +12,9 @@ import { clientAddress, isLoopbackHost, type Authenticator } from './authenticat
 import { LOGIN_BODY_LIMIT, requireAuth } from './auth.routes.js';
 import { CROSS_SITE_REFUSED, isCrossSite, needsSameOrigin } from './cross-site.js';
 import { errorMiddleware, notFound } from './error-middleware.js';
-import { expressMessages } from './express-messages.js';
 import { HOST_REFUSED, isAllowedHost, refuse, type HostRuleOptions } from './host-guard.js';
 import { maintenanceGate, type Maintenance } from './maintenance.js';
 import { requestId } from './request-id.js';
-import { gatedRouter } from './router-gate.js';
 import { securityHeaders } from './security-headers.js';
 import type { StorageFaults } from './storage-faults.js';
 import type { SessionPayload } from './session.js';
@@ -55,8 +53,8 @@ export interface HttpDeps {
 export function createHttpServer(deps: HttpDeps): { app: express.Express; server: http.Server } {
   const app = express();
   const server = deps.tls
-    ? https.createServer({ ...expressMessages(app), cert: fs.readFileSync(deps.tls.cert), key: fs.readFileSync(deps.tls.key) }, app)
-    : http.createServer(expressMessages(app), app);
+    ? https.createServer({ cert: fs.readFileSync(deps.tls.cert), key: fs.readFileSync(deps.tls.key) }, app)
+    : http.createServer(app);
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   app.disable('x-powered-by');
@@ -86,7 +84,7 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
       done(true);
     },
     routes: new Map<string, WsHandler>([
-      ['/ws', (socket, req, transport) => deps.hub.add(socket, transport, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null)],
+      ['/ws', (socket, req) => deps.hub.add(socket, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null)],
       ...(deps.wsRoutes ?? []).map((route): [string, WsHandler] => [route.path, route.handle]),
     ]),
   });
@@ -103,7 +101,7 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
   app.use('/api/auth/login', express.json({ limit: LOGIN_BODY_LIMIT }));
   app.use(requireAuth(deps.auth));
   app.use(express.json({ limit: '5mb' }));
-  for (const router of deps.routers) app.use(gatedRouter(router));
+  for (const router of deps.routers) app.use(router);
   app.all(['/api', '/api/{*rest}'], notFound());
   for (const router of deps.pageRouters ?? []) app.use(router);
   app.use(notFound());

@@ -4,12 +4,10 @@
  * A socket opened with a session cookie lives only as long as that session: logout (revocation)
  * and expiry close it, so a signed-out browser stops receiving events, progress and previews.
  */
-import type { Writable } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { Logger } from '../logging.js';
 import type { SessionPayload } from './session.js';
 import type { WsEventMap, WsMessageType } from '../contracts/ws.contract.js';
-import { binaryFrame, textFrame } from './ws-frame.js';
 
 /** Binary frames are skipped for a client with more than this queued (a slow phone on Wi-Fi). */
 const MAX_BUFFERED_BINARY = 4 * 1024 * 1024;
@@ -23,12 +21,6 @@ export type SessionDeadline = (session: SessionPayload) => number | null;
 
 interface Client {
   socket: WebSocket;
-  /**
-   * The connection under `socket`: broadcasts write their ready-made frames to it. `socket` frames
-   * whole messages into it too (greeting, pings, close), each in one synchronous write, so frames
-   * never interleave; with compression off `ws` never holds a message back to send it later.
-   */
-  transport: Writable;
   alive: boolean;
   address: string;
   /** The session whose cookie opened the socket (null: opened with the API key). */
@@ -61,12 +53,11 @@ export class WsHub {
   }
 
   /**
-   * Take over a socket whose handshake was authenticated, with the connection it runs on
-   * (`transport`); `greeting` is sent first. `session` is the cookie's session when one opened it:
-   * the socket closes when that session ends.
+   * Take over a socket whose handshake was authenticated; `greeting` is sent first. `session` is
+   * the cookie's session when one opened it: the socket closes when that session ends.
    */
-  add(socket: WebSocket, transport: Writable, greeting?: WsEventMap['hello'], address = 'unknown', session: SessionPayload | null = null): void {
-    const client: Client = { socket, transport, alive: true, address, session, expiry: null };
+  add(socket: WebSocket, greeting?: WsEventMap['hello'], address = 'unknown', session: SessionPayload | null = null): void {
+    const client: Client = { socket, alive: true, address, session, expiry: null };
     this.clients.add(client);
     socket.on('pong', () => (client.alive = true));
     socket.on('close', () => this.forget(client));
@@ -82,29 +73,25 @@ export class WsHub {
     for (const client of this.clients) if (client.session?.sid === sid) this.endSession(client, reason);
   }
 
-  /**
-   * Send a typed message to every open client: serialized and framed once, the same bytes written
-   * to each connection. Handed the message, the socket library would frame it again per client (a
-   * header buffer, two writes and a `writev` each), and a string would be UTF-8-encoded per client.
-   */
+  /** Send a typed message to every open client (serialized once). */
   broadcast<K extends WsMessageType>(type: K, data: WsEventMap[K]): void {
     if (this.clients.size === 0) return;
-    const frame = textFrame(JSON.stringify({ type, data }));
-    for (const { socket, transport } of this.clients) {
-      if (socket.readyState === socket.OPEN) transport.write(frame);
+    const text = JSON.stringify({ type, data });
+    for (const { socket } of this.clients) {
+      if (socket.readyState === socket.OPEN) socket.send(text);
     }
   }
 
   /**
    * Send a binary frame (a preview image) to every client that is keeping up: one with more than
    * `MAX_BUFFERED_BINARY` still queued (a slow phone on Wi-Fi) skips it rather than queue it. The
-   * payload is `parts` one after the other (a header and an image), copied once, into the frame,
-   * and only when some client takes it.
+   * payload is `parts` one after the other (a header and an image), joined once, when some client
+   * takes it.
    */
   broadcastBinary(...parts: Uint8Array[]): void {
-    let frame: Buffer | null = null;
-    for (const { socket, transport } of this.clients) {
-      if (socket.readyState === socket.OPEN && socket.bufferedAmount < MAX_BUFFERED_BINARY) transport.write((frame ??= binaryFrame(...parts)));
+    let payload: Buffer | null = null;
+    for (const { socket } of this.clients) {
+      if (socket.readyState === socket.OPEN && socket.bufferedAmount < MAX_BUFFERED_BINARY) socket.send((payload ??= Buffer.concat(parts)), { binary: true });
     }
   }
 

@@ -3,17 +3,15 @@
  * `admit` (the same Host, cross-site, maintenance and authentication rules as HTTP, checked at the
  * handshake, before any frame flows). A path without a handler is refused with 404.
  *
- * One `ws` server (the version Studio depends on) without compression: frames go out as built. The
- * handler also gets the connection's own socket, so the hub can write a frame it built once to
- * every client (`ws-frame.ts`) instead of having each WebSocket frame the message again.
+ * One `ws` server (the version Studio depends on) without compression.
  */
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type VerifyClientCallbackAsync, type WebSocket } from 'ws';
 import type { Logger } from '../logging.js';
 
-/** Takes over an admitted connection: the WebSocket, its upgrade request and its socket. */
-export type WsHandler = (socket: WebSocket, req: http.IncomingMessage, transport: Duplex) => void;
+/** Takes over an admitted connection: the WebSocket and its upgrade request. */
+export type WsHandler = (socket: WebSocket, req: http.IncomingMessage) => void;
 
 export interface WsServerOptions {
   /** Handlers by path (`/ws`); a trailing slash is ignored, the query string too. */
@@ -38,7 +36,7 @@ export function attachWebSockets(server: http.Server, options: WsServerOptions):
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const handler = options.routes.get(routePath(req.url));
     if (!handler) return refuseUpgrade(socket, 404, 'Not Found');
-    wss.handleUpgrade(req, socket, head, (ws) => handler(ws, req, socket));
+    wss.handleUpgrade(req, socket, head, (ws) => handler(ws, req));
   });
   wss.on('error', (err) => options.logger.debug(`WebSocket server: ${err.message}`));
   return wss;

@@ -135,10 +135,6 @@ export class JobQueries {
     return this.deps.jobs.history(query);
   }
 
-  /** `history(query)` as JSON text, for the route (`JobStore.historyJson`). */
-  historyJson(query: HistoryQuery): string {
-    return this.deps.jobs.historyJson(query);
-  }
 
   /** `POST /api/admin/history/delete`: records and folders; running jobs are cancelled first. */
   async delete(promptIds: readonly string[]): Promise<{ deleted: string[]; errors: string[] }> {

@@ -5,7 +5,7 @@
  */
 import type { Db } from '../db/database.js';
 import { FINISHED_STATUSES, type JobRecord, type JobStatus } from '../contracts/jobs.contract.js';
-import { fromRow, JOB_COLUMNS as COLUMNS, RECORD_JSON, RECORD_JSON_COLUMNS, recordsArraySql, recordsJson, type JobRow } from './job-row.js';
+import { fromRow, JOB_COLUMNS as COLUMNS, type JobRow } from './job-row.js';
 import type { Statement } from 'better-sqlite3';
 
 export interface HistoryQuery {
@@ -56,21 +56,7 @@ export class JobStore {
     return (stmt.all(values) as JobRow[]).map(fromRow);
   }
 
-  /**
-   * `history(query)` as the JSON text of the array, byte for byte what `JSON.stringify` of it
-   * gives, written by SQLite (`job-row.ts`): for a page of 100, decoding each row into 19 JS values
-   * and encoding them again was half of the route's time. A record with a duration SQLite does not
-   * print as JavaScript does (never one Studio wrote: it stores whole seconds) is written in JS.
-   */
-  historyJson(query: HistoryQuery = {}): string {
-    const whole = this.historyStatement(query, `${RECORD_JSON} AS j`, recordsArraySql);
-    const [text, complete] = whole.stmt.get(whole.values) as [string, number];
-    if (complete) return text;
-    const { stmt, values } = this.historyStatement(query, RECORD_JSON_COLUMNS);
-    return recordsJson(stmt.all(values) as unknown[][]);
-  }
-
-  private historyStatement(query: HistoryQuery, select = COLUMNS, wrap?: (sql: string) => string): { stmt: Statement; values: Record<string, unknown> } {
+  private historyStatement(query: HistoryQuery): { stmt: Statement; values: Record<string, unknown> } {
     // `+status` keeps SQLite off the status index: nearly every row is finished, so walking
     // `jobs_created` newest first and filtering is what makes a page cheap (0.3 ms instead of a
     // 16 ms sort of every finished row at 50 000 jobs).
@@ -103,7 +89,7 @@ export class JobStore {
       where.push('starred = @starred');
       values.starred = query.starred ? 1 : 0;
     }
-    let sql = `SELECT ${select} FROM jobs WHERE ${where.join(' AND ')} ORDER BY created_ms DESC, rowid DESC`;
+    let sql = `SELECT ${COLUMNS} FROM jobs WHERE ${where.join(' AND ')} ORDER BY created_ms DESC, rowid DESC`;
     if (query.limit !== undefined) {
       sql += ' LIMIT @limit OFFSET @offset';
       values.limit = query.limit;
@@ -112,10 +98,8 @@ export class JobStore {
       sql += ' LIMIT -1 OFFSET @offset';
       values.offset = query.offset;
     }
-    if (wrap) sql = wrap(sql);
     let stmt = this.historyStmts.get(sql);
-    // The JSON statements are read as arrays, the columns as records.
-    if (!stmt) this.historyStmts.set(sql, (stmt = this.db.prepare(sql).raw(select !== COLUMNS)));
+    if (!stmt) this.historyStmts.set(sql, (stmt = this.db.prepare(sql)));
     return { stmt, values };
   }
 

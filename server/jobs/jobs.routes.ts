@@ -10,7 +10,6 @@ import type { JobQueries } from './job-queries.service.js';
 import type { JobStore } from './job.store.js';
 import type { RunnerService } from './runner.service.js';
 import { deleteJobsBody, historyQuery, retryBody, starBody } from '../contracts/jobs.contract.js';
-import { sendJsonText } from '../http/json-text.js';
 import { submitterOf } from '../http/submitter.js';
 
 export interface JobsRouteDeps {
@@ -30,8 +29,7 @@ export function jobsRoutes({ queries, runner, jobs, dirs }: JobsRouteDeps): expr
 
   router.get('/api/admin/history', (req, res) => {
     const q = validate(historyQuery, req.query, 'query');
-    // Sent as text: the store builds the JSON without decoding each row (the same bytes as `res.json`).
-    sendJsonText(req, res, queries.historyJson({ limit: q.limit, offset: q.offset, status: q.status, workflowId: q.workflow_id, text: q.q || undefined, fromMs: q.from, toMs: q.to, starred: q.starred }));
+    res.json(queries.history({ limit: q.limit, offset: q.offset, status: q.status, workflowId: q.workflow_id, text: q.q || undefined, fromMs: q.from, toMs: q.to, starred: q.starred }));
   });
 
   router.post('/api/admin/history/delete', async (req, res) => {

@@ -4,11 +4,10 @@
  * often, and the raw item is kept whole for `raw` and the gallery's metadata.
  */
 import { z } from 'zod';
-import { lazySchema } from '../contracts/lazy-schema.js';
 
-const idSchema = lazySchema(() => z.union([z.number(), z.string()]).transform(String));
+const idSchema = z.union([z.number(), z.string()]).transform(String);
 
-const fileSchema = lazySchema(() => z.looseObject({
+const fileSchema = z.looseObject({
   id: idSchema.optional(),
   name: z.string(),
   sizeKB: z.number().optional(),
@@ -16,10 +15,10 @@ const fileSchema = lazySchema(() => z.looseObject({
   type: z.string().nullish(),
   metadata: z.looseObject({ fp: z.string().nullish(), format: z.string().nullish(), size: z.string().nullish() }).nullish(),
   hashes: z.record(z.string(), z.string()).optional(),
-}));
+});
 
 /** An image as the hub lists it (version images, `/images` items). `meta` can be null. */
-const imageSchema = lazySchema(() => z.looseObject({
+const imageSchema = z.looseObject({
   id: z.number().int().optional(),
   url: z.string(),
   type: z.string().nullish(),
@@ -32,9 +31,9 @@ const imageSchema = lazySchema(() => z.looseObject({
   baseModel: z.string().nullish(),
   modelVersionIds: z.array(z.number()).nullish(),
   meta: z.record(z.string(), z.unknown()).nullish(),
-}));
+});
 
-export const versionSchema = lazySchema(() => z.looseObject({
+export const versionSchema = z.looseObject({
   id: idSchema,
   modelId: idSchema.optional(),
   name: z.string(),
@@ -48,30 +47,30 @@ export const versionSchema = lazySchema(() => z.looseObject({
   model: z.looseObject({ name: z.string(), type: z.string().nullish(), mode: z.string().nullish() }).nullish(),
   files: z.array(fileSchema).nullish(),
   images: z.array(imageSchema).nullish(),
-}));
+});
 
-export const modelSchema = lazySchema(() => z.looseObject({
+export const modelSchema = z.looseObject({
   id: idSchema,
   name: z.string(),
   type: z.string().nullish(),
   tags: z.array(z.string()).nullish(),
   modelVersions: z.array(z.looseObject({ id: idSchema, name: z.string().nullish(), images: z.array(imageSchema).nullish() })).nullish(),
-}));
+});
 
-export const imagePageSchema = lazySchema(() => z.looseObject({
+export const imagePageSchema = z.looseObject({
   items: z.array(imageSchema),
   metadata: z.looseObject({ nextCursor: z.union([z.string(), z.number()]).nullish() }).nullish(),
-}));
+});
 
 /** One answer of a tRPC batch: a result or an error, in request order. */
-export const trpcBatchSchema = lazySchema(() => z.array(
+export const trpcBatchSchema = z.array(
   z.looseObject({
     result: z.looseObject({ data: z.looseObject({ json: z.unknown() }) }).optional(),
     error: z.unknown().optional(),
   }),
-));
+);
 
-export const tagRecordSchema = lazySchema(() => z.looseObject({ id: z.number().int(), name: z.string() }));
+export const tagRecordSchema = z.looseObject({ id: z.number().int(), name: z.string() });
 
 /** A model version record (`GET /api/v1/model-versions/{id}`), the fields Studio uses. */
 export type ModelhubVersion = z.infer<typeof versionSchema>;

@@ -6,26 +6,25 @@
  */
 import { z } from 'zod';
 import type { DetectedType } from '../contracts/modelhub.contract.js';
-import { lazySchema } from '../contracts/lazy-schema.js';
 
-const inputSchema = lazySchema(() => z.looseObject({
+const inputSchema = z.looseObject({
   id: z.string(),
   type: z.string(),
   label: z.string().optional(),
   min: z.number().optional(),
   max: z.number().optional(),
   step: z.number().optional(),
-}));
+});
 
 /** The manifest fields the match reads. */
-export const candidateSchema = lazySchema(() => z.looseObject({
+export const candidateSchema = z.looseObject({
   id: z.string(),
   name: z.string().optional(),
   category: z.string().optional(),
   description: z.string().optional(),
   inputs: z.array(inputSchema).default([]),
   outputs: z.array(z.looseObject({ type: z.string() })).default([]),
-}));
+});
 export type WorkflowCandidate = z.infer<typeof candidateSchema>;
 type Input = z.infer<typeof inputSchema>;
 

@@ -6,7 +6,6 @@
  */
 import { z } from 'zod';
 import { getWithToken, parseJsonAs } from '../http/outbound-json.js';
-import { lazySchema } from '../contracts/lazy-schema.js';
 
 export interface RepohostClientOptions {
   /** `https://huggingface.co` or a fake. */
@@ -28,9 +27,9 @@ class RepohostError extends Error {
   }
 }
 
-const stringOrList = lazySchema(() => z.union([z.string(), z.array(z.string())]));
+const stringOrList = z.union([z.string(), z.array(z.string())]);
 
-const repoSchema = lazySchema(() => z.looseObject({
+const repoSchema = z.looseObject({
   id: z.string(),
   sha: z.string().nullish(),
   lastModified: z.string().nullish(),
@@ -46,7 +45,7 @@ const repoSchema = lazySchema(() => z.looseObject({
       tags: stringOrList.nullish(),
     })
     .nullish(),
-}));
+});
 
 /** A repository record, the fields Studio uses. */
 export type RepohostRepo = z.infer<typeof repoSchema>;

@@ -6,27 +6,26 @@
  */
 import { z } from 'zod';
 import { isLink } from '../engine/engine-graph.js';
-import { lazySchema } from '../contracts/lazy-schema.js';
 
-const apiNodeSchema = lazySchema(() => z.object({
+const apiNodeSchema = z.object({
   class_type: z.string().min(1),
   inputs: z.record(z.string(), z.unknown()).default({}),
   _meta: z.looseObject({ title: z.string().optional() }).optional(),
-}));
+});
 
-const importTargetSchema = lazySchema(() => z.object({
+const importTargetSchema = z.object({
   node: z.string().min(1),
   input: z.string().min(1),
   /** When no earlier block exports the name, drop this input instead of failing. */
   optional: z.boolean().optional(),
-}));
+});
 
-const exportSchema = lazySchema(() => z.tuple([z.string().min(1), z.number().int().nonnegative()]));
+const exportSchema = z.tuple([z.string().min(1), z.number().int().nonnegative()]);
 
 /** `"param"` (truthy) or `"!param"` (falsy). */
-const whenSchema = lazySchema(() => z.string().regex(/^!?[A-Za-z_][A-Za-z0-9_]*$/, 'when is "<param>" or "!<param>"'));
+const whenSchema = z.string().regex(/^!?[A-Za-z_][A-Za-z0-9_]*$/, 'when is "<param>" or "!<param>"');
 
-const blockSchema = lazySchema(() => z
+const blockSchema = z
   .object({
     description: z.string().optional(),
     when: whenSchema.optional(),
@@ -56,7 +55,7 @@ const blockSchema = lazySchema(() => z
     for (const [name, [node]] of Object.entries(block.exports)) {
       if (!local.has(node)) ctx.addIssue({ code: 'custom', path: ['exports', name], message: `exports unknown local node "${node}"` });
     }
-  }));
+  });
 
 /** A validated block template. */
 export type BlockTemplate = z.infer<typeof blockSchema>;

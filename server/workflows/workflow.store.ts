@@ -10,7 +10,6 @@ import { type BlockTemplate, parseBlock } from './block.schema.js';
 import { parseManifest, type WorkflowManifest } from '../contracts/workflows.contract.js';
 import { parseTemplate } from './placeholders.js';
 import { templateError } from './workflow-errors.js';
-import { lazySchema } from '../contracts/lazy-schema.js';
 
 export interface WorkflowEntry {
   id: string;
@@ -31,11 +30,11 @@ export interface WorkflowDefinition {
   blocks?: Record<string, BlockTemplate>;
 }
 
-export const workflowIndexSchema = lazySchema(() => z.object({
+export const workflowIndexSchema = z.object({
   version: z.number().int().nonnegative(),
   date: z.string(),
   workflows: z.array(z.object({ id: z.string(), version: z.number().int().nonnegative(), date: z.string() })),
-}));
+});
 export type WorkflowIndex = z.infer<typeof workflowIndexSchema>;
 
 const EMPTY_INDEX: WorkflowIndex = { version: 0, date: '', workflows: [] };

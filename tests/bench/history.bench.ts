@@ -13,7 +13,7 @@ import type { JobRecord } from '../../server/contracts/jobs.contract.js';
 import { jobFixtures } from '../helpers/job-fixtures.js';
 import { freePort } from '../helpers/ports.js';
 import { startStudioProcess } from '../helpers/studio-process.js';
-import type { TargetRow } from './targets.js';
+import { TARGETS, type TargetRow } from './targets.js';
 
 const JOBS = 50_000;
 const PAGE = 100;
@@ -186,9 +186,8 @@ export async function run(_root: string): Promise<TargetRow[]> {
       `  whole list (${count} jobs): studio ${studioAll.toFixed(0)} ms (${(allBytes / 1048576).toFixed(1)} MiB over HTTP); ` +
         `same SQL with better-sqlite3 ${refAll.toFixed(0)} ms; ratio ${(studioAll / refAll).toFixed(1)}`,
     );
-    const ratio = studioPage / refPage;
-    const value = `${ratio.toFixed(1)}× (${studioPage.toFixed(2)} vs ${refPage.toFixed(2)} ms; bare http of the same bytes ${transport.toFixed(2)} ms)`;
-    return [{ measure: `history page of ${PAGE} / ${JOBS} jobs`, target: '≤ 3× better-sqlite3', value, met: ratio <= 3 }];
+    const value = `${studioPage.toFixed(2)} ms (the same SQL alone ${refPage.toFixed(2)} ms; bare http of the same bytes ${transport.toFixed(2)} ms)`;
+    return [{ measure: `history page of ${PAGE} from ${JOBS} jobs over HTTP`, target: TARGETS.historyPage.text, value, met: studioPage < TARGETS.historyPage.ms }];
   } finally {
     reference.close();
     await studio.stop();

@@ -12,10 +12,7 @@
  * measured anywhere from 0.4× to 8× at one client). Each block starts with a few unmeasured
  * messages, so deliveries of the other relay's block still in flight are not counted against it.
  *
- * Studio runs as users run it: `start.cjs` is what `npm start` runs, and its launch (server/main.ts,
- * like the desktop's) turns V8's parallel scavenging off once Studio serves (server/process/gc-mode.ts).
- * The reference keeps Node's defaults, as a bare relay someone writes would: that setting is part of
- * Studio, not something the bench gives it.
+ * Studio runs as users run it: `start.cjs` is what `npm start` runs. Both sides keep Node's defaults.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,7 +25,7 @@ import { freePort } from '../helpers/ports.js';
 import { execute } from '../helpers/runner.js';
 import { startStudioProcess } from '../helpers/studio-process.js';
 import { TEST_API_KEY } from '../helpers/studio.js';
-import type { TargetRow } from './targets.js';
+import { TARGETS, type TargetRow } from './targets.js';
 
 /**
  * Blocks per relay and count of clients, taken in turns (the first of each pair alternates): 4 800
@@ -353,9 +350,9 @@ export async function run(root: string): Promise<TargetRow[]> {
       const ratio = percentile(s.latencies, 99) / percentile(r.latencies, 99);
       rows.push({
         measure: `progress relay p99, ${count} client(s)`,
-        target: '≤ 1.2× bare ws relay',
+        target: TARGETS.relay.text,
         value: `${ratio.toFixed(2)}× (${percentile(s.latencies, 99).toFixed(2)} vs ${percentile(r.latencies, 99).toFixed(2)} ms)${s.missing ? `, ${s.missing} undelivered` : ''}`,
-        met: ratio <= 1.2 && s.missing === 0,
+        met: ratio <= TARGETS.relay.ratio && s.missing === 0,
       });
     }
 

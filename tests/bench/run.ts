@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { targetTable, type TargetRow } from './targets.js';
-import { warmStart } from './warm-start.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -22,7 +21,6 @@ for (const [command, args] of [
   const build = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
-await warmStart(root);
 
 const rows: TargetRow[] = [];
 for (const file of fs.readdirSync(here).filter((f) => f.endsWith('.bench.ts')).sort()) {

@@ -1,7 +1,7 @@
 /**
- * Startup and idle memory: time from process start to `/api/health` answering 200, and the RSS
- * of the idle server, each against a reference measured in the same run (a bare Node HTTP server
- * started the same way).
+ * Startup and idle memory: time from process start to `/api/health` answering 200, the RSS of the
+ * idle server, and `npm start` until the login page is served, each against its target
+ * (`TARGETS`), with a bare Node HTTP server started the same way printed beside them.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../helpers/ports.js';
 import { fill } from './history.bench.js';
-import type { TargetRow } from './targets.js';
-import { entryOf, studioEnv } from './warm-start.js';
+import { TARGETS, type TargetRow } from './targets.js';
+import { entryOf, studioEnv } from './studio-entry.js';
 
 interface Sample {
   readyMs: number;
@@ -94,7 +94,7 @@ export async function run(root: string, runs = 9): Promise<TargetRow[]> {
   const studioRuns: Sample[] = [];
   const refRuns: Sample[] = [];
   const libRuns: Sample[] = [];
-  // run.ts made the code cache (warm-start.ts). Each run: Studio's first start in a new data folder
+  // Each run: Studio's first start in a new data folder
   // (it creates the database, seeds the workflows), then a start in that folder, as every launch
   // of the app after the first is: that one is measured against the target. No engine is started
   // (the issue's "stand-in engine off"; a stand-in would boot beside Studio on the same 2 cores).
@@ -122,17 +122,19 @@ export async function run(root: string, runs = 9): Promise<TargetRow[]> {
   console.log(`idle RSS: studio ${(s.rss / 1048576).toFixed(1)} MiB, bare node http ${(r.rss / 1048576).toFixed(1)} MiB, ratio ${(s.rss / r.rss).toFixed(2)}; libraries only ${(l.rss / 1048576).toFixed(1)} MiB`);
   await measureLargeDatabase(root);
   const npmStart = await measureNpmStart(root, runs);
+  const { compiledStart, idleRss, npmStart: npmTarget } = TARGETS;
   const rows: TargetRow[] = [
     {
-      measure: 'process start → /api/health 200',
-      target: '< 300 ms, ≤ 2× bare node http',
-      value: `${s.ready.toFixed(0)} ms, ${(s.ready / r.ready).toFixed(2)}× (bare ${r.ready.toFixed(0)} ms)`,
-      met: s.ready < 300 && s.ready / r.ready <= 2,
+      measure: 'compiled server start → /api/health 200',
+      target: compiledStart.text,
+      value: `${s.ready.toFixed(0)} ms (bare node http ${r.ready.toFixed(0)} ms)`,
+      met: s.ready < compiledStart.ms,
     },
-    { measure: 'idle RSS after start', target: '< 100 MiB', value: `${(s.rss / 1048576).toFixed(1)} MiB (bare ${(r.rss / 1048576).toFixed(1)})`, met: s.rss < 100 * 1048576 },
+    { measure: 'idle RSS after start', target: idleRss.text, value: `${(s.rss / 1048576).toFixed(1)} MiB (bare ${(r.rss / 1048576).toFixed(1)})`, met: s.rss < idleRss.mib * 1048576 },
   ];
-  if (npmStart === null) rows.push({ measure: '`npm start` (unchanged checkout) → health', target: '< 2 s', value: 'skipped: npm is not on PATH', met: null });
-  else rows.push({ measure: '`npm start` (unchanged checkout) → health', target: '< 2 s', value: `${npmStart.toFixed(0)} ms`, met: npmStart < 2000 });
+  const npmMeasure = '`npm start` (unchanged checkout) → login page served';
+  if (npmStart === null) rows.push({ measure: npmMeasure, target: npmTarget.text, value: 'skipped: npm is not on PATH', met: null });
+  else rows.push({ measure: npmMeasure, target: npmTarget.text, value: `${npmStart.toFixed(0)} ms`, met: npmStart < npmTarget.ms });
   return rows;
 }
 
@@ -160,9 +162,10 @@ async function measureLargeDatabase(root: string): Promise<void> {
 }
 
 /**
- * `npm start` in the checkout, as a user runs it: one start first (it compiles whatever changed
- * since the last `npm start`, and builds the web UI if it is missing), then the median of `runs`
- * starts of the now unchanged checkout. Null when npm is not on PATH.
+ * `npm start` in the checkout, as a user runs it, until the login page (`/login`) is served: one
+ * start first (it compiles whatever changed since the last `npm start`, and builds the web UI if it
+ * is missing), then the median of `runs` starts of the now unchanged checkout. Null when npm is
+ * not on PATH.
  */
 async function measureNpmStart(root: string, runs: number): Promise<number | null> {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -177,7 +180,7 @@ async function measureNpmStart(root: string, runs: number): Promise<number | nul
     try {
       for (;;) {
         try {
-          if ((await fetch(`http://127.0.0.1:${port}/api/health`)).status === 200) break;
+          if ((await fetch(`http://127.0.0.1:${port}/login`)).status === 200) break;
         } catch {}
         if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}`);
         if (performance.now() - started > 600_000) throw new Error('npm start: not ready after 10 minutes');
@@ -191,6 +194,6 @@ async function measureNpmStart(root: string, runs: number): Promise<number | nul
     }
   }
   const ms = median(samples);
-  console.log(`npm start on an unchanged checkout → /api/health 200: ${ms.toFixed(0)} ms (median of ${runs}, after one start that compiled what had changed)`);
+  console.log(`npm start on an unchanged checkout → login page served: ${ms.toFixed(0)} ms (median of ${runs}, after one start that compiled what had changed)`);
   return ms;
 }

@@ -1,10 +1,21 @@
 /**
- * The performance targets (issue "Performance") as each benchmark measures them: a benchmark's
- * `run` returns its rows, and `npm run bench` ends with one table of every measure against its
- * target, so the state is seen at a glance. A ratio is always against a reference measured in
- * the same run; nothing here fails on a time.
+ * The performance targets, stated as what a user waits for: a benchmark's `run` returns its rows,
+ * and `npm run bench` ends with one table of every measure against its target, so the state is
+ * seen at a glance. A ratio is always against a reference measured in the same run; nothing here
+ * fails on a time. tests/bench/README.md keeps the measured numbers.
  */
 import os from 'node:os';
+
+/** Every target, in one place (each bench's row names its own). */
+export const TARGETS = {
+  npmStart: { text: '< 1.5 s', ms: 1500 },
+  compiledStart: { text: '< 500 ms', ms: 500 },
+  idleRss: { text: '< 120 MiB', mib: 120 },
+  download: { text: '≥ 0.9× curl', ratio: 0.9 },
+  outputsZip: { text: '≤ 1.2× zip -0 -r', ratio: 1.2 },
+  relay: { text: '≤ 1.5× bare ws relay', ratio: 1.5 },
+  historyPage: { text: '< 10 ms', ms: 10 },
+} as const;
 
 export interface TargetRow {
   measure: string;

@@ -23,7 +23,7 @@ export interface StudioProcess {
 
 export interface StudioProcessOptions {
   readyMs?: number;
-  /** Run the compiled server as `npm start` does, `dist/server/start.cjs` (the bundle through its code cache; benchmarks; built by `npm run bench`), instead of the sources under tsx. */
+  /** Run the compiled server as `npm start` does, `dist/server/start.cjs` (the one-file bundle's entry; benchmarks; built by `npm run bench`), instead of the sources under tsx. */
   compiled?: boolean;
   /** When `/api/health`'s answer means ready (default: 2xx; safe mode answers 503). */
   ready?: (health: Response) => boolean;

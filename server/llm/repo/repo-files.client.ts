@@ -6,16 +6,15 @@
  */
 import { z } from 'zod';
 import { DomainError } from '../../domain-error.js';
-import { lazySchema } from '../../contracts/lazy-schema.js';
 
-const treeSchema = lazySchema(() => z.array(
+const treeSchema = z.array(
   z.looseObject({
     type: z.string(),
     path: z.string(),
     size: z.number().nonnegative(),
     lfs: z.looseObject({ oid: z.string(), size: z.number() }).nullish(),
   }),
-));
+);
 
 export interface RepoFile {
   path: string;

@@ -8,23 +8,22 @@
 import { z } from 'zod';
 import { DomainError } from '../../domain-error.js';
 import type { ReleaseAsset } from './release-assets.js';
-import { lazySchema } from '../../contracts/lazy-schema.js';
 
-const assetSchema = lazySchema(() => z.object({
+const assetSchema = z.object({
   name: z.string(),
   size: z.number(),
   browser_download_url: z.string(),
   digest: z.string().nullish(),
-}));
+});
 
-const releaseSchema = lazySchema(() => z.object({
+const releaseSchema = z.object({
   tag_name: z.string(),
   published_at: z.string().nullish(),
   draft: z.boolean().optional(),
   prerelease: z.boolean().optional(),
   html_url: z.string().optional(),
   assets: z.array(assetSchema),
-}));
+});
 
 /**
  * Tags and asset names become folder and file names under the runtimes folder: from a release

@@ -7,9 +7,8 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { lazySchema } from '../../contracts/lazy-schema.js';
 
-const buildSchema = lazySchema(() => z.object({
+const buildSchema = z.object({
   id: z.string(),
   tag: z.string(),
   variant: z.string(),
@@ -23,13 +22,13 @@ const buildSchema = lazySchema(() => z.object({
   devices: z.array(z.string()),
   gpu_layers: z.number().nullable(),
   reason: z.string().nullable(),
-}));
+});
 
-const fileSchema = lazySchema(() => z.object({
+const fileSchema = z.object({
   active: z.string().nullable(),
   previous: z.string().nullable(),
   builds: z.array(buildSchema),
-}));
+});
 
 export type InstalledBuild = z.infer<typeof buildSchema>;
 type RuntimesFile = z.infer<typeof fileSchema>;

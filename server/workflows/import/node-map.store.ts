@@ -13,10 +13,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DomainError } from '../../domain-error.js';
 import type { NodeMap } from './requirements.js';
-import { lazySchema } from '../../contracts/lazy-schema.js';
 
-const studioMapSchema = lazySchema(() => z.object({ nodes: z.record(z.string(), z.object({ package: z.string().min(1), url: z.string().url() })) }));
-const cacheSchema = lazySchema(() => studioMapSchema.extend({ source: z.string(), fetched_at: z.string() }));
+const studioMapSchema = z.object({ nodes: z.record(z.string(), z.object({ package: z.string().min(1), url: z.string().url() })) });
+const cacheSchema = studioMapSchema.extend({ source: z.string(), fetched_at: z.string() });
 
 const MAX_BYTES = 32 * 1024 * 1024;
 

@@ -18,13 +18,12 @@ import { formSaveBody, reimportFields } from '../../contracts/workflows.contract
 import type { NodeMapStore } from './node-map.store.js';
 import type { WorkflowFormService } from './workflow-form.service.js';
 import type { WorkflowImportService } from './workflow-import.service.js';
-import { lazySchema } from '../../contracts/lazy-schema.js';
 
-const importFields = lazySchema(() => z.object({
+const importFields = z.object({
   id: z.string().max(100).optional(),
   name: z.string().max(200).optional(),
   category: z.string().max(100).optional(),
-}));
+});
 
 /** The import and export routes. */
 export function workflowImportRoutes(importer: WorkflowImportService, uploads: Uploads, nodeMap: NodeMapStore, forms: WorkflowFormService): express.Router {

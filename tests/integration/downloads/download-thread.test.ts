@@ -1,22 +1,21 @@
 /**
  * `downloadInThread` against a real fake file server: the download runs on a worker thread
  * (started from the TypeScript sources through the tsx bootstrap) and its result, progress,
- * errors and abort behave like `downloadFile`'s. `DownloadThreads` keeps a thread for the next
- * download: each one on it is verified on its own, and a failed or aborted one leaves it usable.
+ * errors and abort behave like `downloadFile`'s; downloads in a row and at once are each verified
+ * on their own.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { downloadInThread, DownloadThreads, serializeDownloadError } from '../../../server/downloads/download-thread.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { downloadInThread, serializeDownloadError } from '../../../server/downloads/download-thread.js';
 import { DownloadError, type DownloadProgress, type DownloadRequest } from '../../../server/downloads/file-download.js';
 import { startFakeFileServer, type FakeFileServer } from '../../helpers/fake-file-server.js';
 import { downloadError } from '../../helpers/download-errors.js';
 
 let dir: string;
 let servers: FakeFileServer[];
-let pools: DownloadThreads[];
 
 const sha = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 const fast = { backoffBaseMs: 5, backoffMaxMs: 20 };
@@ -40,11 +39,9 @@ function request(url: string, over: Partial<DownloadRequest> = {}): DownloadRequ
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-'));
   servers = [];
-  pools = [];
 });
 
 afterEach(async () => {
-  await Promise.all(pools.map((pool) => pool.closeIdle()));
   await Promise.all(servers.map((server) => server.close()));
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -159,87 +156,58 @@ describe('downloadInThread', () => {
   });
 });
 
-function pool(idleMs?: number): DownloadThreads {
-  const threads = new DownloadThreads(idleMs);
-  pools.push(threads);
-  return threads;
-}
-
-describe('DownloadThreads', () => {
-  it('runs the next download on the same thread, verifying each file against its own hash', async () => {
+describe('downloads one after another and at once', () => {
+  it('verifies each file against its own hash', async () => {
     const first = randomBytes(300 * 1024);
     const second = randomBytes(200 * 1024);
     const server = await serve({ content: first });
-    const threads = pool();
     const a = request(`${server.url}/a.bin`, { partFile: path.join(dir, 'a.part'), finalFile: path.join(dir, 'a.bin'), expectedSha256: sha(first) });
     const b = request(`${server.url}/b.bin`, { partFile: path.join(dir, 'b.part'), finalFile: path.join(dir, 'b.bin'), expectedSha256: sha(first) });
 
-    expect(await threads.download(a, fast)).toEqual({ sha256: sha(first), bytes: first.length });
-    expect(threads.hasIdle()).toBe(true);
+    expect(await downloadInThread(a, fast)).toEqual({ sha256: sha(first), bytes: first.length });
     server.set({ content: second });
-    // The first file's hash on the second file: the reused thread must still hash what arrived.
-    const mismatch = await downloadError(threads.download(b, fast));
+    // The first file's hash on the second file: the next download must hash what arrived.
+    const mismatch = await downloadError(downloadInThread(b, fast));
     expect(mismatch.kind).toBe('hash_mismatch');
     expect(mismatch.message).toContain(sha(second));
     expect(fs.existsSync(b.finalFile)).toBe(false);
 
-    expect(await threads.download({ ...b, expectedSha256: sha(second) }, fast)).toEqual({ sha256: sha(second), bytes: second.length });
+    expect(await downloadInThread({ ...b, expectedSha256: sha(second) }, fast)).toEqual({ sha256: sha(second), bytes: second.length });
     expect(fs.readFileSync(b.finalFile).equals(second)).toBe(true);
     expect(fs.readFileSync(a.finalFile).equals(first)).toBe(true);
-    expect(threads.started).toBe(1);
   });
 
-  it('a failed and an aborted download leave the thread able to run the next one', async () => {
+  it('a failed and an aborted download leave the next one to run and resume', async () => {
     const content = randomBytes(1024 * 1024);
     const missing = await serve({ content: randomBytes(10), status: 404 });
     const server = await serve({ content, throttleBytesPerSec: 256 * 1024 });
-    const threads = pool();
     const req = request(`${server.url}/file.bin`, { expectedSha256: sha(content) });
 
-    expect((await downloadError(threads.download(request(`${missing.url}/gone`), fast))).kind).toBe('not_found');
+    expect((await downloadError(downloadInThread(request(`${missing.url}/gone`), fast))).kind).toBe('not_found');
     const controller = new AbortController();
     const aborted = await downloadError(
-      threads.download(req, { ...fast, signal: controller.signal, onProgress: (p) => p.bytesDownloaded > 0 && controller.abort() }),
+      downloadInThread(req, { ...fast, signal: controller.signal, onProgress: (p) => p.bytesDownloaded > 0 && controller.abort() }),
     );
     expect(aborted.kind).toBe('aborted');
 
     server.set({ throttleBytesPerSec: null });
     const progress: DownloadProgress[] = [];
-    expect(await threads.download(req, { ...fast, onProgress: (p) => progress.push(p) })).toEqual({ sha256: sha(content), bytes: content.length });
+    expect(await downloadInThread(req, { ...fast, onProgress: (p) => progress.push(p) })).toEqual({ sha256: sha(content), bytes: content.length });
     expect(server.requests[1]?.headers.range).toMatch(/^bytes=[1-9]\d*-$/);
     expect(progress.at(-1)).toMatchObject({ bytesDownloaded: content.length });
     expect(fs.readFileSync(req.finalFile).equals(content)).toBe(true);
-    expect(threads.started).toBe(1);
   });
 
-  it('runs downloads at once on threads of their own and keeps one idle', async () => {
+  it('runs downloads at once', async () => {
     const content = randomBytes(256 * 1024);
     const server = await serve({ content, throttleBytesPerSec: 512 * 1024 });
-    const threads = pool();
     const reqs = ['x', 'y'].map((name) =>
       request(`${server.url}/${name}`, { partFile: path.join(dir, `${name}.part`), finalFile: path.join(dir, name), expectedSha256: sha(content) }),
     );
 
-    const results = await Promise.all(reqs.map((req) => threads.download(req, fast)));
+    const results = await Promise.all(reqs.map((req) => downloadInThread(req, fast)));
 
     expect(results.map((r) => r.sha256)).toEqual([sha(content), sha(content)]);
-    expect(threads.started).toBe(2);
-    expect(threads.hasIdle()).toBe(true);
-    await threads.download({ ...reqs[0]!, finalFile: path.join(dir, 'z'), partFile: path.join(dir, 'z.part') }, fast);
-    expect(threads.started).toBe(2);
-  });
-
-  it('ends an idle thread after its idle time; the next download starts a new one', async () => {
-    const content = randomBytes(1000);
-    const server = await serve({ content });
-    const threads = pool(10);
-    const req = request(`${server.url}/f`, { expectedSha256: sha(content) });
-
-    await threads.download(req, fast);
-    await vi.waitFor(() => expect(threads.hasIdle()).toBe(false));
-    fs.rmSync(req.finalFile);
-    expect(await threads.download(req, fast)).toEqual({ sha256: sha(content), bytes: content.length });
-    expect(threads.started).toBe(2);
   });
 });
 

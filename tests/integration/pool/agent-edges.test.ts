@@ -18,7 +18,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
-async function listen(handler: http.RequestListener | express.Express): Promise<string> {
+async function listen(handler: http.RequestListener): Promise<string> {
   const server = http.createServer(handler);
   servers.push(server);
   server.listen(0, '127.0.0.1');
@@ -34,7 +34,7 @@ describe('agent edges', () => {
     });
     const app = express();
     app.use(agentProxyRoutes(engine, silentLogger));
-    const agent = await listen(app);
+    const agent = await listen((req, res) => void app(req, res));
     const res = await fetch(`${agent}/api/agent/engine/view?filename=x.svg&type=output`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toMatch(/sandbox/);
