@@ -32,6 +32,7 @@ export function uiToApiGraph(read: UiGraphRef, objectInfo: ObjectInfo): ConvertR
   }
   const graph: ApiGraph = {};
   const primitives: ConvertResult['primitives'] = new Map();
+  const memo = new Map<number, Resolved>();
   for (const node of ui.nodes.values()) {
     if (VIRTUAL_TYPES.has(node.type) || node.mode === MODE_MUTED || node.mode === MODE_BYPASS) continue;
     const inputs = widgetInputs(node, objectInfo[node.type], warnings);
@@ -40,7 +41,7 @@ export function uiToApiGraph(read: UiGraphRef, objectInfo: ObjectInfo): ConvertR
       if (input.link === null) continue;
       const link = ui.links.get(input.link);
       if (!link) throw invalid(`node ${node.id} input "${input.name}" uses link ${input.link}, which the workflow lacks`);
-      const resolved = resolveLink(ui, link, new Set());
+      const resolved = resolveLink(ui, link, memo);
       if (resolved.kind === 'value') {
         inputs[input.name] = wrapList(resolved.value);
         const primitive = ui.nodes.get(resolved.primitive)!;
@@ -65,27 +66,49 @@ export function uiToApiGraph(read: UiGraphRef, objectInfo: ObjectInfo): ConvertR
 
 type Resolved = { kind: 'link'; from: number; slot: number } | { kind: 'value'; value: unknown; primitive: number } | { kind: 'none' };
 
-/** Follow a link back to a real node's output, or to a primitive's value. */
-function resolveLink(ui: UiGraphRef, link: UiLinkRef, seen: Set<number>): Resolved {
-  if (seen.has(link.id)) throw invalid(`link ${link.id} is part of a loop of reroutes or bypassed nodes`);
-  seen.add(link.id);
+/**
+ * Follow a link back to a real node's output, or to a primitive's value: a walk along reroutes
+ * and bypassed nodes, not a recursion (a hostile chain may be thousands long), with every link's
+ * answer kept in `memo` so inputs that share a chain walk it once.
+ */
+function resolveLink(ui: UiGraphRef, first: UiLinkRef, memo: Map<number, Resolved>): Resolved {
+  const walked: number[] = [];
+  const seen = new Set<number>();
+  let result: Resolved | undefined;
+  for (let link: UiLinkRef | undefined = first; result === undefined; ) {
+    if (!link) {
+      result = { kind: 'none' };
+      break;
+    }
+    const known = memo.get(link.id);
+    if (known) {
+      result = known;
+      break;
+    }
+    if (seen.has(link.id)) throw invalid(`link ${link.id} is part of a loop of reroutes or bypassed nodes`);
+    seen.add(link.id);
+    walked.push(link.id);
+    const step = resolveStep(ui, link);
+    if ('next' in step) link = step.next === null ? undefined : ui.links.get(step.next);
+    else result = step;
+  }
+  for (const id of walked) memo.set(id, result);
+  return result;
+}
+
+/** One link's origin: an answer, or the next link to follow (`null`: nothing there). */
+function resolveStep(ui: UiGraphRef, link: UiLinkRef): Resolved | { next: number | null } {
   const origin = ui.nodes.get(link.from)!;
   if (origin.type === 'PrimitiveNode') {
     const values = origin.widgetsValues;
     return Array.isArray(values) && values.length > 0 ? { kind: 'value', value: values[0], primitive: origin.id } : { kind: 'none' };
   }
-  if (origin.type === 'Reroute') return follow(ui, origin.inputs[0]?.link ?? null, seen);
+  if (origin.type === 'Reroute') return { next: origin.inputs[0]?.link ?? null };
   if (origin.type === 'Note' || origin.type === 'MarkdownNote') return { kind: 'none' };
   // A muted origin stays a link here; the pass after conversion drops links to absent nodes.
   if (origin.mode === MODE_MUTED) return { kind: 'link', from: origin.id, slot: link.fromSlot };
-  if (origin.mode === MODE_BYPASS) return follow(ui, bypassInput(origin, link), seen);
+  if (origin.mode === MODE_BYPASS) return { next: bypassInput(origin, link) };
   return { kind: 'link', from: origin.id, slot: link.fromSlot };
-}
-
-function follow(ui: UiGraphRef, linkId: number | null, seen: Set<number>): Resolved {
-  if (linkId === null) return { kind: 'none' };
-  const next = ui.links.get(linkId);
-  return next ? resolveLink(ui, next, seen) : { kind: 'none' };
 }
 
 /**
