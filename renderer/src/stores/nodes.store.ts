@@ -28,6 +28,8 @@ export function installLines(lines: readonly ActivityLine[], url: string): Activ
 export interface PendingChange {
   kind: 'install' | 'update';
   preview: InstallPreview;
+  /** The user agreed to a URL the node map does not give for this package name. */
+  confirmSource?: boolean;
 }
 
 export const useNodesStore = defineStore('nodes', () => {
@@ -99,16 +101,16 @@ export const useNodesStore = defineStore('nodes', () => {
     }
   }
 
-  function settle(answer: InstallAnswer | InstallResult | null): void {
+  function settle(answer: InstallAnswer | InstallResult | null, confirmSource = false): void {
     if (!answer) return;
-    if (answer.status === 'preview') pending.value = { kind: 'install', preview: answer };
+    if (answer.status === 'preview') pending.value = { kind: 'install', preview: answer, ...(confirmSource ? { confirmSource } : {}) };
     else result.value = answer;
   }
 
   /** Step one: what installing `url` would change (nothing is written). */
-  async function preview(url: string): Promise<void> {
+  async function preview(url: string, confirmSource = false): Promise<void> {
     pending.value = null;
-    settle(await follow(url, () => api.preview(url)));
+    settle(await follow(url, () => api.preview(url, confirmSource)), confirmSource);
   }
 
   /** Step one of an update: the newest commit and what it would change. */
@@ -125,7 +127,7 @@ export const useNodesStore = defineStore('nodes', () => {
     if (!change) return;
     pending.value = null;
     const { preview: p } = change;
-    settle(await follow<InstallAnswer | InstallResult>(p.url, () => (change.kind === 'install' ? api.install(p.url, p.commit) : api.update(p.name, p.commit))));
+    settle(await follow<InstallAnswer | InstallResult>(p.url, () => (change.kind === 'install' ? api.install(p.url, p.commit, change.confirmSource === true) : api.update(p.name, p.commit))));
     await Promise.all([refresh(), refreshSnapshots()]);
   }
 

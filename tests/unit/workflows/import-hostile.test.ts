@@ -7,7 +7,8 @@ import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { isKind } from '../../../server/domain-error.js';
 import type { ObjectInfo } from '../../../server/engine/engine-graph.js';
-import { embeddedTexts } from '../../../server/workflows/import/embedded-metadata.js';
+import { embeddedTexts, MAX_TEXT_BYTES } from '../../../server/workflows/import/embedded-metadata.js';
+import { MAX_GRAPH_NODES, MAX_GRAPH_PARTS, MAX_SUBGRAPH_DEPTH } from '../../../server/workflows/import/subgraphs.js';
 import { readWorkflowFile } from '../../../server/workflows/import/read-workflow-file.js';
 import { readWorkflowZip } from '../../../server/workflows/import/workflow-zip.js';
 import { pngWithText, webpWithExif } from '../../fixtures/workflow-import/fixtures.js';
@@ -128,6 +129,10 @@ function hostileZip(parts: ZipPart[]): Buffer {
 }
 
 describe('hostile images', () => {
+  it('has the limits the README names', () => {
+    expect([MAX_TEXT_BYTES / MB, MAX_GRAPH_NODES, MAX_GRAPH_PARTS, MAX_SUBGRAPH_DEPTH]).toEqual([32, 10_000, 100_000, 16]);
+  });
+
   it('reads a WebP EXIF text up to its first NUL in one pass (NULs inside once stalled a regular expression)', () => {
     const webp = webpWithSharedTags(Buffer.from(`prompt:${'\0'.repeat(20_000)}x`), 1);
     expect(embeddedTexts(webp)).toEqual({ prompt: '' });
