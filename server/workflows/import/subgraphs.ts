@@ -3,7 +3,8 @@
  * each instance (a node whose type is a subgraph id) is replaced by its inner nodes; a link from
  * the subgraph's input node (-10) becomes the outer link into the instance's input, a link into
  * its output node (-20) becomes the origin of every outer link out of the instance's output.
- * Inner nodes get fresh integer ids (a form maps inputs to integer node ids). A value typed on the
+ * Inner nodes get fresh integer ids for the walk and keep, as their API id, the path the frontend
+ * gives them: the instance's id and the inner node's, `:`-joined (`12:3`, nested `12:5:3`). A value typed on the
  * instance for an unlinked input (a promoted widget) wins over the inner node's own value.
  * Muted and bypassed instances stay whole, so the converter drops or passes them through.
  *
@@ -121,7 +122,8 @@ function expand(ui: UiGraphRef, instance: UiNodeRef, def: SubgraphDef, flat: Fla
     const linkId = instance.inputs[slot]?.link;
     return linkId === null || linkId === undefined ? undefined : links.get(linkId);
   };
-  const promoted = promotedValues(instance);
+  // An instance inside another subgraph may carry the value promoted to it from outside.
+  const promoted = { ...promotedValues(instance), ...instance.overrides };
   const overrides = new Map<number, Record<string, unknown>>();
   const linkId = new Map<number, number>();
   const outputSource = new Map<number, { from: number; fromSlot: number }>();
@@ -155,6 +157,7 @@ function expand(ui: UiGraphRef, instance: UiNodeRef, def: SubgraphDef, flat: Fla
     const copy: UiNodeRef = {
       ...node,
       id: nodeId.get(inner)!,
+      path: `${instance.path ?? instance.id}:${inner}`,
       inputs: node.inputs.map((input) => ({ ...input, link: input.link === null ? null : (linkId.get(input.link) ?? null) })),
       ...(extra ? { overrides: { ...node.overrides, ...extra } } : {}),
     };

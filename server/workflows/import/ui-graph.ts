@@ -25,6 +25,8 @@ export interface UiNodeRef {
   widgetsValues: unknown[] | Record<string, unknown>;
   /** Widget values that win over `widgetsValues` (a subgraph instance's promoted widgets). */
   overrides?: Record<string, unknown>;
+  /** The id the API graph gives an expanded inner node: its instances' ids and its own, `:`-joined (`12:3`). */
+  path?: string;
 }
 
 export interface UiGraphRef {
