@@ -92,7 +92,8 @@ function withWhere<T>(where: string, read: () => T): T {
   }
 }
 
-function readNode(item: unknown, index: number): UiNodeRef {
+/** One node of the editor's format; throws `invalid` naming what is missing. */
+export function readNode(item: unknown, index: number): UiNodeRef {
   if (!isObject(item)) throw invalid(`node #${index + 1} is not an object`);
   const id = Number(item.id);
   if (!Number.isInteger(id)) throw invalid(`node #${index + 1} has no numeric id`);

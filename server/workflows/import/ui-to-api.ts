@@ -10,6 +10,7 @@
 import type { ApiGraph, NodeInfo, ObjectInfo } from '../../engine/engine-graph.js';
 import { widgetValueNames } from '../ui-node-layout.js';
 import { flattenSubgraphs } from './subgraphs.js';
+import { expandGroupNodes } from './group-nodes.js';
 import { invalid, MODE_BYPASS, MODE_MUTED, type UiGraphRef, type UiLinkRef, type UiNodeRef } from './ui-graph.js';
 
 /** Node types the frontend draws but never sends (its `isVirtualNode`s). */
@@ -25,7 +26,7 @@ export interface ConvertResult {
 /** Convert a read UI graph; `objectInfo` names the widgets of the node types the engine has. */
 export function uiToApiGraph(read: UiGraphRef, objectInfo: ObjectInfo): ConvertResult {
   const warnings: string[] = [];
-  const ui = flattenSubgraphs(read);
+  const ui = flattenSubgraphs(expandGroupNodes(read, objectInfo, warnings));
   for (const link of ui.links.values()) {
     if (!ui.nodes.has(link.from)) throw invalid(`link ${link.id} comes from node ${link.from}, which the workflow lacks`);
     if (!ui.nodes.has(link.to)) throw invalid(`link ${link.id} goes to node ${link.to}, which the workflow lacks`);

@@ -53,7 +53,7 @@ const sorted = (targets: [string, string][]) => targets.map((t) => t.join('/')).
 
 describe('the import corpus', () => {
   it('has a workflow per model family and feature', () => {
-    expect(entries).toEqual(expect.arrayContaining(['flux-guider.json', 'sd35-zero-out.json', 'sdxl-dual-text.json', 'wan-i2v.json', 'hunyuan-i2v.json', 'ltx-i2v.json', 'bypass-chain.json', 'nested-subgraph.json']));
+    expect(entries).toEqual(expect.arrayContaining(['flux-guider.json', 'sd35-zero-out.json', 'sdxl-dual-text.json', 'wan-i2v.json', 'hunyuan-i2v.json', 'ltx-i2v.json', 'bypass-chain.json', 'nested-subgraph.json', 'group-nodes.json']));
   });
 
   for (const name of entries) {

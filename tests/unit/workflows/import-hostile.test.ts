@@ -214,6 +214,13 @@ describe('hostile subgraphs', () => {
     expect(new Set(Object.values(graph).map((node) => node.class_type))).toEqual(new Set(['EmptyLatentImage']));
   });
 
+  it('refuses group nodes whose instances would expand past the node limit', () => {
+    const inner = Array.from({ length: 200 }, () => ({ type: 'EmptyLatentImage', inputs: [], outputs: [], widgets_values: [512, 512, 1] }));
+    const nodes = Array.from({ length: 60 }, (_, i) => ({ id: i + 1, type: 'workflow>Big', inputs: [], outputs: [], widgets_values: [] }));
+    const ui = { nodes, links: [], extra: { groupNodes: { Big: { nodes: inner, links: [] } } }, version: 0.4 };
+    expect(refusal(() => readWorkflowFile(json(ui), objectInfo))).toEqual({ kind: 'too_large', message: expect.stringMatching(/more than 10000 nodes/) });
+  });
+
   it('is a 413 (too_large) through the domain error kinds', () => {
     let caught: unknown;
     try {
