@@ -122,9 +122,10 @@ function expand(ui: UiGraphRef, instance: UiNodeRef, def: SubgraphDef, flat: Fla
     const linkId = instance.inputs[slot]?.link;
     return linkId === null || linkId === undefined ? undefined : links.get(linkId);
   };
+  const proxied = proxiedValues(instance);
   // An instance inside another subgraph may carry the value promoted to it from outside.
-  const promoted = { ...promotedValues(instance), ...instance.overrides };
-  const overrides = new Map<number, Record<string, unknown>>();
+  const promoted = { ...(proxied ? proxied.byInput : promotedValues(instance)), ...instance.overrides };
+  const overrides = new Map<number, Record<string, unknown>>(proxied?.byNode);
   const linkId = new Map<number, number>();
   const outputSource = new Map<number, { from: number; fromSlot: number }>();
 
@@ -183,6 +184,24 @@ function expand(ui: UiGraphRef, instance: UiNodeRef, def: SubgraphDef, flat: Fla
   to.delete(instance.id);
   nodes.delete(instance.id);
   return added;
+}
+
+/**
+ * Values of widgets promoted with `properties.proxyWidgets` (newer frontends): the instance's widget
+ * values follow that list; an entry names an inner node and its widget (written there directly), or
+ * node `-1` and a subgraph input (reaching the inner widgets that input feeds). Null without one.
+ */
+function proxiedValues(instance: UiNodeRef): { byInput: Record<string, unknown>; byNode: Map<number, Record<string, unknown>> } | null {
+  const proxy = instance.proxyWidgets;
+  const values = instance.widgetsValues;
+  if (!proxy || !Array.isArray(values) || values.length !== proxy.length) return null;
+  const byInput: Record<string, unknown> = {};
+  const byNode = new Map<number, Record<string, unknown>>();
+  proxy.forEach(([node, widget], index) => {
+    if (node === '-1') byInput[widget] = values[index];
+    else if (/^\d+$/.test(node)) byNode.set(Number(node), { ...byNode.get(Number(node)), [widget]: values[index] });
+  });
+  return { byInput, byNode };
 }
 
 /** The instance's own widget values by input name (list form: in the order of its widget inputs). */

@@ -25,6 +25,8 @@ export interface UiNodeRef {
   widgetsValues: unknown[] | Record<string, unknown>;
   /** Widget values that win over `widgetsValues` (a subgraph instance's promoted widgets). */
   overrides?: Record<string, unknown>;
+  /** A subgraph instance's promoted widgets (`properties.proxyWidgets`: inner node id, widget name), in the order of its widget values. */
+  proxyWidgets?: [string, string][];
   /** The id the API graph gives an expanded inner node: its instances' ids and its own, `:`-joined (`12:3`). */
   path?: string;
 }
@@ -110,6 +112,8 @@ export function readNode(item: unknown, index: number): UiNodeRef {
     type: isObject(output) ? String(output.type ?? '*') : '*',
   }));
   const values = item.widgets_values;
+  const proxy = isObject(item.properties) && Array.isArray(item.properties.proxyWidgets) ? item.properties.proxyWidgets : [];
+  const proxyWidgets = proxy.filter((p): p is unknown[] => Array.isArray(p) && p.length >= 2).map((p) => [String(p[0]), String(p[1])] as [string, string]);
   return {
     id,
     type: item.type,
@@ -118,6 +122,7 @@ export function readNode(item: unknown, index: number): UiNodeRef {
     inputs,
     outputs,
     widgetsValues: Array.isArray(values) ? values : isObject(values) ? values : [],
+    ...(proxyWidgets.length > 0 ? { proxyWidgets } : {}),
   };
 }
 

@@ -57,6 +57,16 @@ describe('the editor format → API graph', () => {
     expect(form.graph['30:1']!.inputs.text).toBe('{{positive}}');
   });
 
+  it('takes widgets promoted with properties.proxyWidgets: through a subgraph input (-1) or straight onto an inner node', () => {
+    const ui = subgraphUi() as { nodes: { id: number; properties?: Record<string, unknown>; widgets_values: unknown[] }[] };
+    const instance = ui.nodes.find((n) => n.id === 30)!;
+    instance.properties = { proxyWidgets: [['-1', 'text'], ['2', 'text']] };
+    instance.widgets_values = ['via the input', 'straight onto the negative'];
+    const graph = readWorkflowFile(json(ui), objectInfo).graph;
+    expect(graph['30:1']!.inputs.text).toBe('via the input');
+    expect(graph['30:2']!.inputs.text).toBe('straight onto the negative');
+  });
+
   it('skips the upload button value after LoadImage', () => {
     const graph = readWorkflowFile(json(img2imgUi()), objectInfo).graph;
     expect(graph['10']!.inputs).toEqual({ image: 'example.png' });
