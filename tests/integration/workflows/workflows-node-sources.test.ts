@@ -9,11 +9,10 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import zlib from 'node:zlib';
 import { stringify as toYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
-import { classicApi } from '../../fixtures/workflow-import/fixtures.js';
+import { classicApi, zipOf } from '../../fixtures/workflow-import/fixtures.js';
 
 const IMPACT = 'https://github.com/ltdrdata/ComfyUI-Impact-Pack';
 const FANCY = 'https://github.com/someone/ComfyUI-Fancy';
@@ -41,42 +40,6 @@ afterAll(async () => {
   await t?.stop();
   server?.close();
 });
-
-/** A stored-entry ZIP of `files` (as an attacker would share one). */
-function zipOf(files: Record<string, string>): Buffer {
-  const locals: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const [name, text] of Object.entries(files)) {
-    const data = Buffer.from(text);
-    const crc = zlib.crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const head = Buffer.alloc(46);
-    head.writeUInt32LE(0x02014b50, 0);
-    head.writeUInt32LE(crc, 16);
-    head.writeUInt32LE(data.length, 20);
-    head.writeUInt32LE(data.length, 24);
-    head.writeUInt16LE(name.length, 28);
-    head.writeUInt32LE(offset, 42);
-    const entry = Buffer.concat([local, Buffer.from(name), data]);
-    locals.push(entry);
-    central.push(Buffer.concat([head, Buffer.from(name)]));
-    offset += entry.length;
-  }
-  const dir = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(central.length, 8);
-  end.writeUInt16LE(central.length, 10);
-  end.writeUInt32LE(dir.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, dir, end]);
-}
 
 describe('install URLs from a shared workflow file', () => {
   it('offers the node map URL for a known name, marks the file URL, and refuses to fetch it unconfirmed', async () => {
