@@ -7,6 +7,7 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { useClient } from '../api/context.js';
 import { NodesApi, type InstallAnswer, type InstallPreview, type InstallResult, type NodeChangeResult, type NodePackageRow, type NodeSnapshotSummary } from '../api/nodes-api.js';
+import { ApiError } from '../api/http.js';
 import type { ActivityLine } from '../api/types.js';
 
 const LOG_POLL_MS = 500;
@@ -46,6 +47,8 @@ export const useNodesStore = defineStore('nodes', () => {
   const pending = ref<PendingChange | null>(null);
   const result = ref<(InstallResult & { engine_restart?: string }) | null>(null);
   const installError = ref<string | null>(null);
+  /** A URL the server refused because the node map gives its package name another source (409): the user may go ahead. */
+  const sourceConflict = ref<string | null>(null);
   const snapshots = ref<NodeSnapshotSummary[]>([]);
 
   /** Packages whose name or one of whose nodes matches the search; matching nodes only. */
@@ -79,6 +82,7 @@ export const useNodesStore = defineStore('nodes', () => {
     log.value = [];
     result.value = null;
     installError.value = null;
+    sourceConflict.value = null;
     let polling = true;
     const poll = async (): Promise<void> => {
       while (polling) {
@@ -92,6 +96,7 @@ export const useNodesStore = defineStore('nodes', () => {
       return await work();
     } catch (err) {
       installError.value = err instanceof Error ? err.message : String(err);
+      if (err instanceof ApiError && err.status === 409 && /confirm_source/.test(err.message)) sourceConflict.value = url;
       return null;
     } finally {
       polling = false;
@@ -155,7 +160,7 @@ export const useNodesStore = defineStore('nodes', () => {
   }
 
   return {
-    packages, totals, error, loaded, query, filtered, installing, log, pending, result, installError, snapshots,
+    packages, totals, error, loaded, query, filtered, installing, log, pending, result, installError, sourceConflict, snapshots,
     refresh, refreshSnapshots, preview, previewUpdate, confirm, cancel, setEnabled, uninstall, restore, restartEngine,
   };
 });
