@@ -11,6 +11,8 @@
  * - `forbidden`: the caller proved no right to the change (a wrong API key) (403).
  * - `not_found`: the thing asked for does not exist (404).
  * - `conflict`: it exists already, or is in a state that forbids the change (409).
+ * - `too_large`: what the caller sent is over a size limit Studio sets (a file that unpacks to too
+ *   much, a graph with too many nodes); the message names the limit (413).
  * - `out_of_range`: the byte range asked for lies outside the file (416).
  * - `too_many`: the caller failed too often and must wait; `extra.retry_after` says how long (429).
  * - `unreachable`: an outside service did not answer (refused, reset, timed out) (500).
@@ -31,6 +33,7 @@ export type ErrorKind =
   | 'forbidden'
   | 'not_found'
   | 'conflict'
+  | 'too_large'
   | 'out_of_range'
   | 'too_many'
   | 'unreachable'

@@ -115,6 +115,7 @@ export class Studio {
       invalidateObjectInfo: () => workflows.service.invalidateNodes(),
       restartEngine: () => engine.process.restart(),
       workflows: async () => (await workflows.service.list()).workflows,
+      knownNodeSources: () => workflows.knownNodeSources(),
       log: (level, message) => catalog.activity.add(level, message),
     });
     const disk = createDiskModule({

@@ -96,6 +96,8 @@ export const nodeInstallBody = z.object({
   dry_run: z.boolean().optional(),
   /** The commit a preview named: install exactly that one. */
   commit: z.string().regex(/^[0-9a-f]{40}$/, 'commit must be a full 40-character commit id').optional(),
+  /** Install from this URL although the node map knows the package name under another (the user was asked). */
+  confirm_source: z.boolean().optional(),
 });
 
 /** `POST /api/admin/nodes/{name}/update`. */

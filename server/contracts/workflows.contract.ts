@@ -146,11 +146,29 @@ export const buildQuery = z.object({ format: z.enum(['api', 'workflow']).default
 /** `POST /api/run/{id}/build`: JSON or multipart, `params` a JSON object or its text. */
 export const buildFields = z.object({ params: jsonObjectText('params') });
 
+/**
+ * Where a node package an imported file names would be installed from (list entries'
+ * `node_source_checks`, the import answer's): `from: "node_map"` — the curated or community map
+ * knows the name, and `url` is the map's (`file_url`/`file_differs` when the file named another);
+ * `from: "file"` — only the file names it: `confirm` says to ask before anything is fetched.
+ */
+export interface NodeSourceCheck {
+  url: string;
+  host: string;
+  owner: string;
+  from: 'node_map' | 'file';
+  confirm: boolean;
+  file_url?: string;
+  file_differs?: boolean;
+}
+
 /** `POST /api/admin/workflows/import`: the stored workflow's id and manifest, and what to look at. */
 export interface WorkflowImportAnswer {
   id: string;
   manifest: WorkflowManifest;
   warnings: string[];
+  /** Package → where it would be installed from, for the manifest's `node_sources`. */
+  node_source_checks?: Record<string, NodeSourceCheck>;
 }
 
 /** One field of one node, as the form editor lists it. */

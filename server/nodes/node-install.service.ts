@@ -17,6 +17,7 @@ import type { InstallPreview, InstallResult, NodeSnapshot, PythonChanges } from 
 import { checkoutCommit, cloneAt, headCommit, originUrl, remoteHead } from './node-git.js';
 import { clip, moveFolder, type NodeChanges } from './node-change.js';
 import { packageNameOf } from './node-url.js';
+import { mapSourceInstead, repositoryOf, type KnownSources } from '../workflows/import/node-sources.js';
 import { lastLines, previewRequirements } from './pip-preview.js';
 import { installBytes } from './install-size.js';
 
@@ -26,6 +27,8 @@ export interface InstallRequest {
   url: unknown;
   dryRun?: boolean;
   commit?: string;
+  /** The user was told the URL is not the node map's source for this package name, and goes ahead. */
+  confirmSource?: boolean;
 }
 
 /** A preview and the scratch clone it was made from. */
@@ -36,11 +39,25 @@ interface Prepared {
 }
 
 export class NodeInstallService {
-  constructor(private readonly changes: NodeChanges) {}
+  constructor(
+    private readonly changes: NodeChanges,
+    /** The install URLs the node maps know by package name. */
+    private readonly knownSources?: () => Promise<KnownSources>,
+  ) {}
 
-  /** `POST /api/admin/nodes/install`: a preview (`dryRun`) or the install itself. */
-  install(request: InstallRequest): Promise<InstallPreview | InstallResult> {
+  /**
+   * `POST /api/admin/nodes/install`: a preview (`dryRun`) or the install itself. A package name
+   * the node maps know, asked for from another URL (a shared workflow may name any repository
+   * under a familiar name), is a 409 naming both before anything is fetched, unless confirmed.
+   */
+  async install(request: InstallRequest): Promise<InstallPreview | InstallResult> {
     const { url, name } = packageNameOf(request.url);
+    const known = await this.knownSources?.().catch(() => null);
+    const instead = known ? mapSourceInstead(name, url, known) : null;
+    if (instead !== null && request.confirmSource !== true) {
+      const { host, owner } = repositoryOf(url);
+      throw new DomainError('conflict', `${name} is known to the node map as ${instead}; ${url} (${host}, owner ${owner}) is another repository under that name. Install from the node map's URL, or confirm this one (confirm_source: true).`, { source_check: { url, host, owner, known_url: instead } });
+    }
     const env = this.changes.environment();
     return this.changes.serial(async () => {
       const found = await env.folder(name);

@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { StudioModule } from '../module.js';
 import type { ObjectInfo } from '../engine/engine-graph.js';
+import type { KnownSources } from '../workflows/import/node-sources.js';
 import { customNodesDirOf } from '../engine/engine-launch.js';
 import { EngineCheck } from './engine-check.js';
 import { NodeChanges } from './node-change.js';
@@ -30,6 +31,8 @@ export interface NodesModuleDeps {
   restartEngine: () => Promise<void>;
   /** The installed workflows as the workflows capability lists them (their `required_nodes` are read). */
   workflows: () => Promise<Record<string, unknown>[]>;
+  /** The install URLs the node maps know by package name (an install from another URL must be confirmed). */
+  knownNodeSources?: () => Promise<KnownSources>;
   /** The activity log installs write to (the catalog's). */
   log: (level: 'info' | 'ok' | 'error', message: string) => void;
 }
@@ -73,7 +76,7 @@ export function createNodesModule(deps: NodesModuleDeps): StudioModule {
     routers: [
       nodesRoutes({
         list,
-        installer: new NodeInstallService(changes),
+        installer: new NodeInstallService(changes, deps.knownNodeSources),
         manage: new NodeManageService(changes),
         snapshots,
         engineMode: engine.mode,

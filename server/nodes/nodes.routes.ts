@@ -38,7 +38,7 @@ export function nodesRoutes(deps: NodesRouteDeps): express.Router {
 
   router.post('/api/admin/nodes/install', async (req, res) => {
     const body = validate(nodeInstallBody, req.body ?? {}, { ownMessages: true, notObject: 'url is required (an https:// git URL)' });
-    const result = await deps.installer.install({ url: body.url ?? body.repo_url, dryRun: body.dry_run, commit: body.commit });
+    const result = await deps.installer.install({ url: body.url ?? body.repo_url, dryRun: body.dry_run, commit: body.commit, confirmSource: body.confirm_source });
     // Beyond the spec: say whether Studio can restart the engine to load the package.
     res.json({ ...result, engine_restart: canRestart(deps.engineMode) ? 'available' : 'external engine: restart it yourself' });
   });

@@ -15,6 +15,7 @@ import { createModelPresence } from './model-presence.store.js';
 import { groupNodePackages } from './node-packages.js';
 import { workflowListEntry } from './readiness.js';
 import { lacksOn } from './engine-readiness.js';
+import { checkNodeSources, type KnownSources } from './import/node-sources.js';
 import type { ObjectInfo } from '../engine/engine-graph.js';
 import { loadDefinition, loadIndex, loadWorkflow, loadWorkflows, type WorkflowDefinition, type WorkflowEntry } from './workflow.store.js';
 
@@ -33,6 +34,8 @@ export interface WorkflowServiceDeps {
    * A managed engine gets Studio's `models/` through extra_model_paths.yaml, so disk counts there.
    */
   modelsFromEngine?: boolean;
+  /** The install URLs the node maps know by package name (imported `node_sources` are checked against them). */
+  knownNodeSources?: () => Promise<KnownSources>;
   /** The node lists of the pool's other engines that answer ("ready on 2 of 3 engines"). */
   otherEngines?: () => Promise<ObjectInfo[]>;
   events: EventBus;
@@ -74,8 +77,9 @@ export class WorkflowService {
     const packages = nodes.info ? groupNodePackages(nodes.info) : [];
     for (const entry of entries) this.reportIfBroken(entry);
     const others = (await this.deps.otherEngines?.()) ?? [];
+    const known = await this.knownSources(entries);
     const workflows = entries.map((e) => {
-      const listed: Record<string, unknown> = { ...workflowListEntry(e, isPresent, packages), ...nodes.stale };
+      const listed: Record<string, unknown> = { ...workflowListEntry(e, isPresent, packages), ...sourceChecks(e, known), ...nodes.stale };
       if (others.length === 0 || !e.manifest) return listed;
       // With a pool: on how many engines it can run (this one by its readiness, the others by their node lists).
       const manifest = e.manifest;
@@ -96,7 +100,14 @@ export class WorkflowService {
     const entry = await this.entry(id);
     this.reportIfBroken(entry);
     const nodes = await this.nodeInfo();
-    return { ...workflowListEntry(entry, this.modelPresence(nodes.info), nodes.info ? groupNodePackages(nodes.info) : []), ...nodes.stale };
+    const known = await this.knownSources([entry]);
+    return { ...workflowListEntry(entry, this.modelPresence(nodes.info), nodes.info ? groupNodePackages(nodes.info) : []), ...sourceChecks(entry, known), ...nodes.stale };
+  }
+
+  /** The node maps' sources, read only when a workflow names sources of its own. */
+  private async knownSources(entries: WorkflowEntry[]): Promise<KnownSources> {
+    if (!this.deps.knownNodeSources || !entries.some((e) => e.manifest?.node_sources)) return new Map();
+    return this.deps.knownNodeSources().catch(() => new Map());
   }
 
   /** Everything needed to build the workflow's graph; 404 unknown, 500 broken. */
@@ -165,4 +176,10 @@ export class WorkflowService {
     this.deps.logger.warn(`workflow ${entry.id} is broken: ${entry.error}`);
     this.deps.events.emit('workflow.invalid', 'warning', `Workflow ${entry.id} cannot be used: ${entry.error}`, { workflow_id: entry.id, error: entry.error });
   }
+}
+
+/** `node_source_checks` for an entry whose manifest names install URLs (they came from a file). */
+function sourceChecks(entry: WorkflowEntry, known: KnownSources): { node_source_checks?: ReturnType<typeof checkNodeSources> } {
+  const sources = entry.manifest?.node_sources;
+  return sources ? { node_source_checks: checkNodeSources(sources, known) } : {};
 }

@@ -1,7 +1,9 @@
 /**
  * Workflows on disk (`STUDIO_DIR/workflows`): one folder per workflow with `manifest.yaml` and
  * `workflow.json` (static) or `blocks/*.json` (dynamic), plus `index.json`. A broken workflow
- * becomes an entry with `error`; it never breaks the list.
+ * becomes an entry with `error`; it never breaks the list. A checked entry is kept by folder and
+ * the change times, sizes and inodes of its files: listing the workflows again re-reads only what
+ * changed (a 14 MB imported graph was parsed again on every list).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -53,6 +55,8 @@ export async function loadWorkflows(dir: string): Promise<WorkflowEntry[]> {
     .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
     .map((entry) => entry.name)
     .sort();
+  const present = new Set(ids.map((id) => path.join(dir, id)));
+  for (const folder of checked.keys()) if (path.dirname(folder) === path.resolve(dir) && !present.has(folder)) checked.delete(folder);
   return Promise.all(ids.map((id) => loadEntry(dir, id)));
 }
 
@@ -115,8 +119,39 @@ export async function loadIndex(dir: string): Promise<{ index: WorkflowIndex; er
   }
 }
 
+/** Folder → the signature of its files when it was read, and what was read. */
+const checked = new Map<string, { signature: string; entry: WorkflowEntry }>();
+
 async function loadEntry(root: string, id: string): Promise<WorkflowEntry> {
   const dir = path.join(root, id);
+  const signature = await filesSignature(dir);
+  const known = checked.get(dir);
+  if (known && known.signature === signature) return structuredClone(known.entry);
+  const entry = await readEntry(dir, id);
+  // A folder changed while it was read gets no cache entry: the next list reads it again.
+  if ((await filesSignature(dir)) === signature) checked.set(dir, { signature, entry: structuredClone(entry) });
+  else checked.delete(dir);
+  return entry;
+}
+
+/** Change time, size and inode of every file a workflow is read from (absent ones included). */
+async function filesSignature(dir: string): Promise<string> {
+  const stamp = async (file: string): Promise<string> => {
+    try {
+      const stat = await fs.stat(file);
+      return `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`;
+    } catch {
+      return '-';
+    }
+  };
+  const blocksDir = path.join(dir, 'blocks');
+  const blocks = await fs.readdir(blocksDir).catch(() => [] as string[]);
+  const files = ['manifest.yaml', 'workflow.json', ...blocks.filter((name) => name.endsWith('.json')).sort().map((name) => path.join('blocks', name))];
+  const stamps = await Promise.all(files.map((file) => stamp(path.join(dir, file))));
+  return [await stamp(blocksDir), ...files.map((file, index) => `${file}=${stamps[index]}`)].join('|');
+}
+
+async function readEntry(dir: string, id: string): Promise<WorkflowEntry> {
   let manifest: WorkflowManifest | undefined;
   try {
     const text = await readText(path.join(dir, 'manifest.yaml'), 'manifest.yaml');

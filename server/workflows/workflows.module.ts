@@ -13,6 +13,7 @@ import type { Uploads } from '../http/uploads.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import { NodeMapStore } from './import/node-map.store.js';
+import type { KnownSources } from './import/node-sources.js';
 import { workflowImportRoutes } from './import/workflow-import.routes.js';
 import { WorkflowFormService } from './import/workflow-form.service.js';
 import { WorkflowImportService } from './import/workflow-import.service.js';
@@ -34,10 +35,17 @@ export interface WorkflowsModuleDeps {
 
 export interface WorkflowsModule extends StudioModule {
   service: WorkflowService;
+  /** The install URLs the node maps know by package name (the node install route checks URLs against them). */
+  knownNodeSources: () => Promise<KnownSources>;
 }
 
 export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModule {
   const { config, logger } = deps;
+  const nodeMap = new NodeMapStore({
+    shippedFile: path.join(SHIPPED_ROOT, 'resources', 'node-packages.json'),
+    cacheFile: path.join(config.paths.root, 'cache', 'node-map.json'),
+    url: config.urls.nodeMap,
+  });
   const service = new WorkflowService({
     dir: config.paths.workflows,
     modelsDir: config.paths.models,
@@ -48,13 +56,9 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
       return (await Promise.all(others.map((e) => e.objectInfo()))).filter((info) => info !== null);
     },
     destOf: deps.destOf,
+    knownNodeSources: () => nodeMap.knownSources(),
     events: deps.events,
     logger,
-  });
-  const nodeMap = new NodeMapStore({
-    shippedFile: path.join(SHIPPED_ROOT, 'resources', 'node-packages.json'),
-    cacheFile: path.join(config.paths.root, 'cache', 'node-map.json'),
-    url: config.urls.nodeMap,
   });
   // The engine (re)started: its node list may have changed.
   deps.engine.onUp(() => service.invalidateNodes());
@@ -64,12 +68,14 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
     coreNodes: async () => JSON.parse(await fs.readFile(path.join(SHIPPED_ROOT, 'resources', 'standin', 'object_info.comfyui-0.29.0.json'), 'utf8')) as ObjectInfo,
     nodeMap: (types) => nodeMap.mapFor(types),
     catalog: { destOf: deps.destOf, fileBySha256: deps.fileBySha256 },
+    knownSources: () => nodeMap.knownSources(),
   });
   const forms = new WorkflowFormService({ dir: config.paths.workflows, importer, objectInfo: () => service.objectInfo() });
   return {
     name: 'workflows',
     routers: [workflowsRoutes(service, deps.uploads), workflowImportRoutes(importer, deps.uploads, nodeMap, forms)],
     service,
+    knownNodeSources: () => nodeMap.knownSources(),
     async prepare() {
       const seeded = await seedWorkflows(path.join(SHIPPED_ROOT, 'workflows'), config.paths.workflows);
       if (seeded.seeded) logger.info(`seeded ${seeded.copied.length} workflow(s) into ${config.paths.workflows}`);

@@ -2,13 +2,15 @@
  * The form editor of an imported workflow in headless Chromium against a real Studio with the
  * stand-in engine: relabel, remove and add inputs with a live preview, save, a one-click test run
  * that shows its result, a re-import of a changed version (preview of what changes, then applied),
- * and the Nodes page offering the package an import's node map knew. No sideways scrolling at
+ * "Separate prompts" on a prompt written into two text fields (SDXL's text_g/text_l), and the Nodes
+ * page offering the package an import's node map knew. No sideways scrolling at
  * phone width; screenshots at 1440×900 and 390×844.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_ROOT } from '../../server/config.js';
 import { changedClassicUi, classicApi, classicUi } from '../fixtures/workflow-import/fixtures.js';
 import { launchBrowser, newSignedInPage, saveScreenshot, type TestBrowser, VIEWPORTS } from '../helpers/browser.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
@@ -42,6 +44,28 @@ afterAll(async () => {
   await browser?.close();
   await studio?.stop();
   if (fileDir) fs.rmSync(fileDir, { recursive: true, force: true });
+});
+
+describe('separate prompts', () => {
+  it('splits one prompt written into SDXL\'s two text fields into an input per field', async () => {
+    const corpus = JSON.parse(fs.readFileSync(path.join(APP_ROOT, 'tests', 'fixtures', 'workflow-import', 'corpus', 'sdxl-dual-text.json'), 'utf8')) as { workflow: unknown };
+    await importVia(corpus.workflow, 'sdxl-dual.json');
+    const { context, page } = await newSignedInPage(browser, studio, VIEWPORTS[0]![1]);
+    await page.goto(`${studio.url}/run/sdxl-dual`);
+    await page.getByRole('link', { name: 'Edit the form' }).click();
+    await page.getByRole('heading', { name: 'Form of sdxl-dual' }).waitFor();
+    await page.getByRole('button', { name: 'Separate prompts of positive' }).click();
+    await page.getByText('Prompts separated (version 3)').waitFor();
+    await page.getByRole('listitem', { name: 'Input Prompt (text_g)' }).waitFor();
+    await page.getByRole('listitem', { name: 'Input Prompt (text_l)' }).waitFor();
+    expect(await page.getByRole('button', { name: /Separate prompts/ }).count()).toBe(0);
+    const form = (await (await studio.api('/api/admin/workflows/sdxl-dual/form')).json()) as { manifest: { inputs: { id: string; node_id?: number; field?: string; default?: unknown }[] } };
+    expect(form.manifest.inputs.slice(0, 2)).toMatchObject([
+      { id: 'positive_text_g', node_id: 2, field: 'text_g', default: 'an astronaut riding a horse, film still' },
+      { id: 'positive_text_l', node_id: 2, field: 'text_l', default: 'an astronaut riding a horse, film still' },
+    ]);
+    await context.close();
+  });
 });
 
 describe('the form editor', () => {

@@ -2,12 +2,16 @@
  * Importing a workflow from the home page in headless Chromium against a real Studio with the
  * stand-in engine: choose the editor's JSON, see the proposed form and the needs, open the Run
  * page it links to. No sideways scrolling at phone width; screenshots at 1440×900 and 390×844.
+ * A shared ZIP naming its own repositories for node packages: the result and the Nodes page show
+ * host and owner, install a name the node map knows only from the map's URL, and ask before a URL
+ * only the file names is fetched.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classicUi } from '../fixtures/workflow-import/fixtures.js';
+import { stringify as toYaml } from 'yaml';
+import { classicApi, classicUi, zipOf } from '../fixtures/workflow-import/fixtures.js';
 import { launchBrowser, newSignedInPage, saveScreenshot, type TestBrowser, VIEWPORTS } from '../helpers/browser.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
@@ -60,4 +64,42 @@ describe('importing a workflow from the home page', () => {
       await context.close();
     });
   }
+});
+
+describe('a shared workflow ZIP naming its own repositories', () => {
+  it('shows host and owner, installs a known name only from the node map, and asks before fetching a URL only the file names', async () => {
+    const manifest = {
+      id: 'shared-e2e', name: 'Shared e2e', type: 'static', version: 1, date: '2026-11-28 12:00', inputs: [], outputs: [{ type: 'image' }],
+      required_nodes: ['ComfyUI-Impact-Pack', 'ComfyUI-Unheard'],
+      node_sources: { 'ComfyUI-Impact-Pack': 'https://evil.example/attacker/ComfyUI-Impact-Pack', 'ComfyUI-Unheard': 'https://git.example.org/maker/ComfyUI-Unheard' },
+    };
+    const file = path.join(fileDir, 'shared.zip');
+    fs.writeFileSync(file, zipOf({ 'manifest.yaml': toYaml(manifest), 'workflow.json': JSON.stringify(classicApi()) }));
+    const { context, page } = await newSignedInPage(browser, studio, VIEWPORTS[0][1]);
+    await page.goto(`${studio.url}/`);
+    await page.getByLabel('Workflow file').setInputFiles(file);
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const sources = page.getByRole('list', { name: 'Where node packages would come from' });
+    await sources.waitFor();
+    const text = await sources.textContent();
+    expect(text).toMatch(/ComfyUI-Impact-Pack: github\.com\/ltdrdata \(node map\); this file named another repository, https:\/\/evil\.example\/attacker\/ComfyUI-Impact-Pack, which is not used/);
+    expect(text).toMatch(/ComfyUI-Unheard: git\.example\.org\/maker \(named by this file: asked before it is fetched\)/);
+
+    await page.goto(`${studio.url}/nodes`);
+    const needed = page.getByRole('region', { name: 'Packages workflows need' });
+    const impact = needed.getByRole('button', { name: 'Install ComfyUI-Impact-Pack' });
+    await impact.waitFor();
+    expect(await impact.getAttribute('title')).toBe('https://github.com/ltdrdata/ComfyUI-Impact-Pack');
+    expect(await needed.textContent()).toMatch(/git\.example\.org\/maker · from the workflow file/);
+    const asked: string[] = [];
+    page.once('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await needed.getByRole('button', { name: 'Install ComfyUI-Unheard' }).click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toMatch(/No node map knows ComfyUI-Unheard.*https:\/\/git\.example\.org\/maker\/ComfyUI-Unheard/s);
+    await saveScreenshot(page, 'nodes-sources-from-file');
+    await context.close();
+  });
 });

@@ -33,11 +33,12 @@ export class NodesApi {
   list(refreshUpdates = false): Promise<NodeListing> {
     return this.http.get('/api/admin/nodes', refreshUpdates ? { refresh_updates: '1' } : undefined);
   }
-  preview(url: string): Promise<InstallAnswer> {
-    return this.http.post('/api/admin/nodes/install', { url, dry_run: true });
+  /** `confirmSource`: the user agreed to a URL the node map does not give for this package name. */
+  preview(url: string, confirmSource = false): Promise<InstallAnswer> {
+    return this.http.post('/api/admin/nodes/install', { url, dry_run: true, ...(confirmSource ? { confirm_source: true } : {}) });
   }
-  install(url: string, commit?: string): Promise<InstallAnswer> {
-    return this.http.post('/api/admin/nodes/install', commit ? { url, commit } : { url });
+  install(url: string, commit?: string, confirmSource = false): Promise<InstallAnswer> {
+    return this.http.post('/api/admin/nodes/install', { url, ...(commit ? { commit } : {}), ...(confirmSource ? { confirm_source: true } : {}) });
   }
   previewUpdate(name: string): Promise<InstallPreview> {
     return this.http.post(`/api/admin/nodes/${encodeURIComponent(name)}/update`, { dry_run: true });

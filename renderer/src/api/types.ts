@@ -10,12 +10,12 @@ import type { Severity, StudioEvent } from '../../../server/contracts/events.con
 import type { ExecuteResult, JobRecord, ProgressObject } from '../../../server/contracts/jobs.contract.js';
 import type { PreviewMeta } from '../../../server/contracts/preview-frame.js';
 import type { QueueState, RetryStalledResult } from '../../../server/contracts/queue.contract.js';
-import type { FormNodeInfo, ManifestInput, ModelsStatus, NodesStatus, ReimportAnswer, WorkflowFormAnswer, WorkflowImportAnswer, WorkflowManifest } from '../../../server/contracts/workflows.contract.js';
+import type { FormNodeInfo, ManifestInput, ModelsStatus, NodeSourceCheck, NodesStatus, ReimportAnswer, WorkflowFormAnswer, WorkflowImportAnswer, WorkflowManifest } from '../../../server/contracts/workflows.contract.js';
 import type { EngineStateMessage, WsEventMap } from '../../../server/contracts/ws.contract.js';
 
 export type { StudioEvent, Severity, EngineStateMessage, WsEventMap, PreviewMeta, JobRecord, ProgressObject, ManifestInput };
 export type { QueueState, RetryStalledResult };
-export type { FormNodeInfo, ReimportAnswer, WorkflowFormAnswer, WorkflowManifest };
+export type { FormNodeInfo, NodeSourceCheck, ReimportAnswer, WorkflowFormAnswer, WorkflowManifest };
 export type { WorkflowImportAnswer, ExecuteResult, LoraPair, AssetListing };
 
 /** A workflow list entry: the manifest plus readiness (a broken one carries `error`). */
@@ -26,6 +26,8 @@ export type WorkflowEntry = WorkflowManifest & {
   error?: string;
   /** With an engine pool: on how many engines it can run. */
   engines_ready?: { ready: number; total: number };
+  /** Imported workflows: where each package of `node_sources` would be installed from. */
+  node_source_checks?: Record<string, NodeSourceCheck>;
 };
 
 export interface WorkflowList {

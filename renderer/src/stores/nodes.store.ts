@@ -7,6 +7,7 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { useClient } from '../api/context.js';
 import { NodesApi, type InstallAnswer, type InstallPreview, type InstallResult, type NodeChangeResult, type NodePackageRow, type NodeSnapshotSummary } from '../api/nodes-api.js';
+import { ApiError } from '../api/http.js';
 import type { ActivityLine } from '../api/types.js';
 
 const LOG_POLL_MS = 500;
@@ -28,6 +29,8 @@ export function installLines(lines: readonly ActivityLine[], url: string): Activ
 export interface PendingChange {
   kind: 'install' | 'update';
   preview: InstallPreview;
+  /** The user agreed to a URL the node map does not give for this package name. */
+  confirmSource?: boolean;
 }
 
 export const useNodesStore = defineStore('nodes', () => {
@@ -44,6 +47,8 @@ export const useNodesStore = defineStore('nodes', () => {
   const pending = ref<PendingChange | null>(null);
   const result = ref<(InstallResult & { engine_restart?: string }) | null>(null);
   const installError = ref<string | null>(null);
+  /** A URL the server refused because the node map gives its package name another source (409): the user may go ahead. */
+  const sourceConflict = ref<string | null>(null);
   const snapshots = ref<NodeSnapshotSummary[]>([]);
 
   /** Packages whose name or one of whose nodes matches the search; matching nodes only. */
@@ -77,6 +82,7 @@ export const useNodesStore = defineStore('nodes', () => {
     log.value = [];
     result.value = null;
     installError.value = null;
+    sourceConflict.value = null;
     let polling = true;
     const poll = async (): Promise<void> => {
       while (polling) {
@@ -90,6 +96,7 @@ export const useNodesStore = defineStore('nodes', () => {
       return await work();
     } catch (err) {
       installError.value = err instanceof Error ? err.message : String(err);
+      if (err instanceof ApiError && err.status === 409 && /confirm_source/.test(err.message)) sourceConflict.value = url;
       return null;
     } finally {
       polling = false;
@@ -99,16 +106,16 @@ export const useNodesStore = defineStore('nodes', () => {
     }
   }
 
-  function settle(answer: InstallAnswer | InstallResult | null): void {
+  function settle(answer: InstallAnswer | InstallResult | null, confirmSource = false): void {
     if (!answer) return;
-    if (answer.status === 'preview') pending.value = { kind: 'install', preview: answer };
+    if (answer.status === 'preview') pending.value = { kind: 'install', preview: answer, ...(confirmSource ? { confirmSource } : {}) };
     else result.value = answer;
   }
 
   /** Step one: what installing `url` would change (nothing is written). */
-  async function preview(url: string): Promise<void> {
+  async function preview(url: string, confirmSource = false): Promise<void> {
     pending.value = null;
-    settle(await follow(url, () => api.preview(url)));
+    settle(await follow(url, () => api.preview(url, confirmSource)), confirmSource);
   }
 
   /** Step one of an update: the newest commit and what it would change. */
@@ -125,7 +132,7 @@ export const useNodesStore = defineStore('nodes', () => {
     if (!change) return;
     pending.value = null;
     const { preview: p } = change;
-    settle(await follow<InstallAnswer | InstallResult>(p.url, () => (change.kind === 'install' ? api.install(p.url, p.commit) : api.update(p.name, p.commit))));
+    settle(await follow<InstallAnswer | InstallResult>(p.url, () => (change.kind === 'install' ? api.install(p.url, p.commit, change.confirmSource === true) : api.update(p.name, p.commit))));
     await Promise.all([refresh(), refreshSnapshots()]);
   }
 
@@ -153,7 +160,7 @@ export const useNodesStore = defineStore('nodes', () => {
   }
 
   return {
-    packages, totals, error, loaded, query, filtered, installing, log, pending, result, installError, snapshots,
+    packages, totals, error, loaded, query, filtered, installing, log, pending, result, installError, sourceConflict, snapshots,
     refresh, refreshSnapshots, preview, previewUpdate, confirm, cancel, setEnabled, uninstall, restore, restartEngine,
   };
 });

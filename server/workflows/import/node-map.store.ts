@@ -13,6 +13,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DomainError } from '../../domain-error.js';
 import type { NodeMap } from './requirements.js';
+import type { KnownSources } from './node-sources.js';
 
 const studioMapSchema = z.object({ nodes: z.record(z.string(), z.object({ package: z.string().min(1), url: z.string().url() })) });
 const cacheSchema = studioMapSchema.extend({ source: z.string(), fetched_at: z.string() });
@@ -74,6 +75,24 @@ export class NodeMapStore {
       downloaded = await this.cache();
     }
     return { map: { ...(downloaded?.nodes ?? {}), ...shipped }, ...(warning ? { warning } : {}) };
+  }
+
+  /**
+   * Package name (lower case) → the install URLs the maps give it, the shipped (curated) map's
+   * first; never downloads (what is cached is what is known).
+   */
+  async knownSources(): Promise<KnownSources> {
+    const known = new Map<string, string[]>();
+    const add = (map: NodeMap) => {
+      for (const { package: pkg, url } of Object.values(map)) {
+        const urls = known.get(pkg.toLowerCase()) ?? [];
+        if (!urls.includes(url)) urls.push(url);
+        known.set(pkg.toLowerCase(), urls);
+      }
+    };
+    add(await this.shippedMap());
+    add((await this.cache())?.nodes ?? {});
+    return known;
   }
 
   /** Download the map now (the refresh route); 502 when the source fails, 409 when downloads are off. */

@@ -2,8 +2,9 @@
  * The form proposed for an imported workflow, from, in order: the App Mode inputs the engine's
  * frontend saves in `extra.linearData` (`inputs: [[node or widget id, widget name, config?]]`,
  * `outputs: [node id]`); nodes titled `Input: <label>` (their first widget, or the one named
- * after `@`: `Input: Style @text`); then guesses — the prompts feeding a sampler's positive and
- * negative, its seed (→ `seed`, default −1), steps, cfg and denoise, the latent size and batch,
+ * after `@`: `Input: Style @text`); then guesses — the prompts feeding the samplers' positive and
+ * negative sides (found by types, `prompt-sources.ts`), the seed (→ `seed`, default −1), steps,
+ * cfg and denoise, the latent size and batch,
  * a `LoadImage`'s image. A primitive that feeds several widgets becomes one input written into
  * all of them as a `{{placeholder}}` in the stored graph; the workflow's own text is stored with
  * any `{{…}}` in it escaped (`\{{…}}`), so it stays text. Outputs: every save node.
@@ -13,6 +14,7 @@ import { type ApiGraph, isLink, type ObjectInfo } from '../../engine/engine-grap
 import { firstWidget, humanize, inputFor, type InputTarget } from './input-from-spec.js';
 import { escapePlaceholders } from '../placeholders.js';
 import { isObject } from './ui-graph.js';
+import { promptSources } from './prompt-sources.js';
 import type { ReadWorkflow } from './read-workflow-file.js';
 
 export interface ProposedForm {
@@ -38,16 +40,25 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
   for (const [id, entry] of read.primitives ?? []) for (const t of entry.targets) primitiveOf.set(key(t), id);
   const placeholders = new Map<string, InputTarget[]>();
 
-  const add = (target: InputTarget, wantedId: string, label: string, opts: { asSeed?: boolean } = {}): boolean => {
-    if (taken.has(key(target))) return false;
-    const primitive = primitiveOf.get(key(target));
-    const targets = primitive === undefined ? [target] : read.primitives!.get(primitive)!.targets;
+  /** One input for `target` (or for several fields at once: one value written into all). */
+  const add = (target: InputTarget | InputTarget[], wantedId: string, label: string, opts: { asSeed?: boolean } = {}): boolean => {
+    const given = Array.isArray(target) ? target : [target];
+    const first = given[0];
+    if (!first || given.some((t) => taken.has(key(t)))) return false;
+    // A primitive feeding a field feeds all of its targets.
+    const targets: InputTarget[] = [];
+    for (const t of given) {
+      const primitive = primitiveOf.get(key(t));
+      for (const each of primitive === undefined ? [t] : read.primitives!.get(primitive)!.targets) if (!targets.some((x) => key(x) === key(each))) targets.push(each);
+    }
     const id = uniqueId(wantedId, ids);
-    const input = inputFor(graph, objectInfo, target, id, label, { ...opts, placeholder: targets.length > 1 });
+    // A manifest maps an input to an integer node id; an expanded inner node (`12:3`) is filled through a placeholder.
+    const placeholder = targets.length > 1 || targets.some((t) => !/^\d+$/.test(t.node));
+    const input = inputFor(graph, objectInfo, first, id, label, { ...opts, placeholder });
     if (!input) return false;
     ids.add(id);
     for (const t of targets) taken.add(key(t));
-    if (targets.length > 1) placeholders.set(id, targets);
+    if (placeholder) placeholders.set(id, targets);
     inputs.push(input);
     return true;
   };
@@ -83,27 +94,28 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
   return { inputs, outputs, graph, placeholders: written, warnings };
 }
 
-type Add = (target: InputTarget, id: string, label: string, opts?: { asSeed?: boolean }) => boolean;
+type Add = (target: InputTarget | InputTarget[], id: string, label: string, opts?: { asSeed?: boolean }) => boolean;
 
 function guess(graph: ApiGraph, objectInfo: ObjectInfo, add: Add): void {
   const ids = Object.keys(graph).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
-  const sampler = ids.find((id) => isLink(graph[id]!.inputs.positive) && isLink(graph[id]!.inputs.negative));
-  if (sampler) {
-    for (const [side, label] of [['positive', 'Prompt'], ['negative', 'Negative prompt']] as const) {
-      const encoder = textSource(graph, graph[sampler]!.inputs[side]);
-      if (encoder) add(encoder, side, label);
-    }
+  const prompts = promptSources(graph, objectInfo);
+  for (const [groups, side, label] of [[prompts.positive, 'positive', 'Prompt'], [prompts.negative, 'negative', 'Negative prompt']] as const) {
+    groups.forEach((group, index) => {
+      const suffix = index === 0 ? '' : ` ${index + 1}`;
+      for (const [n, fields] of sameText(graph, group).entries()) add(fields, side, `${label}${suffix}${n === 0 ? '' : ` (${n + 1})`}`);
+    });
   }
-  const seedNode = [sampler, ...ids].find((id) => id !== undefined && ['seed', 'noise_seed'].some((f) => graph[id]!.inputs[f] !== undefined && !isLink(graph[id]!.inputs[f])));
-  if (seedNode) {
-    const field = graph[seedNode]!.inputs.seed !== undefined && !isLink(graph[seedNode]!.inputs.seed) ? 'seed' : 'noise_seed';
-    add({ node: seedNode, field }, 'seed', 'Seed', { asSeed: true });
-  }
-  if (sampler) {
-    add({ node: sampler, field: 'steps' }, 'steps', 'Steps');
-    add({ node: sampler, field: 'cfg' }, 'cfg', 'Guidance (CFG)');
-  }
-  const latent = ids.find((id) => typeof graph[id]!.inputs.width === 'number' && typeof graph[id]!.inputs.height === 'number');
+  const sampler = ids.find((id) => isLink(graph[id]!.inputs.positive) && isLink(graph[id]!.inputs.negative)) ?? ids.find((id) => isLink(graph[id]!.inputs.guider));
+  const first = (field: string) => [sampler, ...ids].find((id) => id !== undefined && graph[id]!.inputs[field] !== undefined && !isLink(graph[id]!.inputs[field]));
+  const seedNode = first('seed') ?? first('noise_seed');
+  if (seedNode) add({ node: seedNode, field: graph[seedNode]!.inputs.seed !== undefined && !isLink(graph[seedNode]!.inputs.seed) ? 'seed' : 'noise_seed' }, 'seed', 'Seed', { asSeed: true });
+  const stepsNode = first('steps');
+  if (stepsNode) add({ node: stepsNode, field: 'steps' }, 'steps', 'Steps');
+  const cfgNode = first('cfg');
+  if (cfgNode) add({ node: cfgNode, field: 'cfg' }, 'cfg', 'Guidance (CFG)');
+  // The size is the latent's (a node giving LATENT), not a text encoder's conditioning size (SDXL's).
+  const sized = ids.filter((id) => typeof graph[id]!.inputs.width === 'number' && typeof graph[id]!.inputs.height === 'number');
+  const latent = sized.find((id) => (objectInfo[graph[id]!.class_type]?.output ?? []).includes('LATENT')) ?? sized[0];
   if (latent) {
     add({ node: latent, field: 'width' }, 'width', 'Width');
     add({ node: latent, field: 'height' }, 'height', 'Height');
@@ -114,18 +126,20 @@ function guess(graph: ApiGraph, objectInfo: ObjectInfo, add: Add): void {
   // Denoise matters when a sampler starts from an image; at 1.0 on an empty latent it is noise.
   const denoiser = ids.find((id) => typeof graph[id]!.inputs.denoise === 'number' && (loadImage !== undefined || (graph[id]!.inputs.denoise as number) < 1));
   if (denoiser) add({ node: denoiser, field: 'denoise' }, 'denoise', 'Denoise');
-  void objectInfo;
 }
 
-/** Follow conditioning back (up to a few hops) to the node holding the prompt text. */
-function textSource(graph: ApiGraph, link: unknown): InputTarget | undefined {
-  for (let hop = 0; hop < 6 && isLink(link); hop++) {
-    const node = String(link[0]);
-    const inputs = graph[node]?.inputs ?? {};
-    for (const field of ['text', 'text_g', 'prompt']) if (typeof inputs[field] === 'string') return { node, field };
-    link = inputs.conditioning ?? inputs.positive ?? inputs.conditioning_to ?? inputs.text;
+/**
+ * The fields of one conditioning's text, grouped by value: fields holding the same text (SDXL's
+ * `text_g`/`text_l`, Flux's `clip_l`/`t5xxl` as usually written) become one input written into all;
+ * different texts stay inputs of their own, so a test run with the defaults runs the workflow as it was.
+ */
+function sameText(graph: ApiGraph, group: InputTarget[]): InputTarget[][] {
+  const byText = new Map<unknown, InputTarget[]>();
+  for (const target of group) {
+    const value = graph[target.node]?.inputs[target.field];
+    byText.set(value, [...(byText.get(value) ?? []), target]);
   }
-  return undefined;
+  return [...byText.values()];
 }
 
 function appModeData(read: ReadWorkflow): { inputs: [string, string][]; outputs: Set<string> | null } {

@@ -25,6 +25,10 @@ export interface UiNodeRef {
   widgetsValues: unknown[] | Record<string, unknown>;
   /** Widget values that win over `widgetsValues` (a subgraph instance's promoted widgets). */
   overrides?: Record<string, unknown>;
+  /** A subgraph instance's promoted widgets (`properties.proxyWidgets`: inner node id, widget name), in the order of its widget values. */
+  proxyWidgets?: [string, string][];
+  /** The id the API graph gives an expanded inner node: its instances' ids and its own, `:`-joined (`12:3`). */
+  path?: string;
 }
 
 export interface UiGraphRef {
@@ -90,7 +94,8 @@ function withWhere<T>(where: string, read: () => T): T {
   }
 }
 
-function readNode(item: unknown, index: number): UiNodeRef {
+/** One node of the editor's format; throws `invalid` naming what is missing. */
+export function readNode(item: unknown, index: number): UiNodeRef {
   if (!isObject(item)) throw invalid(`node #${index + 1} is not an object`);
   const id = Number(item.id);
   if (!Number.isInteger(id)) throw invalid(`node #${index + 1} has no numeric id`);
@@ -107,6 +112,8 @@ function readNode(item: unknown, index: number): UiNodeRef {
     type: isObject(output) ? String(output.type ?? '*') : '*',
   }));
   const values = item.widgets_values;
+  const proxy = isObject(item.properties) && Array.isArray(item.properties.proxyWidgets) ? item.properties.proxyWidgets : [];
+  const proxyWidgets = proxy.filter((p): p is unknown[] => Array.isArray(p) && p.length >= 2).map((p) => [String(p[0]), String(p[1])] as [string, string]);
   return {
     id,
     type: item.type,
@@ -115,6 +122,7 @@ function readNode(item: unknown, index: number): UiNodeRef {
     inputs,
     outputs,
     widgetsValues: Array.isArray(values) ? values : isObject(values) ? values : [],
+    ...(proxyWidgets.length > 0 ? { proxyWidgets } : {}),
   };
 }
 

@@ -19,6 +19,7 @@ import { applyRenames } from './model-match.js';
 import { requirementsOf, type ModelCatalog, type NodeMap, type Requirements } from './requirements.js';
 import { staticFiles, writeNewFolder } from './workflow-folder.js';
 import { readWorkflowZip } from './workflow-zip.js';
+import { checkNodeSources, type KnownSources } from './node-sources.js';
 import { isZip } from './zip-reader.js';
 
 const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -43,6 +44,8 @@ export interface WorkflowImportDeps {
   nodeMap: (types: string[]) => Promise<{ map: NodeMap; warning?: string }>;
   /** The model catalogs: a file's folder by name, a file by SHA-256. */
   catalog: ModelCatalog;
+  /** The install URLs the node maps know by package name (a file's `node_sources` are checked against them). */
+  knownSources?: () => Promise<KnownSources>;
 }
 
 export class WorkflowImportService {
@@ -96,7 +99,7 @@ export class WorkflowImportService {
       if (id !== undefined && !ID_PATTERN.test(id)) throw new DomainError('invalid', `id "${id}": workflow ids are letters, digits, "-" and "_"`);
       const folder = await readWorkflowZip(bytes, id);
       await writeNewFolder(this.deps.dir, folder.manifest, folder.files);
-      return { id: folder.manifest.id, manifest: folder.manifest, warnings: [] };
+      return { id: folder.manifest.id, manifest: folder.manifest, warnings: [], ...(await this.sourceChecks(folder.manifest)) };
     }
     const { form, needs, warnings } = await this.convert(bytes);
     const stem = path.basename(options.fileName).replace(/\.[^.]*$/, '');
@@ -121,7 +124,14 @@ export class WorkflowImportService {
     const files = await staticFiles(manifest, form.graph);
     dryBuild(manifest, files.get('workflow.json')!.toString('utf8'));
     await writeNewFolder(this.deps.dir, manifest, files);
-    return { id, manifest, warnings };
+    return { id, manifest, warnings, ...(await this.sourceChecks(manifest)) };
+  }
+
+  /** Where each package the manifest names a source for would be installed from. */
+  private async sourceChecks(manifest: WorkflowManifest): Promise<Pick<ImportResult, 'node_source_checks'>> {
+    if (!manifest.node_sources) return {};
+    const known = (await this.deps.knownSources?.().catch(() => null)) ?? new Map();
+    return { node_source_checks: checkNodeSources(manifest.node_sources, known) };
   }
 }
 

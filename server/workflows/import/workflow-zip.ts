@@ -7,7 +7,7 @@
 import { parseManifest, type WorkflowManifest } from '../../contracts/workflows.contract.js';
 import { parseTemplate } from '../placeholders.js';
 import { invalid } from './ui-graph.js';
-import { readZip } from './zip-reader.js';
+import { listZip } from './zip-reader.js';
 
 const MAX_UNPACKED = 50 * 1024 * 1024;
 const KEPT = /^(manifest\.yaml|workflow\.json|README\.md|blocks\/[A-Za-z0-9_.-]+\.json)$/;
@@ -22,14 +22,15 @@ export interface WorkflowFolder {
 export async function readWorkflowZip(bytes: Buffer, id?: string): Promise<WorkflowFolder> {
   // The YAML library loads with the first import, not at start (see workflow.store.ts).
   const { parse: parseYaml, stringify: toYaml } = await import('yaml');
-  const entries = readZip(bytes, MAX_UNPACKED);
+  const entries = listZip(bytes, MAX_UNPACKED);
   // An archive made by zipping the folder itself has one top folder: look inside it.
-  const names = [...entries.keys()];
+  const names = entries.map((entry) => entry.name);
   const prefix = names.every((n) => n.includes('/')) && new Set(names.map((n) => n.split('/')[0])).size === 1 ? `${names[0]!.split('/')[0]}/` : '';
   const files = new Map<string, Buffer>();
-  for (const [name, data] of entries) {
-    const rel = name.slice(prefix.length);
-    if (KEPT.test(rel)) files.set(rel, data);
+  // Only the kept files are unpacked, each once (a name listed twice keeps its first entry).
+  for (const entry of entries) {
+    const rel = entry.name.slice(prefix.length);
+    if (KEPT.test(rel) && !files.has(rel)) files.set(rel, entry.read());
   }
   const manifestBytes = files.get('manifest.yaml');
   if (!manifestBytes) throw invalid('not a workflow: the ZIP has no manifest.yaml (export a workflow from Studio to get one)');

@@ -93,6 +93,7 @@ describe('the error middleware', () => {
       forbidden: 403,
       not_found: 404,
       conflict: 409,
+      too_large: 413,
       out_of_range: 416,
       too_many: 429,
       unreachable: 500,

@@ -201,4 +201,16 @@ describe('importing a workflow', () => {
     expect(await importFile(JSON.stringify(classicApi()), 'again.json', { id: '../evil' })).toMatchObject({ status: 400 });
     expect(fs.existsSync(path.join(t.dir, 'evil'))).toBe(false);
   });
+
+  it('answers 413 naming the limit for a small file that would expand past it', async () => {
+    // Sixteen levels of subgraphs, each holding the next twice: a few KB that would be 65 536 nodes.
+    const subgraphs = Array.from({ length: 16 }, (_, level) => ({
+      id: `s${level}`,
+      nodes: level === 15 ? [{ id: 1, type: 'EmptyLatentImage', widgets_values: [512, 512, 1] }] : [1, 2].map((id) => ({ id, type: `s${level + 1}` })),
+      links: [],
+    }));
+    const bomb = JSON.stringify({ nodes: [{ id: 1, type: 's0' }], links: [], definitions: { subgraphs } });
+    expect(await importFile(bomb, 'bomb.json')).toMatchObject({ status: 413, body: { detail: expect.stringMatching(/more than 10000 nodes/) } });
+    expect((await t.api('/api/admin/workflows')).status).toBe(200);
+  });
 });

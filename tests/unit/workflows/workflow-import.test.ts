@@ -40,18 +40,31 @@ describe('the editor format → API graph', () => {
     expect(withoutMeta(webp.graph)).toEqual(classicApi());
   });
 
-  it('flattens a subgraph: inner nodes get fresh ids, boundary links join the outer ones, a promoted widget wins', () => {
+  it('flattens a subgraph: inner nodes get the frontend\'s path ids, boundary links join the outer ones, a promoted widget wins', () => {
     const read = readWorkflowFile(json(subgraphUi()), objectInfo);
     const graph = withoutMeta(read.graph);
     const expected = classicApi();
     delete expected['6'];
     delete expected['7'];
-    expected['31'] = { class_type: 'CLIPTextEncode', inputs: { text: 'a promoted fox', clip: ['4', 1] } };
-    expected['32'] = { class_type: 'CLIPTextEncode', inputs: { text: 'blurry', clip: ['4', 1] } };
-    for (const id of ['3', '12']) Object.assign(expected[id]!.inputs, { positive: ['31', 0], negative: ['32', 0] });
+    expected['30:1'] = { class_type: 'CLIPTextEncode', inputs: { text: 'a promoted fox', clip: ['4', 1] } };
+    expected['30:2'] = { class_type: 'CLIPTextEncode', inputs: { text: 'blurry', clip: ['4', 1] } };
+    for (const id of ['3', '12']) Object.assign(expected[id]!.inputs, { positive: ['30:1', 0], negative: ['30:2', 0] });
     expect(graph).toEqual(expected);
     const form = proposeForm(read, objectInfo);
-    expect(form.inputs.slice(0, 2)).toMatchObject([{ id: 'positive', node_id: 31, default: 'a promoted fox' }, { id: 'negative', node_id: 32 }]);
+    // An inner node has no integer id for the manifest: its inputs are placeholders in the stored graph.
+    expect(form.inputs.slice(0, 2)).toMatchObject([{ id: 'positive', default: 'a promoted fox' }, { id: 'negative', default: 'blurry' }]);
+    expect(form.inputs[0]).not.toHaveProperty('node_id');
+    expect(form.graph['30:1']!.inputs.text).toBe('{{positive}}');
+  });
+
+  it('takes widgets promoted with properties.proxyWidgets: through a subgraph input (-1) or straight onto an inner node', () => {
+    const ui = subgraphUi() as { nodes: { id: number; properties?: Record<string, unknown>; widgets_values: unknown[] }[] };
+    const instance = ui.nodes.find((n) => n.id === 30)!;
+    instance.properties = { proxyWidgets: [['-1', 'text'], ['2', 'text']] };
+    instance.widgets_values = ['via the input', 'straight onto the negative'];
+    const graph = readWorkflowFile(json(ui), objectInfo).graph;
+    expect(graph['30:1']!.inputs.text).toBe('via the input');
+    expect(graph['30:2']!.inputs.text).toBe('straight onto the negative');
   });
 
   it('skips the upload button value after LoadImage', () => {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import fsp from 'node:fs/promises';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WorkflowBuildError } from '../../../server/workflows/workflow-errors.js';
 import { seedWorkflows } from '../../../server/workflows/workflow-seed.store.js';
 import { loadDefinition, loadIndex, loadWorkflow, loadWorkflows } from '../../../server/workflows/workflow.store.js';
@@ -56,6 +57,30 @@ describe('loadWorkflows', () => {
     expect(byId['no-manifest']!.error).toContain('manifest.yaml is missing');
     expect(byId.dyn!.error).toContain('blocks/');
     expect(byId['dyn-bad-block']!.error).toContain('unknown local node "9"');
+  });
+
+  it('parses a workflow file again only when it changed (path, change time, size), not on every list', async () => {
+    const dir = temp();
+    for (const id of ['one', 'two']) {
+      write(path.join(dir, id, 'manifest.yaml'), manifestYaml(id));
+      write(path.join(dir, id, 'workflow.json'), workflowJson);
+    }
+    const read = vi.spyOn(fsp, 'readFile');
+    cleanups.push(() => read.mockRestore());
+    const graphReads = () => read.mock.calls.map((call) => String(call[0])).filter((file) => file.endsWith('workflow.json'));
+    await loadWorkflows(dir);
+    expect(graphReads()).toHaveLength(2);
+    read.mockClear();
+    const again = await loadWorkflows(dir);
+    expect(graphReads()).toEqual([]);
+    expect(again.map((entry) => [entry.id, entry.error])).toEqual([['one', undefined], ['two', undefined]]);
+    // A file replaced (written and renamed, as an import does) is read again; the other is not.
+    const tmp = path.join(dir, 'two', '.workflow.json.tmp');
+    fs.writeFileSync(tmp, '{"1": {');
+    fs.renameSync(tmp, path.join(dir, 'two', 'workflow.json'));
+    const changed = await loadWorkflows(dir);
+    expect(graphReads()).toEqual([path.join(dir, 'two', 'workflow.json')]);
+    expect(changed.find((entry) => entry.id === 'two')!.error).toContain('not valid JSON');
   });
 
   it('returns an empty list for a missing folder', async () => {
