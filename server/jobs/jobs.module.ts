@@ -28,6 +28,7 @@ import { RunnerService } from './runner.service.js';
 import { JobQueueService } from './queue/job-queue.service.js';
 import type { QueueEngine } from './queue/queue-engine.js';
 import { LOCAL_ENGINE_ID } from '../engine/pool/engine-pool.js';
+import { dropOrphanSnapshot, readOrphanSnapshot } from '../engine/engine-orphan.js';
 import type { PoolEngine } from '../engine/pool/pool-engine.js';
 import { queueRoutes } from './queue/queue.routes.js';
 import { enginesRoutes } from './queue/engines.routes.js';
@@ -99,7 +100,8 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
       sharesFolders: () => local || member.sharesFolders(),
     };
     // The jobs this engine holds are checked with it when it is back (the others belong to other engines).
-    const reconciler = new Reconciler({ jobs, engine: member.client, monitor: own, events: deps.events, logger, isWaiting: (id) => queue.isWaiting(id) || (queue.engineOf(id) ?? LOCAL_ENGINE_ID) !== member.id });
+    const ownEngine = local && config.engine.mode !== 'external' ? { orphan: () => readOrphanSnapshot(config.paths.engine, config.engine.port), orphanChecked: () => dropOrphanSnapshot(config.paths.engine, config.engine.port) } : undefined;
+    const reconciler = new Reconciler({ jobs, engine: member.client, monitor: own, events: deps.events, logger, ownEngine, isWaiting: (id) => queue.isWaiting(id) || (queue.engineOf(id) ?? LOCAL_ENGINE_ID) !== member.id });
     members.get(member.id)?.stop();
     members.set(member.id, {
       engine,
