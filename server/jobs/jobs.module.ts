@@ -93,6 +93,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
       id: member.id,
       name: member.name,
       client: member.client,
+      cancelClient: member.cancelClient,
       monitor: own,
       clientId: member.socket.clientId,
       online: () => member.status === 'online',

@@ -27,6 +27,8 @@ export interface PoolEngineOptions {
   /** What users see (the engine's own URL, or the agent's). */
   url: string;
   client: EngineClient;
+  /** For cancels to the engine while Studio thinks it down (no availability gate, a long wait); default `client`. */
+  cancelClient?: EngineClient;
   socket: EngineSocket;
   health: HealthSource;
   /** True when the engine reads Studio's input folder and writes into its output folder. */
@@ -47,6 +49,7 @@ export class PoolEngine {
   readonly kind: EngineKind;
   readonly url: string;
   readonly client: EngineClient;
+  readonly cancelClient: EngineClient;
   readonly socket: EngineSocket;
   readonly owned: boolean;
   readonly agent: { url: string; key: string } | null;
@@ -62,6 +65,7 @@ export class PoolEngine {
     this.kind = options.kind;
     this.url = options.url;
     this.client = options.client;
+    this.cancelClient = options.cancelClient ?? options.client;
     this.socket = options.socket;
     this.owned = options.owned;
     this.agent = options.agent ?? null;

@@ -21,18 +21,20 @@ export interface FailoverDeps {
   markDone: (job: JobRecord) => void;
 }
 
-/** Take the jobs of `engineId` back into the queue (or fail them after too many failovers). */
-export function failoverJobs(engineId: string, deps: FailoverDeps): void {
+/** Take the jobs of `engineId` back into the queue (or fail them after too many failovers); returns every job taken from it. */
+export function failoverJobs(engineId: string, deps: FailoverDeps): string[] {
   const engines = deps.engines();
-  if (engines.length < 2) return;
+  if (engines.length < 2) return [];
   const engine = engines.find((e) => e.id === engineId);
   const name = engine?.name ?? engineId;
   const back: string[] = [];
+  const taken: string[] = [];
   for (const row of deps.store.handed().filter((r) => r.engine_id === engineId)) {
     const id = row.prompt_id;
     engine?.monitor.untrack(id);
     const job = deps.jobs.get(id);
     if (!job || (job.status !== 'queued' && job.status !== 'running')) continue;
+    taken.push(id);
     if (row.failovers >= MAX_FAILOVERS) {
       deps.store.remove(id);
       const failed = deps.lifecycle.fail(id, `Engine ${name} went offline while it had this job, after ${MAX_FAILOVERS} other engines had done the same; Studio stopped moving it`);
@@ -46,4 +48,5 @@ export function failoverJobs(engineId: string, deps: FailoverDeps): void {
     deps.events.emit('job.requeued', 'warning', `Job back in the queue: its engine went offline (${job.workflow_name ?? job.workflow_id ?? id})`, { prompt_id: id, workflow_id: job.workflow_id, ...via });
   }
   if (back.length) deps.store.requeueFront(back);
+  return taken;
 }
