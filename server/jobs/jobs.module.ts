@@ -154,7 +154,9 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     progress: (id: string) => [...members.values()].map((m) => m.engine.monitor.progress(id)).find((p) => p !== null) ?? null,
     untrack: (id: string) => [...members.values()].forEach((m) => m.engine.monitor.untrack(id)),
   };
-  const queries = new JobQueries({ ...common, monitor: anyMonitor, queueOrder: (active) => queue.order(active) });
+  // A job is asked about on the engine it was handed to (its queue row, else its record), also after a restart.
+  const engineOf = (id: string) => engine.pool.get(queue.engineOf(id) ?? jobs.get(id)?.engine_id ?? LOCAL_ENGINE_ID)?.client ?? engine.client;
+  const queries = new JobQueries({ ...common, monitor: anyMonitor, engineOf, stopActive: (id) => queue.takeOff(id), queueOrder: (active) => queue.order(active) });
   // Unfinished jobs are checked against the engine when it comes up, at boot and after it was down.
   engine.onUp(() => void members.get(LOCAL_ENGINE_ID)?.reconciler.runIfPending());
   engine.onDown(() => members.get(LOCAL_ENGINE_ID)?.reconciler.markPending());

@@ -409,6 +409,13 @@ export class JobQueueService {
     return this.deps.store.get(promptId) !== null;
   }
 
+  /** Take an active job off the engine it is on (a delete does this first, as cancel does). */
+  async takeOff(promptId: string): Promise<void> {
+    const row = this.deps.store.get(promptId);
+    if (row && row.engine_id === null) return;
+    await this.stopOnEngine(promptId, row?.engine_id ?? this.deps.jobs.get(promptId)?.engine_id ?? null);
+  }
+
   /** Take a job off its engine (the first engine for a job the queue does not hold). */
   private async stopOnEngine(promptId: string, engineId: string | null): Promise<void> {
     const engines = this.deps.engines();
