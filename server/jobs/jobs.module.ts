@@ -63,6 +63,13 @@ export interface JobsModule extends StudioModule {
   queries: JobQueries;
 }
 
+/** Poll `check` every 100 ms for up to `ms`. */
+async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  return check();
+}
+
 export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const { config, logger, engine } = deps;
   const jobs = new JobStore(deps.db);
@@ -135,6 +142,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     }
   });
   for (const member of engine.pool.list()) attach(member);
+  const localUp = () => engine.pool.get(LOCAL_ENGINE_ID)?.status === 'online';
   const inputs = new InputCopies({ dir: config.paths.assetsInput, shared: shared('input') });
   const runner = new RunnerService({
     ...common,
@@ -148,6 +156,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     queue,
     events: deps.events,
     otherEngines: () => engine.pool.list().filter((e) => e.id !== LOCAL_ENGINE_ID),
+    localEngine: { status: () => engine.pool.get(LOCAL_ENGINE_ID)?.status ?? 'offline', waitUp: (ms) => waitFor(localUp, ms) },
   });
   // Progress of a job on any engine; a deleted job is forgotten by every monitor.
   const anyMonitor = {

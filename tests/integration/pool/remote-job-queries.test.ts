@@ -54,7 +54,7 @@ describe('job queries for a job on an engine by URL', () => {
 
     // A job running on the box, deleted: interrupted there at once.
     const running = (await execute(t.api, 'txt2img-sdxl', { params: { positive: 'deleted while it runs', steps: 30 } })).prompt_id;
-    await until(async () => (await json<Array<{ prompt_id: string; status: string }>>(await t.api('/api/admin/queue'))).some((j) => j.prompt_id === running && j.status === 'running'), 'the job running on the box', 30_000);
+    await until(async () => (await json<Array<{ prompt_id: string; status: string }>>(await t!.api('/api/admin/queue'))).some((j) => j.prompt_id === running && j.status === 'running'), 'the job running on the box', 30_000);
     const deleted = await json<{ deleted: string[] }>(await t.api('/api/admin/history/delete', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ prompt_ids: [running] }) }));
     expect(deleted.deleted).toEqual([running]);
     await until(async () => {
