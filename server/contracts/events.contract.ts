@@ -42,6 +42,7 @@ export const EVENT_TYPE_MEANINGS = {
   'engine.offline': 'An engine of the pool stopped answering (its jobs go to another engine)',
   'engine.online': 'An engine of the pool answers (again)',
   'engine.model_download': 'A Studio agent of the pool was asked to download a catalog model its engine lacks (it verifies the SHA-256)',
+  'engine.restarted': "A Studio agent said over its relay that its engine restarted (perhaps faster than the health interval): the jobs it held went back to the queue like a failover",
   'engine.strays_removed': 'An engine came back holding jobs Studio had given to another engine meanwhile: they were taken off it (no job runs twice)',
   'job.ran_twice': 'A job failover moved also finished on the engine that lost it (cut off, it kept running): Studio kept one result; the event names the engine whose GPU time was wasted',
   'job.requeued': 'Its engine went offline: the job went back to the front of Studio\'s queue for another engine',

@@ -110,6 +110,13 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     // The jobs this engine holds are checked with it when it is back (the others belong to other engines).
     const ownEngine = local && config.engine.mode !== 'external' ? { orphan: () => readOrphanSnapshot(config.paths.engine, config.engine.port), orphanChecked: () => dropOrphanSnapshot(config.paths.engine, config.engine.port) } : undefined;
     const reconciler = new Reconciler({ jobs, engine: member.client, monitor: own, events: deps.events, logger, ownEngine, isWaiting: (id) => queue.isWaiting(id) || (queue.engineOf(id) ?? LOCAL_ENGINE_ID) !== member.id });
+    // An agent whose engine restarted faster than the health interval: what it held is gone; fail it over.
+    const offRestarted = member.onRestarted(() => {
+      deps.events.emit('engine.restarted', 'warning', `The engine of agent ${member.name} restarted: the jobs it held go back to the queue`, { engine_id: member.id });
+      reconciler.markPending();
+      queue.failover(member.id);
+      void queue.engineBack(member.id);
+    });
     members.get(member.id)?.stop();
     members.set(member.id, {
       engine,
@@ -117,6 +124,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
       stop: () => {
         // Its retries end with it (a removed engine, or Studio stopping).
         reconciler.stop();
+        offRestarted();
         if (!local) own.stop();
       },
     });
