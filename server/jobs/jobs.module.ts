@@ -34,6 +34,7 @@ import { queueRoutes } from './queue/queue.routes.js';
 import { enginesRoutes } from './queue/engines.routes.js';
 import { QueueStore } from './queue/queue.store.js';
 import { RetryStalled } from './queue/retry-stalled.js';
+import { ResumeAfterRestart } from './queue/resume-after-restart.js';
 import { SettingsStore } from '../db/settings.store.js';
 
 export interface JobsModuleDeps {
@@ -82,9 +83,10 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const monitor = new JobMonitor({ ...common, socket: engine.socket, collector, stallMs: config.jobs.stallMs, pollMs: deps.pollMs });
   // One queue engine per engine of the pool: its own monitor (its socket), output collector and reconciler.
   const members = new Map<string, { engine: QueueEngine; reconciler: Reconciler; stop: () => void }>();
+  const queueStore = new QueueStore(deps.db);
   const queue = new JobQueueService({
     ...common,
-    store: new QueueStore(deps.db),
+    store: queueStore,
     settings: new SettingsStore(deps.db),
     engines: () => [...members.values()].map((m) => m.engine),
     inputDir: config.paths.assetsInput,
@@ -174,8 +176,12 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   // A job is asked about on the engine it was handed to (its queue row, else its record), also after a restart.
   const engineOf = (id: string) => engine.pool.get(queue.engineOf(id) ?? jobs.get(id)?.engine_id ?? LOCAL_ENGINE_ID)?.client ?? engine.client;
   const queries = new JobQueries({ ...common, monitor: anyMonitor, engineOf, stopActive: (id) => queue.takeOff(id), queueOrder: (active) => queue.order(active) });
+  const resume = new ResumeAfterRestart({ enabled: config.jobs.resumeAfterRestart, lifecycle, retry: (id, who) => runner.retry(id, who), events: deps.events, logger });
+  // Jobs the last run left on this computer's engine: the retries wait for its first check (which stalls the lost ones).
+  let localHeldAtBoot = false;
+  let resumeTimer: NodeJS.Timeout | null = null;
   // Unfinished jobs are checked against the engine when it comes up, at boot and after it was down.
-  engine.onUp(() => void members.get(LOCAL_ENGINE_ID)?.reconciler.runIfPending());
+  engine.onUp(() => void members.get(LOCAL_ENGINE_ID)?.reconciler.runIfPending().then(() => resume.resume()));
   engine.onDown(() => members.get(LOCAL_ENGINE_ID)?.reconciler.markPending());
 
   return {
@@ -196,10 +202,21 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     // jobs left waiting by the last run are stalled before the engine's jobs are reconciled.
     prepare: async () => {
       monitor.start();
+      resume.watch();
+      const before = [...queueStore.handed(), ...queueStore.waiting()];
+      localHeldAtBoot = before.some((row) => row.engine_id === LOCAL_ENGINE_ID);
+      resume.remember(before);
       queue.recover();
     },
-    start: () => queue.start(),
+    start: () => {
+      queue.start();
+      if (!localHeldAtBoot) resume.resume();
+      // This computer's engine may never answer (external, not running): the waiting jobs are resumed all the same.
+      else resumeTimer = setTimeout(() => resume.resume(), 60_000).unref();
+    },
     stop() {
+      if (resumeTimer) clearTimeout(resumeTimer);
+      resume.stop();
       queue.stop();
       for (const m of members.values()) m.stop();
       monitor.stop();
