@@ -27,7 +27,7 @@ export interface OrphanSnapshot {
 
 /**
  * End a previous Studio's engine orphan on `port`, if there is one: nothing new starts on it (its
- * queue is cleared), its queue and history are kept as a snapshot, then its group gets SIGTERM,
+ * queue is cleared, its running job interrupted), its queue and history are kept as a snapshot, then its group gets SIGTERM,
  * SIGKILL if it lingers, and the port is awaited. True when there was one.
  */
 export async function endOwnOrphan(engineDir: string, port: number, logger: Logger): Promise<boolean> {
@@ -37,10 +37,14 @@ export async function endOwnOrphan(engineDir: string, port: number, logger: Logg
   logger.warn(`engine: the engine a previous Studio started (pid ${orphan.pid}) still runs on port ${port}; reading its history, then ending it`);
   const ask = async (route: string, init?: RequestInit) => (await fetch(url + route, { ...init, signal: AbortSignal.timeout(5_000) })).json() as Promise<unknown>;
   try {
-    await ask('/queue', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ clear: true }) }).catch(() => undefined);
+    // Nothing new starts, and the running job stops: a job that finished after the history was read
+    // but before the orphan ended would be counted lost and run again.
     const queue = (await ask('/queue')) as { queue_running?: unknown[][]; queue_pending?: unknown[][] };
-    const history = (await ask('/history')) as Record<string, HistoryEntry>;
     const queued = [...(queue.queue_running ?? []), ...(queue.queue_pending ?? [])].map((item) => String(item[1]));
+    await ask('/queue', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ clear: true }) }).catch(() => undefined);
+    await fetch(`${url}/interrupt`, { method: 'POST', signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+    await waitFor(async () => (((await ask('/queue').catch(() => ({}))) as { queue_running?: unknown[] }).queue_running ?? []).length === 0, END_WAIT_MS);
+    const history = (await ask('/history')) as Record<string, HistoryEntry>;
     const file = path.join(engineDir, snapshotFile(port));
     fs.writeFileSync(`${file}.tmp`, JSON.stringify({ history, queued } satisfies OrphanSnapshot));
     fs.renameSync(`${file}.tmp`, file);

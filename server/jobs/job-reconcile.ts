@@ -90,7 +90,9 @@ async function reconcileJobs(deps: ReconcileDeps, lostReason: StallReason): Prom
       continue;
     }
     // Not in the new engine's history: the orphan's may have it (finished while Studio was down).
-    history ??= orphan?.history[job.prompt_id] ?? null;
+    // One it was still running was interrupted when it was ended: lost to the restart, not failed.
+    const fromOrphan = orphan?.history[job.prompt_id];
+    if (fromOrphan && (!orphan?.queued.includes(job.prompt_id) || fromOrphan.status?.status_str === 'success')) history ??= fromOrphan;
     count(job.prompt_id, history ? await deps.monitor.settleFromHistory(job.prompt_id, history) : deps.monitor.markStalled(job.prompt_id, lostReason));
   }
   if (result.unchecked.length === 0) deps.ownEngine?.orphanChecked();
