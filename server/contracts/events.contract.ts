@@ -55,6 +55,7 @@ export const EVENT_TYPE_MEANINGS = {
   'job.retried': 'Job retried from an earlier attempt',
   'queue.paused': 'Studio\'s queue paused: no new job is handed to an engine',
   'queue.resumed': 'Studio\'s queue resumed',
+  'queue.restart_retried': 'Studio restarted and retried the jobs it left unfinished (QUEUE_RESUME_AFTER_RESTART): `{retried, retry_of}`, in the old queue order',
   'job.deleted': 'Job record and outputs deleted',
   'workflow.invalid': 'A workflow cannot be used',
   'workflows.synced': 'Workflows synced from the update repository',

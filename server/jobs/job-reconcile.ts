@@ -96,6 +96,8 @@ async function reconcileJobs(deps: ReconcileDeps, lostReason: StallReason): Prom
     count(job.prompt_id, history ? await deps.monitor.settleFromHistory(job.prompt_id, history) : deps.monitor.markStalled(job.prompt_id, lostReason));
   }
   if (result.unchecked.length === 0) deps.ownEngine?.orphanChecked();
+  // A followed prompt may have finished between the queue read and its tracking: its end was heard by no one.
+  if (result.followed.length) await deps.monitor.recheck(result.followed);
   const total = result.followed.length + result.finished.length + result.stalled.length;
   if (total === 0) return result;
   const severity = result.stalled.length ? 'warning' : 'info';

@@ -47,6 +47,8 @@ export interface PoolFaults {
   killAgentEngine(): Promise<void>;
   /** Freeze the engine by URL (SIGSTOP) for `ms`, then let it run again. */
   freezeRemote(ms: number): Promise<void>;
+  /** The event log's lines about these jobs and their retries (for a failure message). */
+  eventsOf(jobs: readonly string[]): Promise<string[]>;
   /** Read every engine's history now (the poll runs every 150 ms). */
   witness(): Promise<void>;
   /** Each engine's successes seen so far: prompt id → the engines (by name) whose history had it as success. */
@@ -80,6 +82,8 @@ export async function startPoolFaults(options: { stepMs: number }): Promise<Pool
 
   // The witness: every success each engine's history has shown.
   const seen = new Map<string, Set<string>>();
+  /** What the run did and saw, with times (for a failure message). */
+  const notes: string[] = [];
   const witnesses: Array<{ name: string; url: string }> = [
     { name: 'local', url: `http://127.0.0.1:${mainEnginePort}` },
     { name: 'agent', url: `http://127.0.0.1:${agentEnginePort}` },
@@ -94,6 +98,7 @@ export async function startPoolFaults(options: { stepMs: number }): Promise<Pool
         for (const [id, entry] of Object.entries(history)) {
           if (entry.status?.status_str !== 'success') continue;
           const set = seen.get(id) ?? new Set<string>();
+          if (!set.has(w.name)) notes.push(`${new Date().toISOString()} witness: ${id} success on ${w.name}`);
           set.add(w.name);
           seen.set(id, set);
         }
@@ -142,6 +147,7 @@ export async function startPoolFaults(options: { stepMs: number }): Promise<Pool
     },
     async killMainAndRestart() {
       await main.kill();
+      notes.push(`${new Date().toISOString()} fault: the main Studio killed`);
       main = await startStudioProcess(mainEnv);
     },
     async restartMain() {
@@ -160,14 +166,32 @@ export async function startPoolFaults(options: { stepMs: number }): Promise<Pool
       await new Promise((r) => setTimeout(r, options.stepMs));
       await poll();
       process.kill(pid, 'SIGKILL');
+      notes.push(`${new Date().toISOString()} fault: the agent's engine killed`);
       await until(() => !isAlive(pid), 'the agent engine gone');
     },
     async freezeRemote(ms) {
+      // Mid-sampling: an engine frozen in the last milliseconds of a job finishes it the moment it
+      // runs again, before any cancel is read (Studio then reports it, job.ran_twice).
+      const engines = (await json<{ engines: Array<{ id: string; name: string }> }>(await api('/api/admin/engines'))).engines;
+      const remoteId = engines.find((e) => e.name === 'Box by URL')?.id;
+      await until(async () => {
+        const queue = await json<Array<{ engine_id: string | null; status: string; progress?: { step: number; total_steps: number } }>>(await api('/api/admin/queue'));
+        return queue.some((j) => j.engine_id === remoteId && j.status === 'running' && (j.progress?.step ?? 0) >= 1 && (j.progress?.step ?? 0) <= (j.progress?.total_steps ?? 0) - 3);
+      }, 'a job mid-sampling on the engine by URL', 60_000);
       remote.child.kill('SIGSTOP');
+      notes.push(`${new Date().toISOString()} fault: the engine by URL frozen`);
       await new Promise((r) => setTimeout(r, ms));
       remote.child.kill('SIGCONT');
+      notes.push(`${new Date().toISOString()} fault: the engine by URL resumed`);
     },
     witness: poll,
+    async eventsOf(jobs) {
+      const all = await records();
+      const ids = new Set(all.filter((j) => jobs.includes(j.prompt_id) || (j.retry_of && jobs.includes(j.retry_of))).map((j) => j.prompt_id));
+      const events = await json<Array<{ time?: string; type: string; message: string; data: Record<string, unknown> }>>(await api('/api/admin/events?limit=1000'));
+      const lines = events.filter((e) => [...ids].some((id) => JSON.stringify(e.data).includes(id))).map((e) => `${e.time ?? ''} ${e.type}: ${e.message} ${JSON.stringify(e.data).slice(0, 300)}`);
+      return [...lines, ...notes.filter((n) => n.includes('fault:') || [...ids].some((id) => n.includes(id)))];
+    },
     successes() {
       return new Map([...seen].map(([id, set]) => [id, [...set]]));
     },

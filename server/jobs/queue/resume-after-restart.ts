@@ -62,16 +62,16 @@ export class ResumeAfterRestart {
     const place = (id: string) => this.before.get(id)?.index ?? Number.MAX_SAFE_INTEGER;
     const ids = [...this.stalled].sort((a, b) => place(a) - place(b));
     this.stalled.clear();
-    const retried: string[] = [];
+    const retried: Array<{ prompt_id: string; retry_of: string }> = [];
     for (const id of ids) {
       try {
-        retried.push((await this.deps.retry(id, this.before.get(id)?.submitter ?? 'anonymous')).prompt_id);
+        retried.push(await this.deps.retry(id, this.before.get(id)?.submitter ?? 'anonymous'));
       } catch (err) {
         this.deps.logger.warn(`the job ${id} stalled by the restart could not be retried`, err);
       }
     }
     if (retried.length) {
-      this.deps.events.emit('system.startup', 'info', `Studio restarted: ${retried.length} job(s) it left unfinished were retried (each names its stalled job in retry_of)`, { retried, retry_of: ids });
+      this.deps.events.emit('queue.restart_retried', 'info', `Studio restarted: ${retried.length} job(s) it left unfinished were retried (each names its stalled job in retry_of)`, { retried: retried.map((r) => r.prompt_id), retry_of: retried.map((r) => r.retry_of) });
     }
   }
 }

@@ -23,6 +23,9 @@ describe('the engine pool under faults (short)', () => {
     await faults.freezeRemote(7_000);
     await faults.completed(12, 60_000);
     const { byJob } = await verdict(faults);
-    expect(byJob.filter((j) => j.completed !== 1 || j.active !== 0 || !j.outputs || j.successes.length !== 1)).toEqual([]);
+    const wrong = byJob.filter((j) => j.completed !== 1 || j.active !== 0 || !j.outputs || j.successes.length !== 1);
+    // On failure, what the event log says of those jobs (their retries included).
+    const log = wrong.length ? await faults.eventsOf(wrong.map((j) => j.job)) : [];
+    expect(wrong, log.join('\n')).toEqual([]);
   }, 180_000);
 });
