@@ -18,8 +18,8 @@ import type { ApiGraph } from '../../engine/engine-graph.js';
 import { checkpointOf, missingFor } from '../../engine/pool/engine-needs.js';
 import { EngineStatsBook } from './engine-stats.js';
 import { fairIndex } from './fair-share.js';
-import { failoverJobs } from './failover.js';
-import { cancelOnLostEngine, stopOnEngine, submitTo } from './hand-over.js';
+import { failoverJobs, LostCopies } from './failover.js';
+import { stopOnEngine, submitTo } from './hand-over.js';
 import type { QueueRow, QueueStore } from './queue.store.js';
 import { chooseEngine } from './routing.js';
 import { evictStrays } from './strays.js';
@@ -62,11 +62,8 @@ export class JobQueueService {
   private readonly handing = new Set<string>();
   /** Engines back online whose queue is being cleared of jobs they no longer own: nothing is handed to them meanwhile. */
   private readonly settling = new Set<string>();
-  /**
-   * The leases failover took back: per engine, the jobs it lost to others. When it answers again
-   * its copies of them are checked (`engineBack`): one that finished there ran twice.
-   */
-  private readonly lost = new Map<string, Set<string>>();
+  /** The jobs failover took from each engine: its copies are checked when it answers again. */
+  private readonly lost = new LostCopies();
   /** Jobs done, speed, last checkpoint and idle time of each engine (routing, the Engines page). */
   readonly stats = new EngineStatsBook();
 
@@ -202,8 +199,7 @@ export class JobQueueService {
     const job = this.deps.jobs.get(promptId);
     if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (job.status !== 'queued' && job.status !== 'running') throw new DomainError('conflict', `Job ${promptId} already finished (${job.status})`);
-    const row = this.deps.store.get(promptId);
-    if (!row || row.engine_id !== null) await this.stopOnEngine(promptId, row?.engine_id ?? null);
+    await this.takeOff(promptId);
     const result = this.deps.lifecycle.cancel(promptId);
     if (!result.ok) {
       const now = this.deps.jobs.get(promptId);
@@ -344,13 +340,8 @@ export class JobQueueService {
     if (this.stopped) return;
     const taken = failoverJobs(engineId, { ...this.deps, markDone: (job) => this.markDone(job) });
     const engine = this.deps.engines().find((e) => e.id === engineId);
-    if (engine && taken.length) {
-      const lost = this.lost.get(engineId) ?? new Set<string>();
-      for (const id of taken) lost.add(id);
-      this.lost.set(engineId, lost);
-      // Sent before the next round hands them on; an engine only frozen or cut off reads them when it runs again.
-      void cancelOnLostEngine(engine, taken, this.deps.logger);
-    }
+    // Cancelled on it before the next round hands them on (a frozen engine reads it when it runs again).
+    if (engine && taken.length) this.lost.taken(engine, taken, this.deps.logger);
     this.schedule();
   }
 
@@ -366,7 +357,7 @@ export class JobQueueService {
     let strays: string[];
     try {
       strays = await evictStrays(engine, this.deps);
-      await this.checkLostCopies(engine, strays);
+      await this.lost.check(engine, strays, { jobs: this.deps.jobs, events: this.deps.events, engineOf: (id) => this.engineOf(id) });
     } finally {
       this.settling.delete(engineId);
       this.schedule();
@@ -375,28 +366,6 @@ export class JobQueueService {
       this.deps.events.emit('engine.strays_removed', 'warning', `Engine ${engine.name} came back with ${strays.length} job(s) Studio had given to another engine: taken off it`, { engine_id: engineId, prompt_ids: strays });
     }
     return strays;
-  }
-
-  /**
-   * The jobs `engine` lost to failover and did not still hold: when its copy finished there all the
-   * same (cut off, it kept running), the job ran twice. Studio keeps the one result it recorded
-   * (the lost copy's messages went to no monitor) and says what was wasted (`job.ran_twice`).
-   */
-  private async checkLostCopies(engine: QueueEngine, strays: readonly string[]): Promise<void> {
-    const lost = this.lost.get(engine.id);
-    if (!lost) return;
-    this.lost.delete(engine.id);
-    for (const id of lost) {
-      if (strays.includes(id)) continue;
-      const entry = await engine.client.history(id).catch(() => null);
-      if (entry?.status?.status_str !== 'success') continue;
-      const job = this.deps.jobs.get(id);
-      this.deps.events.emit('job.ran_twice', 'warning', `Job ${job?.workflow_name ?? id} also finished on engine ${engine.name}, which had lost it to another engine: its GPU time there was wasted; Studio kept one result`, {
-        prompt_id: id,
-        engine_id: engine.id,
-        kept_engine_id: this.engineOf(id) ?? job?.engine_id ?? null,
-      });
-    }
   }
 
   /** The engine a job is on (null: waiting in Studio, or not in the queue). */
@@ -413,11 +382,8 @@ export class JobQueueService {
   async takeOff(promptId: string): Promise<void> {
     const row = this.deps.store.get(promptId);
     if (row && row.engine_id === null) return;
-    await this.stopOnEngine(promptId, row?.engine_id ?? this.deps.jobs.get(promptId)?.engine_id ?? null);
-  }
-
-  /** Take a job off its engine (the first engine for a job the queue does not hold). */
-  private async stopOnEngine(promptId: string, engineId: string | null): Promise<void> {
+    // Its engine: the queue's, else the record's; the first engine for a job neither names.
+    const engineId = row?.engine_id ?? this.deps.jobs.get(promptId)?.engine_id ?? null;
     const engines = this.deps.engines();
     const engine = engines.find((e) => e.id === engineId) ?? engines[0];
     if (engine) await stopOnEngine(engine, promptId, this.deps.logger);
