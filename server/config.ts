@@ -11,7 +11,8 @@ import { childEnvironment } from './process/child-env.js';
 import { SHIPPED_ROOT, readVersion } from './config/app-root.js';
 import { ConfigError } from './config/config-error.js';
 import { dataPaths, resolveStudioDir, type DataPaths } from './config/data-dir.js';
-import { chooseEngineMode, type EngineMode, type EngineProbe, type PreviewMethod } from './config/engine-mode.js';
+import { chooseEngineMode, probeEngine, type EngineMode, type EngineProbe, type PreviewMethod } from './config/engine-mode.js';
+import { ownOrphan } from './process/child-record.js';
 import { readEngineChoice } from './config/engine-choice.js';
 import { DEFAULT_API_KEY } from './config/env-vars.js';
 import { readEnv, reportedEnv } from './config/read-env.js';
@@ -83,7 +84,7 @@ export interface Config {
     nodeMap: string | null;
   };
   /** Jobs: a running job silent this long (no engine message) is marked stalled; 0 never. */
-  jobs: { stallMs: number };
+  jobs: { stallMs: number; resumeAfterRestart: boolean };
   llm: {
     /** `LLM_BINARY` when set (it wins over the installed builds), else null. */
     binary: string | null;
@@ -153,6 +154,11 @@ export interface LoadConfigOptions {
   userDataDir?: string;
 }
 
+/** The probe, except that the engine a previous Studio started (its orphan) is never taken for an external one. */
+function notOwnOrphan(engineDir: string, probe: EngineProbe = probeEngine): EngineProbe {
+  return async (host, port) => (ownOrphan(engineDir, port) ? false : probe(host, port));
+}
+
 /** Read the environment once, resolve defaults and the engine mode, and freeze the result. */
 export async function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
@@ -171,7 +177,7 @@ export async function loadConfig(
   const enginePort = choice.settings.port ?? v.ENGINE_PORT;
   const { mode, modeReason } = stored
     ? { mode: stored.mode, modeReason: `chosen on the setup page (${stored.version ?? stored.dir})` }
-    : await chooseEngineMode(v.ENGINE_MODE, v.ENGINE_DIR, { host: engineHost, port: enginePort }, options.probeEngine);
+    : await chooseEngineMode(v.ENGINE_MODE, v.ENGINE_DIR, { host: engineHost, port: enginePort }, notOwnOrphan(dataPaths(studioDir).engine, options.probeEngine));
 
   const config: Config = {
     version: readVersion(),
@@ -214,7 +220,7 @@ export async function loadConfig(
       desktopUpdates: v.DESKTOP_UPDATE_URL,
       nodeMap: v.NODE_MAP_URL,
     },
-    jobs: { stallMs: Math.round(v.JOB_STALL_MINUTES * 60_000) },
+    jobs: { stallMs: Math.round(v.JOB_STALL_MINUTES * 60_000), resumeAfterRestart: v.QUEUE_RESUME_AFTER_RESTART === 'on' },
     llm: {
       binary: v.LLM_BINARY,
       port: v.LLM_PORT,

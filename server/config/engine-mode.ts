@@ -33,7 +33,8 @@ export async function chooseEngineMode(
   return choice;
 }
 
-async function probeEngine(host: string, port: number): Promise<boolean> {
+/** Whether something answers the engine's `/system_stats` on host:port. */
+export async function probeEngine(host: string, port: number): Promise<boolean> {
   try {
     const res = await fetch(`http://${host}:${port}/system_stats`, { signal: AbortSignal.timeout(800) });
     return res.ok;

@@ -12,6 +12,8 @@ import { readEngineChoice } from '../config/engine-choice.js';
 import { runCommand } from '../process/run-command.js';
 import { extraModelPathsFile, managedLaunch, standinLaunch, type EngineLaunch } from './engine-launch.js';
 import { EngineWatch, type WatchState } from './engine-watch.js';
+import { endOwnOrphan } from './engine-orphan.js';
+import { forgetEngineChild, recordEngineChild } from '../process/child-record.js';
 import { writeExtraModelPaths } from './extra-model-paths.js';
 
 export type EngineStatus = ChildStatus | 'unreachable';
@@ -84,6 +86,18 @@ export class EngineProcess {
       logger,
       ...deps.supervisorOverrides,
     });
+    // The child is recorded while it runs, so a Studio killed with SIGKILL is followed by one that knows its orphan.
+    let recorded: number | null = null;
+    this.#supervisor.onStateChange((s) => {
+      if (s.pid === recorded) return;
+      recorded = s.pid;
+      try {
+        if (s.pid !== null) recordEngineChild(config.paths.engine, { pid: s.pid, port: config.engine.port });
+        else forgetEngineChild(config.paths.engine, config.engine.port);
+      } catch (err) {
+        logger.warn('engine: the record of its process could not be written', err);
+      }
+    });
   }
 
   /** The engine's base URL, `http://127.0.0.1:<port>`. */
@@ -109,6 +123,8 @@ export class EngineProcess {
    */
   async start(): Promise<void> {
     if (this.#watch) return this.#watch.start();
+    // A previous Studio's engine still on the port (Studio was killed): its history is kept, then it is ended.
+    await endOwnOrphan(this.#config.paths.engine, this.#config.engine.port, this.#logger);
     this.#prepare();
     if (this.#config.engine.mode === 'managed') {
       this.#applyStoredSettings();

@@ -69,7 +69,16 @@ export class JobMonitor {
     const { socket } = this.deps;
     this.offs.push(socket.onMessage((msg) => this.onMessage(msg)));
     this.offs.push(socket.onPreview((preview) => this.onPreview(preview)));
-    this.offs.push(socket.onReconnect(() => void this.checkAll()));
+    // Every open, the first one too: a prompt followed again after a restart (reconciliation runs
+    // when the engine answers, maybe before this socket is open) may have finished unheard.
+    let open = socket.state.status === 'open';
+    this.offs.push(
+      socket.onStateChange((state) => {
+        const now = state.status === 'open';
+        if (now && !open) void this.checkAll();
+        open = now;
+      }),
+    );
     const pollMs = this.deps.pollMs ?? 3000;
     this.poll = setInterval(() => void this.checkSilent(pollMs * 2), pollMs);
     this.poll.unref();
@@ -233,7 +242,15 @@ export class JobMonitor {
     await this.deps.collector.collect(job, parseHistoryOutputs(history)).catch((err: unknown) => this.deps.logger.warn(`outputs of ${promptId} not copied`, err));
   }
 
-  /** After a socket gap: anything the engine finished (or lost) meanwhile is settled here too. */
+  /**
+   * Check these prompts with the engine now. Reconciliation follows a prompt from the queue it
+   * read: one that finished between that read and being tracked sent its last message to no one.
+   */
+  async recheck(ids: readonly string[]): Promise<void> {
+    await this.check([...ids]);
+  }
+
+  /** After a socket gap (or before its first open): anything the engine finished (or lost) meanwhile is settled here too. */
   private async checkAll(): Promise<void> {
     await this.check([...this.tracked.keys()]);
   }

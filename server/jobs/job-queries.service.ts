@@ -42,7 +42,12 @@ export interface JobQueriesDeps {
   /** Removes records (and announces it): the one writer of jobs. */
   lifecycle: JobLifecycle;
   monitor: Pick<JobMonitor, 'progress' | 'untrack'>;
+  /** This computer's engine: asked about prompts Studio does not know. */
   engine: EngineClient;
+  /** The engine of the pool a job was handed to (its queue row, else its record's `engine_id`); default `engine`. */
+  engineOf?: (promptId: string) => EngineClient;
+  /** Take an active job off the engine it is on (deleted from its queue, interrupted if it runs), as cancel does. */
+  stopActive?: (promptId: string) => Promise<void>;
   folders: JobFolders;
   logger: Logger;
   /** Studio's queue order of the active jobs, each with its `engine_id` and `position`. */
@@ -51,6 +56,10 @@ export interface JobQueriesDeps {
 
 export class JobQueries {
   constructor(private readonly deps: JobQueriesDeps) {}
+
+  private engineOf(promptId: string): EngineClient {
+    return this.deps.engineOf?.(promptId) ?? this.deps.engine;
+  }
 
   /** `GET /api/run/status/{id}`. */
   async status(promptId: string): Promise<Record<string, unknown>> {
@@ -62,8 +71,9 @@ export class JobQueries {
     if (job?.status === 'cancelled') return { ...errorBody(promptId, 'Cancelled'), cancelled: true };
     // Finished, or unknown to Studio (a prompt submitted by someone else): the engine's history says.
     const settled = progress?.status === 'completed' || progress?.status === 'error' || progress?.status === 'interrupted';
+    const engine = this.engineOf(promptId);
     if (!job || job.status === 'completed' || settled) {
-      const history = await this.deps.engine.history(promptId).catch(() => null);
+      const history = await engine.history(promptId).catch(() => null);
       if (history) {
         if (history.status?.status_str === 'error') return errorBody(promptId, job?.error ?? historyError(history));
         const files = parseHistoryOutputs(history).filter((f) => (f.type ?? 'output') === 'output');
@@ -72,7 +82,7 @@ export class JobQueries {
       // The engine forgot it (it restarted): the record still knows the primary output.
       if (job?.status === 'completed') return { status: 'completed', outputs: job.output ? { [kindOf(job.output.filename)]: job.output } : {} };
     }
-    const queue = await this.deps.engine.queue().catch(() => null);
+    const queue = await engine.queue().catch(() => null);
     if (queue?.running.includes(promptId)) {
       // Running, but no live progress (Studio restarted, or the socket missed the start).
       return { prompt_id: promptId, ...(progress ?? storedProgress(job ?? { status: 'running' })), status: 'running' };
@@ -96,7 +106,7 @@ export class JobQueries {
     const onDisk = job.output_dir && this.deps.folders.exists(job.output_dir) ? pickFile(listFiles(this.deps.folders.pathOf(job.output_dir)), outputType) : null;
     if (onDisk) return { path: onDisk, within: this.deps.folders.pathOf(job.output_dir!), filename: path.basename(onDisk), contentType: contentTypeOf(onDisk) };
     if (!job.output) throw new DomainError('not_found', `Job ${promptId} has no output`);
-    const response = await this.deps.engine.viewStream({ filename: job.output.filename, subfolder: job.output.subfolder, type: job.output.type });
+    const response = await this.engineOf(promptId).viewStream({ filename: job.output.filename, subfolder: job.output.subfolder, type: job.output.type });
     if (!response || response.status !== 200) {
       response?.body.destroy();
       throw new DomainError('not_found', `Output file of ${promptId} is missing`);
@@ -147,9 +157,13 @@ export class JobQueries {
     for (const id of known) {
       const job = this.deps.jobs.get(id);
       if (job && (job.status === 'queued' || job.status === 'running')) {
+        // Interrupted first on the engine it is on, as cancel does (a remote one would run it to the end).
         this.deps.monitor.untrack(id);
-        await this.deps.engine.deleteFromQueue([id]).catch(() => undefined);
-        await this.deps.engine.interrupt(id).catch(() => undefined);
+        if (this.deps.stopActive) await this.deps.stopActive(id).catch(() => undefined);
+        else {
+          await this.deps.engine.deleteFromQueue([id]).catch(() => undefined);
+          await this.deps.engine.interrupt(id).catch(() => undefined);
+        }
       }
     }
     const removed = this.deps.lifecycle.remove(known);

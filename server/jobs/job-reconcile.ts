@@ -11,6 +11,8 @@ import type { Logger } from '../logging.js';
 import { backoffDelay, type BackoffPolicy } from '../process/backoff.js';
 import { systemClock, type Clock } from '../process/clock.js';
 import type { ApiGraph } from '../engine/engine-graph.js';
+import type { OrphanSnapshot } from '../engine/engine-orphan.js';
+import type { StallReason } from './job-transitions.js';
 import type { JobMonitor } from './job-monitor.js';
 import type { JobRecord } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
@@ -26,6 +28,12 @@ export interface ReconcileDeps {
   /** The waits before a check that could not finish is tried again (default 2 s doubling to 60 s). */
   retry?: BackoffPolicy;
   clock?: Clock;
+  /**
+   * The local engine that Studio runs itself: at the first check after boot it is a new engine, so
+   * a job it has not got was lost to the restart (`engine_restart`); and the snapshot of the orphan a
+   * killed Studio left running (`engine/engine-orphan.ts`) finishes the jobs that orphan finished.
+   */
+  ownEngine?: { orphan: () => OrphanSnapshot | null; orphanChecked: () => void };
 }
 
 export interface ReconcileResult {
@@ -41,7 +49,7 @@ export interface ReconcileResult {
  * is counted once, under what it is after the check: one the engine watcher settled meanwhile
  * counts as what the watcher made of it.
  */
-async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResult | null> {
+async function reconcileJobs(deps: ReconcileDeps, lostReason: StallReason): Promise<ReconcileResult | null> {
   const active = deps.jobs.active().filter((job) => !deps.isWaiting?.(job.prompt_id));
   if (active.length === 0) return { followed: [], finished: [], stalled: [], unchecked: [] };
   let queue;
@@ -54,6 +62,7 @@ async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResult | nul
   const inQueue = new Map<string, ApiGraph>();
   for (const item of [...queue.raw.queue_running, ...queue.raw.queue_pending]) inQueue.set(item[1], (item[2] ?? {}) as ApiGraph);
   const running = new Set(queue.raw.queue_running.map((item) => item[1]));
+  const orphan = deps.ownEngine?.orphan() ?? null;
 
   const result: ReconcileResult = { followed: [], finished: [], stalled: [], unchecked: [] };
   const count = (promptId: string, job: JobRecord | null) => {
@@ -80,8 +89,15 @@ async function reconcileJobs(deps: ReconcileDeps): Promise<ReconcileResult | nul
       result.unchecked.push(job.prompt_id);
       continue;
     }
-    count(job.prompt_id, history ? await deps.monitor.settleFromHistory(job.prompt_id, history) : deps.monitor.markStalled(job.prompt_id, { cause: 'lost' }));
+    // Not in the new engine's history: the orphan's may have it (finished while Studio was down).
+    // One it was still running was interrupted when it was ended: lost to the restart, not failed.
+    const fromOrphan = orphan?.history[job.prompt_id];
+    if (fromOrphan && (!orphan?.queued.includes(job.prompt_id) || fromOrphan.status?.status_str === 'success')) history ??= fromOrphan;
+    count(job.prompt_id, history ? await deps.monitor.settleFromHistory(job.prompt_id, history) : deps.monitor.markStalled(job.prompt_id, lostReason));
   }
+  if (result.unchecked.length === 0) deps.ownEngine?.orphanChecked();
+  // A followed prompt may have finished between the queue read and its tracking: its end was heard by no one.
+  if (result.followed.length) await deps.monitor.recheck(result.followed);
   const total = result.followed.length + result.finished.length + result.stalled.length;
   if (total === 0) return result;
   const severity = result.stalled.length ? 'warning' : 'info';
@@ -106,6 +122,8 @@ export class Reconciler {
   /** Aborts the wait before a retry (and ends retries on stop). */
   private retryWait: AbortController | null = null;
   private stopped = false;
+  /** Until the first check completes, Studio's own engine is the one it started at boot. */
+  private booted = false;
 
   constructor(private readonly deps: ReconcileDeps) {}
 
@@ -126,9 +144,13 @@ export class Reconciler {
     if (!this.pending) return Promise.resolve();
     this.pending = false;
     this.retryWait?.abort();
-    this.running = reconcileJobs(this.deps)
+    const lostReason: StallReason = this.deps.ownEngine && !this.booted ? { cause: 'engine_restart' } : { cause: 'lost' };
+    this.running = reconcileJobs(this.deps, lostReason)
       .then(
-        (result) => (result === null ? false : result.unchecked.length === 0),
+        (result) => {
+          if (result !== null) this.booted = true;
+          return result === null ? false : result.unchecked.length === 0;
+        },
         (err: unknown) => {
           this.deps.logger.error('job reconciliation failed', err);
           return false;

@@ -26,7 +26,7 @@ export function canMove(from: JobStatus, to: JobStatus): boolean {
 }
 
 /** Why a job stalled; each cause has one wording (the record's `error`, the event's message). */
-export type StallReason = { cause: 'lost' } | { cause: 'no_progress'; minutes: number } | { cause: 'restart' };
+export type StallReason = { cause: 'lost' } | { cause: 'no_progress'; minutes: number } | { cause: 'restart' } | { cause: 'engine_restart' };
 
 /** The one wording of a stall cause. */
 export function stallMessage(reason: StallReason): string {
@@ -35,6 +35,8 @@ export function stallMessage(reason: StallReason): string {
       return 'The engine lost this job: it is neither in its queue nor in its history (the engine or Studio restarted, or the engine dropped it)';
     case 'restart':
       return "Studio restarted while this job waited in its queue: it never reached the engine (retry it, or use Retry all stalled)";
+    case 'engine_restart':
+      return 'Studio restarted, and the engine it runs with it, while this job was on the engine: the new engine does not have it (retry it, or use Retry all stalled)';
     case 'no_progress':
       return `The engine sent no progress for ${formatMinutes(reason.minutes)} while running this job; Studio stopped waiting and asked the engine to cancel it`;
   }

@@ -28,11 +28,13 @@ import { RunnerService } from './runner.service.js';
 import { JobQueueService } from './queue/job-queue.service.js';
 import type { QueueEngine } from './queue/queue-engine.js';
 import { LOCAL_ENGINE_ID } from '../engine/pool/engine-pool.js';
+import { dropOrphanSnapshot, readOrphanSnapshot } from '../engine/engine-orphan.js';
 import type { PoolEngine } from '../engine/pool/pool-engine.js';
 import { queueRoutes } from './queue/queue.routes.js';
 import { enginesRoutes } from './queue/engines.routes.js';
 import { QueueStore } from './queue/queue.store.js';
 import { RetryStalled } from './queue/retry-stalled.js';
+import { ResumeAfterRestart } from './queue/resume-after-restart.js';
 import { SettingsStore } from '../db/settings.store.js';
 
 export interface JobsModuleDeps {
@@ -62,6 +64,13 @@ export interface JobsModule extends StudioModule {
   queries: JobQueries;
 }
 
+/** Poll `check` every 100 ms for up to `ms`. */
+async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  return check();
+}
+
 export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const { config, logger, engine } = deps;
   const jobs = new JobStore(deps.db);
@@ -74,9 +83,10 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const monitor = new JobMonitor({ ...common, socket: engine.socket, collector, stallMs: config.jobs.stallMs, pollMs: deps.pollMs });
   // One queue engine per engine of the pool: its own monitor (its socket), output collector and reconciler.
   const members = new Map<string, { engine: QueueEngine; reconciler: Reconciler; stop: () => void }>();
+  const queueStore = new QueueStore(deps.db);
   const queue = new JobQueueService({
     ...common,
-    store: new QueueStore(deps.db),
+    store: queueStore,
     settings: new SettingsStore(deps.db),
     engines: () => [...members.values()].map((m) => m.engine),
     inputDir: config.paths.assetsInput,
@@ -92,6 +102,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
       id: member.id,
       name: member.name,
       client: member.client,
+      cancelClient: member.cancelClient,
       monitor: own,
       clientId: member.socket.clientId,
       online: () => member.status === 'online',
@@ -99,7 +110,15 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
       sharesFolders: () => local || member.sharesFolders(),
     };
     // The jobs this engine holds are checked with it when it is back (the others belong to other engines).
-    const reconciler = new Reconciler({ jobs, engine: member.client, monitor: own, events: deps.events, logger, isWaiting: (id) => queue.isWaiting(id) || (queue.engineOf(id) ?? LOCAL_ENGINE_ID) !== member.id });
+    const ownEngine = local && config.engine.mode !== 'external' ? { orphan: () => readOrphanSnapshot(config.paths.engine, config.engine.port), orphanChecked: () => dropOrphanSnapshot(config.paths.engine, config.engine.port) } : undefined;
+    const reconciler = new Reconciler({ jobs, engine: member.client, monitor: own, events: deps.events, logger, ownEngine, isWaiting: (id) => queue.isWaiting(id) || (queue.engineOf(id) ?? LOCAL_ENGINE_ID) !== member.id });
+    // An agent whose engine restarted faster than the health interval: what it held is gone; fail it over.
+    const offRestarted = member.onRestarted(() => {
+      deps.events.emit('engine.restarted', 'warning', `The engine of agent ${member.name} restarted: the jobs it held go back to the queue`, { engine_id: member.id });
+      reconciler.markPending();
+      queue.failover(member.id);
+      void queue.engineBack(member.id);
+    });
     members.get(member.id)?.stop();
     members.set(member.id, {
       engine,
@@ -107,6 +126,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
       stop: () => {
         // Its retries end with it (a removed engine, or Studio stopping).
         reconciler.stop();
+        offRestarted();
         if (!local) own.stop();
       },
     });
@@ -132,6 +152,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     }
   });
   for (const member of engine.pool.list()) attach(member);
+  const localUp = () => engine.pool.get(LOCAL_ENGINE_ID)?.status === 'online';
   const inputs = new InputCopies({ dir: config.paths.assetsInput, shared: shared('input') });
   const runner = new RunnerService({
     ...common,
@@ -145,15 +166,22 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     queue,
     events: deps.events,
     otherEngines: () => engine.pool.list().filter((e) => e.id !== LOCAL_ENGINE_ID),
+    localEngine: { status: () => engine.pool.get(LOCAL_ENGINE_ID)?.status ?? 'offline', waitUp: (ms) => waitFor(localUp, ms) },
   });
   // Progress of a job on any engine; a deleted job is forgotten by every monitor.
   const anyMonitor = {
     progress: (id: string) => [...members.values()].map((m) => m.engine.monitor.progress(id)).find((p) => p !== null) ?? null,
     untrack: (id: string) => [...members.values()].forEach((m) => m.engine.monitor.untrack(id)),
   };
-  const queries = new JobQueries({ ...common, monitor: anyMonitor, queueOrder: (active) => queue.order(active) });
+  // A job is asked about on the engine it was handed to (its queue row, else its record), also after a restart.
+  const engineOf = (id: string) => engine.pool.get(queue.engineOf(id) ?? jobs.get(id)?.engine_id ?? LOCAL_ENGINE_ID)?.client ?? engine.client;
+  const queries = new JobQueries({ ...common, monitor: anyMonitor, engineOf, stopActive: (id) => queue.takeOff(id), queueOrder: (active) => queue.order(active) });
+  const resume = new ResumeAfterRestart({ enabled: config.jobs.resumeAfterRestart, lifecycle, retry: (id, who) => runner.retry(id, who), events: deps.events, logger });
+  // Jobs the last run left on this computer's engine: the retries wait for its first check (which stalls the lost ones).
+  let localHeldAtBoot = false;
+  let resumeTimer: NodeJS.Timeout | null = null;
   // Unfinished jobs are checked against the engine when it comes up, at boot and after it was down.
-  engine.onUp(() => void members.get(LOCAL_ENGINE_ID)?.reconciler.runIfPending());
+  engine.onUp(() => void members.get(LOCAL_ENGINE_ID)?.reconciler.runIfPending().then(() => resume.resume()));
   engine.onDown(() => members.get(LOCAL_ENGINE_ID)?.reconciler.markPending());
 
   return {
@@ -174,10 +202,21 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     // jobs left waiting by the last run are stalled before the engine's jobs are reconciled.
     prepare: async () => {
       monitor.start();
+      resume.watch();
+      const before = [...queueStore.handed(), ...queueStore.waiting()];
+      localHeldAtBoot = before.some((row) => row.engine_id === LOCAL_ENGINE_ID);
+      resume.remember(before);
       queue.recover();
     },
-    start: () => queue.start(),
+    start: () => {
+      queue.start();
+      if (!localHeldAtBoot) resume.resume();
+      // This computer's engine may never answer (external, not running): the waiting jobs are resumed all the same.
+      else resumeTimer = setTimeout(() => resume.resume(), 60_000).unref();
+    },
     stop() {
+      if (resumeTimer) clearTimeout(resumeTimer);
+      resume.stop();
       queue.stop();
       for (const m of members.values()) m.stop();
       monitor.stop();

@@ -68,6 +68,11 @@ export interface RunnerDeps {
   queue: JobQueueing;
   /** The pool's other engines (a job this engine cannot run may run on one of them; one that does not answer says so). */
   otherEngines?: () => ReadonlyArray<OtherEngine>;
+  /**
+   * This computer's engine answers now (not only "not known down": after a restart it is `starting`
+   * for a second or more, and an upload to it then fails). Resolves true once it does, within `ms`.
+   */
+  localEngine?: { status(): string; waitUp(ms: number): Promise<boolean> };
   events: EventBus;
   logger: Logger;
 }
@@ -81,13 +86,31 @@ interface OtherEngine {
   objectInfo(): Promise<ObjectInfo | null>;
 }
 
+/** How long a request waits for this computer's engine while it starts and no other engine answers. */
+const LOCAL_START_WAIT_MS = 20_000;
+
 export class RunnerService {
   constructor(private readonly deps: RunnerDeps) {}
 
+  /**
+   * Whether a request goes to this computer's engine: yes when it answers; no while it does not
+   * and another engine does (that one takes the job: Studio keeps the input until the hand-over);
+   * while it is still starting and nobody else answers, after waiting for it (bounded). A request
+   * never fails because this engine is starting while another could take the job.
+   */
+  private async useLocal(): Promise<boolean> {
+    const localEngine = this.deps.localEngine;
+    const status = localEngine?.status() ?? (this.deps.engine.isAvailable() ? 'online' : 'offline');
+    if (status === 'online') return true;
+    if ((this.deps.otherEngines?.() ?? []).some((e) => e.status === 'online')) return false;
+    if (status === 'starting') await localEngine?.waitUp(LOCAL_START_WAIT_MS);
+    return this.deps.engine.isAvailable();
+  }
+
   /** Store an image in the engine's input directory under a unique name; returns that name. */
-  uploadImage(file: UploadedFile): Promise<string> {
+  async uploadImage(file: UploadedFile): Promise<string> {
     // This computer's engine down, another up: Studio keeps it (the engine that runs a job gets it then).
-    const local = this.deps.engine.isAvailable() || !(this.deps.otherEngines?.() ?? []).some((e) => e.status === 'online');
+    const local = (await this.useLocal()) || !(this.deps.otherEngines?.() ?? []).some((e) => e.status === 'online');
     return this.storeImage(file, uniqueUploadName(file.originalname), local);
   }
 
@@ -118,8 +141,8 @@ export class RunnerService {
   /** `POST /api/run/{id}/execute`. */
   async execute(workflowId: string, params: Record<string, unknown>, image?: UploadedFile, origin: JobOrigin = {}): Promise<ExecuteResult> {
     const definition = await this.deps.workflows.definition(workflowId);
-    // This computer's engine known to be down: the other engines of the pool that answer may run it.
-    const local = this.deps.engine.isAvailable();
+    // This computer's engine not answering: the other engines of the pool that answer may run it.
+    const local = await this.useLocal();
     const others = local ? [] : (this.deps.otherEngines?.() ?? []).filter((e) => e.status === 'online');
     // Nothing below can succeed while no engine that could run it answers: say so now (503).
     if (!local && others.length === 0) this.deps.engine.assertAvailable();

@@ -14,6 +14,12 @@ import { startStandinEngine, type StandinEngine } from './standin.server.js';
 
 /** Exit with an error after this long if closing hangs (a stuck socket must not block shutdown). */
 const CLOSE_DEADLINE_MS = 5_000;
+/**
+ * An orphan (its Studio was killed) keeps working like a real engine's orphan — which has no parent
+ * watch at all — and ends once its queue has been empty this long: the next Studio reads its
+ * history before ending it (`engine/engine-orphan.ts`), and a test run leaves no process behind.
+ */
+const ORPHAN_LINGER_MS = 8_000;
 
 const consoleLogger: Logger = {
   debug() {},
@@ -23,6 +29,8 @@ const consoleLogger: Logger = {
 };
 
 async function main(): Promise<void> {
+  // Its Studio killed, the pipes it logs to are closed: like the engine, it keeps working (EPIPE is not fatal).
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   const flags = parseFlags(process.argv.slice(2), (m) => consoleLogger.warn(m));
   // No probe: the stand-in must not decide it is "external" because of itself.
   const config = await loadConfig(process.env, { probeEngine: async () => false });
@@ -70,7 +78,25 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  if (flags.parentPid) watchParent(flags.parentPid, () => stop('SIGTERM'));
+  if (flags.parentPid) watchParent(flags.parentPid, () => lingerThenStop(engine.url, () => stop('SIGTERM')));
+}
+
+/** Work off the queue, then stop once it has been empty for ORPHAN_LINGER_MS. */
+function lingerThenStop(url: string, onIdle: () => void): void {
+  let idleSince = Date.now();
+  const timer = setInterval(() => {
+    void fetch(`${url}/prompt`)
+      .then(async (res) => ((await res.json()) as { exec_info?: { queue_remaining?: number } }).exec_info?.queue_remaining ?? 0)
+      .catch(() => 0)
+      .then((remaining) => {
+        if (remaining > 0) idleSince = Date.now();
+        else if (Date.now() - idleSince >= ORPHAN_LINGER_MS) {
+          clearInterval(timer);
+          onIdle();
+        }
+      });
+  }, 250);
+  timer.unref();
 }
 
 /** Poll the parent: a supervisor killed with SIGKILL never sends us SIGTERM. */
@@ -81,7 +107,7 @@ function watchParent(pid: number, onGone: () => void): void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ESRCH') {
         clearInterval(timer);
-        consoleLogger.info(`stand-in: parent ${pid} is gone`);
+        consoleLogger.info(`stand-in: parent ${pid} is gone; working off the queue, then stopping`);
         onGone();
       }
     }

@@ -19,7 +19,7 @@ export interface StandinProcess {
 }
 
 /** Start a stand-in; `models` are planted under its own models folder (`{checkpoints: ['x.safetensors']}`). */
-export async function startStandin(options: { stepMs?: number; models?: Record<string, readonly string[]> } = {}): Promise<StandinProcess> {
+export async function startStandin(options: { stepMs?: number; nodeMs?: number; models?: Record<string, readonly string[]> } = {}): Promise<StandinProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'standin-remote-'));
   const models = path.join(dir, 'models');
   for (const [folder, names] of Object.entries(options.models ?? {})) {
@@ -31,7 +31,7 @@ export async function startStandin(options: { stepMs?: number; models?: Record<s
   const yaml = path.join(dir, 'extra_model_paths.yaml');
   writeExtraModelPaths(yaml, models);
   const args = ['--import', 'tsx', 'server/standin/main.ts', '--port', '0', '--host', '127.0.0.1', '--input-directory', path.join(dir, 'input'), '--output-directory', path.join(dir, 'output'),
-    '--temp-directory', path.join(dir, 'temp'), '--step-ms', String(options.stepMs ?? 10), '--node-ms', '20', '--extra-model-paths-config', yaml, '--parent-pid', String(process.pid)];
+    '--temp-directory', path.join(dir, 'temp'), '--step-ms', String(options.stepMs ?? 10), '--node-ms', String(options.nodeMs ?? 20), '--extra-model-paths-config', yaml, '--parent-pid', String(process.pid)];
   const child = spawn(process.execPath, args, { cwd: APP_ROOT, env: { ...process.env, STUDIO_DIR: path.join(dir, 'studio') }, stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';

@@ -12,6 +12,7 @@ import WebSocket from 'ws';
 import type { Logger } from '../../logging.js';
 import { USER_FILE_HEADERS } from '../../http/file-response.js';
 import { AGENT_ENGINE_PATH } from './remote-engine.js';
+import { AGENT_ENGINE_FRAME } from './pool-engine.js';
 
 /** Request headers that go on to the engine (the rest are this hop's: auth, cookies, host). */
 const FORWARDED = ['content-type', 'content-length', 'range', 'accept'];
@@ -59,7 +60,7 @@ export function agentProxyRoutes(engineUrl: string, logger: Logger): express.Rou
 }
 
 /** The WebSocket relay: each socket of the main Studio gets one to the engine, with its client id. */
-export function agentSocketRelay(engineUrl: string, logger: Logger): (socket: WebSocket, req: http.IncomingMessage) => void {
+export function agentSocketRelay(engineUrl: string, logger: Logger, enginePid: () => number | null = () => null): (socket: WebSocket, req: http.IncomingMessage) => void {
   return (socket, req) => {
     const clientId = new URL(req.url ?? '/', 'http://agent').searchParams.get('clientId') ?? '';
     const target = new URL(engineUrl);
@@ -74,6 +75,8 @@ export function agentSocketRelay(engineUrl: string, logger: Logger): (socket: We
       else early.push({ data, binary });
     });
     engine.on('open', () => {
+      const pid = enginePid();
+      if (pid !== null && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: AGENT_ENGINE_FRAME, data: { pid } }));
       for (const frame of early.splice(0)) engine.send(frame.data, { binary: frame.binary });
     });
     engine.on('message', (data, binary) => {

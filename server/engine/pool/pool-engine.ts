@@ -27,6 +27,8 @@ export interface PoolEngineOptions {
   /** What users see (the engine's own URL, or the agent's). */
   url: string;
   client: EngineClient;
+  /** For cancels to the engine while Studio thinks it down (no availability gate, a long wait); default `client`. */
+  cancelClient?: EngineClient;
   socket: EngineSocket;
   health: HealthSource;
   /** True when the engine reads Studio's input folder and writes into its output folder. */
@@ -38,6 +40,14 @@ export interface PoolEngineOptions {
   logger: Logger;
 }
 
+/**
+ * The frame an agent sends first on each relayed socket, before any of its engine's: which engine
+ * process this is. The main Studio's pool compares it with the last one (`pool-engine.ts`): a new
+ * pid means the engine restarted — perhaps faster than the main Studio's health interval — and
+ * lost the jobs it held, which then fail over like an engine that went offline.
+ */
+export const AGENT_ENGINE_FRAME = 'studio.agent_engine';
+
 /** An `object_info` older than this is read again before routing (a model may have been added). */
 const OBJECT_INFO_TTL_MS = 60_000;
 
@@ -47,6 +57,7 @@ export class PoolEngine {
   readonly kind: EngineKind;
   readonly url: string;
   readonly client: EngineClient;
+  readonly cancelClient: EngineClient;
   readonly socket: EngineSocket;
   readonly owned: boolean;
   readonly agent: { url: string; key: string } | null;
@@ -54,6 +65,9 @@ export class PoolEngine {
   private readonly shares: () => boolean;
   private readonly logger: Logger;
   private info: { at: number; value: ObjectInfo } | null = null;
+  /** An agent's engine process, as its relay last said (`AGENT_ENGINE_FRAME`). */
+  private agentEnginePid: number | null = null;
+  private readonly restartedListeners = new Set<() => void>();
   private stats: EngineSystemStats | null = null;
 
   constructor(options: PoolEngineOptions) {
@@ -62,12 +76,26 @@ export class PoolEngine {
     this.kind = options.kind;
     this.url = options.url;
     this.client = options.client;
+    this.cancelClient = options.cancelClient ?? options.client;
     this.socket = options.socket;
     this.owned = options.owned;
     this.agent = options.agent ?? null;
     this.health = options.health;
     this.shares = options.sharesFolders;
     this.logger = options.logger;
+    if (this.agent) {
+      this.socket.onMessage((msg) => {
+        if (msg.type !== 'other' || msg.engineType !== AGENT_ENGINE_FRAME) return;
+        const pid = (msg.data as { pid?: unknown } | undefined)?.pid;
+        if (typeof pid !== 'number') return;
+        const previous = this.agentEnginePid;
+        this.agentEnginePid = pid;
+        if (previous === null || previous === pid) return;
+        this.info = null;
+        this.logger.warn(`engine ${this.id}: the agent's engine restarted (pid ${previous} → ${pid})`);
+        for (const listener of this.restartedListeners) listener();
+      });
+    }
     // An engine that (re)starts may come with other nodes and models: read them again.
     this.health.onStateChange((state) => {
       if (state.status !== 'running') this.info = null;
@@ -93,6 +121,12 @@ export class PoolEngine {
       previous = next;
       listener(next, was);
     });
+  }
+
+  /** Calls `listener` when an agent says its engine restarted (the jobs it held are gone); returns the unsubscribe. */
+  onRestarted(listener: () => void): () => void {
+    this.restartedListeners.add(listener);
+    return () => this.restartedListeners.delete(listener);
   }
 
   /** True when the engine works in Studio's own input and output folders (nothing to upload or pull). */

@@ -15,6 +15,13 @@ import type { RemoteEngineRow } from './remote-engines.store.js';
 /** Where an agent Studio serves its engine (`agent-proxy.routes.ts`). */
 export const AGENT_ENGINE_PATH = '/api/agent/engine';
 
+/**
+ * A cancel sent to an engine Studio has just lost (frozen, or cut off) waits this long for it to
+ * answer: the request sits in its socket and is read the moment it runs again, before its old
+ * copy of a job can finish.
+ */
+const CANCEL_TIMEOUT_MS = 120_000;
+
 /** One health check of an engine by URL waits at most this long. */
 const REMOTE_PROBE_TIMEOUT_MS = 5_000;
 
@@ -31,8 +38,9 @@ export function remoteEngine(row: RemoteEngineRow, context: RemoteEngineContext)
   // Another machine (or an agent relaying its engine) may take longer than a local child to answer.
   const watch = new EngineWatch({ healthUrl: `${base}/system_stats`, intervalMs: context.probeMs, probeTimeoutMs: REMOTE_PROBE_TIMEOUT_MS, logger: context.logger, headers });
   const client = new EngineClient({ baseUrl: base, headers, availability: engineAvailability({ get state() { return watchState(watch); }, onStateChange: (l) => watch.onStateChange(() => l(watchState(watch))) }) });
+  const cancelClient = new EngineClient({ baseUrl: base, headers, timeoutMs: CANCEL_TIMEOUT_MS });
   const socket = new EngineSocket({ baseUrl: base, clientId: context.clientId, logger: context.logger, headers, engineUp: () => watch.state.status === 'running' });
-  return new PoolEngine({ id: row.id, name: row.name, kind: row.kind, url: row.url, client, socket, health: watch, sharesFolders: () => false, owned: true, logger: context.logger, ...(row.kind === 'agent' && row.key ? { agent: { url: row.url.replace(/\/+$/, ''), key: row.key } } : {}) });
+  return new PoolEngine({ id: row.id, name: row.name, kind: row.kind, url: row.url, client, cancelClient, socket, health: watch, sharesFolders: () => false, owned: true, logger: context.logger, ...(row.kind === 'agent' && row.key ? { agent: { url: row.url.replace(/\/+$/, ''), key: row.key } } : {}) });
 }
 
 /** A watch's state in the shape the availability gate reads. */

@@ -51,6 +51,21 @@ export async function stopOnEngine(engine: QueueEngine, promptId: string, logger
   await engine.client.interrupt(promptId).catch((err: unknown) => logger.warn(`could not interrupt ${promptId} on engine ${engine.id}`, err));
 }
 
+/**
+ * Cancel jobs on an engine Studio has just lost, before another engine runs them: the delete and
+ * the interrupts go out at once through its cancel client (no availability gate, a long wait), so
+ * an engine that is only frozen or cut off reads them as soon as it runs again — before its old
+ * copy can finish. Not awaited by the failover; failures are logged.
+ */
+export function cancelOnLostEngine(engine: QueueEngine, promptIds: readonly string[], logger: Logger): Promise<void> {
+  const client = engine.cancelClient;
+  const calls = [client.deleteFromQueue([...promptIds]), ...promptIds.map((id) => client.interrupt(id))];
+  return Promise.allSettled(calls).then((results) => {
+    const failed = results.filter((r) => r.status === 'rejected').length;
+    if (failed) logger.warn(`engine ${engine.id}: ${failed} of the cancels sent after it was lost did not reach it (checked again when it is back)`);
+  });
+}
+
 /** Upload the graph's input files from Studio's input folder, under the same names (overwriting). */
 async function uploadInputs(engine: QueueEngine, row: QueueRow, inputDir: string): Promise<void> {
   for (const name of inputFilesOf(row.graph)) {

@@ -18,7 +18,7 @@ import type { ApiGraph } from '../../engine/engine-graph.js';
 import { checkpointOf, missingFor } from '../../engine/pool/engine-needs.js';
 import { EngineStatsBook } from './engine-stats.js';
 import { fairIndex } from './fair-share.js';
-import { failoverJobs } from './failover.js';
+import { failoverJobs, LostCopies } from './failover.js';
 import { stopOnEngine, submitTo } from './hand-over.js';
 import type { QueueRow, QueueStore } from './queue.store.js';
 import { chooseEngine } from './routing.js';
@@ -62,6 +62,8 @@ export class JobQueueService {
   private readonly handing = new Set<string>();
   /** Engines back online whose queue is being cleared of jobs they no longer own: nothing is handed to them meanwhile. */
   private readonly settling = new Set<string>();
+  /** The jobs failover took from each engine: its copies are checked when it answers again. */
+  private readonly lost = new LostCopies();
   /** Jobs done, speed, last checkpoint and idle time of each engine (routing, the Engines page). */
   readonly stats = new EngineStatsBook();
 
@@ -197,8 +199,7 @@ export class JobQueueService {
     const job = this.deps.jobs.get(promptId);
     if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (job.status !== 'queued' && job.status !== 'running') throw new DomainError('conflict', `Job ${promptId} already finished (${job.status})`);
-    const row = this.deps.store.get(promptId);
-    if (!row || row.engine_id !== null) await this.stopOnEngine(promptId, row?.engine_id ?? null);
+    await this.takeOff(promptId);
     const result = this.deps.lifecycle.cancel(promptId);
     if (!result.ok) {
       const now = this.deps.jobs.get(promptId);
@@ -337,7 +338,10 @@ export class JobQueueService {
   /** An engine stopped answering: its jobs go back to the front of the queue for another engine (`failover.ts`). */
   failover(engineId: string): void {
     if (this.stopped) return;
-    failoverJobs(engineId, { ...this.deps, markDone: (job) => this.markDone(job) });
+    const taken = failoverJobs(engineId, { ...this.deps, markDone: (job) => this.markDone(job) });
+    const engine = this.deps.engines().find((e) => e.id === engineId);
+    // Cancelled on it before the next round hands them on (a frozen engine reads it when it runs again).
+    if (engine && taken.length) this.lost.taken(engine, taken, this.deps.logger);
     this.schedule();
   }
 
@@ -353,6 +357,7 @@ export class JobQueueService {
     let strays: string[];
     try {
       strays = await evictStrays(engine, this.deps);
+      await this.lost.check(engine, strays, { jobs: this.deps.jobs, events: this.deps.events, engineOf: (id) => this.engineOf(id) });
     } finally {
       this.settling.delete(engineId);
       this.schedule();
@@ -373,8 +378,12 @@ export class JobQueueService {
     return this.deps.store.get(promptId) !== null;
   }
 
-  /** Take a job off its engine (the first engine for a job the queue does not hold). */
-  private async stopOnEngine(promptId: string, engineId: string | null): Promise<void> {
+  /** Take an active job off the engine it is on (a delete does this first, as cancel does). */
+  async takeOff(promptId: string): Promise<void> {
+    const row = this.deps.store.get(promptId);
+    if (row && row.engine_id === null) return;
+    // Its engine: the queue's, else the record's; the first engine for a job neither names.
+    const engineId = row?.engine_id ?? this.deps.jobs.get(promptId)?.engine_id ?? null;
     const engines = this.deps.engines();
     const engine = engines.find((e) => e.id === engineId) ?? engines[0];
     if (engine) await stopOnEngine(engine, promptId, this.deps.logger);

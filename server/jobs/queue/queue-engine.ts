@@ -16,6 +16,8 @@ export interface QueueEngine {
   id: string;
   name: string;
   client: EngineClient;
+  /** Reaches the engine also while Studio thinks it down (a cancel waits in its socket until it runs again). */
+  cancelClient: EngineClient;
   /** Follows the jobs on this engine (its socket's messages). */
   monitor: JobMonitor;
   /** The `client_id` jobs are submitted with (their messages come to Studio's socket). */
