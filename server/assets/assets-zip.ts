@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { isStoredInZip } from './asset-types.js';
+import { isStoredInZip } from '../media-types.js';
 import { writeZip } from './zip-writer.js';
 
 /** Every regular, non-hidden file below `root` as `{full, rel}`, sorted by path. */

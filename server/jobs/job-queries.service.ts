@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import type { EngineClient } from '../engine/engine.client.js';
 import { isVideoOutput, parseHistoryOutputs, type EngineOutputFile } from '../engine/engine-outputs.js';
 import { DomainError } from '../domain-error.js';
+import { contentTypeOf, mediaKindOf } from '../media-types.js';
 import type { Logger } from '../logging.js';
 import type { JobFolders } from './job-folders.store.js';
 import type { JobLifecycle } from './job-lifecycle.js';
@@ -15,25 +16,6 @@ import { historyError, type JobMonitor } from './job-monitor.js';
 import { listFiles } from './job-package.js';
 import type { JobRecord, ProgressObject } from '../contracts/jobs.contract.js';
 import type { HistoryQuery, JobStore } from './job.store.js';
-
-const VIDEO_EXTENSIONS = new Set(['.mp4', '.webm', '.mov', '.avi', '.mkv']);
-const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp']);
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.mp4': 'video/mp4',
-  '.webm': 'video/webm',
-  '.mov': 'video/quicktime',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-};
-
-/** The Content-Type of a media file by extension. */
-function contentTypeOf(filename: string): string {
-  return CONTENT_TYPES[path.extname(filename).toLowerCase()] ?? 'application/octet-stream';
-}
 
 export type ResultSource = { filename: string; contentType: string } & ({ path: string; within: string } | { stream: Readable });
 
@@ -173,10 +155,7 @@ export class JobQueries {
 }
 
 function kindOf(filename: string): string {
-  const ext = path.extname(filename).toLowerCase();
-  if (VIDEO_EXTENSIONS.has(ext)) return 'video';
-  if (IMAGE_EXTENSIONS.has(ext)) return 'image';
-  return 'file';
+  return mediaKindOf(filename) ?? 'file';
 }
 
 function outputsByKind(files: EngineOutputFile[]): Record<string, { filename: string; subfolder: string; type: string }> {
@@ -197,8 +176,8 @@ function outputsByKind(files: EngineOutputFile[]): Record<string, { filename: st
 function pickFile(files: string[], outputType: 'video' | 'image'): string | null {
   const rank = (file: string) => (file.split(path.sep).includes('final') ? 0 : 1);
   const sorted = [...files].sort((a, b) => rank(a) - rank(b));
-  const videos = sorted.filter((f) => VIDEO_EXTENSIONS.has(path.extname(f).toLowerCase()));
-  const images = sorted.filter((f) => IMAGE_EXTENSIONS.has(path.extname(f).toLowerCase()));
+  const videos = sorted.filter((f) => mediaKindOf(f) === 'video');
+  const images = sorted.filter((f) => mediaKindOf(f) === 'image');
   return (outputType === 'video' ? (videos[0] ?? images[0]) : images[0]) ?? null;
 }
 
