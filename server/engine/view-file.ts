@@ -6,7 +6,8 @@
  */
 import path from 'node:path';
 import { contentTypeOf } from '../media-types.js';
-import { annotatedPath, dirByType, isInside, pyBasename, type EngineDirs, type FolderType } from './engine-paths.js';
+import { isInside } from '../http/contained-path.js';
+import { annotatedPath, dirByType, pyBasename, type EngineDirs, type FolderType } from './engine-paths.js';
 
 export interface ViewQuery {
   filename: string;

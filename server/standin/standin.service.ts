@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { annotatedPath, isInside } from '../engine/engine-paths.js';
+import { isInside } from '../http/contained-path.js';
+import { annotatedPath } from '../engine/engine-paths.js';
 import { PromptExecutor, type ExecutorDeps } from './executor.service.js';
 import { HistoryStore } from './history.store.js';
 import { validatePrompt } from './prompt.validator.js';

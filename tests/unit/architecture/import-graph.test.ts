@@ -33,7 +33,7 @@ const CAPABILITY_ARROWS: Record<string, string[]> = {
 };
 
 /** The stand-in's only imports outside its folder. */
-const STANDIN_SHARES = new Set(['server/engine/engine-paths.ts', 'server/engine/view-file.ts', 'server/engine/extra-model-paths.ts', 'server/logging.ts', 'server/config.ts', 'server/http/host-guard.ts']);
+const STANDIN_SHARES = new Set(['server/engine/engine-paths.ts', 'server/engine/view-file.ts', 'server/engine/extra-model-paths.ts', 'server/logging.ts', 'server/config.ts', 'server/http/host-guard.ts', 'server/http/contained-path.ts']);
 
 /**
  * The one use of the stand-in by Studio: the engine's pre-check runs the stand-in's copy of the
