@@ -9,11 +9,11 @@ import type { EngineClient } from '../engine/engine.client.js';
 import { isVideoOutput, parseHistoryOutputs, type EngineOutputFile } from '../engine/engine-outputs.js';
 import { DomainError } from '../domain-error.js';
 import { contentTypeOf, mediaKindOf } from '../media-types.js';
+import { filesBelow } from '../zip-writer.js';
 import type { Logger } from '../logging.js';
 import type { JobFolders } from './job-folders.store.js';
 import type { JobLifecycle } from './job-lifecycle.js';
 import { historyError, type JobMonitor } from './job-monitor.js';
-import { listFiles } from './job-package.js';
 import type { JobRecord, ProgressObject } from '../contracts/jobs.contract.js';
 import type { HistoryQuery, JobStore } from './job.store.js';
 
@@ -75,7 +75,7 @@ export class JobQueries {
     const job = this.deps.jobs.get(promptId);
     if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (job.status !== 'completed') throw new DomainError('not_found', `Result not ready: job is ${job.status}`);
-    const onDisk = job.output_dir && this.deps.folders.exists(job.output_dir) ? pickFile(listFiles(this.deps.folders.pathOf(job.output_dir)), outputType) : null;
+    const onDisk = job.output_dir && this.deps.folders.exists(job.output_dir) ? pickFile(filesBelow(this.deps.folders.pathOf(job.output_dir)).map((f) => f.file), outputType) : null;
     if (onDisk) return { path: onDisk, within: this.deps.folders.pathOf(job.output_dir!), filename: path.basename(onDisk), contentType: contentTypeOf(onDisk) };
     if (!job.output) throw new DomainError('not_found', `Job ${promptId} has no output`);
     const response = await this.deps.engine.viewStream({ filename: job.output.filename, subfolder: job.output.subfolder, type: job.output.type });
