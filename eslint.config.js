@@ -55,10 +55,10 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(studio|studio-http|main)\\.js$', message: 'Capabilities get what they use from the composition root; they never import it (ARCHITECTURE.md).' }] }] },
   },
   {
-    // The stand-in is a separate program: it shares only the engine's path rules, the containment rule, logging, config and the Host rule.
+    // The stand-in is a separate program: it shares only the engine's path and prompt rules, the containment rule, logging, config and the Host rule.
     files: ['server/standin/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!(engine/(engine-paths|view-file|extra-model-paths)|logging|config|http/(host-guard|contained-path))\\.js$)', message: 'The stand-in imports only the shared engine rules listed in ARCHITECTURE.md.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!(engine/(engine-paths|view-file|extra-model-paths|prompt-rules/[a-z-]+)|logging|config|http/(host-guard|contained-path))\\.js$)', message: 'The stand-in imports only the shared engine rules listed in ARCHITECTURE.md.' }] }],
     },
   },
   {

@@ -10,8 +10,8 @@ import { isInside } from '../http/contained-path.js';
 import { annotatedPath } from '../engine/engine-paths.js';
 import { PromptExecutor, type ExecutorDeps } from './executor.service.js';
 import { HistoryStore } from './history.store.js';
-import { validatePrompt } from './prompt.validator.js';
-import { pyStr } from './py-format.util.js';
+import { validatePrompt } from '../engine/prompt-rules/validator.js';
+import { pyStr } from '../engine/prompt-rules/py-format.js';
 import { PromptQueue } from './queue.store.js';
 import type { ExtraData, QueueItem } from './standin.types.js';
 
