@@ -14,7 +14,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { createEngineModule, type EngineModule } from './engine/engine.module.js';
 import type { EventBus } from './events/event-bus.js';
-import { createEventsModule } from './events/events.module.js';
+import { createEventsModule } from './http/events.module.js';
 import { createAuthModule } from './http/auth.module.js';
 import { boundPort, listen, localUrl } from './http/listen.js';
 import { Maintenance } from './http/maintenance.js';

@@ -148,6 +148,24 @@ describe('import graph', () => {
     expect(cycles().map((c) => c.join(' -> '))).toEqual([]);
   });
 
+  it('has no circle between the folders of shared infrastructure (events/ and http/ included)', () => {
+    const folderArrows = new Map<string, Set<string>>();
+    for (const [from, targets] of graph) {
+      if (layerOf(from) !== 'infra' || from.split('/').length < 3) continue;
+      for (const to of targets) {
+        if (layerOf(to) !== 'infra' || to.split('/').length < 3 || folderOf(to) === folderOf(from)) continue;
+        if (!folderArrows.has(folderOf(from))) folderArrows.set(folderOf(from), new Set());
+        folderArrows.get(folderOf(from))!.add(folderOf(to));
+      }
+    }
+    const reach = (from: string, seen = new Set<string>()): Set<string> => {
+      for (const next of folderArrows.get(from) ?? []) if (!seen.has(next)) reach(next, seen.add(next));
+      return seen;
+    };
+    expect(folderArrows.size).toBeGreaterThan(2);
+    for (const folder of folderArrows.keys()) expect(reach(folder).has(folder), `${folder} imports reach back to it`).toBe(false);
+  });
+
   it('has no circle between capabilities', () => {
     const reach = (from: string, seen = new Set<string>()): Set<string> => {
       for (const next of CAPABILITY_ARROWS[from] ?? []) if (!seen.has(next)) reach(next, seen.add(next));
