@@ -17,7 +17,7 @@ import type { UploadedFile } from '../http/uploads.js';
 import type { Logger } from '../logging.js';
 import { localStamp } from '../time.js';
 import type { PreviewMethod } from '../config.js';
-import { prepareRun } from '../workflows/graph-builder.js';
+import { prepareRun, renameInputImage } from '../workflows/graph-builder.js';
 import { apiToUiWorkflow } from '../workflows/graph-to-ui.js';
 import type { ApiGraph, ObjectInfo } from '../engine/engine-graph.js';
 import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
@@ -131,8 +131,7 @@ export class RunnerService {
     let run = prepareRun(definition, params, folder, { uploadedImage, objectInfo });
     if (image && uploadedImage) {
       const stored = await this.storeImage(image, uploadedImage, local);
-      // The engine renames on a clash (`x (1).png`); the graph must name the file it kept.
-      if (stored !== uploadedImage) run = prepareRun(definition, params, folder, { uploadedImage: stored, objectInfo });
+      if (stored !== uploadedImage) run = renameInputImage(run, uploadedImage, stored);
       uploadedImage = stored;
     }
     try {
