@@ -1,7 +1,8 @@
 /** The asset areas; what counts as an asset is `media-types.ts` (`mediaKindOf`). */
 
-/** The two asset areas: engine inputs and job outputs. */
-export type AssetType = 'inputs' | 'outputs';
+import type { AssetType } from '../contracts/assets.contract.js';
+
+export type { AssetType };
 
 /** `inputs` / `outputs`, or null for any other value. */
 export function parseAssetType(value: unknown): AssetType | null {
