@@ -13,6 +13,7 @@ import { ProgressTracker } from '../../server/jobs/progress-tracker.js';
 import type { ProgressObject } from '../../server/contracts/jobs.contract.js';
 import { silentLogger } from '../../server/logging.js';
 import type { ApiGraph } from '../../server/engine/engine-graph.js';
+
 export const CLIENT_ID = 'studio-engine-client-test';
 /** A 1×1 PNG. */
 export const PNG = Buffer.from(

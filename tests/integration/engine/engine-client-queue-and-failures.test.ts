@@ -1,4 +1,7 @@
-
+/**
+ * EngineClient's queue, delete and interrupt, an engine that is down or stuck, and the outputs
+ * read from a history entry.
+ */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
