@@ -9,7 +9,6 @@
 import type { ObjectInfo } from './engine-graph.js';
 import type { NodeInfo } from './prompt-rules/node-inputs.js';
 import { FILE_CHECKS, validatePrompt, type NodeLookup } from './prompt-rules/validator.js';
-import type { EngineClient } from './engine.client.js';
 import type { EngineValidationBody } from './engine-protocol.js';
 
 /** The nodes that load an input file, and which input names it (one list: the rules'). */
@@ -17,7 +16,12 @@ export { FILE_CHECKS } from './prompt-rules/validator.js';
 
 
 /** Null when the engine would accept `graph`; otherwise the body its `POST /prompt` would answer 400 with. */
-export async function precheckPrompt(graph: Record<string, unknown>, objectInfo: ObjectInfo, engine: Pick<EngineClient, 'view'>): Promise<EngineValidationBody | null> {
+/** Where the pre-check asks whether an input file exists: an engine's `/view` (`EngineClient.viewStream`), or Studio's own folder. */
+export interface InputFileProbe {
+  viewStream(req: { filename: string; subfolder: string; type: 'input' | 'output' | 'temp' }): Promise<{ status: number; body: { destroy(): void } } | null>;
+}
+
+export async function precheckPrompt(graph: Record<string, unknown>, objectInfo: ObjectInfo, engine: InputFileProbe): Promise<EngineValidationBody | null> {
   const existing = await existingInputFiles(graph, engine);
   const lookup: NodeLookup = {
     get: (classType: string) => (Object.hasOwn(objectInfo, classType) ? (objectInfo[classType] as unknown as NodeInfo) : undefined),
@@ -31,7 +35,7 @@ export async function precheckPrompt(graph: Record<string, unknown>, objectInfo:
 }
 
 /** The input-file values of the graph's file-loading nodes that the engine can serve. */
-async function existingInputFiles(graph: Record<string, unknown>, engine: Pick<EngineClient, 'view'>): Promise<Set<string>> {
+async function existingInputFiles(graph: Record<string, unknown>, engine: InputFileProbe): Promise<Set<string>> {
   const names = new Set<string>();
   for (const node of Object.values(graph)) {
     if (typeof node !== 'object' || node === null) continue;
@@ -44,8 +48,8 @@ async function existingInputFiles(graph: Record<string, unknown>, engine: Pick<E
   await Promise.all(
     [...names].map(async (name) => {
       const { filename, subfolder, type } = splitAnnotated(name);
-      const res = await engine.view({ filename, subfolder, type }).catch(() => null);
-      await res?.body?.cancel().catch(() => undefined);
+      const res = await engine.viewStream({ filename, subfolder, type }).catch(() => null);
+      res?.body.destroy();
       if (res?.status === 200) found.add(name);
     }),
   );

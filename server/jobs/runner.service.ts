@@ -10,7 +10,7 @@ import { DomainError, isKind } from '../domain-error.js';
 import type { EngineClient } from '../engine/engine.client.js';
 import { EngineValidationError } from '../engine/engine-errors.js';
 import type { EngineValidationBody } from '../engine/engine-protocol.js';
-import { precheckPrompt } from '../engine/prompt-precheck.js';
+import { precheckPrompt, type InputFileProbe } from '../engine/prompt-precheck.js';
 import { missingFor } from '../engine/pool/engine-needs.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { UploadedFile } from '../http/uploads.js';
@@ -283,11 +283,11 @@ async function firstObjectInfo(engines: readonly OtherEngine[]): Promise<ObjectI
 }
 
 /** Studio's input folder in the shape the pre-check asks an engine's `/view` (input files only). */
-function studioInputs(has: (name: string) => boolean): Pick<EngineClient, 'view'> {
+function studioInputs(has: (name: string) => boolean): InputFileProbe {
   return {
-    view: async ({ filename, subfolder, type }) => {
+    viewStream: async ({ filename, subfolder, type }) => {
       const name = subfolder ? `${subfolder}/${filename}` : filename;
-      return new Response(null, { status: (type ?? 'input') === 'input' && has(name) ? 200 : 404 });
+      return { status: type === 'input' && has(name) ? 200 : 404, body: { destroy: () => undefined } };
     },
   };
 }

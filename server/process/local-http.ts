@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import { Readable } from 'node:stream';
 import tls from 'node:tls';
 
 /**
@@ -28,7 +29,8 @@ export function loopbackTrust(certFile: string | null): LoopbackTrust | undefine
 export interface LocalRequest {
   method?: string;
   headers?: Record<string, string>;
-  body?: string | Buffer;
+  /** A stream is piped as it comes (give its `content-length` in `headers` when known). */
+  body?: string | Buffer | Readable;
   signal?: AbortSignal;
   /** The whole exchange, headers and body, within this many ms. */
   timeoutMs: number;
@@ -62,7 +64,7 @@ export function localRequest(url: string, req: LocalRequest): Promise<LocalRespo
   const limit = req.maxBytes ?? Number.POSITIVE_INFINITY;
   return new Promise((resolve, reject) => {
     const headers = { ...req.headers };
-    if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
+    if (req.body !== undefined && !(req.body instanceof Readable)) headers['content-length'] = String(Buffer.byteLength(req.body));
     const options: https.RequestOptions = { method: req.method ?? 'GET', headers, signal: req.signal };
     if (secure && req.trust) Object.assign(options, { ca: req.trust.ca, checkServerIdentity: () => undefined });
     const request = (secure ? https : http).request(target, options, (res) => {
@@ -98,7 +100,8 @@ export function localRequest(url: string, req: LocalRequest): Promise<LocalRespo
       reject(err);
     }
     request.on('error', fail);
-    request.end(req.body);
+    if (req.body instanceof Readable) req.body.on('error', (err) => request.destroy(err)).pipe(request);
+    else request.end(req.body);
   });
 }
 

@@ -81,7 +81,7 @@ describe('an engine that is down or stuck', () => {
     await expect(client.submitPrompt({ prompt: noiseGraph('x'), client_id: CLIENT_ID })).rejects.toBeInstanceOf(EngineUnreachableError);
     await expect(client.uploadImage(PNG, 'a.png')).rejects.toBeInstanceOf(EngineUnreachableError);
     await expect(client.queue()).rejects.toBeInstanceOf(EngineUnreachableError);
-    expect(await client.view({ filename: 'a.png' })).toBeNull();
+    expect(await client.viewStream({ filename: 'a.png' })).toBeNull();
   });
 
   it('times out a call the engine never answers', async () => {
@@ -92,7 +92,7 @@ describe('an engine that is down or stuck', () => {
     const err = await client.history('x').catch((x: unknown) => x);
     expect(err).toBeInstanceOf(EngineUnreachableError);
     expect((err as Error).message).toContain('no answer within 200 ms');
-    expect(await client.view({ filename: 'a.png' })).toBeNull();
+    expect(await client.viewStream({ filename: 'a.png' })).toBeNull();
   });
 
   it('times only the headers of view, not the body', async () => {
@@ -106,8 +106,10 @@ describe('an engine that is down or stuck', () => {
       setTimeout(() => res.end(Buffer.alloc(7000, 1)), timeoutMs + 50);
     });
     const client = new EngineClient({ baseUrl: url, timeoutMs });
-    const res = await client.view({ filename: 'slow.bin' });
-    const body = Buffer.from(await res!.arrayBuffer());
+    const res = await client.viewStream({ filename: 'slow.bin' });
+    const parts: Buffer[] = [];
+    for await (const part of res!.body) parts.push(part as Buffer);
+    const body = Buffer.concat(parts);
     expect(body.length).toBe(8000);
   });
 

@@ -3,9 +3,9 @@
  * history and /view.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineValidationError } from '../../../server/engine/engine-errors.js';
 import { parseHistoryOutputs, primaryOutput } from '../../../server/engine/engine-outputs.js';
@@ -64,10 +64,10 @@ describe('EngineClient and EngineSocket against the stand-in engine', () => {
     expect(fs.existsSync(path.join(e.outputDir, primary!.subfolder, primary!.filename))).toBe(true);
 
     // The file comes back through /view as a stream.
-    const res = await e.client.view({ filename: primary!.filename, subfolder: primary!.subfolder, type: 'output' });
+    const res = await e.client.viewStream({ filename: primary!.filename, subfolder: primary!.subfolder, type: 'output' });
     expect(res?.status).toBe(200);
-    expect(res?.headers.get('content-type')).toBe('image/png');
-    await res?.body?.cancel();
+    expect(res?.headers['content-type']).toBe('image/png');
+    res?.body.destroy();
   });
 
   it('counts cached nodes of a re-run and still completes', async () => {
@@ -155,6 +155,14 @@ describe('EngineClient and EngineSocket against the stand-in engine', () => {
     const nested = await e.client.uploadImage(PNG, 'dog.png', { subfolder: 'pets' });
     expect(nested).toEqual({ name: 'dog.png', subfolder: 'pets', type: 'input' });
     expect(fs.existsSync(path.join(e.inputDir, 'pets', 'dog.png'))).toBe(true);
+    // A file on disk streams up as it is read; a slice of a larger buffer sends only its own bytes.
+    const src = path.join(os.tmpdir(), `studio-upload-${process.pid}.png`);
+    fs.writeFileSync(src, other);
+    const streamed = await e.client.uploadImage(await fs.openAsBlob(src), 'from "disk".png');
+    fs.rmSync(src);
+    expect(fs.readFileSync(path.join(e.inputDir, streamed.name)).equals(other)).toBe(true);
+    const slice = await e.client.uploadImage(Buffer.concat([Buffer.alloc(9, 1), PNG]).subarray(9), 'slice.png');
+    expect(fs.readFileSync(path.join(e.inputDir, slice.name)).equals(PNG)).toBe(true);
   });
 
   it('streams a 20 MB file through view without buffering it', async () => {
@@ -164,11 +172,11 @@ describe('EngineClient and EngineSocket against the stand-in engine', () => {
     big.writeUInt32BE(0xdeadbeef, size - 4);
     fs.writeFileSync(path.join(e.outputDir, 'big', 'big.bin'), big);
 
-    const res = await e.client.view({ filename: 'big.bin', subfolder: 'big', type: 'output' });
+    const res = await e.client.viewStream({ filename: 'big.bin', subfolder: 'big', type: 'output' });
     expect(res?.status).toBe(200);
-    expect(res!.bodyUsed).toBe(false);
-    expect(res!.body).toBeInstanceOf(ReadableStream);
-    const stream = Readable.fromWeb(res!.body! as WebReadableStream<Uint8Array>);
+    expect(res!.body.readableDidRead).toBe(false);
+    expect(res!.body).toBeInstanceOf(Readable);
+    const stream = res!.body;
     let total = 0;
     let chunks = 0;
     let largest = 0;
@@ -186,9 +194,9 @@ describe('EngineClient and EngineSocket against the stand-in engine', () => {
     expect(largest).toBeLessThan(size);
     expect(tail.readUInt32BE(0)).toBe(0xdeadbeef);
 
-    const missing = await e.client.view({ filename: 'nope.png', type: 'output' });
+    const missing = await e.client.viewStream({ filename: 'nope.png', type: 'output' });
     expect(missing?.status).toBe(404);
-    await missing?.body?.cancel();
+    missing?.body.destroy();
   });
 
   it('returns null history for an unknown prompt', async () => {
