@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import { versionFileSchema, type VersionFile } from '../contracts/system.contract.js';
+import { compareVersions } from '../versions.js';
 
 /** Read and validate a `version.json`; throws with the file name when it is missing or malformed. */
 export async function readVersionFile(file: string): Promise<VersionFile> {
@@ -27,14 +28,3 @@ export function runtimeVersionOf(file: VersionFile): number {
   return Number.isFinite(raw) ? raw : 0;
 }
 
-/** Negative, zero or positive as `a` is older than, equal to or newer than `b` (`1.10.0` > `1.9.3`). */
-export function compareVersions(a: string | number | undefined, b: string | number | undefined): number {
-  const parts = (v: string | number | undefined) => String(v ?? '0').split(/[.\-+]/).map((p) => Number.parseInt(p, 10) || 0);
-  const pa = parts(a);
-  const pb = parts(b);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const diff = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (diff !== 0) return diff;
-  }
-  return 0;
-}
