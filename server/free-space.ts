@@ -24,6 +24,24 @@ export async function freeBytesOf(dir: string): Promise<number | null> {
   }
 }
 
+/** A volume's size, what is used of it, and what is free for Studio's (unprivileged) writes. */
+export interface VolumeSpace {
+  total: number;
+  used: number;
+  free: number;
+}
+
+/** The volume holding `dir` (`fs.statfs`, the one reader of it); null when the platform cannot say. */
+export async function volumeSpace(dir: string): Promise<VolumeSpace | null> {
+  try {
+    const s = await fsp.statfs(dir);
+    const total = s.blocks * s.bsize;
+    return { total, used: total - s.bfree * s.bsize, free: s.bavail * s.bsize };
+  } catch {
+    return null;
+  }
+}
+
 /** `6.5 GB`, `820.0 MB`, `12 KB`, in decimal units like the catalogs' `size_gb`. */
 export function formatSize(bytes: number): string {
   if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
