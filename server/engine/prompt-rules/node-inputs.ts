@@ -3,15 +3,7 @@
  * `object_info` and its declared inputs, and the engine's error object.
  */
 
-/** One node of an API-format graph as `/prompt` receives it (after validation: coerced values). */
-export interface ApiNode {
-  class_type: string;
-  inputs: Record<string, unknown>;
-  _meta?: { title?: string };
-}
-
-/** `{ "<nodeId>": ApiNode }`. */
-export type ApiGraph = Record<string, ApiNode>;
+export type { ApiGraph, ApiNode } from '../engine-graph.js';
 
 /** A node definition from object_info (only the fields the rules read are typed). */
 export interface NodeInfo {
