@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { NodeInfo } from '../engine/prompt-rules/node-inputs.js';
+import { isRecord, type NodeInfo } from '../engine/prompt-rules/node-inputs.js';
 import type { FileLists } from './file-lists.store.js';
 import { listSourceOf } from './list-sources.js';
 
@@ -108,8 +108,4 @@ function parseDump(text: string, where: string): Record<string, NodeInfo> {
   const parsed: unknown = JSON.parse(text);
   if (!isRecord(parsed)) throw new Error(`${where}: object_info must be a JSON object`);
   return parsed as Record<string, NodeInfo>;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

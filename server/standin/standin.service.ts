@@ -14,6 +14,7 @@ import { validatePrompt } from '../engine/prompt-rules/validator.js';
 import { pyStr } from '../engine/prompt-rules/py-format.js';
 import { PromptQueue } from './queue.store.js';
 import type { ExtraData, QueueItem } from './standin.types.js';
+import { isRecord } from '../engine/prompt-rules/node-inputs.js';
 
 /** A lowercase, hyphenated UUID: what the engine accepts as a client-supplied prompt id. */
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -144,8 +145,4 @@ export class StandinService {
     // The engine would follow `../`; the stand-in keeps to its folders.
     return isInside(dir, file) && fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -58,6 +58,7 @@ export function comboChoices(def: InputDef): unknown[] | null {
   return null;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A plain JSON object (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
