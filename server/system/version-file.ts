@@ -5,7 +5,6 @@
  */
 import fs from 'node:fs/promises';
 import { versionFileSchema, type VersionFile } from '../contracts/system.contract.js';
-import { compareVersions } from '../versions.js';
 
 /** Read and validate a `version.json`; throws with the file name when it is missing or malformed. */
 export async function readVersionFile(file: string): Promise<VersionFile> {
