@@ -24,6 +24,24 @@ export async function freeBytesOf(dir: string): Promise<number | null> {
   }
 }
 
+/** A volume's size, what is used of it, and what is free for Studio's (unprivileged) writes. */
+export interface VolumeSpace {
+  total: number;
+  used: number;
+  free: number;
+}
+
+/** The volume holding `dir` (`fs.statfs`, the one reader of it); null when the platform cannot say. */
+export async function volumeSpace(dir: string): Promise<VolumeSpace | null> {
+  try {
+    const s = await fsp.statfs(dir);
+    const total = s.blocks * s.bsize;
+    return { total, used: total - s.bfree * s.bsize, free: s.bavail * s.bsize };
+  } catch {
+    return null;
+  }
+}
+
 /** `6.5 GB`, `820.0 MB`, `12 KB`, in decimal units like the catalogs' `size_gb`. */
 export function formatSize(bytes: number): string {
   if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(1)} GB`;
@@ -33,15 +51,39 @@ export function formatSize(bytes: number): string {
 }
 
 /**
- * Refuse (`no_space`, answered 507) when `needed` bytes do not fit on the volume holding `dir`.
- * A volume that cannot be asked is let through: the write itself will report a full disk.
+ * Kept free beyond what is written, so no write Studio checks fills the disk to the last byte
+ * (the database, its WAL and the logs still need room). One margin for every guard.
  */
+const FREE_SPACE_MARGIN_BYTES = 16 * 1024 * 1024;
+
+/** How the free bytes of a volume are learnt (tests hand in their own). */
+export type FreeBytes = (dir: string) => Promise<number | null>;
+
+/**
+ * The free bytes when `needed` bytes plus the margin do not fit on the volume holding `dir`; null
+ * when they fit. A volume that cannot be asked is let through: the write itself will report a full disk.
+ */
+export async function spaceShortfall(dir: string, needed: number, freeBytes: FreeBytes = freeBytesOf): Promise<number | null> {
+  if (!(needed > 0)) return null;
+  const free = await askFreeBytes(freeBytes, dir);
+  return free !== null && free < needed + FREE_SPACE_MARGIN_BYTES ? free : null;
+}
+
+async function askFreeBytes(freeBytes: FreeBytes, dir: string): Promise<number | null> {
+  try {
+    return await freeBytes(dir);
+  } catch {
+    return null;
+  }
+}
+
+/** `Not enough free disk space for downloading x: needs 6.5 GB, 4.1 GB free`. */
+export function noSpaceMessage(what: string, needed: number, free: number): string {
+  return `Not enough free disk space for ${what}: needs ${formatSize(needed)}, ${formatSize(free)} free`;
+}
+
+/** Refuse (`no_space`, answered 507) when `needed` bytes plus the margin do not fit on the volume holding `dir`. */
 export async function ensureFreeSpace(dir: string, needed: number, what: string): Promise<void> {
-  if (!(needed > 0)) return;
-  const free = await freeBytesOf(dir);
-  if (free === null || free >= needed) return;
-  throw new DomainError('no_space', `Not enough free disk space for ${what}: needs ${formatSize(needed)}, ${formatSize(free)} free`, {
-    needed_bytes: needed,
-    free_bytes: free,
-  });
+  const free = await spaceShortfall(dir, needed);
+  if (free !== null) throw new DomainError('no_space', noSpaceMessage(what, needed, free), { needed_bytes: needed, free_bytes: free });
 }

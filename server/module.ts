@@ -50,3 +50,25 @@ export async function stopModules(modules: readonly StudioModule[], logger: Logg
     await withDeadline(stopping, deadline, () => logger.warn(`${module.name} did not stop within ${deadline} ms`));
   }
 }
+
+/**
+ * A port to a module built later in the composition root, for the one kind of need that cannot
+ * wait its turn: two modules that use each other (the catalog asks the LLM module about its files,
+ * the LLM module queues downloads through the catalog). Bound once, right after the later module
+ * is built; a call before that is a wiring mistake and says so.
+ */
+export class LateBound<T> {
+  private value: T | null = null;
+
+  constructor(private readonly what: string) {}
+
+  bind(value: T): void {
+    if (this.value !== null) throw new Error(`${this.what} is bound twice`);
+    this.value = value;
+  }
+
+  get(): T {
+    if (this.value === null) throw new Error(`${this.what} is used before it is built`);
+    return this.value;
+  }
+}

@@ -14,7 +14,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { createEngineModule, type EngineModule } from './engine/engine.module.js';
 import type { EventBus } from './events/event-bus.js';
-import { createEventsModule } from './events/events.module.js';
+import { createEventsModule } from './http/events.module.js';
 import { createAuthModule } from './http/auth.module.js';
 import { boundPort, listen, localUrl } from './http/listen.js';
 import { Maintenance } from './http/maintenance.js';
@@ -25,7 +25,7 @@ import { closeInfrastructure, openInfrastructure } from './infrastructure.js';
 import type { Logger } from './logging.js';
 import { ModelhubClient } from './modelhub-client/modelhub.client.js';
 import { createModelhubModule } from './modelhub/modelhub.module.js';
-import { stopModules, withDeadline, type StudioModule } from './module.js';
+import { LateBound, stopModules, withDeadline, type StudioModule } from './module.js';
 import { createNodesModule } from './nodes/nodes.module.js';
 import { nodePackageCount } from './nodes/package-count.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
@@ -70,28 +70,31 @@ export class Studio {
     // A socket opened with a session cookie closes when that session is signed out or expires.
     const hub = (this.hub = new WsHub(logger, options.heartbeatMs, (session) => auth.signer.liveUntil(session)));
     auth.signer.onRevoke((sid) => hub.closeSession(sid));
+    // One model hub client, shared by the catalogs' metadata and the model hub capability (the key is read per request).
+    const modelhubClient = new ModelhubClient({ baseUrl: config.urls.modelhub, apiKey: () => secrets.get('MODELHUB_API_KEY') });
+    // The catalog and the LLM module use each other: the catalog reaches it through this port.
+    const llmPort = new LateBound<LlmModule>('the LLM module');
+    const catalog: CatalogModule = (this.catalog = createCatalogModule({
+      ...base,
+      uploads,
+      beforeLlmDelete: (file: string): Promise<void> => llmPort.get().service.beforeModelDelete(file),
+      otherDownloads: (file) => llmPort.get().runtimeDownload(file),
+      tokens: () => ({ modelhubApiKey: secrets.get('MODELHUB_API_KEY'), hubToken: secrets.get('HUB_TOKEN') }),
+      modelhub: modelhubClient,
+    }));
     const engine = (this.engineModule = createEngineModule({
       ...base,
       hub,
       startEngine: options.startEngine !== false,
       sharedFolderRecheckMs: options.sharedFolderRecheckMs,
       probeMs: options.engineProbeMs,
-      // Agent mode: the main Studio may ask for a catalog model (the catalog is built just below; asked per request).
+      // Agent mode: the main Studio may ask for a catalog model (asked per request).
       agentModels: { sha256Of: (file) => catalog.sha256Of(file), download: (file) => catalog.download(file) },
-    }));
-    // One model hub client, shared by the catalogs' metadata and the model hub capability (the key is read per request).
-    const modelhubClient = new ModelhubClient({ baseUrl: config.urls.modelhub, apiKey: () => secrets.get('MODELHUB_API_KEY') });
-    const catalog: CatalogModule = (this.catalog = createCatalogModule({
-      ...base,
-      uploads,
-      beforeLlmDelete: (file: string): Promise<void> => llm.service.beforeModelDelete(file),
-      otherDownloads: (file) => llm.runtimeDownload(file),
-      tokens: () => ({ modelhubApiKey: secrets.get('MODELHUB_API_KEY'), hubToken: secrets.get('HUB_TOKEN') }),
-      modelhub: modelhubClient,
     }));
     const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), fileBySha256: (sha) => catalog.fileBySha256(sha), uploads }));
     const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs, modelSha256: (file) => catalog.sha256Of(file) }));
     const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads, llmCatalog: llmCatalogAccess(catalog.catalogs), hubToken: () => secrets.get('HUB_TOKEN') }));
+    llmPort.bind(llm);
     const presets = (this.presets = createPresetsModule({ ...base, jobs: jobs.jobs, runner: jobs.runner, workflows: workflows.service, uploads }));
     const modelhub = createModelhubModule({
       ...base,

@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { mediaTypeOf } from './asset-types.js';
+import { mediaKindOf } from '../media-types.js';
 import type { AssetFile, AssetListing, JobGroup } from '../contracts/assets.contract.js';
 
 const JOB_SUBFOLDERS = new Set(['final', 'preview', 'intermediate', 'image', 'video']);
@@ -117,7 +117,7 @@ function walkAll(dir: string, rel: string, out: AssetFile[], depth: number): num
     if (entry.isDirectory()) {
       bytes += walkAll(full, rel ? `${rel}/${entry.name}` : entry.name, out, depth + 1);
     } else if (entry.isFile()) {
-      const type = mediaTypeOf(entry.name);
+      const type = mediaKindOf(entry.name);
       const stat = statOf(full);
       if (!stat) continue;
       bytes += stat.size;
@@ -128,7 +128,7 @@ function walkAll(dir: string, rel: string, out: AssetFile[], depth: number): num
 }
 
 function fileEntry(root: string, subfolder: string, name: string): AssetFile | null {
-  const type = mediaTypeOf(name);
+  const type = mediaKindOf(name);
   if (!type) return null;
   const stat = statOf(path.join(root, subfolder, name));
   if (!stat) return null;

@@ -5,6 +5,7 @@
  * joined result stays under its root.
  */
 import path from 'node:path';
+import { isBelow } from '../http/contained-path.js';
 
 /** A checked relative path: its segments, or why it was refused. */
 export type PathCheck = { ok: true; segments: string[]; rel: string } | { ok: false; reason: string };
@@ -24,7 +25,6 @@ export function checkRelativePath(raw: unknown): PathCheck {
 /** The absolute path of checked `segments` under `root` (throws if it would leave `root`). */
 export function resolveUnder(root: string, segments: readonly string[]): string {
   const full = path.resolve(root, ...segments);
-  const rel = path.relative(path.resolve(root), full);
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) throw new Error(`path escapes its root: ${segments.join('/')}`);
+  if (!isBelow(root, full)) throw new Error(`path escapes its root: ${segments.join('/')}`);
   return full;
 }

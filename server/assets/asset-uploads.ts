@@ -8,7 +8,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { looksLikeImage, looksLikeVideo, readHead } from '../http/file-sniff.js';
 import type { UploadedFile } from '../http/uploads.js';
-import { mediaTypeOf } from './asset-types.js';
+import { mediaKindOf } from '../media-types.js';
 
 const MAX_NAME_LENGTH = 180;
 
@@ -20,7 +20,7 @@ export async function saveUploads(dir: string, files: readonly UploadedFile[]): 
   for (const file of files) {
     const shown = decodeMultipartName(file.originalname) || 'unnamed';
     const name = safeUploadName(shown);
-    if (!name || !mediaTypeOf(name)) {
+    if (!name || !mediaKindOf(name)) {
       errors.push(`${shown}: unsupported file type (images and videos only)`);
       continue;
     }
@@ -30,8 +30,8 @@ export async function saveUploads(dir: string, files: readonly UploadedFile[]): 
     }
     // The name promises an image or a video; the bytes must agree (a text file named .png is not one).
     const head = await readHead(file.path);
-    if (!(mediaTypeOf(name) === 'video' ? looksLikeVideo(head) : looksLikeImage(head))) {
-      errors.push(`${shown}: the file's contents are not ${mediaTypeOf(name) === 'video' ? 'a video' : 'an image'}`);
+    if (!(mediaKindOf(name) === 'video' ? looksLikeVideo(head) : looksLikeImage(head))) {
+      errors.push(`${shown}: the file's contents are not ${mediaKindOf(name) === 'video' ? 'a video' : 'an image'}`);
       continue;
     }
     try {

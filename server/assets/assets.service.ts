@@ -8,7 +8,7 @@ import type { Writable } from 'node:stream';
 import type { EventBus } from '../events/event-bus.js';
 import { DomainError } from '../domain-error.js';
 import { listInputs, listOutputs } from './asset-listing.js';
-import type { AssetListing } from '../contracts/assets.contract.js';
+import type { AssetListing, AssetsChange } from '../contracts/assets.contract.js';
 import { isContained, isRemovableWithin } from '../http/contained-path.js';
 import { checkRelativePath, resolveUnder } from './asset-paths.js';
 import type { AssetType } from './asset-types.js';
@@ -34,7 +34,7 @@ export class AssetsService {
   }
 
   /** Store uploads in the input folder; `assets.uploaded` when at least one was stored. */
-  async upload(files: readonly UploadedFile[]): Promise<{ uploaded: string[]; errors: string[] }> {
+  async upload(files: readonly UploadedFile[]): Promise<AssetsChange> {
     if (files.length === 0) throw new DomainError('invalid', 'Upload one or more files in the multipart field "files"');
     const result = await saveUploads(this.deps.roots.inputs, files);
     if (result.uploaded.length > 0) {

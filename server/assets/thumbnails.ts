@@ -11,7 +11,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { DomainError } from '../domain-error.js';
 import type { Logger } from '../logging.js';
-import { mediaTypeOf, type AssetType } from './asset-types.js';
+import { mediaKindOf } from '../media-types.js';
+import type { AssetType } from './asset-types.js';
 import { FfmpegMissingError, firstVideoFrame } from './video-frame.js';
 import { writeJpegThumb } from './jpeg-thumb.js';
 
@@ -53,7 +54,7 @@ export class Thumbnails {
 
   /** The cached JPEG of `rel` under the root of `type`, generated when missing or stale. */
   async get(type: AssetType, source: string, rel: string): Promise<string> {
-    const media = mediaTypeOf(path.basename(source));
+    const media = mediaKindOf(path.basename(source));
     if (!media) throw new DomainError('not_found', `No thumbnail for ${rel}: not an image or a video`);
     let sourceStat: fs.Stats;
     try {

@@ -4,16 +4,7 @@
  * log is the durable record, this is the page's running commentary.
  */
 import { localStamp, romeIso } from '../time.js';
-
-/** One line of the activity log. */
-export interface ActivityLine {
-  /** `HH:MM:SS`, Studio time zone. */
-  time: string;
-  /** The same instant as ISO 8601 with its offset (the spec's `time` has no date and no zone): what the page shows, in the browser's zone. */
-  at: string;
-  message: string;
-  level: 'info' | 'ok' | 'error';
-}
+import type { ActivityLine } from '../contracts/catalog.contract.js';
 
 /** A bounded, in-memory list of activity lines. */
 export class ActivityLog {

@@ -15,6 +15,7 @@ import { catalogUnreadable, findEntry, lookupEntry, MODEL_KINDS, reloadFailed, t
 import type { DiskUsage } from './disk-usage.js';
 import { importEntries } from './catalog-import.js';
 import { diskPresence, entryFilePath, type ModelDirs } from './model-status.js';
+import type { CatalogImportResult } from '../contracts/catalog.contract.js';
 
 /** Answer of the single-file download endpoints. */
 export interface DownloadAnswer {
@@ -104,7 +105,7 @@ export class CatalogActions {
   }
 
   /** Add the entries of an uploaded `models.json` to the models catalog (`POST /api/admin/models/import`). */
-  async importCatalog(text: string): Promise<{ added: string[]; skipped: string[]; total_added: number }> {
+  async importCatalog(text: string): Promise<CatalogImportResult> {
     const result = await importEntries(this.deps.catalogs, text);
     if (result.added.length > 0) this.deps.activity.info(`Imported ${result.added.length} catalog entr${result.added.length === 1 ? 'y' : 'ies'}`);
     return { ...result, total_added: result.added.length };

@@ -5,6 +5,7 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { freeBytesOf } from '../free-space.js';
 
 export interface DiskNumbers {
   models_bytes: number;
@@ -48,7 +49,7 @@ export class DiskUsage {
   }
 
   private async measure(): Promise<DiskNumbers> {
-    const [models_bytes, free_bytes] = await Promise.all([directoryBytes(this.options.modelsDir), freeBytes(this.options.modelsDir)]);
+    const [models_bytes, free_bytes] = await Promise.all([directoryBytes(this.options.modelsDir), freeBytesOf(this.options.modelsDir).then((free) => free ?? 0)]);
     return { models_bytes, free_bytes };
   }
 }
@@ -74,14 +75,4 @@ async function directoryBytes(dir: string): Promise<number> {
     }),
   );
   return sizes.reduce((sum, size) => sum + size, 0);
-}
-
-/** Free bytes for unprivileged writers on the volume holding `dir` (0 when unknown). */
-async function freeBytes(dir: string): Promise<number> {
-  try {
-    const stats = await fsp.statfs(dir);
-    return stats.bavail * stats.bsize;
-  } catch {
-    return 0;
-  }
 }

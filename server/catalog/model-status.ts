@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { QueueState } from '../downloads/index.js';
-import type { CatalogEntry, CatalogFile, CatalogKind, ModelStatus } from '../contracts/catalog.contract.js';
+import type { CatalogEntry, CatalogFile, CatalogKind, CatalogModel, ModelStatus } from '../contracts/catalog.contract.js';
 
 /** Where files land: `models` holds `<dest>/<file>`, `llmModels` holds LLM `<file>` directly. */
 export interface ModelDirs {
@@ -21,7 +21,7 @@ export interface FilePresence {
 }
 
 /** A catalog entry as the API returns it: stored fields plus the live ones. */
-export type EntryWithStatus = CatalogEntry & { status: ModelStatus; on_disk_bytes: number };
+export type EntryWithStatus = CatalogModel;
 
 /** Absolute final path of an entry's file (models under `<dest>/`, LLM models flat). */
 export function entryFilePath(dirs: ModelDirs, entry: CatalogEntry, kind: CatalogKind): string {

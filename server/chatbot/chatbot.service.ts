@@ -15,7 +15,7 @@ import { ChatPlatformClient } from './chat-platform.client.js';
 import type { ChatbotLibrary, ChatbotLibraryLoader } from './chatbot-library.js';
 import type { ChatbotStore } from './chatbot.store.js';
 import { Conversation } from './conversation.js';
-import { LocalHttp } from './local-http.js';
+import { loopbackTrust, type LoopbackTrust } from '../process/local-http.js';
 import { PollLoop, type BackoffOptions } from './poll-loop.js';
 import { RunReporter } from './run-reporter.js';
 import type { ChatbotChatsBody, ChatbotDetails, ChatbotStatus, StartResult, StopResult } from '../contracts/chatbot.contract.js';
@@ -64,10 +64,10 @@ export class ChatbotService {
   private get clock(): Clock {
     return this.deps.clock ?? systemClock;
   }
-  private readonly localHttp: LocalHttp;
+  private readonly trust: LoopbackTrust | undefined;
 
   constructor(private readonly deps: ChatbotServiceDeps) {
-    this.localHttp = new LocalHttp(deps.studioCertFile);
+    this.trust = loopbackTrust(deps.studioCertFile);
   }
 
   /** `running` means the polling loop is alive (also while it backs off after errors). */
@@ -169,7 +169,7 @@ export class ChatbotService {
     const botId = token.split(':')[0] ?? token;
     const abort = new AbortController();
     const platform = new ChatPlatformClient({ lib, token, apiRoot: this.deps.apiRoot, signal: abort.signal, clock: this.clock });
-    const studio = new StudioApiClient({ http: this.localHttp, baseUrl: this.deps.studioUrl, credential: this.deps.studioAuth, signal: abort.signal });
+    const studio = new StudioApiClient({ trust: this.trust, baseUrl: this.deps.studioUrl, credential: this.deps.studioAuth, signal: abort.signal });
     const progress = this.deps.progress ?? { pollMs: 1000, minEditMs: 3000 };
     const reporter = new RunReporter({ platform, studio, signal: abort.signal, logger: this.deps.logger, ...progress, clock: this.clock });
     const door = new ChatDoor({ platform, store: this.deps.store, apiKey: this.deps.apiKey, events: this.deps.events, wrongKeys: this.wrongKeys });

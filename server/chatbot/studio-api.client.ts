@@ -5,7 +5,7 @@
  * public key check is throttled, and a stranger's wrong keys must not silence the owner's bot.
  */
 import { z } from 'zod';
-import type { LocalHttp, LocalResponse } from './local-http.js';
+import { localRequest, type LocalResponse, type LoopbackTrust } from '../process/local-http.js';
 
 const presetEntry = z.object({
   id: z.string(),
@@ -63,7 +63,8 @@ export class StudioApiError extends Error {
 }
 
 export interface StudioApiOptions {
-  http: LocalHttp;
+  /** Studio's own certificate when it serves HTTPS. */
+  trust: LoopbackTrust | undefined;
   /** Studio's local address, known once it listens. */
   baseUrl: () => string;
   /** The headers that authenticate the bot (Studio's in-process credential). */
@@ -141,11 +142,13 @@ export class StudioApiClient {
   }
 
   private async request(pathname: string, init: RequestOptions = {}): Promise<LocalResponse> {
-    const res = await this.options.http.request(this.options.baseUrl() + pathname, {
+    const res = await localRequest(this.options.baseUrl() + pathname, {
       method: init.method,
       body: init.body,
       maxBytes: init.maxBytes,
-      timeoutMs: init.timeoutMs,
+      // A hung Studio must not hang a chat forever.
+      timeoutMs: init.timeoutMs ?? 30_000,
+      trust: this.options.trust,
       signal: this.options.signal,
       headers: {
         ...this.options.credential(),
@@ -155,7 +158,7 @@ export class StudioApiClient {
       },
     });
     if (res.status >= 200 && res.status < 300) return res;
-    const text = res.body?.toString('utf8') ?? '';
+    const text = res.text;
     let detail = text || `HTTP ${res.status}`;
     try {
       const parsed = JSON.parse(text) as { detail?: unknown };

@@ -46,3 +46,19 @@ export interface AssetListing {
 export const deleteAssetsBody = z.object({ type: z.enum(['inputs', 'outputs']), files: z.array(z.string()).max(100_000) });
 
 export const assetFileQuery = z.object({ type: z.enum(['inputs', 'outputs']), path: z.string().min(1) });
+
+/** The two asset areas: engine inputs and job outputs. */
+export type AssetType = 'inputs' | 'outputs';
+
+/** A file the engine knows by name and subfolder. */
+export interface AssetRef {
+  filename: string;
+  subfolder: string;
+}
+
+/** An upload to or a delete from an asset area: what changed, and what could not. */
+export interface AssetsChange {
+  deleted?: string[];
+  uploaded?: string[];
+  errors: string[];
+}

@@ -175,3 +175,38 @@ export interface LoraPair {
 }
 
 export const catalogFilesBody = z.object({ filenames: z.array(z.string().min(1)).max(1000) });
+
+/** A catalog entry with its live fields (`LIVE_ENTRY_FIELDS`). */
+export type CatalogModel = CatalogEntry & { status: ModelStatus; on_disk_bytes: number };
+
+/** `GET /api/models/catalog`, `GET /api/loras/catalog`: the catalog with live fields and counts. */
+export interface CatalogResponse {
+  version: number;
+  date: string;
+  stats: CatalogStats;
+  categories: Array<{ id: string; name: string; models: CatalogModel[] }>;
+}
+
+/** One line of the download activity log (`GET /api/admin/activity-log`). */
+export interface ActivityLine {
+  /** `HH:MM:SS`, Studio time zone (the spec's field). */
+  time: string;
+  /** The same instant as ISO 8601 with its offset (the spec's `time` has no date and no zone): what the page shows, in the browser's zone. */
+  at: string;
+  message: string;
+  level: 'info' | 'ok' | 'error';
+}
+
+/** Installing a workflow's models: what was queued, what was already there. */
+export interface InstallModelsResult {
+  queued: string[];
+  skipped: string[];
+  message: string;
+}
+
+/** `POST` of a catalog file to merge: the entries added and skipped. */
+export interface CatalogImportResult {
+  added: string[];
+  skipped: string[];
+  total_added: number;
+}

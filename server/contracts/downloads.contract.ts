@@ -23,3 +23,10 @@ export interface DownloadStatusEntry {
 
 // Any finite number is accepted and clamped (spec: "clamped to 1-10"); a non-number is a 400.
 export const settingsPutBody = z.object({ max_concurrent: z.number().finite().optional() });
+
+/** One message of the download status stream (SSE). */
+export interface DownloadStream {
+  downloads: Record<string, DownloadStatusEntry>;
+  /** Epoch seconds. */
+  timestamp: number;
+}

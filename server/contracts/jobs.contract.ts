@@ -111,3 +111,11 @@ export const retryBody = z.object({ prompt_id: z.string().min(1) });
 
 /** `POST /api/run/{id}/execute`: JSON or multipart, `params` a JSON object or its text. */
 export const executeFields = z.object({ params: jsonObjectText('params') });
+
+/** `GET /api/run/status/{id}` in its shapes. */
+export type RunStatus =
+  | ({ prompt_id: string } & ProgressObject)
+  | { status: 'completed'; outputs: Record<string, { filename: string; subfolder: string; type: string }> }
+  | { status: 'pending'; prompt_id: string; queue_position: number | null }
+  | { status: 'error'; prompt_id: string; error: string | null }
+  | { status: 'running'; prompt_id: string };

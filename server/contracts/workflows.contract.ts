@@ -225,3 +225,22 @@ export interface ReimportAnswer extends WorkflowImportAnswer {
 }
 
 export const reimportFields = z.object({ apply: z.enum(['true', 'false']).default('false') });
+
+/** A workflow list entry: the manifest plus readiness (a broken one carries `error`). */
+export type WorkflowEntry = WorkflowManifest & {
+  models_status: ModelsStatus;
+  nodes_status: NodesStatus;
+  ready: boolean;
+  error?: string;
+  /** With an engine pool: on how many engines it can run. */
+  engines_ready?: { ready: number; total: number };
+  /** Imported workflows: where each package of `node_sources` would be installed from. */
+  node_source_checks?: Record<string, NodeSourceCheck>;
+};
+
+/** `GET /api/workflows`. */
+export interface WorkflowList {
+  version: number;
+  date: string;
+  workflows: WorkflowEntry[];
+}

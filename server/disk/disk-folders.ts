@@ -3,6 +3,7 @@
  * finder and the orphan finder share.
  */
 import path from 'node:path';
+import { isBelow, isInside } from '../http/contained-path.js';
 
 export interface DiskFolders {
   /** STUDIO_DIR: report paths are relative to it. */
@@ -24,13 +25,12 @@ export interface DiskFolders {
 
 /** `file` relative to the data directory when inside it, else absolute (an engine elsewhere). */
 export function relativeToRoot(folders: DiskFolders, file: string): string {
-  const rel = path.relative(folders.root, file);
-  return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel.split(path.sep).join('/');
+  return isInside(folders.root, file) ? path.relative(folders.root, file).split(path.sep).join('/') : file;
 }
 
 /** The absolute path of a report path, or null when it leaves the data directory. */
 export function resolveInRoot(folders: DiskFolders, reported: string): string | null {
   if (path.isAbsolute(reported) || reported.split(/[\\/]/).includes('..')) return null;
   const full = path.resolve(folders.root, reported);
-  return full.startsWith(folders.root + path.sep) ? full : null;
+  return isBelow(folders.root, full) ? full : null;
 }

@@ -8,16 +8,12 @@ import path from 'node:path';
 import type { DiskReport, DiskUsageKind, DiskUsageRow, DiskVolume } from '../contracts/disk.contract.js';
 import { relativeToRoot, type DiskFolders } from './disk-folders.js';
 import { distinctBytes, isPartialDownload, walkFiles, type WalkedFile } from './file-walk.js';
+import { volumeSpace } from '../free-space.js';
 
 /** Free bytes and size of the volume holding `dir` (null when it cannot be asked). */
 async function volumeOf(dir: string): Promise<{ dev: number; total: number; free: number; used: number } | null> {
-  try {
-    const [fsStat, stat] = await Promise.all([fsp.statfs(dir), fsp.stat(dir)]);
-    const total = fsStat.blocks * fsStat.bsize;
-    return { dev: stat.dev, total, free: fsStat.bavail * fsStat.bsize, used: total - fsStat.bfree * fsStat.bsize };
-  } catch {
-    return null;
-  }
+  const [space, stat] = await Promise.all([volumeSpace(dir), fsp.stat(dir).catch(() => null)]);
+  return space && stat ? { dev: stat.dev, ...space } : null;
 }
 
 export class DiskUsageService {

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { discardBody, headerOf, readSomeText } from './download-body.js';
+import { parseRetryAfter } from '../process/backoff.js';
 
 /** What went wrong, for the queue (retry policy) and the UI (which hint to show). */
 export type DownloadErrorKind =
@@ -86,7 +87,7 @@ export async function errorForStatus(res: IncomingMessage, ctx: ResponseContext)
     return new DownloadError('http', `The server answered ${status} ${statusText}${suffix}`.trim(), {
       status,
       retryable: true,
-      retryAfterMs: parseRetryAfter(headerOf(res.headers, 'retry-after')),
+      retryAfterMs: parseRetryAfter(headerOf(res.headers, 'retry-after')) ?? undefined,
     });
   }
   return new DownloadError('http', `The server answered ${status} ${statusText}${suffix}`.trim(), { status });
@@ -155,14 +156,6 @@ export function htmlPageError(ctx: ResponseContext): DownloadError {
   );
 }
 
-/** Retry-After in ms (seconds or an HTTP date), or undefined. */
-function parseRetryAfter(value: string | null): number | undefined {
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
 
 const MAX_DETAIL_BYTES = 2048;
 

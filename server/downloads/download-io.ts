@@ -2,9 +2,9 @@
  * Plumbing for the downloader: failure classification, free space, and turning
  * low-level errors into readable text.
  */
-import fsp from 'node:fs/promises';
 import { DownloadError } from './download-errors.js';
 import { errnoCode } from '../fs-durable.js';
+import { noSpaceMessage, spaceShortfall, type FreeBytes } from '../free-space.js';
 
 /**
  * The DownloadError for anything a download attempt threw: cancellation and stalls first (the
@@ -35,30 +35,13 @@ export function classifyFailure(
   return new DownloadError('network', `Network error: ${describeError(err)}`, { retryable: true, cause: err });
 }
 
-/** Kept free beyond the file itself so a download never fills the disk to the last byte. */
-export const FREE_SPACE_MARGIN_BYTES = 64 * 1024 * 1024;
-
-/** Refuse (`disk_full`) when `remaining` bytes plus the margin do not fit on the volume holding `dir`. */
-export async function ensureFreeSpace(dir: string, remaining: number, freeSpace: (dir: string) => Promise<number> = defaultFreeSpace): Promise<void> {
-  if (!(remaining > 0)) return;
-  let free: number;
-  try {
-    free = await freeSpace(dir);
-  } catch {
-    return; // statfs unsupported here: the write itself will report ENOSPC.
-  }
-  if (free < remaining + FREE_SPACE_MARGIN_BYTES) {
-    throw new DownloadError(
-      'disk_full',
-      `Not enough free disk space: ${formatBytes(remaining)} still to download (plus ${formatBytes(FREE_SPACE_MARGIN_BYTES)} kept free) but only ${formatBytes(free)} is free for ${dir}`,
-    );
-  }
-}
-
-/** Free bytes for unprivileged writers on the volume holding `dir`. */
-export async function defaultFreeSpace(dir: string): Promise<number> {
-  const stats = await fsp.statfs(dir);
-  return stats.bavail * stats.bsize;
+/**
+ * The free-space guard (`free-space.ts`) as a download's failure: `disk_full` is the reason the
+ * download stops with (its row and event), not an HTTP answer.
+ */
+export async function ensureDownloadSpace(dir: string, remaining: number, what: string, freeBytes?: FreeBytes): Promise<void> {
+  const free = await spaceShortfall(dir, remaining, freeBytes);
+  if (free !== null) throw new DownloadError('disk_full', noSpaceMessage(what, remaining, free));
 }
 
 /** Whether an error came from the local file system (it carries the path it failed on). */
@@ -78,11 +61,4 @@ function describeError(err: unknown): string {
   const cause = err.cause as { code?: unknown; message?: unknown } | undefined;
   const causeText = cause ? [cause.code, cause.message].filter((part) => typeof part === 'string').join(' ') : '';
   return causeText ? `${message} (${causeText})` : message;
-}
-
-/** `1.50 GB`, `12.0 MB`, `3 KB`. */
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GB`;
-  if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
-  return `${Math.max(0, Math.round(bytes / 1024))} KB`;
 }

@@ -9,16 +9,15 @@
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import path from 'node:path';
 import type { Logger } from '../logging.js';
 import type { SettingsStore } from '../db/settings.store.js';
-import { defaultFreeSpace, formatBytes } from './download-io.js';
+import { formatSize } from '../free-space.js';
 import { removePart, sidecarPath } from './download-resume.js';
 import type { DownloadKind, DownloadRow, DownloadStore } from './download.store.js';
 import type { DownloadStatus, DownloadStatusEntry } from '../contracts/downloads.contract.js';
 import type { KnownEventType, Severity } from '../contracts/events.contract.js';
 import { downloadInThread, type ThreadDownloadOptions } from './download-thread.js';
-import { DownloadError, FREE_SPACE_MARGIN_BYTES, type DownloadProgress, type DownloadResult } from './file-download.js';
+import { DownloadError, type DownloadProgress, type DownloadResult } from './file-download.js';
 import type { ActivitySink, DownloadJob, DownloadResolver, Downloads, DownloadTarget, QueueState } from './downloads.types.js';
 
 /** Downloads running at once when the setting was never changed. */
@@ -234,7 +233,7 @@ export class DownloadManager implements Downloads {
     const partFile = partFileFor(finalFile);
     const partBytes = Math.max(0, fileSize(partFile));
     store.markDownloading(row.filename, partBytes);
-    activity.info(partBytes > 0 ? `Resuming ${row.filename} at ${formatBytes(partBytes)}` : `Downloading ${row.filename}`);
+    activity.info(partBytes > 0 ? `Resuming ${row.filename} at ${formatSize(partBytes)}` : `Downloading ${row.filename}`);
 
     const active: Active = {
       filename: row.filename,
@@ -250,7 +249,6 @@ export class DownloadManager implements Downloads {
     };
     this.active.set(row.filename, active);
     const run = async (): Promise<DownloadResult> => {
-      await this.checkFreeSpace(partFile, target.estimatedBytes, partBytes);
       return downloadInThread(
         {
           url: target.url,
@@ -258,6 +256,8 @@ export class DownloadManager implements Downloads {
           partFile,
           finalFile,
           expectedSha256: target.expectedSha256,
+          // The catalog's estimate: the download checks the free space with it before the first byte.
+          expectedBytes: target.estimatedBytes,
           source: target.source,
           tokenName: target.tokenName,
         },
@@ -289,9 +289,9 @@ export class DownloadManager implements Downloads {
 
   private succeeded(active: Active, result: DownloadResult, verified: boolean): void {
     this.opts.store.markDone(active.filename, result.bytes, result.sha256);
-    this.opts.activity.ok(`Downloaded ${active.filename} (${formatBytes(result.bytes)}${verified ? ', SHA-256 verified' : ''})`);
+    this.opts.activity.ok(`Downloaded ${active.filename} (${formatSize(result.bytes)}${verified ? ', SHA-256 verified' : ''})`);
     const data = { file: active.filename, kind: active.kind, bytes: result.bytes, sha256: result.sha256 };
-    this.opts.events?.emit('download.done', 'success', `Downloaded ${active.filename} (${formatBytes(result.bytes)})`, data);
+    this.opts.events?.emit('download.done', 'success', `Downloaded ${active.filename} (${formatSize(result.bytes)})`, data);
     if (verified) this.opts.events?.emit('download.verified', 'success', `${active.filename} matches its SHA-256`, data);
     this.opts.logger.info(`downloaded ${active.filename} (${result.bytes} bytes, sha256 ${result.sha256})`);
     this.opts.onFilesChanged?.();
@@ -312,26 +312,6 @@ export class DownloadManager implements Downloads {
     this.opts.activity.error(`${filename}: ${error.message}`);
     this.opts.events?.emit('download.failed', 'error', `Download of ${filename} failed: ${error.message}`, { file: filename, error_kind: error.kind, reason: error.message });
     this.opts.logger.warn(`download of ${filename} failed (${error.kind}): ${error.message}`);
-  }
-
-  /** Refuse to start when the catalog's size estimate cannot fit (the server's size is checked again later). */
-  private async checkFreeSpace(partFile: string, estimate: number | null, have: number): Promise<void> {
-    if (estimate === null || estimate <= have) return;
-    const dir = path.dirname(partFile);
-    await fsp.mkdir(dir, { recursive: true });
-    let free: number;
-    try {
-      free = await defaultFreeSpace(dir);
-    } catch {
-      return;
-    }
-    const needed = estimate - have;
-    if (free < needed + FREE_SPACE_MARGIN_BYTES) {
-      throw new DownloadError(
-        'disk_full',
-        `Not enough free disk space: about ${formatBytes(needed)} to download (plus ${formatBytes(FREE_SPACE_MARGIN_BYTES)} kept free) but only ${formatBytes(free)} is free`,
-      );
-    }
   }
 }
 

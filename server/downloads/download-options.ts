@@ -39,7 +39,7 @@ export interface DownloadOptions {
   backoffBaseMs?: number;
   backoffMaxMs?: number;
   /** Free bytes on the volume holding `dir` (default: `fs.statfs`). */
-  freeSpace?: (dir: string) => Promise<number>;
+  freeSpace?: (dir: string) => Promise<number | null>;
 }
 
 export interface DownloadResult {

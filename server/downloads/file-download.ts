@@ -15,7 +15,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { DownloadError } from './download-errors.js';
-import { classifyFailure, ensureFreeSpace } from './download-io.js';
+import { classifyFailure, ensureDownloadSpace } from './download-io.js';
 import { placeVerifiedPart } from './download-finish.js';
 import {
   DEFAULT_MAX_RETRIES,
@@ -34,7 +34,6 @@ import { sleep } from '../process/sleep.js';
 import { PartHasher } from './part-hasher.js';
 
 export { DownloadError, type DownloadErrorKind } from './download-errors.js';
-export { FREE_SPACE_MARGIN_BYTES } from './download-io.js';
 export {
   DEFAULT_MAX_RETRIES,
   DEFAULT_STALL_TIMEOUT_MS,
@@ -304,7 +303,7 @@ class DownloadRun {
   }
 
   private ensureFreeSpace(remaining: number): Promise<void> {
-    return ensureFreeSpace(path.dirname(this.req.partFile), remaining, this.opts.freeSpace);
+    return ensureDownloadSpace(path.dirname(this.req.partFile), remaining, `downloading ${path.basename(this.req.finalFile)}`, this.opts.freeSpace);
   }
 
   private async finish(): Promise<DownloadResult> {

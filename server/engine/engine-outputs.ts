@@ -2,6 +2,7 @@
  * The files of a finished prompt, read from its history entry: flattened, and the one the job
  * shows (its primary output). Pure functions the jobs code uses.
  */
+import { mediaKindOf } from '../media-types.js';
 import type { EngineFileRef, HistoryEntry } from './engine-protocol.js';
 
 /** One file of a history entry's outputs, flattened. */
@@ -41,13 +42,11 @@ export function parseHistoryOutputs(entry: Pick<HistoryEntry, 'outputs'>): Engin
   return files;
 }
 
-const VIDEO_EXTENSIONS = new Set(['.mp4', '.webm', '.mov', '.avi', '.mkv']);
 const VIDEO_KINDS = new Set(['gifs', 'videos', 'video']);
-const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.webp', '.gif', '.bmp', '.tif', '.tiff']);
 
 /** True for video files: by extension, by a `video/…` format, or by a VHS-style `gifs`/`videos` key. */
 export function isVideoOutput(file: EngineOutputFile): boolean {
-  return VIDEO_EXTENSIONS.has(extension(file.filename)) || (file.format?.startsWith('video/') ?? false) || VIDEO_KINDS.has(file.kind);
+  return mediaKindOf(file.filename) === 'video' || (file.format?.startsWith('video/') ?? false) || VIDEO_KINDS.has(file.kind);
 }
 
 /**
@@ -61,13 +60,8 @@ export function primaryOutput(files: readonly EngineOutputFile[]): EngineOutputF
   for (const file of files) {
     if (file.type !== 'output') continue;
     if (isVideoOutput(file)) video = file;
-    else if (file.kind === 'images' || IMAGE_EXTENSIONS.has(extension(file.filename))) image = file;
+    else if (file.kind === 'images' || mediaKindOf(file.filename) === 'image') image = file;
     else other = file;
   }
   return video ?? image ?? other;
-}
-
-function extension(filename: string): string {
-  const dot = filename.lastIndexOf('.');
-  return dot < 0 ? '' : filename.slice(dot).toLowerCase();
 }

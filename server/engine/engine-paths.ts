@@ -36,12 +36,6 @@ export function annotatedPath(
   return { name, dir: fallback ? dirs[fallback] : null, folder: fallback };
 }
 
-/** Whether `target` (absolute) is `dir` itself or below it. */
-export function isInside(dir: string, target: string): boolean {
-  const base = path.resolve(dir);
-  const resolved = path.resolve(target);
-  return resolved === base || resolved.startsWith(base.endsWith(path.sep) ? base : base + path.sep);
-}
 
 /** Python's `os.path.normpath`: unlike `path.normalize` it drops a trailing slash and maps "" to ".". */
 export function pyNormpath(p: string): string {

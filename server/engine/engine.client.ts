@@ -8,7 +8,10 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import crypto from 'node:crypto';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { describeRequestError, localRequest, type LocalResponse } from '../process/local-http.js';
 import type { ObjectInfo } from './engine-graph.js';
 import type { EngineAvailability } from './engine-availability.js';
@@ -48,7 +51,7 @@ export interface EngineClientOptions {
 interface SendInit {
   method?: string;
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Readable;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -121,14 +124,29 @@ export class EngineClient {
 
   /** `POST /upload/image` (any file type). Use the returned `name`: the engine may rename. */
   async uploadImage(data: Buffer | Uint8Array | Blob, filename: string, opts: UploadImageOptions = {}): Promise<UploadedImage> {
-    const form = new FormData();
-    // A Blob (a file on disk) streams; a Buffer is copied into a fresh ArrayBuffer-backed view
-    // because it may sit on a shared pool slab.
-    form.append('image', data instanceof Blob ? data : new Blob([new Uint8Array(data)]), filename);
-    if (opts.subfolder) form.append('subfolder', opts.subfolder);
-    if (opts.type) form.append('type', opts.type);
-    if (opts.overwrite) form.append('overwrite', 'true');
-    const body = (await this.upload('/upload/image', form)) as Partial<UploadedImage>;
+    // multipart/form-data written here, the file streamed (a Blob is a file on disk): one HTTP
+    // stack for every call but the `/view` relay.
+    const boundary = `----StudioUpload${crypto.randomBytes(12).toString('hex')}`;
+    const quoted = filename.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+    const fields = { subfolder: opts.subfolder, type: opts.type, overwrite: opts.overwrite ? 'true' : undefined };
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="${quoted}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+    const tail = Buffer.from(
+      `\r\n${Object.entries(fields)
+        .filter(([, value]) => value)
+        .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+        .join('')}--${boundary}--\r\n`,
+    );
+    const size = data instanceof Blob ? data.size : data.byteLength;
+    const file = data instanceof Blob ? Readable.fromWeb(data.stream() as WebReadableStream<Uint8Array>) : [Buffer.from(data.buffer, data.byteOffset, data.byteLength)];
+    const stream = Readable.from(
+      (async function* () {
+        yield head;
+        for await (const chunk of file) yield chunk as Buffer;
+        yield tail;
+      })(),
+    );
+    const headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) };
+    const body = (await this.json('/upload/image', { method: 'POST', headers, body: stream }, this.slowTimeoutMs)) as Partial<UploadedImage>;
     if (typeof body.name !== 'string') throw new EngineHttpError('/upload/image', 200, JSON.stringify(body));
     return { name: body.name, subfolder: body.subfolder ?? '', type: body.type ?? opts.type ?? 'input' };
   }
@@ -169,25 +187,6 @@ export class EngineClient {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ delete: ids }),
     });
-  }
-
-  /**
-   * `GET /view`: the raw Response, whatever its status, with the body left unread so a route can
-   * stream it (`Readable.fromWeb`). Only the wait for headers is timed. Null when unreachable.
-   */
-  async view(req: ViewRequest): Promise<Response | null> {
-    if (this.availability?.unavailableReason()) return null;
-    const params = new URLSearchParams({ filename: req.filename, type: req.type ?? 'output', subfolder: req.subfolder ?? '' });
-    const headersTimeout = new AbortController();
-    const timer = setTimeout(() => headersTimeout.abort(new Error(`no response within ${this.timeoutMs} ms`)), this.timeoutMs);
-    const signal = req.signal ? AbortSignal.any([headersTimeout.signal, req.signal]) : headersTimeout.signal;
-    try {
-      return await fetch(`${this.baseUrl}/view?${params.toString()}`, { signal, headers: this.headers });
-    } catch {
-      return null;
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   /**
@@ -256,25 +255,6 @@ export class EngineClient {
     }
   }
 
-  /** A multipart upload: FormData, so fetch (uploads are rare; the start never makes one). */
-  private async upload(path: string, form: FormData): Promise<unknown> {
-    const reason = this.availability?.unavailableReason();
-    if (reason) throw new EngineUnavailableError(path, reason);
-    const lost = this.lost.signal;
-    let text: string;
-    let res: Response;
-    try {
-      res = await fetch(`${this.baseUrl}${path}`, { method: 'POST', body: form, headers: this.headers, signal: AbortSignal.any([AbortSignal.timeout(this.slowTimeoutMs), lost]) });
-      text = await res.text();
-    } catch (err) {
-      throw this.failure(path, err, lost, this.slowTimeoutMs);
-    }
-    if (!res.ok) throw new EngineHttpError(path, res.status, text);
-    const body = parseJson(text);
-    if (body === undefined) throw new EngineHttpError(path, res.status, text);
-    return body;
-  }
-
   /** The error of a call that failed: cut short because the engine was lost, or unreachable. */
   private failure(path: string, err: unknown, lost: AbortSignal, timeoutMs: number): Error {
     if (lost.aborted && lost.reason instanceof EngineUnavailableError) return new EngineUnavailableError(path, lost.reason.reason);
@@ -304,7 +284,7 @@ function toValidationBody(body: unknown): EngineValidationBody | null {
   return { error: b.error as EngineValidationBody['error'], node_errors: nodeErrors as EngineNodeErrors };
 }
 
-/** A fetch error (upload, view) names its errno in `cause`; a node:http one carries it itself. */
+/** Why a call failed: the timeout, a wrapped cause's message, or the errno node:http gives. */
 function describeFailure(err: unknown, timeoutMs: number): string {
   if (err instanceof Error && err.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
   const cause = err instanceof Error ? (err as { cause?: unknown }).cause : undefined;

@@ -1,22 +1,27 @@
 /**
  * The engine's prompt validation, run by Studio before a job enters its queue: a job may wait a
  * long time before an engine takes it, and a bad graph must still be a 400 at once with the
- * engine's node errors. The rules are the stand-in's copy of the engine's `validate_prompt`
- * (one implementation, `standin/prompt.validator.ts`), checked against the engine's own
+ * engine's node errors. The rules are Studio's one copy of the engine's `validate_prompt`
+ * (`prompt-rules/validator.ts`, which the stand-in answers `/prompt` with too), checked against the engine's own
  * `object_info` (its node set and live file lists). Input files (a LoadImage value) are asked of
  * the engine itself, so this holds whether or not its folders are Studio's.
  */
 import type { ObjectInfo } from './engine-graph.js';
-import { FILE_CHECKS, validatePrompt, type NodeLookup } from '../standin/prompt.validator.js';
-import type { NodeInfo } from '../standin/standin.types.js';
-import type { EngineClient } from './engine.client.js';
+import type { NodeInfo } from './prompt-rules/node-inputs.js';
+import { FILE_CHECKS, validatePrompt, type NodeLookup } from './prompt-rules/validator.js';
 import type { EngineValidationBody } from './engine-protocol.js';
 
-/** The nodes that load an input file, and which input names it (one list: the validator's). */
-export { FILE_CHECKS } from '../standin/prompt.validator.js';
+/** The nodes that load an input file, and which input names it (one list: the rules'). */
+export { FILE_CHECKS } from './prompt-rules/validator.js';
+
 
 /** Null when the engine would accept `graph`; otherwise the body its `POST /prompt` would answer 400 with. */
-export async function precheckPrompt(graph: Record<string, unknown>, objectInfo: ObjectInfo, engine: Pick<EngineClient, 'view'>): Promise<EngineValidationBody | null> {
+/** Where the pre-check asks whether an input file exists: an engine's `/view` (`EngineClient.viewStream`), or Studio's own folder. */
+export interface InputFileProbe {
+  viewStream(req: { filename: string; subfolder: string; type: 'input' | 'output' | 'temp' }): Promise<{ status: number; body: { destroy(): void } } | null>;
+}
+
+export async function precheckPrompt(graph: Record<string, unknown>, objectInfo: ObjectInfo, engine: InputFileProbe): Promise<EngineValidationBody | null> {
   const existing = await existingInputFiles(graph, engine);
   const lookup: NodeLookup = {
     get: (classType: string) => (Object.hasOwn(objectInfo, classType) ? (objectInfo[classType] as unknown as NodeInfo) : undefined),
@@ -30,7 +35,7 @@ export async function precheckPrompt(graph: Record<string, unknown>, objectInfo:
 }
 
 /** The input-file values of the graph's file-loading nodes that the engine can serve. */
-async function existingInputFiles(graph: Record<string, unknown>, engine: Pick<EngineClient, 'view'>): Promise<Set<string>> {
+async function existingInputFiles(graph: Record<string, unknown>, engine: InputFileProbe): Promise<Set<string>> {
   const names = new Set<string>();
   for (const node of Object.values(graph)) {
     if (typeof node !== 'object' || node === null) continue;
@@ -43,8 +48,8 @@ async function existingInputFiles(graph: Record<string, unknown>, engine: Pick<E
   await Promise.all(
     [...names].map(async (name) => {
       const { filename, subfolder, type } = splitAnnotated(name);
-      const res = await engine.view({ filename, subfolder, type }).catch(() => null);
-      await res?.body?.cancel().catch(() => undefined);
+      const res = await engine.viewStream({ filename, subfolder, type }).catch(() => null);
+      res?.body.destroy();
       if (res?.status === 200) found.add(name);
     }),
   );

@@ -5,7 +5,9 @@
  * → 400; a subfolder escaping its folder → 403) and the Content-Type it is sent with.
  */
 import path from 'node:path';
-import { annotatedPath, dirByType, isInside, pyBasename, type EngineDirs, type FolderType } from './engine-paths.js';
+import { contentTypeOf } from '../media-types.js';
+import { isInside } from '../http/contained-path.js';
+import { annotatedPath, dirByType, pyBasename, type EngineDirs, type FolderType } from './engine-paths.js';
 
 export interface ViewQuery {
   filename: string;
@@ -34,42 +36,12 @@ export function resolveViewFile(dirs: EngineDirs, query: ViewQuery): ViewTarget 
   return { file: path.join(dir, pyBasename(name)), folder };
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.webp': 'image/webp',
-  '.gif': 'image/gif',
-  '.bmp': 'image/bmp',
-  '.tif': 'image/tiff',
-  '.tiff': 'image/tiff',
-  '.svg': 'image/svg+xml',
-  '.mp4': 'video/mp4',
-  '.webm': 'video/webm',
-  '.mkv': 'video/x-matroska',
-  '.mov': 'video/quicktime',
-  '.avi': 'video/x-msvideo',
-  '.wav': 'audio/x-wav',
-  '.mp3': 'audio/mpeg',
-  '.flac': 'audio/flac',
-  '.ogg': 'audio/ogg',
-  '.json': 'application/json',
-  '.txt': 'text/plain',
-  '.html': 'text/html',
-  '.htm': 'text/html',
-  '.xhtml': 'application/xhtml+xml',
-  '.js': 'text/javascript',
-  '.mjs': 'text/javascript',
-  '.css': 'text/css',
-};
-
 /** Types the engine forces to download instead of rendering (it serves user-made files). */
 const FORCED_DOWNLOAD = new Set(['text/html', 'text/html-sandboxed', 'application/xhtml+xml', 'text/javascript', 'text/css']);
 
 /** The Content-Type the engine sends a file with: guessed from the extension, markup and scripts downgraded. */
 export function viewContentType(filename: string): string {
-  const guessed = CONTENT_TYPES[path.extname(filename).toLowerCase()] ?? 'application/octet-stream';
-  return safeViewContentType(guessed);
+  return safeViewContentType(contentTypeOf(filename));
 }
 
 /** An engine-given Content-Type with the engine's own download rule applied (for answers relayed as they came). */

@@ -1,5 +1,6 @@
 /**
- * Symbolic links must not carry a request out of the folder it belongs to: a link planted in
+ * The one path-containment rule. By name (`isInside`, `isBelow`): does a path resolve to a folder
+ * or below it. By real path (`isContained`, `isRemovableWithin`): symbolic links must not carry a request out of the folder it belongs to: a link planted in
  * the output folder (by an engine extension, a shared mount, another user) would otherwise serve
  * `.session_secret`, and a delete through a linked folder would remove a file elsewhere. Every
  * route that serves, zips or deletes a file checks the real path (links resolved) against the
@@ -8,9 +9,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-function inside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+/** Whether `target` resolves to `root` itself or below it (names only: no link is resolved). */
+export function isInside(root: string, target: string): boolean {
+  const rel = path.relative(path.resolve(root), path.resolve(target));
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
+/** Whether `target` resolves below `root` (not `root` itself; names only). */
+export function isBelow(root: string, target: string): boolean {
+  return isInside(root, target) && path.resolve(root) !== path.resolve(target);
 }
 
 function realpath(file: string): string | null {
@@ -25,7 +32,7 @@ function realpath(file: string): string | null {
 export function isContained(root: string, target: string): boolean {
   const realRoot = realpath(root);
   const real = realpath(target);
-  return realRoot !== null && real !== null && inside(realRoot, real);
+  return realRoot !== null && real !== null && isInside(realRoot, real);
 }
 
 /**
@@ -35,5 +42,5 @@ export function isContained(root: string, target: string): boolean {
 export function isRemovableWithin(root: string, target: string): boolean {
   const realRoot = realpath(root);
   const parent = realpath(path.dirname(target));
-  return realRoot !== null && parent !== null && inside(realRoot, parent) && path.resolve(target) !== path.resolve(root);
+  return realRoot !== null && parent !== null && isInside(realRoot, parent) && path.resolve(target) !== path.resolve(root);
 }

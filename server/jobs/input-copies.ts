@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { isContained, isRemovableWithin } from '../http/contained-path.js';
+import { isBelow, isContained, isRemovableWithin } from '../http/contained-path.js';
 
 export interface InputCopiesDeps {
   /** Studio's input folder. */
@@ -65,7 +65,7 @@ export class InputCopies {
   private target(storedName: string): string | null {
     const root = path.resolve(this.deps.dir);
     const target = path.resolve(root, storedName);
-    return target.startsWith(root + path.sep) ? target : null;
+    return isBelow(root, target) ? target : null;
   }
 }
 

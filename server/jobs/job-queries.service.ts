@@ -8,32 +8,14 @@ import type { Readable } from 'node:stream';
 import type { EngineClient } from '../engine/engine.client.js';
 import { isVideoOutput, parseHistoryOutputs, type EngineOutputFile } from '../engine/engine-outputs.js';
 import { DomainError } from '../domain-error.js';
+import { contentTypeOf, mediaKindOf } from '../media-types.js';
+import { filesBelow } from '../zip-writer.js';
 import type { Logger } from '../logging.js';
 import type { JobFolders } from './job-folders.store.js';
 import type { JobLifecycle } from './job-lifecycle.js';
 import { historyError, type JobMonitor } from './job-monitor.js';
-import { listFiles } from './job-package.js';
 import type { JobRecord, ProgressObject } from '../contracts/jobs.contract.js';
 import type { HistoryQuery, JobStore } from './job.store.js';
-
-const VIDEO_EXTENSIONS = new Set(['.mp4', '.webm', '.mov', '.avi', '.mkv']);
-const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp']);
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.mp4': 'video/mp4',
-  '.webm': 'video/webm',
-  '.mov': 'video/quicktime',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-};
-
-/** The Content-Type of a media file by extension. */
-function contentTypeOf(filename: string): string {
-  return CONTENT_TYPES[path.extname(filename).toLowerCase()] ?? 'application/octet-stream';
-}
 
 export type ResultSource = { filename: string; contentType: string } & ({ path: string; within: string } | { stream: Readable });
 
@@ -103,7 +85,7 @@ export class JobQueries {
     const job = this.deps.jobs.get(promptId);
     if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (job.status !== 'completed') throw new DomainError('not_found', `Result not ready: job is ${job.status}`);
-    const onDisk = job.output_dir && this.deps.folders.exists(job.output_dir) ? pickFile(listFiles(this.deps.folders.pathOf(job.output_dir)), outputType) : null;
+    const onDisk = job.output_dir && this.deps.folders.exists(job.output_dir) ? pickFile(filesBelow(this.deps.folders.pathOf(job.output_dir)).map((f) => f.file), outputType) : null;
     if (onDisk) return { path: onDisk, within: this.deps.folders.pathOf(job.output_dir!), filename: path.basename(onDisk), contentType: contentTypeOf(onDisk) };
     if (!job.output) throw new DomainError('not_found', `Job ${promptId} has no output`);
     const response = await this.engineOf(promptId).viewStream({ filename: job.output.filename, subfolder: job.output.subfolder, type: job.output.type });
@@ -183,10 +165,7 @@ export class JobQueries {
 }
 
 function kindOf(filename: string): string {
-  const ext = path.extname(filename).toLowerCase();
-  if (VIDEO_EXTENSIONS.has(ext)) return 'video';
-  if (IMAGE_EXTENSIONS.has(ext)) return 'image';
-  return 'file';
+  return mediaKindOf(filename) ?? 'file';
 }
 
 function outputsByKind(files: EngineOutputFile[]): Record<string, { filename: string; subfolder: string; type: string }> {
@@ -207,8 +186,8 @@ function outputsByKind(files: EngineOutputFile[]): Record<string, { filename: st
 function pickFile(files: string[], outputType: 'video' | 'image'): string | null {
   const rank = (file: string) => (file.split(path.sep).includes('final') ? 0 : 1);
   const sorted = [...files].sort((a, b) => rank(a) - rank(b));
-  const videos = sorted.filter((f) => VIDEO_EXTENSIONS.has(path.extname(f).toLowerCase()));
-  const images = sorted.filter((f) => IMAGE_EXTENSIONS.has(path.extname(f).toLowerCase()));
+  const videos = sorted.filter((f) => mediaKindOf(f) === 'video');
+  const images = sorted.filter((f) => mediaKindOf(f) === 'image');
   return (outputType === 'video' ? (videos[0] ?? images[0]) : images[0]) ?? null;
 }
 

@@ -57,7 +57,10 @@ export function jobsRoutes({ queries, runner, jobs, dirs }: JobsRouteDeps): expr
     const name = (job.output_dir ?? job.prompt_id).replace(/[^A-Za-z0-9._-]/g, '_');
     res.set('Content-Type', 'application/zip');
     res.set('Content-Disposition', `attachment; filename="job_${name}.zip"`);
-    await writeJobPackage(job, dirs, res);
+    // A client that leaves midway ends the stream; that is not an error of the server's.
+    await writeJobPackage(job, dirs, res).catch((err: unknown) => {
+      if (!res.destroyed) throw err;
+    });
   });
 
   return router;

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { isInside } from '../http/contained-path.js';
 import type { EngineClient } from '../engine/engine.client.js';
 import type { EngineOutputFile } from '../engine/engine-outputs.js';
 import type { Logger } from '../logging.js';
@@ -54,8 +55,7 @@ export class OutputCollector {
     else if (file.type === 'temp') dir = path.join(jobDir, 'preview');
     else dir = path.join(jobDir, 'final');
     const target = path.join(dir, name);
-    const rel = path.relative(jobDir, target);
-    return rel.startsWith('..') || path.isAbsolute(rel) ? null : target;
+    return isInside(jobDir, target) ? target : null;
   }
 
   private async copy(file: EngineOutputFile, target: string): Promise<boolean> {

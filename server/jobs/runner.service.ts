@@ -10,14 +10,14 @@ import { DomainError, isKind } from '../domain-error.js';
 import type { EngineClient } from '../engine/engine.client.js';
 import { EngineValidationError } from '../engine/engine-errors.js';
 import type { EngineValidationBody } from '../engine/engine-protocol.js';
-import { precheckPrompt } from '../engine/prompt-precheck.js';
+import { precheckPrompt, type InputFileProbe } from '../engine/prompt-precheck.js';
 import { missingFor } from '../engine/pool/engine-needs.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { UploadedFile } from '../http/uploads.js';
 import type { Logger } from '../logging.js';
 import { localStamp } from '../time.js';
 import type { PreviewMethod } from '../config.js';
-import { prepareRun } from '../workflows/graph-builder.js';
+import { prepareRun, renameInputImage } from '../workflows/graph-builder.js';
 import { apiToUiWorkflow } from '../workflows/graph-to-ui.js';
 import type { ApiGraph, ObjectInfo } from '../engine/engine-graph.js';
 import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
@@ -154,8 +154,7 @@ export class RunnerService {
     let run = prepareRun(definition, params, folder, { uploadedImage, objectInfo });
     if (image && uploadedImage) {
       const stored = await this.storeImage(image, uploadedImage, local);
-      // The engine renames on a clash (`x (1).png`); the graph must name the file it kept.
-      if (stored !== uploadedImage) run = prepareRun(definition, params, folder, { uploadedImage: stored, objectInfo });
+      if (stored !== uploadedImage) run = renameInputImage(run, uploadedImage, stored);
       uploadedImage = stored;
     }
     try {
@@ -307,11 +306,11 @@ async function firstObjectInfo(engines: readonly OtherEngine[]): Promise<ObjectI
 }
 
 /** Studio's input folder in the shape the pre-check asks an engine's `/view` (input files only). */
-function studioInputs(has: (name: string) => boolean): Pick<EngineClient, 'view'> {
+function studioInputs(has: (name: string) => boolean): InputFileProbe {
   return {
-    view: async ({ filename, subfolder, type }) => {
+    viewStream: async ({ filename, subfolder, type }) => {
       const name = subfolder ? `${subfolder}/${filename}` : filename;
-      return new Response(null, { status: (type ?? 'input') === 'input' && has(name) ? 200 : 404 });
+      return { status: type === 'input' && has(name) ? 200 : 404, body: { destroy: () => undefined } };
     },
   };
 }

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { OutboundUnreachable, getWithToken, parseJsonAs } from '../http/outbound-json.js';
-import { backoffDelay } from '../process/backoff.js';
+import { backoffDelay, parseRetryAfter } from '../process/backoff.js';
 import { sleep } from '../process/sleep.js';
 import {
   imagePageSchema,
@@ -170,14 +170,6 @@ export class ModelhubClient {
 
 const RETRIED = new Set([429, 502, 503, 504]);
 
-/** `Retry-After` in milliseconds (delta-seconds or an HTTP date), or null when absent or unreadable. */
-export function parseRetryAfter(header: string | null, now = Date.now()): number | null {
-  if (!header) return null;
-  const trimmed = header.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const when = Date.parse(trimmed);
-  return Number.isNaN(when) ? null : Math.max(0, when - now);
-}
 
 function kindOf(status: number | null): ModelhubErrorKind {
   if (status === null) return 'unreachable';

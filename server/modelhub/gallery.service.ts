@@ -6,6 +6,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { DomainError } from '../domain-error.js';
+import { contentTypeOf, mediaKindOf } from '../media-types.js';
 import type { UploadedFile } from '../http/uploads.js';
 import type { GalleryFetcher } from './gallery-fetch.service.js';
 import type { GalleryItems } from './gallery-items.js';
@@ -126,11 +127,10 @@ export class GalleryService {
   /** `images/{model_id}/previews/{filename}`: a file of the model's previews folder. */
   preview(modelId: string, filename: string): GalleryFile {
     if (!/^[A-Za-z0-9_.-]+$/.test(filename) || filename.startsWith('.')) throw new DomainError('invalid', 'filename must be a plain file name');
-    const ext = path.extname(filename).toLowerCase();
-    const contentType = PREVIEW_TYPES[ext];
-    if (!contentType) throw new DomainError('not_found', `No preview ${filename}`);
+    // Only media: a preview folder's other files (a .json beside them) are not served.
+    if (!mediaKindOf(filename) && path.extname(filename).toLowerCase() !== '.avif') throw new DomainError('not_found', `No preview ${filename}`);
     const within = path.join(this.deps.root, modelId, 'previews');
-    return { path: path.join(within, filename), contentType, within };
+    return { path: path.join(within, filename), contentType: contentTypeOf(filename), within };
   }
 
   private row(id: number): NonNullable<ReturnType<GalleryStore['byId']>> {
@@ -140,14 +140,3 @@ export class GalleryService {
   }
 }
 
-const PREVIEW_TYPES: Readonly<Record<string, string>> = {
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.png': 'image/png',
-  '.webp': 'image/webp',
-  '.gif': 'image/gif',
-  '.avif': 'image/avif',
-  '.mp4': 'video/mp4',
-  '.webm': 'video/webm',
-  '.mov': 'video/quicktime',
-};

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DomainError } from '../domain-error.js';
 import { runCommand } from '../process/run-command.js';
+import { compareVersions } from '../versions.js';
 
 /** `{normalized name: version}` of every installed distribution. */
 export type PackageVersions = Record<string, string>;
@@ -72,22 +73,3 @@ export function diffPackages(before: PackageVersions, after: PackageVersions): P
   return changes;
 }
 
-/**
- * Order two version strings the way people read them: numeric parts as numbers, then any
- * suffix (`2.0.0rc1` < `2.0.0`). Good enough to call a change an upgrade or a downgrade; pip
- * itself decides what gets installed.
- */
-export function compareVersions(a: string, b: string): number {
-  const parse = (v: string) => v.split(/[.+-]/).map((part) => /^(\d*)(.*)$/.exec(part)!);
-  const pa = parse(a);
-  const pb = parse(b);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i += 1) {
-    const [, na = '', sa = ''] = pa[i] ?? ['', '0', ''];
-    const [, nb = '', sb = ''] = pb[i] ?? ['', '0', ''];
-    const diff = Number(na || 0) - Number(nb || 0);
-    if (diff !== 0) return diff;
-    // A pre-release suffix sorts before the plain release.
-    if (sa !== sb) return sa === '' ? 1 : sb === '' ? -1 : sa < sb ? -1 : 1;
-  }
-  return 0;
-}

@@ -17,3 +17,12 @@ export function backoffDelay(retry: number, policy: BackoffPolicy): number {
   const doublings = Math.min(Math.max(0, retry - 1), 30);
   return Math.min(policy.maxMs, policy.baseMs * 2 ** doublings);
 }
+
+/** A `Retry-After` header (seconds, or an HTTP date) as milliseconds from `now`; null when absent or unreadable. */
+export function parseRetryAfter(header: string | null, now = Date.now()): number | null {
+  if (!header) return null;
+  const trimmed = header.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const when = Date.parse(trimmed);
+  return Number.isNaN(when) ? null : Math.max(0, when - now);
+}

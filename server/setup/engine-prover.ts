@@ -3,7 +3,6 @@
  * (the engine in use keeps running and serving), must answer, and must run a smoke prompt that
  * needs no model weights (an empty image into a preview). Only then may Studio switch to it.
  */
-import net from 'node:net';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import { EngineClient } from '../engine/engine.client.js';
@@ -11,6 +10,7 @@ import { EngineProcess } from '../engine/engine-process.js';
 import type { Logger } from '../logging.js';
 import { sleep } from '../process/sleep.js';
 import { InstallError } from './engine-installer.js';
+import { freePort } from '../process/free-port.js';
 
 /** Two nodes every engine release has: nothing to download, a second or two even on a CPU. */
 const SMOKE_PROMPT = {
@@ -86,14 +86,3 @@ export async function proveEngine(candidate: Candidate, deps: ProveDeps): Promis
   }
 }
 
-/** A port nothing listens on right now (the OS's choice). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}

@@ -2,7 +2,7 @@
 import type { ReleaseList } from '../contracts/setup.contract.js';
 import { DomainError } from '../domain-error.js';
 import { runCommand } from '../process/run-command.js';
-import { compareVersions } from './torch-builds.js';
+import { compareVersions } from '../versions.js';
 
 /** Release-looking tags (`v0.3.40`, `0.29.0`), newest first. */
 export async function releaseTags(repoUrl: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<string[]> {

@@ -7,6 +7,7 @@
  */
 import type { GpuReport } from '../contracts/gpu.contract.js';
 import type { TorchChoice } from '../contracts/setup.contract.js';
+import { compareVersions } from '../versions.js';
 
 const GB = 1e9;
 
@@ -65,13 +66,3 @@ function cpu(platform: NodeJS.Platform, at: (variant: string) => string, reason:
   return { backend: 'cpu', variant: 'cpu', index_url: at('cpu'), reason, needs_bytes: NEEDS_BYTES.cpu };
 }
 
-/** Numeric comparison of dotted versions ("12.10" > "12.8"); missing parts count as 0. */
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split(/[.-]/).map((p) => Number.parseInt(p, 10) || 0);
-  const pb = b.split(/[.-]/).map((p) => Number.parseInt(p, 10) || 0);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
-}

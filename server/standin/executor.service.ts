@@ -17,7 +17,7 @@ import { NodeFailure, type NodeRunContext, type ResolvedInput } from './node-con
 import { runNode } from './node-sim.service.js';
 import type { NodeCatalog } from './object-info.store.js';
 import { OutputCache, cacheKeys } from './output-cache.store.js';
-import { fakeTraceback, pyStr } from './py-format.util.js';
+import { fakeTraceback, pyStr } from '../engine/prompt-rules/py-format.js';
 import { RunEvents } from './run-events.emitter.js';
 import type { ApiGraph, HistoryEntry, NodeInfo, NodeUi, NodeValue, QueueItem } from './standin.types.js';
 import type { WsHub } from './ws.hub.js';

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { ListSource } from './list-sources.js';
+import { isRecord } from '../engine/prompt-rules/node-inputs.js';
 
 /** Engine folder name → the directories searched for it, in order. */
 export type ModelFolders = ReadonlyMap<string, readonly string[]>;
@@ -106,8 +107,4 @@ function addFolder(folders: Map<string, string[]>, name: string, dir: string): v
 
 function expandHome(p: string): string {
   return p.startsWith('~') ? path.join(process.env.HOME ?? '', p.slice(1)) : p;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { annotatedPath, isInside, type EngineDirs } from '../engine/engine-paths.js';
+import { isInside } from '../http/contained-path.js';
+import { annotatedPath, type EngineDirs } from '../engine/engine-paths.js';
 import { imageSize } from './media.store.js';
 import { firstSized, linked, scalar, type NodeResult, type NodeRunContext } from './node-context.util.js';
 import { runOutputNode } from './output-nodes.service.js';

@@ -6,18 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { NodeInfo } from './standin.types.js';
+import { isRecord, type NodeInfo } from '../engine/prompt-rules/node-inputs.js';
 import type { FileLists } from './file-lists.store.js';
 import { listSourceOf } from './list-sources.js';
-
-/** One declared input of a node, in the engine's authoritative order. */
-export interface InputDef {
-  name: string;
-  category: 'required' | 'optional';
-  /** `"INT"`, `"IMAGE"`, `"COMBO"`, or a V1 combo's list of choices. */
-  type: unknown;
-  options: Record<string, unknown>;
-}
 
 /** The engine's own node set, recorded from a real ComfyUI 0.29.0. */
 const ENGINE_DUMP = 'object_info.comfyui-0.29.0.json';
@@ -85,33 +76,10 @@ export class NodeCatalog {
   }
 }
 
-/** Declared inputs (required, then optional) in `input_order`, falling back to key order for old dumps. */
-export function inputDefs(info: NodeInfo): InputDef[] {
-  const defs: InputDef[] = [];
-  for (const category of ['required', 'optional'] as const) {
-    const specs = info.input?.[category] ?? {};
-    const order = info.input_order?.[category] ?? Object.keys(specs);
-    for (const name of order) {
-      const spec = specs[name];
-      if (spec === undefined) continue;
-      const [type, options] = Array.isArray(spec) ? spec : [spec, undefined];
-      defs.push({ name, category, type, options: isRecord(options) ? options : {} });
-    }
-  }
-  return defs;
-}
-
 /** Whether the class takes a hidden `UNIQUE_ID` (the engine then keys its cache by node id too). */
 export function takesUniqueId(info: NodeInfo): boolean {
   const hidden = info.input?.hidden ?? {};
   return Object.values(hidden).some((v) => v === 'UNIQUE_ID' || (Array.isArray(v) && v[0] === 'UNIQUE_ID'));
-}
-
-/** The choices of a combo input (V1 list or V3 `"COMBO"`), or null when the input is not a combo. */
-export function comboChoices(def: InputDef): unknown[] | null {
-  if (Array.isArray(def.type)) return def.type;
-  if (def.type === 'COMBO') return Array.isArray(def.options.options) ? def.options.options : [];
-  return null;
 }
 
 /** A copy of `info` whose file combos list what is on disk now (static extras such as `pixel_space` kept after the files). */
@@ -140,8 +108,4 @@ function parseDump(text: string, where: string): Record<string, NodeInfo> {
   const parsed: unknown = JSON.parse(text);
   if (!isRecord(parsed)) throw new Error(`${where}: object_info must be a JSON object`);
   return parsed as Record<string, NodeInfo>;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

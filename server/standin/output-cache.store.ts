@@ -8,7 +8,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { annotatedPath, isInside, type EngineDirs } from '../engine/engine-paths.js';
+import { isInside } from '../http/contained-path.js';
+import { annotatedPath, type EngineDirs } from '../engine/engine-paths.js';
 import { takesUniqueId, type NodeCatalog } from './object-info.store.js';
 import type { ApiGraph, NodeUi, NodeValue } from './standin.types.js';
 

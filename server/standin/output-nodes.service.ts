@@ -6,7 +6,7 @@ import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { NodeFailure, linked, scalar, type NodeRunContext } from './node-context.util.js';
-import { pyStr, pyTruthy } from './py-format.util.js';
+import { pyStr, pyTruthy } from '../engine/prompt-rules/py-format.js';
 import { SavePathError, comfyFileName, resolveSaveTarget, vhsFileName, type SaveTarget } from './save-path.util.js';
 import type { NodeUi, NodeValue } from './standin.types.js';
 

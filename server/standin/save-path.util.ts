@@ -6,7 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInside, pyBasename, pyDirname, pyNormpath } from '../engine/engine-paths.js';
+import { isInside } from '../http/contained-path.js';
+import { pyBasename, pyDirname, pyNormpath } from '../engine/engine-paths.js';
 
 export interface SaveTarget {
   /** Absolute folder the files go to. */

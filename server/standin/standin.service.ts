@@ -6,13 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { annotatedPath, isInside } from '../engine/engine-paths.js';
+import { isInside } from '../http/contained-path.js';
+import { annotatedPath } from '../engine/engine-paths.js';
 import { PromptExecutor, type ExecutorDeps } from './executor.service.js';
 import { HistoryStore } from './history.store.js';
-import { validatePrompt } from './prompt.validator.js';
-import { pyStr } from './py-format.util.js';
+import { validatePrompt } from '../engine/prompt-rules/validator.js';
+import { pyStr } from '../engine/prompt-rules/py-format.js';
 import { PromptQueue } from './queue.store.js';
 import type { ExtraData, QueueItem } from './standin.types.js';
+import { isRecord } from '../engine/prompt-rules/node-inputs.js';
 
 /** A lowercase, hyphenated UUID: what the engine accepts as a client-supplied prompt id. */
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -143,8 +145,4 @@ export class StandinService {
     // The engine would follow `../`; the stand-in keeps to its folders.
     return isInside(dir, file) && fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,17 +1,10 @@
 /**
  * Wire shapes of the stand-in engine. They copy the real engine's HTTP and WebSocket JSON, so
- * names stay snake_case.
+ * names stay snake_case. The graph, node and error shapes are the engine's prompt rules' own.
  */
+import type { ApiGraph } from '../engine/prompt-rules/node-inputs.js';
 
-/** One node of an API-format graph as `/prompt` receives it (after validation: coerced values). */
-export interface ApiNode {
-  class_type: string;
-  inputs: Record<string, unknown>;
-  _meta?: { title?: string };
-}
-
-/** `{ "<nodeId>": ApiNode }`. */
-export type ApiGraph = Record<string, ApiNode>;
+export type { ApiGraph, ApiNode, NodeInfo, PromptError } from '../engine/prompt-rules/node-inputs.js';
 
 export type ExtraData = Record<string, unknown>;
 
@@ -31,20 +24,6 @@ export interface HistoryEntry {
   meta: Record<string, { node_id: string; display_node: string; parent_node: null; real_node_id: string }>;
 }
 
-/** A node definition from object_info (only the fields the stand-in reads are typed). */
-export interface NodeInfo {
-  input?: {
-    required?: Record<string, unknown>;
-    optional?: Record<string, unknown>;
-    hidden?: Record<string, unknown>;
-  };
-  input_order?: { required?: string[]; optional?: string[]; hidden?: string[] };
-  output?: unknown[];
-  output_node?: boolean;
-  python_module?: string;
-  [key: string]: unknown;
-}
-
 /** A value flowing along a link during simulated execution. */
 export interface NodeValue {
   /** The socket type of the output slot (`IMAGE`, `LATENT`, `INT`…). */
@@ -56,11 +35,4 @@ export interface NodeValue {
   batch?: number;
   /** The literal value, for primitives and strings. */
   value?: unknown;
-}
-
-export interface PromptError {
-  type: string;
-  message: string;
-  details: string;
-  extra_info: Record<string, unknown>;
 }

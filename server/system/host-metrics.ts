@@ -9,6 +9,7 @@ import path from 'node:path';
 import { findExecutable } from '../process/find-executable.js';
 import { runCommand } from '../process/run-command.js';
 import type { GpuReading } from '../contracts/system.contract.js';
+import { volumeSpace, type VolumeSpace } from '../free-space.js';
 
 export interface MemoryReading {
   total: number;
@@ -17,11 +18,7 @@ export interface MemoryReading {
   source: 'cgroup2' | 'cgroup1' | 'host';
 }
 
-export interface DiskReading {
-  total: number;
-  used: number;
-  free: number;
-}
+export type DiskReading = VolumeSpace;
 
 const MIB = 1024 * 1024;
 /** cgroup v1 reports "no limit" as a huge page-aligned number; anything above this is unlimited. */
@@ -96,14 +93,7 @@ export async function readMemory(cgroupRoot: string): Promise<MemoryReading> {
 
 /** Size and use of the volume holding `dir`; zeros when the platform cannot say. */
 export async function readDisk(dir: string): Promise<DiskReading> {
-  try {
-    const s = await fs.statfs(dir);
-    const total = s.blocks * s.bsize;
-    const free = s.bavail * s.bsize;
-    return { total, used: total - s.bfree * s.bsize, free };
-  } catch {
-    return { total: 0, used: 0, free: 0 };
-  }
+  return (await volumeSpace(dir)) ?? { total: 0, used: 0, free: 0 };
 }
 
 /** `part / whole` as a percentage with one decimal (0 when `whole` is 0). */

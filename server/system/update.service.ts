@@ -13,7 +13,8 @@ import type { GitRepo } from './git-repo.js';
 import { readLocalVersions, type LocalVersionPaths } from './local-versions.js';
 import { applyStaged, type SwapOptions, type SwapTarget } from './staged-swap.js';
 import { componentTargets, updatedVersionFile, versionFileTarget, type ComponentPaths } from './update-components.js';
-import { compareVersions, readVersionFile, runtimeVersionOf } from './version-file.js';
+import { readVersionFile, runtimeVersionOf } from './version-file.js';
+import { compareVersions } from '../versions.js';
 import { UPDATABLE_COMPONENTS, type UpdatableComponent, type UpdateResult, type VersionFile, type VersionSummary } from '../contracts/system.contract.js';
 import { planWorkflowSync } from './workflow-sync.js';
 

@@ -27,14 +27,3 @@ export function runtimeVersionOf(file: VersionFile): number {
   return Number.isFinite(raw) ? raw : 0;
 }
 
-/** Negative, zero or positive as `a` is older than, equal to or newer than `b` (`1.10.0` > `1.9.3`). */
-export function compareVersions(a: string | number | undefined, b: string | number | undefined): number {
-  const parts = (v: string | number | undefined) => String(v ?? '0').split(/[.\-+]/).map((p) => Number.parseInt(p, 10) || 0);
-  const pa = parts(a);
-  const pb = parts(b);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const diff = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (diff !== 0) return diff;
-  }
-  return 0;
-}

@@ -69,3 +69,14 @@ export function prepareRun(
   });
   return { graph: redirected.graph, params: built.params, seeds: built.seeds, outputs: redirected.outputs };
 }
+
+/**
+ * `run` with the uploaded image named `to` where it was built with `from`: the engine renames an
+ * upload on a clash (`x (1).png`), and the graph must name the file it kept. `from` is the unique
+ * name the runner made, so only the image's own values match it.
+ */
+export function renameInputImage<T extends { graph: ApiGraph; params: WorkflowParams }>(run: T, from: string, to: string): T {
+  const swap = <V>(record: Record<string, V>) => Object.fromEntries(Object.entries(record).map(([key, value]) => [key, value === from ? to : value]));
+  const graph: ApiGraph = Object.fromEntries(Object.entries(run.graph).map(([id, node]) => [id, { ...node, inputs: swap(node.inputs) }]));
+  return { ...run, graph, params: swap(run.params) };
+}

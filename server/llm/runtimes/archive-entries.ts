@@ -5,6 +5,7 @@
  * unpacker turns into a copy: no link is ever created on disk), and a running total under the cap.
  */
 import path from 'node:path';
+import { isInside } from '../../http/contained-path.js';
 
 export class UnsafeArchiveError extends Error {}
 
@@ -34,7 +35,7 @@ export function safeParts(name: string): string[] {
 /** The absolute path of `parts` under `root`, checked once more after joining. */
 export function landingPath(root: string, parts: string[]): string {
   const target = path.resolve(root, ...parts);
-  if (target !== root && !target.startsWith(root + path.sep)) throw new UnsafeArchiveError(`refused: "${parts.join('/')}" would land outside its folder`);
+  if (!isInside(root, target)) throw new UnsafeArchiveError(`refused: "${parts.join('/')}" would land outside its folder`);
   return target;
 }
 

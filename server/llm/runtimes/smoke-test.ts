@@ -6,13 +6,13 @@
  * that shows it refuses the build instead.
  */
 import fsp from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { probeHealth } from '../../process/health-probe.js';
 import { signalGroup, spawnInGroup } from '../../process/process-group.js';
 import { runCommand } from '../../process/run-command.js';
 import { sleep } from '../../process/sleep.js';
 import { TINY_MODEL_LAYERS, writeTinyGguf } from './tiny-gguf.js';
+import { freePort } from '../../process/free-port.js';
 
 export interface SmokeDevice {
   name: string;
@@ -87,16 +87,6 @@ export function offloadFromLog(lines: readonly string[]): { gpuLayers: number | 
   return { gpuLayers, cpuOnlyLine };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Run the three checks; never throws (a failure is `ok: false` with the reason). */
 export async function smokeTest(o: SmokeOptions): Promise<SmokeResult> {

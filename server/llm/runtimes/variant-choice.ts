@@ -6,6 +6,7 @@
  * only builds at or below the driver's CUDA version count. Pure, so it is unit-tested.
  */
 import type { RuntimeBuild, RuntimeOs } from './release-assets.js';
+import { compareVersions } from '../../versions.js';
 
 /** What the choice needs to know of the machine (from the GPU probe and the platform). */
 export interface MachineFacts {
@@ -31,16 +32,6 @@ export function platformOf(platform: NodeJS.Platform, arch: string): Pick<Machin
   return os && a ? { os, arch: a } : null;
 }
 
-/** Compare dotted versions numerically ("12.10" > "12.4"). */
-export function compareVersions(a: string, b: string): number {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  return 0;
-}
 
 /** The build to install from `builds` (one release) for `machine`, with the reason in words. */
 export function chooseVariant(builds: readonly RuntimeBuild[], machine: MachineFacts): VariantChoice {

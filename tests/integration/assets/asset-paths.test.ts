@@ -2,7 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkRelativePath, resolveUnder } from '../../../server/assets/asset-paths.js';
 import { decodeMultipartName, safeUploadName } from '../../../server/assets/asset-uploads.js';
-import { isStoredInZip, mediaTypeOf } from '../../../server/assets/asset-types.js';
+import { isStoredInZip, mediaKindOf } from '../../../server/media-types.js';
 
 describe('asset path rules', () => {
   it('refuses traversal, absolute paths, backslashes, NUL and hidden names', () => {
@@ -44,7 +44,7 @@ describe('asset path rules', () => {
     expect(decodeMultipartName(Buffer.from('café.png', 'utf8').toString('latin1'))).toBe('café.png');
     expect(decodeMultipartName('café.png')).toBe('café.png');
     expect(decodeMultipartName('日本.png')).toBe('日本.png');
-    expect([mediaTypeOf('a.PNG'), mediaTypeOf('a.mov'), mediaTypeOf('a.txt'), mediaTypeOf('.a.png')]).toEqual(['image', 'video', null, null]);
+    expect([mediaKindOf('a.PNG'), mediaKindOf('a.mov'), mediaKindOf('a.txt'), mediaKindOf('.a.png')]).toEqual(['image', 'video', null, null]);
     expect([isStoredInZip('a.mp4'), isStoredInZip('a.json')]).toEqual([true, false]);
   });
 });

@@ -97,8 +97,7 @@ async function stopBundled(child: ChildProcess): Promise<void> {
 
 /**
  * Each library the bundle loads on first use answers through Studio at `base`: the YAML parser (a
- * workflow's inputs come from its manifest.yaml), multer (an image upload) and archiver (the
- * outputs ZIP; an ES module only, required through Node's require(esm)).
+ * workflow's inputs come from its manifest.yaml) and multer (an image upload).
  */
 async function expectFirstUseLibraries(base: string): Promise<void> {
   const call = (pathname: string, init: RequestInit = {}) => fetch(base + pathname, { ...init, headers: { 'X-API-Key': KEY } });

@@ -33,14 +33,10 @@ const CAPABILITY_ARROWS: Record<string, string[]> = {
 };
 
 /** The stand-in's only imports outside its folder. */
-const STANDIN_SHARES = new Set(['server/engine/engine-paths.ts', 'server/engine/view-file.ts', 'server/engine/extra-model-paths.ts', 'server/logging.ts', 'server/config.ts', 'server/http/host-guard.ts']);
+const STANDIN_SHARES = new Set(['server/engine/engine-paths.ts', 'server/engine/view-file.ts', 'server/engine/extra-model-paths.ts', 'server/logging.ts', 'server/config.ts', 'server/http/host-guard.ts', 'server/http/contained-path.ts']);
 
-/**
- * The one use of the stand-in by Studio: the engine's pre-check runs the stand-in's copy of the
- * engine's prompt validation (ARCHITECTURE.md, `standin/`). Moving that validator into `engine/` as
- * a shared rule would turn this arrow around.
- */
-const PRECHECK_USES_STANDIN = new Set(['server/engine/prompt-precheck.ts']);
+/** The engine's prompt rules (`engine/prompt-rules/`): Studio's pre-check and the stand-in's `/prompt` share them. */
+const isStandinShare = (file: string) => STANDIN_SHARES.has(file) || file.startsWith('server/engine/prompt-rules/');
 
 type Layer = 'contracts' | 'infra' | 'capability' | 'root' | 'standin' | 'renderer' | 'main' | 'preload';
 
@@ -105,8 +101,7 @@ function violations(): string[] {
       if (toLayer === 'renderer' || toLayer === 'main' || toLayer === 'preload') bad('the server imports no front end');
       else if (layer === 'contracts' && toLayer !== 'contracts') bad('contracts import only contracts');
       else if (layer === 'infra' && (toLayer === 'capability' || toLayer === 'standin' || toLayer === 'root')) bad('shared infrastructure imports no capability');
-      else if (layer === 'standin' && toLayer !== 'standin' && !STANDIN_SHARES.has(to)) bad('the stand-in imports only the shared engine rules');
-      else if (layer === 'capability' && toLayer === 'standin' && PRECHECK_USES_STANDIN.has(from)) continue;
+      else if (layer === 'standin' && toLayer !== 'standin' && !isStandinShare(to)) bad('the stand-in imports only the shared engine rules');
       else if (layer === 'capability' && (toLayer === 'root' || toLayer === 'standin')) bad('capabilities never import the composition root or the stand-in');
       else if (layer === 'capability' && toLayer === 'capability') {
         const a = folderOf(from);
@@ -151,6 +146,24 @@ describe('import graph', () => {
 
   it('has no files that import each other in a circle', () => {
     expect(cycles().map((c) => c.join(' -> '))).toEqual([]);
+  });
+
+  it('has no circle between the folders of shared infrastructure (events/ and http/ included)', () => {
+    const folderArrows = new Map<string, Set<string>>();
+    for (const [from, targets] of graph) {
+      if (layerOf(from) !== 'infra' || from.split('/').length < 3) continue;
+      for (const to of targets) {
+        if (layerOf(to) !== 'infra' || to.split('/').length < 3 || folderOf(to) === folderOf(from)) continue;
+        if (!folderArrows.has(folderOf(from))) folderArrows.set(folderOf(from), new Set());
+        folderArrows.get(folderOf(from))!.add(folderOf(to));
+      }
+    }
+    const reach = (from: string, seen = new Set<string>()): Set<string> => {
+      for (const next of folderArrows.get(from) ?? []) if (!seen.has(next)) reach(next, seen.add(next));
+      return seen;
+    };
+    expect(folderArrows.size).toBeGreaterThan(2);
+    for (const folder of folderArrows.keys()) expect(reach(folder).has(folder), `${folder} imports reach back to it`).toBe(false);
   });
 
   it('has no circle between capabilities', () => {

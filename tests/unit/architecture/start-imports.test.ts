@@ -10,8 +10,8 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../../server/config.js';
 
-/** Loaded on first use only: image processing, archives, YAML, the chat bot library, uploads. */
-const ON_FIRST_USE = ['sharp', 'archiver', 'yaml', 'grammy', 'multer'];
+/** Loaded on first use only: image processing, YAML, the chat bot library, uploads. */
+const ON_FIRST_USE = ['sharp', 'yaml', 'grammy', 'multer'];
 
 /** Specifiers of the static imports and re-exports of `file` that bring values (type-only ones are erased). */
 function valueImports(file: string): string[] {

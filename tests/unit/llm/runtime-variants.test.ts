@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildsOf, parseBuildName, sha256Of, type ReleaseAsset } from '../../../server/llm/runtimes/release-assets.js';
-import { chooseVariant, compareVersions, type MachineFacts } from '../../../server/llm/runtimes/variant-choice.js';
+import { chooseVariant, type MachineFacts } from '../../../server/llm/runtimes/variant-choice.js';
+import { compareVersions } from '../../../server/versions.js';
 
 const NAMES = [
   'llama-b7100-bin-macos-arm64.tar.gz',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loraCategoryFor, placementFor } from '../../../server/modelhub/catalog-rules.js';
-import { parseRetryAfter } from '../../../server/modelhub-client/modelhub.client.js';
+import { parseRetryAfter } from '../../../server/process/backoff.js';
 import { cleanPrompt, embeddingTags, networkTags } from '../../../server/modelhub/prompt-tags.js';
 
 describe('prompt tags', () => {

@@ -24,6 +24,13 @@ beforeAll(async () => {
     // Headers at once, then a body that never ends: the timeout covers the whole answer.
     if (req.url === '/stall') return void res.writeHead(200).write('partial');
     if (req.url === '/missing') return void res.writeHead(404).end('no such route');
+    // A body larger than the reader's limit, with and without a declared length.
+    if (req.url === '/big') return void res.writeHead(200, { 'content-length': '5000' }).end('x'.repeat(5000));
+    if (req.url === '/big-chunked') {
+      res.writeHead(200);
+      res.write('y'.repeat(3000));
+      return void res.end('y'.repeat(3000));
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -42,6 +49,15 @@ it('sends the method, headers and a text body, and reads status, headers and the
   expect(res.header('x-got-length')).toBe(String(Buffer.byteLength(body)));
   expect(res.header('x-absent')).toBeNull();
   expect(JSON.parse(res.text)).toEqual({ method: 'POST', key: 'k1', body });
+});
+
+it('cuts a body off above maxBytes and reports its size (the chat bot reading an output file)', async () => {
+  expect(await localRequest(`${base}/big`, { timeoutMs: 5000, maxBytes: 1000 })).toMatchObject({ status: 200, body: null, size: 5000, text: '' });
+  const chunked = await localRequest(`${base}/big-chunked`, { timeoutMs: 5000, maxBytes: 4000 });
+  expect(chunked.body).toBeNull();
+  expect(chunked.size).toBeGreaterThan(4000);
+  const whole = await localRequest(`${base}/big`, { timeoutMs: 5000, maxBytes: 5000 });
+  expect(whole.body?.length).toBe(5000);
 });
 
 it('answers an error status as an answer, not a failure', async () => {

@@ -17,7 +17,7 @@ describe('parseImageId', () => {
 });
 
 describe('installLines', () => {
-  const line = (message: string) => ({ time: '10:00:00', message, level: 'info' as const });
+  const line = (message: string) => ({ time: '10:00:00', at: '2026-11-28T10:00:00+01:00', message, level: 'info' as const });
   it('keeps the lines of the latest install of that URL only', () => {
     const url = 'https://git.test/a.git';
     const lines = [line(`Installing node package a from ${url}`), line('old output'), line('Installing node package b from https://git.test/b.git'), line(`Installing node package a from ${url}`), line('new output')];

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { GpuReport } from '../../../server/contracts/gpu.contract.js';
-import { chooseTorch, compareVersions, CUDA_VARIANTS, NEEDS_BYTES, ROCM_VARIANTS } from '../../../server/setup/torch-builds.js';
+import { chooseTorch, CUDA_VARIANTS, NEEDS_BYTES, ROCM_VARIANTS } from '../../../server/setup/torch-builds.js';
+import { compareVersions } from '../../../server/versions.js';
 
 const INDEX = 'https://download.pytorch.org/whl';
 const nvidia = (cuda: string | null) => ({ backend: 'cuda', cuda_version: cuda, rocm_version: null, gpus: [{ model: 'NVIDIA GeForce RTX 4090' }] }) as unknown as GpuReport;

@@ -4,10 +4,9 @@
  * with its upstream graph, bad outputs are dropped, and the prompt is refused only when no output
  * survives. Error types, messages and details copy the engine's so clients can show them as-is.
  */
-import { checkValue, coerce, typesMatch } from './input-checks.util.js';
-import { inputDefs, type InputDef, type NodeCatalog } from './object-info.store.js';
-import { fakeTraceback, pyRepr, pyStr, pyTypeName } from './py-format.util.js';
-import type { ApiGraph, NodeInfo, PromptError } from './standin.types.js';
+import { checkValue, coerce, typesMatch } from './input-checks.js';
+import { inputDefs, type ApiGraph, type InputDef, type NodeInfo, type PromptError } from './node-inputs.js';
+import { fakeTraceback, pyRepr, pyStr, pyTypeName } from './py-format.js';
 
 export interface NodeError {
   errors: PromptError[];
@@ -20,7 +19,14 @@ export type ValidationResult =
   | { ok: false; error: PromptError; nodeErrors: Record<string, NodeError> };
 
 /** What validation reads of a node set: the stand-in's catalog, or Studio's view of an engine's `object_info`. */
-export type NodeLookup = Pick<NodeCatalog, 'get' | 'live' | 'checksFileLists'>;
+export interface NodeLookup {
+  /** The node's definition as recorded. */
+  get(classType: string): NodeInfo | undefined;
+  /** The node's definition with its file lists as they are now. */
+  live(classType: string): NodeInfo | undefined;
+  /** Whether a value missing from a file list is an error (the lists are the truth). */
+  readonly checksFileLists: boolean;
+}
 
 export interface ValidatorDeps {
   catalog: NodeLookup;

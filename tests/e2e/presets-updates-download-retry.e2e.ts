@@ -1,6 +1,5 @@
 /**
- * The web UI's third pass (issue #30, "Defects seen") in a real browser against a real Studio with
- * the stand-in engine: a preset made from a job keeps the job as its source and its badge names
+ * Three pages' fixes in a real browser against a real Studio with the stand-in engine: a preset made from a job keeps the job as its source and its badge names
  * the job; without an update repository "Check for updates" is disabled with the reason, and the
  * repository can be set on the System page; a retrying download says why the last attempt failed,
  * and the Events page lists the download's events. Screenshots at desktop and phone width; no sideways scrolling on the phone.
@@ -32,7 +31,7 @@ async function shootBoth(name: string): Promise<string[]> {
   return wide;
 }
 
-describe('Studio web UI, third pass: defects', () => {
+describe('Studio web UI: a preset made from a job, and the update repository', () => {
   beforeAll(async () => {
     ui = await openStudioPage({ startEngine: true, models: SHIPPED_MODELS, env: { STANDIN_STEP_MS: '20', STANDIN_NODE_MS: '5' } });
     ({ studio, page } = ui);
@@ -83,7 +82,7 @@ describe('Studio web UI, third pass: defects', () => {
   });
 });
 
-describe('Studio web UI, third pass: a download you can follow', () => {
+describe('Studio web UI: a download you can follow', () => {
   let origin: FakeFileServer;
   let dir: string;
 

@@ -2,9 +2,8 @@
  * The engine's per-input checks on literal values and links: link type compatibility, the
  * `int()` / `float()` / `str()` / `bool()` coercion, min / max, and combo membership.
  */
-import { comboChoices, type InputDef } from './object-info.store.js';
-import type { PromptError } from './standin.types.js';
-import { pyRepr, pyStr, pyTruthy, pyTypeName } from './py-format.util.js';
+import { comboChoices, type InputDef, type PromptError } from './node-inputs.js';
+import { pyRepr, pyStr, pyTruthy, pyTypeName } from './py-format.js';
 
 /**
  * With a recorded `--object-info` dump the model lists are the recording engine's, not this disk's:

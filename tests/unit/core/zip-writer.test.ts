@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeZip, type ZipFileEntry } from '../../../server/assets/zip-writer.js';
+import { filesBelow, writeZip, type ZipFileEntry } from '../../../server/zip-writer.js';
 
 let dir: string;
 beforeEach(() => {
@@ -68,6 +68,28 @@ describe('the ZIP writer', () => {
       expect(Math.abs(fs.statSync(path.join(out, 'job-a', 'final', 'video.mp4')).mtimeMs - source)).toBeLessThanOrEqual(2000);
     });
   }
+
+  for (const forceZip64 of [false, true]) {
+    it(`writes an entry made in memory beside files${forceZip64 ? ' (ZIP64 records)' : ''}`, async () => {
+      const json = Buffer.from(JSON.stringify({ prompt_id: 'p1', note: 'x'.repeat(5000) }, null, 2));
+      const [file] = [put('output/a.png', crypto.randomBytes(2000))];
+      const target = path.join(dir, 'mixed.zip');
+      await writeZip([{ name: 'job.json', bytes: json }, file!], fs.createWriteStream(target), { forceZip64 });
+      const test = spawnSync('unzip', ['-t', target], { encoding: 'utf8' });
+      expect(test.status, test.stdout + test.stderr).toBe(0);
+      expect(spawnSync('unzip', ['-p', target, 'job.json']).stdout.equals(json)).toBe(true);
+      expect(spawnSync('unzip', ['-p', target, 'output/a.png']).stdout.equals(file!.data)).toBe(true);
+      expect(spawnSync('unzip', ['-v', target], { encoding: 'utf8' }).stdout).toMatch(/\sDefl:N\s.*job\.json/);
+    });
+  }
+
+  it('lists the files below a folder by path, hidden ones left out', () => {
+    put('b/z.png', 'z');
+    put('a.txt', 'a');
+    put('.hidden/x.png', 'x');
+    put('b/.part', 'p');
+    expect(filesBelow(path.join(dir, 'src')).map((f) => f.name)).toEqual(['a.txt', 'b/z.png']);
+  });
 
   it('leaves out a file removed since the listing', async () => {
     const entries = files();

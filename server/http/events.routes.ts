@@ -2,8 +2,8 @@
  * `GET /api/admin/events`: the event log, newest last.
  */
 import express from 'express';
-import { validate } from '../http/errors.js';
-import type { EventBus } from './event-bus.js';
+import { validate } from './errors.js';
+import type { EventBus } from '../events/event-bus.js';
 import { eventsQuery } from '../contracts/events.contract.js';
 
 /** Routes of the event log. */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileLists } from '../../../server/standin/file-lists.store.js';
 import { NodeCatalog } from '../../../server/standin/object-info.store.js';
-import { validatePrompt, type NodeError, type ValidationResult } from '../../../server/standin/prompt.validator.js';
+import { validatePrompt, type NodeError, type ValidationResult } from '../../../server/engine/prompt-rules/validator.js';
 
 const inputDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-'));
 const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-models-'));

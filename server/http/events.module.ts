@@ -2,9 +2,9 @@
  * The event log as `studio.ts` exposes it: its route, and every event pushed to the WebSocket
  * clients as it is recorded.
  */
-import type { WsHub } from '../http/ws-hub.js';
+import type { WsHub } from './ws-hub.js';
 import type { StudioModule } from '../module.js';
-import type { EventBus } from './event-bus.js';
+import type { EventBus } from '../events/event-bus.js';
 import { eventsRoutes } from './events.routes.js';
 
 export function createEventsModule(deps: { events: EventBus; hub: WsHub }): StudioModule {

@@ -10,7 +10,9 @@
  * archive are reused, so `zip -0 -r` and this do the same work.
  */
 import { once } from 'node:events';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 import type { Writable } from 'node:stream';
 import zlib from 'node:zlib';
 
@@ -21,6 +23,12 @@ export interface ZipFileEntry {
   name: string;
   /** Stored without compression (media that deflating would not shrink). */
   store: boolean;
+}
+
+/** An entry made in memory (a job's `job.json`), deflated. */
+export interface ZipDataEntry {
+  bytes: Buffer;
+  name: string;
 }
 
 export interface ZipWriteOptions {
@@ -50,11 +58,15 @@ interface CentralRecord {
 }
 
 /** Write the ZIP of `entries` into `out`; resolves once the last byte is handed to `out`. */
-export async function writeZip(entries: Iterable<ZipFileEntry>, out: Writable, options: ZipWriteOptions = {}): Promise<void> {
+export async function writeZip(entries: Iterable<ZipFileEntry | ZipDataEntry>, out: Writable, options: ZipWriteOptions = {}): Promise<void> {
   const sink = new Sink(out, options.signal);
   const buffers = [Buffer.allocUnsafeSlow(CHUNK), Buffer.allocUnsafeSlow(CHUNK), Buffer.allocUnsafeSlow(CHUNK)];
   const central: CentralRecord[] = [];
   for (const entry of entries) {
+    if (!('file' in entry)) {
+      central.push(await writeDataEntry(entry, sink, options));
+      continue;
+    }
     // A file removed since the listing (its job was deleted meanwhile) is left out, not an error.
     const handle = await fsp.open(entry.file, 'r').catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return null;
@@ -89,6 +101,49 @@ export async function writeZip(entries: Iterable<ZipFileEntry>, out: Writable, o
   for (const record of central) await sink.push(centralHeader(record, options.forceZip64 === true));
   await sink.push(endRecords(central.length, sink.written - cdOffset, cdOffset, options.forceZip64 === true));
   await sink.end();
+}
+
+/** An in-memory entry: deflated at once (it is small), a regular file readable by all. */
+async function writeDataEntry(entry: ZipDataEntry, sink: Sink, options: ZipWriteOptions): Promise<CentralRecord> {
+  const compressed = zlib.deflateRawSync(entry.bytes, { level: options.level ?? 6 });
+  const record: CentralRecord = {
+    name: Buffer.from(entry.name, 'utf8'),
+    method: 8,
+    dosTime: dosDateTime(new Date()),
+    crc: zlib.crc32(entry.bytes),
+    compressed: compressed.length,
+    size: entry.bytes.length,
+    offset: sink.written,
+    mode: 0o100644,
+    zip64: options.forceZip64 === true,
+  };
+  await sink.push(localHeader(record));
+  await sink.push(compressed);
+  await sink.push(dataDescriptor(record));
+  return record;
+}
+
+/** Every regular, non-hidden file below `root` (`name` its `/`-separated path under it), sorted by path. */
+export function filesBelow(root: string): Array<{ file: string; name: string }> {
+  const out: Array<{ file: string; name: string }> = [];
+  const walk = (dir: string, rel: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue;
+      const file = path.join(dir, entry.name);
+      const name = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(file, name);
+      else if (entry.isFile()) out.push({ file, name });
+    }
+  };
+  walk(root, '');
+  return out;
 }
 
 /** Stored: the bytes go out as read, through the reused buffers (each back in use once written). */
