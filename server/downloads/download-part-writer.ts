@@ -118,13 +118,16 @@ export class PartWriter {
   /** One `writev` of the batch (more if the file system takes part of it); reports and starts writebacks. */
   private writeBatch(): void {
     let chunks = this.batch;
+    let remaining = this.batchBytes;
     this.batch = [];
     this.batchBytes = 0;
     try {
-      while (chunks.length > 0) {
+      // By bytes, not chunks: a batch of empty chunks writes nothing.
+      while (remaining > 0) {
         let written = fs.writevSync(this.fd, chunks);
         // Never seen on a regular file; retrying would spin.
         if (written === 0) throw Object.assign(new Error('The file system accepted no bytes'), { code: 'EIO', syscall: 'write' });
+        remaining -= written;
         this.unreported += written;
         this.sinceWriteback += written;
         // A short write (rare: a signal, a full disk): go on from the first byte not written.

@@ -100,6 +100,16 @@ describe('PartWriter', () => {
     expect(fdatasync).toHaveBeenCalledTimes(1);
   });
 
+  it('takes an empty chunk without a write', async () => {
+    const file = path.join(dir, 'empty.part');
+    const writer = await PartWriter.open(file, false);
+    writer.write(Buffer.alloc(0));
+    writer.flushPending();
+    writer.write(Buffer.from('after'));
+    await writer.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe('after');
+  });
+
   it('appends to an existing part when resuming', async () => {
     const file = path.join(dir, 'resume.part');
     fs.writeFileSync(file, 'head-');
