@@ -44,8 +44,8 @@ export function readSomeText(res: IncomingMessage, limit: number): Promise<strin
 }
 
 /**
- * The hot loop of a download: each chunk is written (synchronously, see `PartWriter`) and counted
- * by `onChunk`, nothing else; the write's own pace is the backpressure. Resolves at the body's end;
+ * The hot loop of a download: each chunk is handed to the part writer (written synchronously in
+ * batches, see `PartWriter`) and counted by `onChunk`, nothing else; the write's own pace is the backpressure. Resolves at the body's end;
  * on an error (the response's, the write's, or a close before the end) it frees the socket and
  * rejects.
  */

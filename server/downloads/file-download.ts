@@ -5,10 +5,10 @@
  * name only after the hash matched (`download-finish.ts`). It knows nothing of the database or the
  * catalogs.
  *
- * The hot loop (`pumpBody`) does the minimum per chunk: two counters and one synchronous write
- * (this runs on the download's own thread), with no promise, timer or copy of ours per chunk
- * (`node:http` hands plain Buffers, no web streams; see `PartWriter` for why each chunk is written
- * at once). The SHA-256 runs on a worker thread that follows the part file as it is written
+ * The hot loop (`pumpBody`) does the minimum per chunk: two counters and a push onto the part
+ * writer's batch, one synchronous `writev` per 256 KiB (this runs on the download's own thread),
+ * with no promise, timer or copy of ours per chunk (`node:http` hands plain Buffers, no web
+ * streams; see `PartWriter` for the batch size). The SHA-256 runs on a worker thread that follows the part file as it is written
  * (`PartHasher`), so hashing shares no core with receiving. Progress, speed, stall detection and
  * telling the hasher about a slow download's last bytes run on one interval instead.
  */
@@ -254,7 +254,7 @@ class DownloadRun {
   private tick(): void {
     const now = performance.now();
     this.meter.sample(this.received);
-    // A slow download takes long to write a report's worth of bytes; the hasher follows anyway.
+    // A slow download takes long to fill a batch or a report's worth of bytes: to disk, and the hasher follows, anyway.
     this.writer?.flushPending();
     const attempt = this.attempt;
     if (attempt) {

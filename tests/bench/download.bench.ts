@@ -12,6 +12,9 @@
  * `curl / hash` is the highest ratio any hashing client could print here. The file server runs in
  * its own process; on a 2-core machine it takes most of a core. (Not `sha256sum`: coreutils 9.1
  * has no SHA-NI path and hashes ~4x slower than OpenSSL, which would flatter the studio number.)
+ * Each line also gives CPU time (user + system): Studio's process over the download, and curl's
+ * and the pipeline's (as children of this process). On a machine shared with other work the wall
+ * times move with the load; the CPU a transfer costs moves much less.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -49,6 +52,29 @@ function timed(fn: () => void): number {
   const started = performance.now();
   fn();
   return performance.now() - started;
+}
+
+/** Linux's clock ticks per second for /proc's times (USER_HZ: 100 on every Linux Node runs on). */
+const TICK_MS = 10;
+
+/** User + system CPU (ms) of process `pid` so far, or of its waited-for children (`children`); NaN without /proc. */
+function cpuMs(pid: number | 'self', children = false): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime is the 14th field, cutime the 16th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const at = children ? 13 : 11;
+    return (Number(fields[at]) + Number(fields[at + 1])) * TICK_MS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** `fn`'s wall time and the CPU of the child processes it waited for (ms). */
+function timedChildren(fn: () => void): { ms: number; cpu: number } {
+  const before = cpuMs('self', true);
+  const ms = timed(fn);
+  return { ms, cpu: cpuMs('self', true) - before };
 }
 
 /**
@@ -123,6 +149,7 @@ async function measureScheme({ dir, source, sha, sizeBytes, runs, tls }: SchemeR
   const viaQueue: number[] = [];
   const curl: number[] = [];
   const native: number[] = [];
+  const cpu = { studio: [] as number[], curl: [] as number[], native: [] as number[] };
   healthLatencies.length = 0;
   try {
     // Each run starts with no dirty pages left by the previous one (writeback would throttle it).
@@ -132,12 +159,18 @@ async function measureScheme({ dir, source, sha, sizeBytes, runs, tls }: SchemeR
     };
     for (let i = 0; i < runs; i++) {
       fresh();
+      const studioCpu = cpuMs(app.child.pid!);
       viaQueue.push(await downloadThroughStudio(app, entry.file, queued));
+      cpu.studio.push(cpuMs(app.child.pid!) - studioCpu);
       fresh();
-      curl.push(timed(() => spawnSync('curl', ['-s', ...curlArgs, '-o', target, url], { stdio: 'ignore' })));
+      const c = timedChildren(() => spawnSync('curl', ['-s', ...curlArgs, '-o', target, url], { stdio: 'ignore' }));
+      curl.push(c.ms);
+      cpu.curl.push(c.cpu);
       fresh();
       const pipeline = `curl -s ${curlArgs.map((a) => `'${a}'`).join(' ')} '${url}' | tee '${target}' | openssl dgst -sha256 > /dev/null && sync '${target}'`;
-      native.push(timed(() => spawnSync('sh', ['-c', pipeline], { stdio: 'ignore' })));
+      const n = timedChildren(() => spawnSync('sh', ['-c', pipeline], { stdio: 'ignore' }));
+      native.push(n.ms);
+      cpu.native.push(n.cpu);
     }
   } finally {
     await app.stop();
@@ -155,6 +188,9 @@ async function measureScheme({ dir, source, sha, sizeBytes, runs, tls }: SchemeR
   const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!.toFixed(1);
   console.log(`  meanwhile GET /api/health (every 20 ms, ${sorted.length} requests): p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${pct(1)} ms`);
   console.log(`  vs curl | tee file | openssl sha256, then sync: ${n.toFixed(0)} ms (${rate(n)}): Studio's queue is ${(n / q).toFixed(2)}× its throughput`);
+  console.log(
+    `  CPU (user + system, median): Studio's process ${median(cpu.studio).toFixed(0)} ms (with the /api/health probes), curl ${median(cpu.curl).toFixed(0)} ms, the curl | tee | openssl pipeline ${median(cpu.native).toFixed(0)} ms; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+  );
   return { ratio: c / q, studioMs: q, curlMs: c };
 }
 

@@ -23,18 +23,39 @@ function chunksOf(data: Buffer, size: number): Buffer[] {
 }
 
 describe('PartWriter', () => {
-  it('writes every chunk in order, each before write returns', async () => {
+  it('writes the chunks in order, one writev per 256 KiB gathered (16 KiB TLS records: 16 chunks a call)', async () => {
     const file = path.join(dir, 'a.part');
     const data = randomBytes(3 * 1024 * 1024 + 3);
     const writer = await PartWriter.open(file, false);
-    let offset = 0;
-    for (const chunk of chunksOf(data, 64 * 1024)) {
+    const writev = vi.spyOn(fs, 'writevSync');
+    const sizes: number[] = [];
+    for (const chunk of chunksOf(data, 16 * 1024)) {
       writer.write(chunk);
-      offset += chunk.length;
-      // On disk already: the caller may reuse the chunk's memory for the next read.
-      expect(fs.statSync(file).size).toBe(offset);
+      sizes.push(fs.statSync(file).size);
     }
+    // 3 MiB in 16 KiB chunks: on disk in steps of 256 KiB, 12 calls; the last 3 bytes wait for close.
+    expect(writev).toHaveBeenCalledTimes(12);
+    expect(new Set(sizes)).toEqual(new Set(Array.from({ length: 13 }, (_, i) => i * 256 * 1024)));
     await writer.close();
+    expect(writev).toHaveBeenCalledTimes(13);
+    expect(fs.readFileSync(file).equals(data)).toBe(true);
+  });
+
+  it('goes on after a short write from the first byte the file system did not take', async () => {
+    const file = path.join(dir, 'short.part');
+    const data = randomBytes(300 * 1024);
+    const writer = await PartWriter.open(file, false);
+    const real = fs.writevSync;
+    let calls = 0;
+    // The first call takes 100 KiB + 5 bytes (inside the seventh chunk), the rest as asked.
+    vi.spyOn(fs, 'writevSync').mockImplementation(((fd: number, chunks: Buffer[]) => {
+      calls += 1;
+      if (calls > 1) return real(fd, chunks);
+      return fs.writeSync(fd, Buffer.concat(chunks).subarray(0, 100 * 1024 + 5));
+    }) as typeof fs.writevSync);
+    for (const chunk of chunksOf(data, 16 * 1024)) writer.write(chunk);
+    await writer.close();
+    expect(calls).toBeGreaterThanOrEqual(2);
     expect(fs.readFileSync(file).equals(data)).toBe(true);
   });
 
@@ -79,6 +100,16 @@ describe('PartWriter', () => {
     expect(fdatasync).toHaveBeenCalledTimes(1);
   });
 
+  it('takes an empty chunk without a write', async () => {
+    const file = path.join(dir, 'empty.part');
+    const writer = await PartWriter.open(file, false);
+    writer.write(Buffer.alloc(0));
+    writer.flushPending();
+    writer.write(Buffer.from('after'));
+    await writer.close();
+    expect(fs.readFileSync(file, 'utf8')).toBe('after');
+  });
+
   it('appends to an existing part when resuming', async () => {
     const file = path.join(dir, 'resume.part');
     fs.writeFileSync(file, 'head-');
@@ -93,5 +124,13 @@ describe('PartWriter', () => {
     expect(() => writer.write(Buffer.alloc(2 * 1024 * 1024))).toThrow(expect.objectContaining({ code: 'ENOSPC', path: '/dev/full' }));
     expect(() => writer.write(Buffer.alloc(10))).toThrow(expect.objectContaining({ code: 'ENOSPC' }));
     await expect(writer.close()).rejects.toMatchObject({ code: 'ENOSPC', path: '/dev/full' });
+  });
+
+  it.skipIf(!fs.existsSync('/dev/full'))('keeps a full disk met by the timer\'s flush for the next write and close, not throwing from the timer', async () => {
+    const writer = await PartWriter.open('/dev/full', false);
+    writer.write(Buffer.alloc(10));
+    expect(() => writer.flushPending()).not.toThrow();
+    expect(() => writer.write(Buffer.alloc(10))).toThrow(expect.objectContaining({ code: 'ENOSPC', path: '/dev/full' }));
+    await expect(writer.close()).rejects.toMatchObject({ code: 'ENOSPC' });
   });
 });
