@@ -11,7 +11,7 @@ const CAPABILITIES = CAPABILITY_LIST.join('|');
 const INFRA_ROOT_FILES = ['server/config.ts', 'server/logging.ts', 'server/time.ts', 'server/fs-durable.ts', 'server/free-space.ts', 'server/media-types.ts', 'server/zip-writer.ts', 'server/versions.ts', 'server/redact.ts', 'server/domain-error.ts', 'server/start-failure.ts', 'server/infrastructure.ts'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'renderer/dist/', 'artifacts/', 'coverage/'] },
+  { ignores: ['node_modules/', 'dist/', 'renderer/dist/', 'artifacts/', 'coverage/', '.cache/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -21,7 +21,7 @@ function machinePatterns(): RegExp[] {
 }
 
 /** Folders that are built, installed or written by runs, never part of the project. */
-const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'artifacts', 'coverage', 'tmp']);
+const SKIP_DIRS = new Set(['node_modules', '.git', 'dist', 'artifacts', 'coverage', 'tmp', '.cache']);
 const BINARY = /\.(png|jpe?g|webp|gif|mp4|ico|icns|gguf|zip|woff2?|log)$/i;
 
 /** The project's text files, walked from the repository root (works without git, too). */
