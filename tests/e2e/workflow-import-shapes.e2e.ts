@@ -83,6 +83,8 @@ async function shootBoth(name: string): Promise<string[]> {
 }
 
 async function shoot(shape: string, name: string): Promise<string[]> {
+  // From the top: a full-page shot of a page scrolled down draws the fixed header mid-page.
+  await page.evaluate('window.scrollTo(0, 0)');
   if (BOTH_WIDTHS.has(shape)) return shootBoth(name);
   await saveScreenshot(page, `${name}-desktop`);
   return (await axeViolations(page)).map((v) => `desktop: ${v}`);
