@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 const CAPABILITY_LIST = ['engine', 'standin', 'workflows', 'jobs', 'assets', 'catalog', 'downloads', 'presets', 'modelhub', 'modelhub-client', 'repohost', 'nodes', 'disk', 'llm', 'chatbot', 'system', 'gpu', 'setup'];
 const CAPABILITIES = CAPABILITY_LIST.join('|');
 /** Shared infrastructure that sits at the top of server/ beside the composition root. */
-const INFRA_ROOT_FILES = ['server/config.ts', 'server/logging.ts', 'server/time.ts', 'server/fs-durable.ts', 'server/free-space.ts', 'server/media-types.ts', 'server/zip-writer.ts', 'server/versions.ts', 'server/redact.ts', 'server/domain-error.ts', 'server/start-failure.ts', 'server/infrastructure.ts'];
+const INFRA_ROOT_FILES = ['server/config.ts', 'server/logging.ts', 'server/time.ts', 'server/fs-durable.ts', 'server/free-space.ts', 'server/media-types.ts', 'server/zip-writer.ts', 'server/zip-reader.ts', 'server/versions.ts', 'server/redact.ts', 'server/domain-error.ts', 'server/start-failure.ts', 'server/infrastructure.ts'];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'renderer/dist/', 'artifacts/', 'coverage/', '.cache/'] },

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isKind } from '../../domain-error.js';
+import { isBelow, isContained } from '../../http/contained-path.js';
 import { inputFilesOf } from '../../engine/pool/engine-needs.js';
 import type { Logger } from '../../logging.js';
 import type { QueueRow } from './queue.store.js';
@@ -70,8 +71,8 @@ export function cancelOnLostEngine(engine: QueueEngine, promptIds: readonly stri
 async function uploadInputs(engine: QueueEngine, row: QueueRow, inputDir: string): Promise<void> {
   for (const name of inputFilesOf(row.graph)) {
     const file = path.resolve(inputDir, name);
-    // Only files inside Studio's input folder leave it.
-    if (!file.startsWith(path.resolve(inputDir) + path.sep) || !fs.existsSync(file)) continue;
+    // Only files inside Studio's input folder leave it (by real path: a link there does not carry one out).
+    if (!isBelow(inputDir, file) || !isContained(inputDir, file)) continue;
     const slash = name.lastIndexOf('/');
     const subfolder = slash < 0 ? '' : name.slice(0, slash);
     await engine.client.uploadImage(await fs.openAsBlob(file), path.basename(name), { subfolder, overwrite: true });
