@@ -1,7 +1,8 @@
 /**
  * The agent's edges, each against real HTTP servers on loopback: the relay serves the engine's
  * files with the sandbox headers Studio's own `/api/engine/view` adds (an SVG opened from the
- * agent's origin runs no script), and the main Studio never sends an agent's key along a redirect.
+ * agent's origin runs no script), and the main Studio never sends an agent's key along a redirect:
+ * not with a model download request, not with an input uploaded at hand-over.
  */
 import { once } from 'node:events';
 import http from 'node:http';
@@ -12,6 +13,7 @@ import { silentLogger } from '../../../server/logging.js';
 import { agentProxyRoutes } from '../../../server/engine/pool/agent-proxy.routes.js';
 import { downloadOnAgent } from '../../../server/engine/pool/agent-downloads.js';
 import type { EnginePool } from '../../../server/engine/pool/engine-pool.js';
+import { EngineClient } from '../../../server/engine/engine.client.js';
 
 const servers: http.Server[] = [];
 afterEach(async () => {
@@ -52,6 +54,20 @@ describe('agent edges', () => {
     });
     const pool = { get: () => ({ name: 'box', status: 'online', agent: { url: agent, key: 'agent-secret-key-123456' } }) } as unknown as EnginePool;
     await expect(downloadOnAgent(pool, 'e-1', 'model.safetensors', () => 'a'.repeat(64))).rejects.toThrow(/redirect/);
+    expect(seen).toEqual([]);
+  });
+
+  it('an input upload at hand-over does not follow a redirect, so the key stays with the agent', async () => {
+    const seen: Array<string | undefined> = [];
+    const elsewhere = await listen((req, res) => {
+      seen.push(req.headers['x-api-key'] as string | undefined);
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"name":"x.png","subfolder":"","type":"input"}');
+    });
+    const agent = await listen((_req, res) => {
+      res.writeHead(307, { Location: `${elsewhere}/upload/image` }).end();
+    });
+    const client = new EngineClient({ baseUrl: `${agent}/api/agent/engine`, headers: { 'X-API-Key': 'agent-secret-key-123456' } });
+    await expect(client.uploadImage(Buffer.from('png bytes'), 'x.png')).rejects.toThrow();
     expect(seen).toEqual([]);
   });
 });
