@@ -1,14 +1,2 @@
-/** Helpers for tests that need free loopback ports. */
-import net from 'node:net';
-
-/** A TCP port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** Free loopback ports for tests: the server's own rule, so tests and Studio pick ports alike. */
+export { freePort } from '../../server/process/free-port.js';

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProgressObject as Progress } from '../../../server/contracts/jobs.contract.js';
 import { execute, executeRaw, jobRecord, plantModels, SAMPLE_PNG, SHIPPED_MODELS, uploadSample, waitForJob } from '../../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 import { connectStudioWs, until, type StudioWsClient, type WsFrame } from '../../helpers/studio-ws.js';
@@ -30,21 +31,6 @@ afterAll(async () => {
 const forPrompt = (promptId: string) => (f: WsFrame) => (f.data.prompt_id ?? (f.data as { data?: { prompt_id?: unknown } }).data?.prompt_id) === promptId;
 const outputDir = () => path.join(t.dir, 'assets', 'output');
 
-interface Progress {
-  status: string;
-  percent: number;
-  node_title: string | null;
-  node_type: string | null;
-  step: number;
-  total_steps: number;
-  nodes_done: number;
-  total_nodes: number;
-  effective_total: number;
-  cached_count: number;
-  eta_seconds: number | null;
-  step_rate: number | null;
-  node_outputs: Record<string, unknown>;
-}
 
 describe('execute', () => {
   it('takes the image as a multipart input_image and keeps a given seed', async () => {
