@@ -8,6 +8,7 @@ import { loginPage } from './pages.js';
 import { clearedSessionCookie, sessionCookie, type SessionPayload } from './session.js';
 import { loginBody } from '../contracts/auth.contract.js';
 import { rememberAuth } from './submitter.js';
+import { OWNER_ACTOR, setActor } from './actor.js';
 import { deviceOf, type SignInLog } from './sign-in-log.js';
 
 const DEFAULT_REDIRECT = '/home';
@@ -72,6 +73,8 @@ export function requireAuth(auth: Authenticator): RequestHandler {
     if (isPublicPath(req.path)) return next();
     const result = auth.authenticate(req);
     rememberAuth(res, result);
+    // Until people are added (issue 43) every authenticated caller is the owner.
+    if (result.kind === 'cookie' || result.kind === 'key' || result.kind === 'internal') setActor(res, OWNER_ACTOR);
     if (result.kind === 'cookie') {
       renewCookie(auth, req, res, result.session);
       return next();
