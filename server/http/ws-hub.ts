@@ -8,6 +8,7 @@ import type { WebSocket } from 'ws';
 import type { Logger } from '../logging.js';
 import type { SessionPayload } from './session.js';
 import type { WsEventMap, WsMessageType } from '../contracts/ws.contract.js';
+import { mayTouch, OWNER_ACTOR, type Actor } from './actor.js';
 
 /** Binary frames are skipped for a client with more than this queued (a slow phone on Wi-Fi). */
 const MAX_BUFFERED_BINARY = 4 * 1024 * 1024;
@@ -15,6 +16,14 @@ const MAX_BUFFERED_BINARY = 4 * 1024 * 1024;
 export const SESSION_ENDED_CODE = 4001;
 /** setTimeout's longest delay; a later deadline is re-checked when it fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Who among the connected people receives a message (everyone when absent). */
+export type Audience = (actor: Actor) => boolean;
+
+/** The people who may see a record owned by `ownerId` (its owner, admins and the owner of Studio). */
+export function ownerAudience(ownerId: string | null | undefined): Audience {
+  return (actor) => mayTouch(actor, ownerId);
+}
 
 /** Until when a session is valid (null: no longer); the session signer answers it. */
 export type SessionDeadline = (session: SessionPayload) => number | null;
@@ -25,6 +34,8 @@ interface Client {
   address: string;
   /** The session whose cookie opened the socket (null: opened with the API key). */
   session: SessionPayload | null;
+  /** The person the handshake authenticated: messages about others' records never reach them. */
+  actor: Actor;
   expiry: NodeJS.Timeout | null;
 }
 
@@ -56,8 +67,8 @@ export class WsHub {
    * Take over a socket whose handshake was authenticated; `greeting` is sent first. `session` is
    * the cookie's session when one opened it: the socket closes when that session ends.
    */
-  add(socket: WebSocket, greeting?: WsEventMap['hello'], address = 'unknown', session: SessionPayload | null = null): void {
-    const client: Client = { socket, alive: true, address, session, expiry: null };
+  add(socket: WebSocket, greeting?: WsEventMap['hello'], address = 'unknown', session: SessionPayload | null = null, actor: Actor = OWNER_ACTOR): void {
+    const client: Client = { socket, alive: true, address, session, actor, expiry: null };
     this.clients.add(client);
     socket.on('pong', () => (client.alive = true));
     socket.on('close', () => this.forget(client));
@@ -73,25 +84,25 @@ export class WsHub {
     for (const client of this.clients) if (client.session?.sid === sid) this.endSession(client, reason);
   }
 
-  /** Send a typed message to every open client (serialized once). */
-  broadcast<K extends WsMessageType>(type: K, data: WsEventMap[K]): void {
+  /** Send a typed message to every open client of the audience (serialized once). */
+  broadcast<K extends WsMessageType>(type: K, data: WsEventMap[K], audience?: Audience): void {
     if (this.clients.size === 0) return;
     const text = JSON.stringify({ type, data });
-    for (const { socket } of this.clients) {
-      if (socket.readyState === socket.OPEN) socket.send(text);
+    for (const { socket, actor } of this.clients) {
+      if (socket.readyState === socket.OPEN && (!audience || audience(actor))) socket.send(text);
     }
   }
 
   /**
-   * Send a binary frame (a preview image) to every client that is keeping up: one with more than
+   * Send a binary frame (a preview image) to every client of the audience that is keeping up: one with more than
    * `MAX_BUFFERED_BINARY` still queued (a slow phone on Wi-Fi) skips it rather than queue it. The
    * payload is `parts` one after the other (a header and an image), joined once, when some client
    * takes it.
    */
-  broadcastBinary(...parts: Uint8Array[]): void {
+  broadcastBinary(audience: Audience | undefined, ...parts: Uint8Array[]): void {
     let payload: Buffer | null = null;
-    for (const { socket } of this.clients) {
-      if (socket.readyState === socket.OPEN && socket.bufferedAmount < MAX_BUFFERED_BINARY) socket.send((payload ??= Buffer.concat(parts)), { binary: true });
+    for (const { socket, actor } of this.clients) {
+      if (socket.readyState === socket.OPEN && socket.bufferedAmount < MAX_BUFFERED_BINARY && (!audience || audience(actor))) socket.send((payload ??= Buffer.concat(parts)), { binary: true });
     }
   }
 

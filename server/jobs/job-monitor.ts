@@ -205,7 +205,7 @@ export class JobMonitor {
     const promptId = preview.promptId ?? null;
     if (promptId && !this.tracked.has(promptId)) return;
     // The header and the image go into the WebSocket frame as they are: a multi-MB image is copied once.
-    this.deps.hub.broadcastBinary(encodePreviewHead({ prompt_id: promptId, node_id: preview.nodeId ?? null, image_type: preview.imageType }), preview.image);
+    this.deps.hub.broadcastBinary(undefined, encodePreviewHead({ prompt_id: promptId, node_id: preview.nodeId ?? null, image_type: preview.imageType }), preview.image);
   }
 
   private markStarted(promptId: string): void {

@@ -87,7 +87,7 @@ describe('WebSocket broadcasts', () => {
   it('send previews as binary frames, the same bytes to every client', async () => {
     const clients = await Promise.all([connect(), connect()]);
     const payloads = [1, 125, 126, 65_535, 65_536, 1024 * 1024].map((size, i) => Buffer.alloc(size, i + 1));
-    for (const p of payloads) t.studio.hub.broadcastBinary(p);
+    for (const p of payloads) t.studio.hub.broadcastBinary(undefined, p);
     await until(() => clients.every((c) => binaries(c).length === payloads.length));
     for (const c of clients) {
       // Compared as bytes (a deep equality of megabytes would take seconds).
@@ -100,7 +100,7 @@ describe('WebSocket broadcasts', () => {
     const client = await connect();
     // Lengths either side of the 7-bit and 16-bit length fields, the parts' sum deciding the header.
     const cases = [[1, 124], [100, 26], [65_000, 535], [65_000, 536], [8, 1024 * 1024]].map((sizes, i) => sizes.map((size, j) => Buffer.alloc(size, 10 * i + j + 1)));
-    for (const parts of cases) t.studio.hub.broadcastBinary(...parts);
+    for (const parts of cases) t.studio.hub.broadcastBinary(undefined, ...parts);
     await until(() => binaries(client).length === cases.length);
     expect(binaries(client).map((m, i) => m.data.equals(Buffer.concat(cases[i]!)))).toEqual(cases.map(() => true));
     client.ws.close();
@@ -113,7 +113,7 @@ describe('WebSocket broadcasts', () => {
     const count = 48;
     const preview = Buffer.alloc(1024 * 1024, 9);
     for (let i = 0; i < count; i++) {
-      t.studio.hub.broadcastBinary(preview);
+      t.studio.hub.broadcastBinary(undefined, preview);
       await until(() => binaries(reader).length === i + 1);
     }
     // Text frames are never skipped: once the marker arrives, every preview written before it has too.

@@ -69,7 +69,7 @@ describe('HTTPS', () => {
     await new Promise((resolve, reject) => ws.on('open', resolve).on('error', reject));
     const event = { id: 'evt_tls', timestamp: '', type: 'test', severity: 'info' as const, message: 'over TLS', data: {} };
     t.studio.hub.broadcast('event', event);
-    t.studio.hub.broadcastBinary(Buffer.from([1, 2, 3]));
+    t.studio.hub.broadcastBinary(undefined, Buffer.from([1, 2, 3]));
     const end = Date.now() + 5000;
     while (!got.some((m) => m.binary) && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
     ws.close();
