@@ -5,54 +5,63 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream';
+import express, { type Request, type Response, type Router } from 'express';
+import multer from 'multer';
 import sharp from 'sharp';
 import type { Logger } from '../logging.js';
 import { isInside } from '../http/contained-path.js';
 import { dirByType, pyNormpath, type EngineDirs } from '../engine/engine-paths.js';
 import { resolveViewFile, viewContentType } from '../engine/view-file.js';
-import { readBody, sendEmpty, sendJson, type Route } from './http.util.js';
-import { multipartBoundary, parseMultipart } from './multipart.parser.js';
+import { MAX_UPLOAD_BYTES, methodNotAllowed, sendEmpty, sendJson } from './http.util.js';
 
 export interface FileRouteDeps {
   dirs: EngineDirs;
   logger: Logger;
 }
 
+/**
+ * The form of `/upload/image`, in memory (the engine caps uploads at 100 MB). File names are
+ * read as UTF-8 and kept whole, `../` included: the engine refuses those itself (400).
+ */
+const form = multer({ storage: multer.memoryStorage(), limits: { fileSize: MAX_UPLOAD_BYTES }, preservePath: true, defParamCharset: 'utf8' }).any();
+
 /** Upload and view routes. */
-export function fileRoutes(deps: FileRouteDeps): Route[] {
-  return [
-    { method: 'POST', path: /^\/upload\/image$/, handler: ({ req, res }) => upload(deps, req, res) },
-    { method: 'GET', path: /^\/view$/, handler: ({ req, res, url }) => view(deps, url, req, res) },
-  ];
+export function fileRoutes(deps: FileRouteDeps): Router {
+  const router = express.Router({ caseSensitive: true, strict: true });
+  router.route('/upload/image').post(form, (req, res) => upload(deps, req, res)).all(methodNotAllowed);
+  router.route('/view').get((req, res) => view(deps, req, res)).all(methodNotAllowed);
+  return router;
 }
 
-async function upload(deps: FileRouteDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const boundary = multipartBoundary(req.headers['content-type']);
-  const form = boundary ? parseMultipart(await readBody(req), boundary) : { fields: {} as Record<string, string>, files: {} };
-  const image = form.files.image;
-  if (!image || image.filename === '') return sendEmpty(res, 400);
-  const type = form.fields.type ?? 'input';
+function upload(deps: FileRouteDeps, req: Request, res: Response): void {
+  // The first part of each name counts, as in the engine.
+  const image = (Array.isArray(req.files) ? req.files : []).find((file) => file.fieldname === 'image');
+  const field = (name: string): string | undefined => {
+    const value = (req.body as Record<string, string | string[]> | undefined)?.[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  if (!image || image.originalname === '') return sendEmpty(res, 400);
+  const type = field('type') ?? 'input';
   const dir = dirByType(deps.dirs, type);
   // The engine has no branch for other types and fails with a 500.
   if (!dir) throw new TypeError(`unknown upload type ${type}`);
-  const subfolder = form.fields.subfolder ?? '';
+  const subfolder = field('subfolder') ?? '';
   const folder = path.join(dir, pyNormpath(subfolder));
-  let filename = image.filename;
+  let filename = image.originalname;
   let filepath = path.resolve(folder, filename);
   if (!isInside(dir, filepath)) return sendEmpty(res, 400);
   fs.mkdirSync(folder, { recursive: true });
 
-  const overwrite = form.fields.overwrite === 'true' || form.fields.overwrite === '1';
+  const overwrite = field('overwrite') === 'true' || field('overwrite') === '1';
   let duplicate = false;
   if (!overwrite) {
     const ext = path.extname(filename);
     const stem = filename.slice(0, filename.length - ext.length);
     for (let i = 1; fs.existsSync(filepath); i += 1) {
       // Same bytes under the same name: reuse it instead of piling up copies (engine fix #3465).
-      if (sameContent(filepath, image.data)) {
+      if (sameContent(filepath, image.buffer)) {
         duplicate = true;
         break;
       }
@@ -60,13 +69,13 @@ async function upload(deps: FileRouteDeps, req: IncomingMessage, res: ServerResp
       filepath = path.join(folder, filename);
     }
   }
-  if (!duplicate) fs.writeFileSync(filepath, image.data);
+  if (!duplicate) fs.writeFileSync(filepath, image.buffer);
   deps.logger.debug(`stand-in: upload ${type}/${subfolder}/${filename}${duplicate ? ' (same bytes, reused)' : ''}`);
   sendJson(res, 200, { name: filename, subfolder, type });
 }
 
-async function view(deps: FileRouteDeps, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const query = url.searchParams;
+async function view(deps: FileRouteDeps, req: Request, res: Response): Promise<void> {
+  const query = new URL(req.originalUrl, 'http://localhost').searchParams;
   const filename = query.get('filename');
   if (filename === null) return sendEmpty(res, 404);
   const target = resolveViewFile(deps.dirs, { filename, type: query.get('type') ?? 'output', subfolder: query.get('subfolder') });
