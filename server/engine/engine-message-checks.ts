@@ -32,7 +32,7 @@ function progressStateNode(value: unknown): boolean {
   );
 }
 
-/** By the engine's message type (the known ones of `engine-messages.ts`). */
+/** By the engine's message type: the one list of the types Studio knows (typed in `engine-messages.ts`). */
 const CHECKS: Record<string, (d: Data) => boolean> = {
   status: () => true,
   feature_flags: () => true,
@@ -48,9 +48,10 @@ const CHECKS: Record<string, (d: Data) => boolean> = {
   execution_interrupted: (d) => isString(d.prompt_id) && optionalString(d.node_id) && optionalString(d.node_type),
 };
 
-/** True when the data of a known message type has the shape and ranges the engine sends. */
-export function saneMessageData(type: string, data: Data): boolean {
-  return CHECKS[type]?.(data) ?? true;
+/** For a known message type, whether its data has the shape and ranges the engine sends; null for any other type. */
+export function saneMessageData(type: string, data: unknown): boolean | null {
+  const check = Object.hasOwn(CHECKS, type) ? CHECKS[type] : undefined;
+  return check ? isObject(data) && check(data) : null;
 }
 
 /** The preview image types Studio relays, by their leading bytes. */
