@@ -3,31 +3,15 @@
  * alone (a remote engine's disk is not Studio's): a required model counts as there when one of its
  * loaders lists the file, a required node package when the engine has loaded it.
  */
-import type { ObjectInfo } from '../engine/engine-graph.js';
+import { listedChoices, type ObjectInfo } from '../engine/engine-graph.js';
 import type { WorkflowManifest } from '../contracts/workflows.contract.js';
 import { groupNodePackages } from './node-packages.js';
 import { nodesStatus } from './readiness.js';
 
 /** What `info`'s engine lacks of a manifest: `model <file>` and `node <package>` lines (empty: it can run it). */
 export function lacksOn(manifest: Pick<WorkflowManifest, 'required_models' | 'required_nodes'>, info: ObjectInfo): string[] {
-  const listed = listedFiles(info);
+  const listed = listedChoices(info);
   const models = [...new Set(manifest.required_models)].filter((file) => !listed.has(file) && !listed.has(file.split('/').pop() ?? file));
   const nodes = nodesStatus(manifest, groupNodePackages(info)).missing;
   return [...models.map((m) => `model ${m}`), ...nodes.map((n) => `node ${n}`)];
-}
-
-/** Every string of every combo list of the engine's nodes (its model files among them). */
-function listedFiles(info: ObjectInfo): Set<string> {
-  const files = new Set<string>();
-  for (const node of Object.values(info)) {
-    for (const group of [node.input?.required, node.input?.optional]) {
-      for (const spec of Object.values(group ?? {})) {
-        const first = spec[0];
-        if (Array.isArray(first)) for (const option of first) files.add(String(option));
-        const options = spec[1]?.options;
-        if (first === 'COMBO' && Array.isArray(options)) for (const option of options) files.add(String(option));
-      }
-    }
-  }
-  return files;
 }
