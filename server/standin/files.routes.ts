@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pipeline } from 'node:stream';
 import express, { type Request, type Response, type Router } from 'express';
 import multer from 'multer';
 import sharp from 'sharp';
@@ -89,35 +88,19 @@ async function view(deps: FileRouteDeps, req: Request, res: Response): Promise<v
     res.end(converted.bytes);
     return;
   }
-  const size = Number(stat.size);
-  // Like aiohttp's FileResponse: an ETag of mtime (ns) and size, Last-Modified, one byte range.
-  const etag = `"${stat.mtimeNs.toString(16)}-${size.toString(16)}"`;
-  const headers: Record<string, string | number> = {
-    'Content-Type': viewContentType(name),
-    'Content-Disposition': contentDisposition(name),
-    'Accept-Ranges': 'bytes',
-    ETag: etag,
-    'Last-Modified': new Date(Number(stat.mtimeMs)).toUTCString(),
-  };
-  if (req.headers['if-none-match'] === etag) {
-    res.writeHead(304, headers);
-    res.end();
-    return;
-  }
-  const ifRange = req.headers['if-range'];
-  const range = ifRange === undefined || ifRange === etag ? byteRange(req.headers.range, size) : null;
-  if (range === 'unsatisfiable') {
-    res.writeHead(416, { 'Content-Range': `bytes */${size}`, 'Content-Length': 0 });
-    res.end();
-    return;
-  }
-  const [start, end] = range ?? [0, size - 1];
-  if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
-  headers['Content-Length'] = Math.max(0, end - start + 1);
-  res.writeHead(range ? 206 : 200, headers);
-  if (size === 0) return void res.end();
-  pipeline(fs.createReadStream(target.file, { start, end }), res, (err) => {
-    if (err) deps.logger.debug(`stand-in: /view ${name}: ${err.message}`);
+  // Like aiohttp's FileResponse: its ETag (mtime in ns, size) and Last-Modified; a 304 keeps the
+  // content headers (Express would drop them); one byte range is Express's (206, or an empty 416).
+  const etag = `"${stat.mtimeNs.toString(16)}-${stat.size.toString(16)}"`;
+  res.setHeader('Content-Type', viewContentType(name));
+  res.setHeader('Content-Disposition', contentDisposition(name));
+  res.setHeader('ETag', etag);
+  res.setHeader('Last-Modified', new Date(Number(stat.mtimeMs)).toUTCString());
+  if (req.headers['if-none-match'] === etag) return void res.status(304).end();
+  res.sendFile(target.file, { dotfiles: 'allow', cacheControl: false, etag: false }, (err) => {
+    if (!err) return;
+    if (!res.headersSent && (err as { status?: number }).status === 416) return sendEmpty(res, 416);
+    deps.logger.debug(`stand-in: /view ${name}: ${err.message}`);
+    if (!res.headersSent) sendEmpty(res, 404);
   });
 }
 
@@ -145,22 +128,6 @@ async function convertedImage(file: string, preview: string | null, channel: str
     return { type: 'image/png', bytes };
   }
   return null;
-}
-
-/** One `bytes=a-b` / `a-` / `-n` range of a `size`-byte file; null = none (or several: the whole file). */
-function byteRange(header: string | undefined, size: number): [number, number] | 'unsatisfiable' | null {
-  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
-  if (!match || (match[1] === '' && match[2] === '')) return null;
-  let start: number;
-  let end: number;
-  if (match[1] === '') {
-    start = Math.max(0, size - Number(match[2]));
-    end = size - 1;
-  } else {
-    start = Number(match[1]);
-    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  }
-  return start >= size || start > end ? 'unsatisfiable' : [start, end];
 }
 
 function contentDisposition(filename: string): string {
