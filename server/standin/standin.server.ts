@@ -58,6 +58,8 @@ export interface StandinOptions {
 export interface StandinEngine {
   readonly port: number;
   readonly url: string;
+  /** Prompts running or waiting (`/prompt`'s `queue_remaining`). */
+  queueRemaining(): number;
   close(): Promise<void>;
 }
 
@@ -152,6 +154,7 @@ export async function startStandinEngine(options: StandinOptions): Promise<Stand
   return {
     port,
     url,
+    queueRemaining: () => service.queue.remaining(),
     close: () => (closing ??= close()),
   };
 }
