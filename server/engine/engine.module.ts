@@ -121,7 +121,7 @@ export function createEngineModule(deps: EngineModuleDeps): EngineModule {
     stopDeadlineMs: 20_000,
     async stop() {
       await withDeadline(pool.stop(), 10_000, () => logger.warn('the pool engines did not stop in time'));
-      sharedFolders.stop();
+      sharedFolders.forget();
       await withDeadline(socket.stop(), 3_000, () => logger.warn('engine socket did not close in time'));
       await withDeadline(engine.stop(), 15_000, () => logger.warn('engine did not stop in time'));
       for (const off of offs) off();
