@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import express, { type IRoute, type Request, type Router } from 'express';
-import { bodyJson, MAX_UPLOAD_BYTES, methodNotAllowed, orderedObjectJson, sendEmpty, sendJson, sendText, textBody } from './http.util.js';
+import { bodyJson, MAX_UPLOAD_BYTES, methodNotAllowed, orderedObjectJson, textBody } from './http.util.js';
 import type { NodeCatalog } from './object-info.store.js';
 import type { StandinService } from './standin.service.js';
 
@@ -47,53 +47,53 @@ export function engineRoutes(deps: EngineRouteDeps): Router {
     routes.push(router.route(path));
     return routes.at(-1) as IRoute;
   };
-  route('/').get((_req, res) => sendText(res, 200, 'Stand-in engine (ComfyUI protocol, no GPU)\n'));
-  route('/system_stats').get((_req, res) => sendJson(res, 200, systemStats(deps.argv())));
-  route('/features').get((_req, res) => sendJson(res, 200, serverFeatures()));
-  route('/object_info').get((_req, res) => sendJson(res, 200, catalog.listing(), true));
-  route('/object_info/*name').get((req, res) => sendJson(res, 200, catalog.single(wildcard(req, 'name')), true));
+  route('/').get((_req, res) => res.type('text').send('Stand-in engine (ComfyUI protocol, no GPU)\n'));
+  route('/system_stats').get((_req, res) => res.json(systemStats(deps.argv())));
+  route('/features').get((_req, res) => res.json(serverFeatures()));
+  route('/object_info').get((_req, res) => res.type('json').send(catalog.listing()));
+  route('/object_info/*name').get((req, res) => res.type('json').send(catalog.single(wildcard(req, 'name'))));
   route('/prompt')
-    .get((_req, res) => sendJson(res, 200, { exec_info: { queue_remaining: service.queue.remaining() } }))
+    .get((_req, res) => res.json({ exec_info: { queue_remaining: service.queue.remaining() } }))
     .post(textBody, (req, res) => {
       const body = bodyJson(req);
       // A JSON list has no "prompt" key (400 no_prompt); a bare string or number crashes the engine (500).
       if (typeof body !== 'object' || body === null) throw new TypeError('argument of type is not iterable');
       const result = service.submit(Array.isArray(body) ? {} : (body as Record<string, unknown>));
-      sendJson(res, result.status, result.body);
+      res.status(result.status).json(result.body);
     });
   route('/queue')
-    .get((_req, res) => sendJson(res, 200, service.queue.snapshot()))
+    .get((_req, res) => res.json(service.queue.snapshot()))
     .post(textBody, (req, res) => {
       const body = asRecord(bodyJson(req));
       if (Object.hasOwn(body, 'clear') && body.clear) service.clearQueue();
       if (Array.isArray(body.delete)) service.deleteQueued(body.delete.map(String));
-      sendEmpty(res, 200);
+      res.end();
     });
   route('/interrupt').post(textBody, (req, res) => {
     const promptId = asRecord(lenientJson(req)).prompt_id;
     service.interrupt(typeof promptId === 'string' && promptId !== '' ? promptId : null);
-    sendEmpty(res, 200);
+    res.end();
   });
   route('/history')
     .get((req, res) => {
       const query = new URL(req.originalUrl, 'http://localhost').searchParams;
-      sendJson(res, 200, orderedObjectJson(service.history.list(pyIntParam(query.get('max_items')), pyIntParam(query.get('offset')))), true);
+      res.type('json').send(orderedObjectJson(service.history.list(pyIntParam(query.get('max_items')), pyIntParam(query.get('offset')))));
     })
     .post(textBody, (req, res) => {
       const body = asRecord(bodyJson(req));
       if (Object.hasOwn(body, 'clear') && body.clear) service.history.clear();
       if (Array.isArray(body.delete)) for (const id of body.delete) service.history.delete(String(id));
-      sendEmpty(res, 200);
+      res.end();
     });
-  route('/history/*id').get((req, res) => sendJson(res, 200, service.history.one(wildcard(req, 'id'))));
-  route('/free').post(textBody, (_req, res) => sendEmpty(res, 200));
-  route('/embeddings').get((_req, res) => sendJson(res, 200, []));
-  route('/extensions').get((_req, res) => sendJson(res, 200, []));
-  route('/models').get((_req, res) => sendJson(res, 200, MODEL_FOLDERS));
+  route('/history/*id').get((req, res) => res.json(service.history.one(wildcard(req, 'id'))));
+  route('/free').post(textBody, (_req, res) => res.end());
+  route('/embeddings').get((_req, res) => res.json([]));
+  route('/extensions').get((_req, res) => res.json([]));
+  route('/models').get((_req, res) => res.json(MODEL_FOLDERS));
   route('/models/:folder').get((req, res) => {
     const folder = String(req.params.folder);
-    if (!MODEL_FOLDERS.includes(folder)) return sendEmpty(res, 404);
-    sendJson(res, 200, deps.files(folder) ?? []);
+    if (!MODEL_FOLDERS.includes(folder)) return void res.status(404).end();
+    res.json(deps.files(folder) ?? []);
   });
   for (const known of routes) known.all(methodNotAllowed);
   return router;

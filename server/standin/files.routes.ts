@@ -13,7 +13,7 @@ import type { Logger } from '../logging.js';
 import { isInside } from '../http/contained-path.js';
 import { dirByType, pyNormpath, type EngineDirs } from '../engine/engine-paths.js';
 import { resolveViewFile, viewContentType } from '../engine/view-file.js';
-import { MAX_UPLOAD_BYTES, methodNotAllowed, sendEmpty, sendJson } from './http.util.js';
+import { MAX_UPLOAD_BYTES, methodNotAllowed } from './http.util.js';
 
 export interface FileRouteDeps {
   dirs: EngineDirs;
@@ -41,7 +41,7 @@ function upload(deps: FileRouteDeps, req: Request, res: Response): void {
     const value = (req.body as Record<string, string | string[]> | undefined)?.[name];
     return Array.isArray(value) ? value[0] : value;
   };
-  if (!image || image.originalname === '') return sendEmpty(res, 400);
+  if (!image || image.originalname === '') return void res.status(400).end();
   const type = field('type') ?? 'input';
   const dir = dirByType(deps.dirs, type);
   // The engine has no branch for other types and fails with a 500.
@@ -50,7 +50,7 @@ function upload(deps: FileRouteDeps, req: Request, res: Response): void {
   const folder = path.join(dir, pyNormpath(subfolder));
   let filename = image.originalname;
   let filepath = path.resolve(folder, filename);
-  if (!isInside(dir, filepath)) return sendEmpty(res, 400);
+  if (!isInside(dir, filepath)) return void res.status(400).end();
   fs.mkdirSync(folder, { recursive: true });
 
   const overwrite = field('overwrite') === 'true' || field('overwrite') === '1';
@@ -70,17 +70,17 @@ function upload(deps: FileRouteDeps, req: Request, res: Response): void {
   }
   if (!duplicate) fs.writeFileSync(filepath, image.buffer);
   deps.logger.debug(`stand-in: upload ${type}/${subfolder}/${filename}${duplicate ? ' (same bytes, reused)' : ''}`);
-  sendJson(res, 200, { name: filename, subfolder, type });
+  res.json({ name: filename, subfolder, type });
 }
 
 async function view(deps: FileRouteDeps, req: Request, res: Response): Promise<void> {
   const query = new URL(req.originalUrl, 'http://localhost').searchParams;
   const filename = query.get('filename');
-  if (filename === null) return sendEmpty(res, 404);
+  if (filename === null) return void res.status(404).end();
   const target = resolveViewFile(deps.dirs, { filename, type: query.get('type') ?? 'output', subfolder: query.get('subfolder') });
-  if ('status' in target) return sendEmpty(res, target.status);
+  if ('status' in target) return void res.status(target.status).end();
   const stat = fs.statSync(target.file, { throwIfNoEntry: false, bigint: true });
-  if (!stat?.isFile()) return sendEmpty(res, 404);
+  if (!stat?.isFile()) return void res.status(404).end();
   const name = path.basename(target.file);
   const converted = await convertedImage(target.file, query.get('preview'), query.get('channel'));
   if (converted) {
@@ -98,9 +98,9 @@ async function view(deps: FileRouteDeps, req: Request, res: Response): Promise<v
   if (req.headers['if-none-match'] === etag) return void res.status(304).end();
   res.sendFile(target.file, { dotfiles: 'allow', cacheControl: false, etag: false }, (err) => {
     if (!err) return;
-    if (!res.headersSent && (err as { status?: number }).status === 416) return sendEmpty(res, 416);
+    if (!res.headersSent && (err as { status?: number }).status === 416) return void res.status(416).end();
     deps.logger.debug(`stand-in: /view ${name}: ${err.message}`);
-    if (!res.headersSent) sendEmpty(res, 404);
+    if (!res.headersSent) res.status(404).end();
   });
 }
 

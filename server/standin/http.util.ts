@@ -1,35 +1,15 @@
 /**
- * Response and body helpers for the stand-in's Express app. Bodies imitate the engine's
+ * Body helpers for the stand-in's Express app. Its answers imitate the engine's
  * aiohttp server (empty bodies on most errors, plain-text 404/500), not Studio's `{detail}` shape:
  * clients of the stand-in must see what the real engine sends.
  */
-import type { ServerResponse } from 'node:http';
 import express, { type Request, type RequestHandler } from 'express';
 
 /** The engine's `--max-upload-size` default (100 MB). */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 
-/** Send a JSON body (already serialised text, or a value to serialise). */
-export function sendJson(res: ServerResponse, status: number, body: unknown, preSerialised = false): void {
-  const text = preSerialised ? String(body) : JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-/** A bodiless answer, like aiohttp's `web.Response(status=…)`. */
-export function sendEmpty(res: ServerResponse, status: number): void {
-  res.writeHead(status, { 'Content-Length': 0 });
-  res.end();
-}
-
-/** A plain-text answer (aiohttp's own 404 / 413 / 500 pages). */
-export function sendText(res: ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
 /** aiohttp's answer to a known path asked with another method. */
-export const methodNotAllowed: RequestHandler = (_req, res) => sendText(res, 405, '405: Method Not Allowed');
+export const methodNotAllowed: RequestHandler = (_req, res) => void res.status(405).type('text').send('405: Method Not Allowed');
 
 /** Reads any body as text, whatever its Content-Type (aiohttp's `request.json()` does not look); over the limit 413. */
 export const textBody = express.text({ type: () => true, limit: MAX_UPLOAD_BYTES });

@@ -14,7 +14,6 @@ import { silentLogger, type Logger } from '../logging.js';
 import { engineRoutes, serverFeatures } from './engine.routes.js';
 import type { EngineDirs } from '../engine/engine-paths.js';
 import { fileRoutes } from './files.routes.js';
-import { sendText } from './http.util.js';
 import { loadMedia, standinResourcesDir } from './media.store.js';
 import { NodeCatalog } from './object-info.store.js';
 import { loadCustomNodes } from './custom-nodes.loader.js';
@@ -114,7 +113,7 @@ export async function startStandinEngine(options: StandinOptions): Promise<Stand
   // Every route also answers under `/api`.
   app.use('/api', ...routes);
   app.use(...routes);
-  app.use((_req, res) => sendText(res, 404, '404: Not Found'));
+  app.use((_req, res) => res.status(404).type('text').send('404: Not Found'));
   app.use(engineErrorPage(logger));
   const server = http.createServer(app);
   server.on('upgrade', (req, socket, head) => {
@@ -164,9 +163,9 @@ function engineErrorPage(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     if (res.headersSent) return void res.destroy();
     const { status, code } = err as { status?: unknown; code?: unknown };
-    if (status === 413 || code === 'LIMIT_FILE_SIZE') return sendText(res, 413, '413: Request Entity Too Large');
+    if (status === 413 || code === 'LIMIT_FILE_SIZE') return void res.status(413).type('text').send('413: Request Entity Too Large');
     logger.warn(`stand-in: ${req.method} ${req.url}: ${err instanceof Error ? err.message : String(err)}`);
-    sendText(res, 500, '500 Internal Server Error\n\nServer got itself in trouble');
+    res.status(500).type('text').send('500 Internal Server Error\n\nServer got itself in trouble');
   };
 }
 
