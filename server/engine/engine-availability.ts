@@ -6,7 +6,10 @@
  * is lost are cut short. `stopped` and `starting` are not "known down" (tests and the boot run
  * requests then, and a refused connection fails fast anyway).
  */
-import type { EngineProcess, EngineState, EngineStatus } from './engine-process.js';
+import type { EngineStatus } from './engine-process.js';
+
+/** What availability reads of a supervisor's, a watch's or an engine process's state. */
+type HealthState = { status: string; lastError: string | null };
 
 export interface EngineAvailability {
   /** Why the engine cannot be asked now, or null when it may be. */
@@ -15,10 +18,10 @@ export interface EngineAvailability {
   onLost(listener: (reason: string) => void): () => void;
 }
 
-const KNOWN_DOWN: ReadonlySet<EngineStatus> = new Set<EngineStatus>(['unreachable', 'crashed', 'restarting']);
+const KNOWN_DOWN: ReadonlySet<string> = new Set<EngineStatus>(['unreachable', 'crashed', 'restarting']);
 
 /** The availability of the engine `engine` supervises or watches. */
-export function engineAvailability(engine: Pick<EngineProcess, 'state' | 'onStateChange'>): EngineAvailability {
+export function engineAvailability(engine: { readonly state: HealthState; onStateChange(listener: (state: HealthState) => void): () => void }): EngineAvailability {
   return {
     unavailableReason: () => reasonOf(engine.state),
     onLost: (listener) =>
@@ -29,7 +32,7 @@ export function engineAvailability(engine: Pick<EngineProcess, 'state' | 'onStat
   };
 }
 
-function reasonOf(state: EngineState): string | null {
+function reasonOf(state: HealthState): string | null {
   if (!KNOWN_DOWN.has(state.status)) return null;
   const why = state.lastError ? ` (${state.lastError})` : '';
   if (state.status === 'crashed') return `The engine crashed and was not restarted${why}: restart it from the System page.`;

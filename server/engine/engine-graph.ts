@@ -64,3 +64,23 @@ export function isLink(value: unknown): value is NodeLink {
     Number.isInteger(value[1])
   );
 }
+
+/** The choices of a combo input spec: classic `[[...], {...}]` or newer `["COMBO", {options: [...]}]`; null for any other input. */
+export function comboOptions(spec: unknown): string[] | null {
+  if (!Array.isArray(spec)) return null;
+  const options: unknown = Array.isArray(spec[0]) ? spec[0] : spec[0] === 'COMBO' ? (spec[1] as InputOptions | undefined)?.options : undefined;
+  return Array.isArray(options) ? options.map(String) : null;
+}
+
+/** Every choice of every combo input of an engine's nodes (its model files among them). */
+export function listedChoices(info: ObjectInfo): Set<string> {
+  const choices = new Set<string>();
+  for (const node of Object.values(info)) {
+    for (const group of [node.input?.required, node.input?.optional]) {
+      for (const spec of Object.values(group ?? {})) {
+        for (const choice of comboOptions(spec) ?? []) choices.add(choice);
+      }
+    }
+  }
+  return choices;
+}

@@ -4,6 +4,8 @@
  * missing prompt id, a preview whose bytes are not the image its header says) is refused there,
  * so nothing downstream (progress, the job record, Studio's own clients) ever carries it.
  */
+import { sniffKind } from '../http/file-sniff.js';
+
 type Data = Record<string, unknown>;
 
 const isString = (v: unknown): v is string => typeof v === 'string';
@@ -32,7 +34,7 @@ function progressStateNode(value: unknown): boolean {
   );
 }
 
-/** By the engine's message type (the known ones of `engine-messages.ts`). */
+/** By the engine's message type: the one list of the types Studio knows (typed in `engine-messages.ts`). */
 const CHECKS: Record<string, (d: Data) => boolean> = {
   status: () => true,
   feature_flags: () => true,
@@ -48,19 +50,16 @@ const CHECKS: Record<string, (d: Data) => boolean> = {
   execution_interrupted: (d) => isString(d.prompt_id) && optionalString(d.node_id) && optionalString(d.node_type),
 };
 
-/** True when the data of a known message type has the shape and ranges the engine sends. */
-export function saneMessageData(type: string, data: Data): boolean {
-  return CHECKS[type]?.(data) ?? true;
+/** For a known message type, whether its data has the shape and ranges the engine sends; null for any other type. */
+export function saneMessageData(type: string, data: unknown): boolean | null {
+  const check = Object.hasOwn(CHECKS, type) ? CHECKS[type] : undefined;
+  return check ? isObject(data) && check(data) : null;
 }
 
-/** The preview image types Studio relays, by their leading bytes. */
-const IMAGE_SIGNATURES: Record<string, (b: Buffer) => boolean> = {
-  'image/jpeg': (b) => b.length > 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
-  'image/png': (b) => b.length > 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
-  'image/webp': (b) => b.length > 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP',
-};
+/** The preview image types Studio relays, as Studio's file sniffer names them. */
+const IMAGE_KINDS: Record<string, string> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/webp': 'webp' };
 
 /** True when `image` is an image of the type the frame declares (and one Studio relays). */
 export function isImageOf(imageType: string, image: Buffer): boolean {
-  return IMAGE_SIGNATURES[imageType]?.(image) ?? false;
+  return Object.hasOwn(IMAGE_KINDS, imageType) && sniffKind(image) === IMAGE_KINDS[imageType];
 }

@@ -5,7 +5,6 @@
  */
 import { isImageOf, saneMessageData } from './engine-message-checks.js';
 
-
 export interface EngineStatusData {
   status?: { exec_info?: { queue_remaining?: number } };
   /** Only in the first frame after connecting. */
@@ -136,20 +135,6 @@ export interface EnginePreview {
   raw: Buffer;
 }
 
-const KNOWN_TYPES: ReadonlySet<string> = new Set<KnownEngineMessageType>([
-  'status',
-  'execution_start',
-  'execution_cached',
-  'executing',
-  'progress',
-  'progress_state',
-  'executed',
-  'execution_success',
-  'execution_error',
-  'execution_interrupted',
-  'feature_flags',
-]);
-
 /**
  * Parse one text frame (once). Returns null for frames that are not `{type: string, data: object}`
  * and for known types whose data is not what the engine sends (a step of 1e308, an output that
@@ -165,10 +150,9 @@ export function parseEngineMessage(text: string): EngineMessage | null {
   if (value === null || typeof value !== 'object') return null;
   const { type, data } = value as { type?: unknown; data?: unknown };
   if (typeof type !== 'string') return null;
-  if (!KNOWN_TYPES.has(type)) return { type: 'other', engineType: type, data };
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) return null;
-  if (!saneMessageData(type, data as Record<string, unknown>)) return null;
-  return value as KnownEngineMessage;
+  const sane = saneMessageData(type, data);
+  if (sane === null) return { type: 'other', engineType: type, data };
+  return sane ? (value as KnownEngineMessage) : null;
 }
 
 /** Kinds of the engine's binary WebSocket frames that Studio reads. Type 2 never leaves the engine; type 3 (text) is ignored. */

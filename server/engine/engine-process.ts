@@ -107,14 +107,13 @@ export class EngineProcess {
 
   /** A copy of the current state. */
   get state(): EngineState {
-    if (this.#supervisor) return this.#fromChild(this.#supervisor.state);
-    return this.#fromWatch(this.#watch!.state);
+    return this.#stateOf((this.#supervisor ?? this.#watch!).state);
   }
 
   /** Call `listener` with the new state on every change; returns the unsubscribe. */
   onStateChange(listener: (state: EngineState) => void): () => void {
-    if (this.#supervisor) return this.#supervisor.onStateChange((s) => listener(this.#fromChild(s)));
-    return this.#watch!.onStateChange((s) => listener(this.#fromWatch(s)));
+    if (this.#supervisor) return this.#supervisor.onStateChange((s) => listener(this.#stateOf(s)));
+    return this.#watch!.onStateChange((s) => listener(this.#stateOf(s)));
   }
 
   /**
@@ -187,29 +186,18 @@ export class EngineProcess {
     if (engine.mode !== 'external') writeExtraModelPaths(extraModelPathsFile(this.#config), paths.models, engine.extraModelDirs);
   }
 
-  #fromChild(s: ChildState): EngineState {
+  /** One state shape for a child's state and a watch's (which has no process, restarts or stderr). */
+  #stateOf(s: WatchState | ChildState): EngineState {
+    const child: Partial<ChildState> = 'pid' in s ? s : {};
     return {
       mode: this.#config.engine.mode,
       status: s.status,
       url: this.#url,
-      pid: s.pid,
-      restarts: s.restarts,
+      pid: child.pid ?? null,
+      restarts: child.restarts ?? 0,
       lastError: s.lastError,
-      stderrTail: s.stderrTail,
-      restartDelayMs: s.restartDelayMs,
-    };
-  }
-
-  #fromWatch(s: WatchState): EngineState {
-    return {
-      mode: this.#config.engine.mode,
-      status: s.status,
-      url: this.#url,
-      pid: null,
-      restarts: 0,
-      lastError: s.lastError,
-      stderrTail: [],
-      restartDelayMs: null,
+      stderrTail: child.stderrTail ?? [],
+      restartDelayMs: child.restartDelayMs ?? null,
     };
   }
 }

@@ -3,7 +3,6 @@
  * shapes of the calls the client makes. Types only; the client is `engine.client.ts`.
  */
 import type http from 'node:http';
-import type { Writable } from 'node:stream';
 import type { ApiGraph } from './engine-graph.js';
 
 /** `GET /system_stats`; bytes everywhere. Only the fields Studio reads are typed. */
@@ -95,7 +94,7 @@ export interface ViewRequest {
   subfolder?: string;
   /** Aborts the transfer (a client that went away). */
   signal?: AbortSignal;
-  /** Sent along (`viewStream` and `relayView` only): a browser's `Range` and conditional headers, so video seeking works. */
+  /** Sent along (`viewStream` only): a browser's `Range` and conditional headers, so video seeking works. */
   headers?: Record<string, string>;
 }
 
@@ -105,14 +104,4 @@ export interface ViewStream {
   headers: http.IncomingHttpHeaders;
   /** Consume it (pipe it) or `destroy()` it. */
   body: http.IncomingMessage;
-}
-
-/** `GET /view` to be relayed into a response: the status, the headers, and the body left for `pipeTo`. */
-export interface ViewRelay {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  /** Write the body into `dest` and end it; rejects (with `dest` destroyed) when the engine fails mid-body or `dest` closes early. */
-  pipeTo(dest: Writable): Promise<void>;
-  /** Drop the body (an answer that is not relayed). */
-  discard(): void;
 }

@@ -10,7 +10,6 @@ import http from 'node:http';
 import https from 'node:https';
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { describeRequestError, localRequest, type LocalResponse } from '../process/local-http.js';
 import type { ObjectInfo } from './engine-graph.js';
@@ -27,7 +26,6 @@ import type {
   SubmitPromptResponse,
   UploadedImage,
   UploadImageOptions,
-  ViewRelay,
   ViewRequest,
   ViewStream,
 } from './engine-protocol.js';
@@ -210,16 +208,6 @@ export class EngineClient {
         resolve(null);
       });
     });
-  }
-
-  /**
-   * `GET /view` to be relayed into a response (`/api/engine/view`'s stream-through), through
-   * `viewStream`. Only the wait for headers is timed; null when the engine is unreachable.
-   */
-  async relayView(req: ViewRequest): Promise<ViewRelay | null> {
-    const answer = await this.viewStream(req);
-    if (!answer) return null;
-    return { status: answer.status, headers: answer.headers, pipeTo: (dest) => pipeline(answer.body, dest), discard: () => answer.body.destroy() };
   }
 
   private viewUrl(req: ViewRequest): URL {

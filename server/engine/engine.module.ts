@@ -57,6 +57,8 @@ export interface EngineModule extends StudioModule {
   ready(timeoutMs?: number): Promise<void>;
   /** Every engine jobs may go to: the local one, one per extra GPU, and those added by URL. */
   pool: EnginePool;
+  /** The local engine as a pool member: its node list cache is the one every user asks. */
+  local: PoolEngine;
 }
 
 export function createEngineModule(deps: EngineModuleDeps): EngineModule {
@@ -72,7 +74,8 @@ export function createEngineModule(deps: EngineModuleDeps): EngineModule {
   const sharedFolders = new SharedFolders({ engine: client, dirs: studioEngineDirs(config), logger, recheckMs: deps.sharedFolderRecheckMs });
   const pool = new EnginePool({ store: new RemoteEngineStore(deps.db), events: deps.events, logger, remote: { clientId: socket.clientId, probeMs: config.engine.poolProbeMs } });
   const shared = () => sharedFolders.folders.includes('input') && sharedFolders.folders.includes('output');
-  void pool.register(new PoolEngine({ id: LOCAL_ENGINE_ID, name: 'This computer', kind: 'local', url: engine.url, client, socket, health: engine, sharesFolders: shared, owned: false, logger }));
+  const local = new PoolEngine({ id: LOCAL_ENGINE_ID, name: 'This computer', kind: 'local', url: engine.url, client, socket, health: engine, sharesFolders: shared, owned: false, logger });
+  void pool.register(local);
   for (const member of gpuEngines(config, { clientId: socket.clientId, logger })) void pool.register(member);
   const up: Array<() => void> = [];
   const down: Array<() => void> = [];
@@ -107,6 +110,7 @@ export function createEngineModule(deps: EngineModuleDeps): EngineModule {
     onDown: (listener) => void down.push(listener),
     ready: (timeoutMs = 30_000) => engineReady(engine, timeoutMs),
     pool,
+    local,
     prepare: async () => pool.loadStored(),
     start() {
       if (!deps.startEngine) return;
@@ -117,7 +121,7 @@ export function createEngineModule(deps: EngineModuleDeps): EngineModule {
     stopDeadlineMs: 20_000,
     async stop() {
       await withDeadline(pool.stop(), 10_000, () => logger.warn('the pool engines did not stop in time'));
-      sharedFolders.stop();
+      sharedFolders.forget();
       await withDeadline(socket.stop(), 3_000, () => logger.warn('engine socket did not close in time'));
       await withDeadline(engine.stop(), 15_000, () => logger.warn('engine did not stop in time'));
       for (const off of offs) off();

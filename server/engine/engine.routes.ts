@@ -2,11 +2,12 @@
  * `GET /api/engine/view`: a file the engine serves, never buffered whole (a video can be hundreds
  * of MB). From a folder the engine shares with Studio (see `shared-folders.ts`) the file is read
  * from disk with the engine's own path rules; anything else streams through from the engine
- * (`EngineClient.relayView`, over `node:http`).
+ * (`EngineClient.viewStream`, over `node:http`).
  * Either way `Range` works (video seeking), and 404 means missing or engine unreachable.
  */
 import express from 'express';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { contentDisposition } from '../http/content-disposition.js';
 import { validate } from '../http/errors.js';
 import { DomainError } from '../domain-error.js';
@@ -52,10 +53,10 @@ async function streamFromEngine(engine: EngineClient, req: express.Request, res:
   }
   const abort = new AbortController();
   res.on('close', () => abort.abort());
-  const response = await engine.relayView({ ...query, headers, signal: abort.signal });
+  const response = await engine.viewStream({ ...query, headers, signal: abort.signal });
   if (!response) throw new DomainError('not_found', 'The engine is not reachable');
   const { status } = response;
-  if (status !== 200 && status !== 206) response.discard();
+  if (status !== 200 && status !== 206) response.body.destroy();
   if (status === 304) return void res.status(304).end();
   if (status === 400 || status === 403) throw new DomainError('invalid', `Invalid file path: ${query.filename}`);
   if (status === 416) {
@@ -71,7 +72,7 @@ async function streamFromEngine(engine: EngineClient, req: express.Request, res:
   }
   res.setHeader('Content-Type', safeViewContentType(response.headers['content-type'] ?? viewContentType(name)));
   res.setHeader('Content-Disposition', contentDisposition('inline', name));
-  await response.pipeTo(res).catch((err: unknown) => {
+  await pipeline(response.body, res).catch((err: unknown) => {
     if (!abort.signal.aborted) throw err;
   });
 }

@@ -60,16 +60,11 @@ export class SharedFolders {
     return this.run();
   }
 
-  /** The engine went away: trust nothing until the next probe. */
+  /** The engine went away, or Studio stops: trust nothing until the next probe (none is scheduled). */
   forget(): void {
     this.generation += 1;
     this.shared = new Set();
     this.cancelRecheck();
-  }
-
-  /** Studio stops: no more re-probes. */
-  stop(): void {
-    this.forget();
   }
 
   /** One probe of every folder; `lastDelayMs` is the wait that led to it (a re-probe). */
@@ -103,15 +98,15 @@ export class SharedFolders {
     this.recheck = null;
   }
 
-  /**
-   * The file on Studio's disk that the engine would answer `query` with, or the engine's refusal
-   * (400/403); null when the query's folder is not shared (ask the engine).
-   */
   /** Studio's folder the engine calls `folder`. */
   dirOf(folder: FolderType): string {
     return this.deps.dirs[folder];
   }
 
+  /**
+   * The file on Studio's disk that the engine would answer `query` with, or the engine's refusal
+   * (400/403); null when the query's folder is not shared (ask the engine).
+   */
   resolve(query: ViewQuery): ViewTarget | null {
     if (this.shared.size === 0) return null;
     const target = resolveViewFile(this.deps.dirs, query);

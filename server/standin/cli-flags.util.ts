@@ -3,6 +3,7 @@
  * same command line to either.
  */
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.js';
 
 export interface CliFlags {
@@ -28,69 +29,45 @@ export interface CliFlags {
   parentPid?: number;
 }
 
+/** The flags read, by engine name: the field each fills, and how its text is read. */
+const FLAGS: Record<string, [keyof CliFlags, 'text' | 'int' | 'list' | 'tempParent']> = {
+  port: ['port', 'int'],
+  host: ['host', 'text'],
+  listen: ['host', 'text'],
+  'input-directory': ['inputDir', 'text'],
+  'output-directory': ['outputDir', 'text'],
+  // Like the engine, `--temp-directory X` puts temporary files in X/temp.
+  'temp-directory': ['tempDir', 'tempParent'],
+  'step-ms': ['stepMs', 'int'],
+  'object-info': ['objectInfo', 'text'],
+  'extra-model-paths-config': ['extraModelPaths', 'list'],
+  'node-ms': ['nodeMs', 'int'],
+  'preview-method': ['previewMethod', 'text'],
+  'resources-dir': ['resourcesDir', 'text'],
+  'custom-nodes-dir': ['customNodesDir', 'text'],
+  python: ['python', 'text'],
+  'parent-pid': ['parentPid', 'int'],
+};
+
 /** Parse the engine-style flags; unknown engine flags (`--cpu`, `--disable-auto-launch`…) are ignored. */
 export function parseFlags(args: readonly string[], warn: (message: string) => void): CliFlags {
-  const flags: CliFlags = {};
-  for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i] ?? '';
-    const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      const next = args[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new ConfigError(`${name} needs a value`);
-      i += 1;
-      return next;
-    };
-    switch (name) {
-      case '--port':
-        flags.port = nonNegativeInt(name, value());
-        break;
-      case '--host':
-      case '--listen':
-        flags.host = value();
-        break;
-      case '--input-directory':
-        flags.inputDir = value();
-        break;
-      case '--output-directory':
-        flags.outputDir = value();
-        break;
-      case '--temp-directory':
-        // Like the engine, `--temp-directory X` puts temporary files in X/temp.
-        flags.tempDir = path.join(value(), 'temp');
-        break;
-      case '--step-ms':
-        flags.stepMs = nonNegativeInt(name, value());
-        break;
-      case '--object-info':
-        flags.objectInfo = value();
-        break;
-      case '--extra-model-paths-config':
-        flags.extraModelPaths = [...(flags.extraModelPaths ?? []), value()];
-        break;
-      case '--node-ms':
-        flags.nodeMs = nonNegativeInt(name, value());
-        break;
-      case '--preview-method':
-        flags.previewMethod = value();
-        break;
-      case '--resources-dir':
-        flags.resourcesDir = value();
-        break;
-      case '--custom-nodes-dir':
-        flags.customNodesDir = value();
-        break;
-      case '--python':
-        flags.python = value();
-        break;
-      case '--parent-pid':
-        flags.parentPid = nonNegativeInt(name, value());
-        break;
-      default:
-        warn(`stand-in: ignoring unsupported flag ${arg}`);
+  const flags: Record<string, unknown> = {};
+  const options = Object.fromEntries(Object.keys(FLAGS).map((name) => [name, { type: 'string' as const }]));
+  for (const token of parseArgs({ args: [...args], options, strict: false, tokens: true }).tokens) {
+    const known = token.kind === 'option' ? FLAGS[token.name] : undefined;
+    if (token.kind === 'option-terminator') continue;
+    if (token.kind === 'positional' || !known) {
+      warn(`stand-in: ignoring unsupported flag ${token.kind === 'positional' ? token.value : token.rawName}`);
+      continue;
     }
+    const [field, kind] = known;
+    // parseArgs takes the next flag for a missing value; the engine's argparse does not.
+    if (token.value === undefined || (!token.inlineValue && token.value.startsWith('--'))) throw new ConfigError(`${token.rawName} needs a value`);
+    if (kind === 'int') flags[field] = nonNegativeInt(token.rawName, token.value);
+    else if (kind === 'list') flags[field] = [...((flags[field] as string[] | undefined) ?? []), token.value];
+    else flags[field] = kind === 'tempParent' ? path.join(token.value, 'temp') : token.value;
   }
-  return flags;
+  return flags as CliFlags;
 }
 
 function nonNegativeInt(name: string, raw: string): number {

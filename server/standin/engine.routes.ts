@@ -4,7 +4,8 @@
  * StandinService and the stores.
  */
 import os from 'node:os';
-import { MAX_UPLOAD_BYTES, orderedObjectJson, readJson, sendEmpty, sendJson, sendText, type Route } from './http.util.js';
+import express, { type IRoute, type Request, type Router } from 'express';
+import { bodyJson, MAX_UPLOAD_BYTES, methodNotAllowed, orderedObjectJson, textBody } from './http.util.js';
 import type { NodeCatalog } from './object-info.store.js';
 import type { StandinService } from './standin.service.js';
 
@@ -38,92 +39,79 @@ const MODEL_FOLDERS = [
 ];
 
 /** Routes answering like the engine's `server.py`. */
-export function engineRoutes(deps: EngineRouteDeps): Route[] {
+export function engineRoutes(deps: EngineRouteDeps): Router {
   const { service, catalog } = deps;
-  return [
-    { method: 'GET', path: /^\/$/, handler: ({ res }) => sendText(res, 200, 'Stand-in engine (ComfyUI protocol, no GPU)\n') },
-    { method: 'GET', path: /^\/system_stats$/, handler: ({ res }) => sendJson(res, 200, systemStats(deps.argv())) },
-    { method: 'GET', path: /^\/features$/, handler: ({ res }) => sendJson(res, 200, serverFeatures()) },
-    { method: 'GET', path: /^\/object_info$/, handler: ({ res }) => sendJson(res, 200, catalog.listing(), true) },
-    {
-      method: 'GET',
-      path: /^\/object_info\/(.+)$/,
-      handler: ({ res, params }) => sendJson(res, 200, catalog.single(params[0] ?? ''), true),
-    },
-    { method: 'GET', path: /^\/prompt$/, handler: ({ res }) => sendJson(res, 200, { exec_info: { queue_remaining: service.queue.remaining() } }) },
-    {
-      method: 'POST',
-      path: /^\/prompt$/,
-      handler: async ({ req, res }) => {
-        const body = await readJson(req);
-        // A JSON list has no "prompt" key (400 no_prompt); a bare string or number crashes the engine (500).
-        if (typeof body !== 'object' || body === null) throw new TypeError('argument of type is not iterable');
-        const result = service.submit(Array.isArray(body) ? {} : (body as Record<string, unknown>));
-        sendJson(res, result.status, result.body);
-      },
-    },
-    { method: 'GET', path: /^\/queue$/, handler: ({ res }) => sendJson(res, 200, service.queue.snapshot()) },
-    {
-      method: 'POST',
-      path: /^\/queue$/,
-      handler: async ({ req, res }) => {
-        const body = asRecord(await readJson(req));
-        if (Object.hasOwn(body, 'clear') && body.clear) service.clearQueue();
-        if (Array.isArray(body.delete)) service.deleteQueued(body.delete.map(String));
-        sendEmpty(res, 200);
-      },
-    },
-    {
-      method: 'POST',
-      path: /^\/interrupt$/,
-      handler: async ({ req, res }) => {
-        const body = await readJson(req).catch(() => ({}));
-        const promptId = asRecord(body).prompt_id;
-        service.interrupt(typeof promptId === 'string' && promptId !== '' ? promptId : null);
-        sendEmpty(res, 200);
-      },
-    },
-    {
-      method: 'GET',
-      path: /^\/history$/,
-      handler: ({ res, url }) => {
-        const maxItems = pyIntParam(url.searchParams.get('max_items'));
-        const offset = pyIntParam(url.searchParams.get('offset'));
-        sendJson(res, 200, orderedObjectJson(service.history.list(maxItems, offset)), true);
-      },
-    },
-    { method: 'GET', path: /^\/history\/(.+)$/, handler: ({ res, params }) => sendJson(res, 200, service.history.one(params[0] ?? '')) },
-    {
-      method: 'POST',
-      path: /^\/history$/,
-      handler: async ({ req, res }) => {
-        const body = asRecord(await readJson(req));
-        if (Object.hasOwn(body, 'clear') && body.clear) service.history.clear();
-        if (Array.isArray(body.delete)) for (const id of body.delete) service.history.delete(String(id));
-        sendEmpty(res, 200);
-      },
-    },
-    {
-      method: 'POST',
-      path: /^\/free$/,
-      handler: async ({ req, res }) => {
-        await readJson(req).catch(() => null);
-        sendEmpty(res, 200);
-      },
-    },
-    { method: 'GET', path: /^\/embeddings$/, handler: ({ res }) => sendJson(res, 200, []) },
-    { method: 'GET', path: /^\/extensions$/, handler: ({ res }) => sendJson(res, 200, []) },
-    { method: 'GET', path: /^\/models$/, handler: ({ res }) => sendJson(res, 200, MODEL_FOLDERS) },
-    {
-      method: 'GET',
-      path: /^\/models\/([^/]+)$/,
-      handler: ({ res, params }) => {
-        const folder = params[0] ?? '';
-        if (!MODEL_FOLDERS.includes(folder)) return sendEmpty(res, 404);
-        sendJson(res, 200, deps.files(folder) ?? []);
-      },
-    },
-  ];
+  const router = express.Router({ caseSensitive: true, strict: true });
+  const routes: IRoute[] = [];
+  const route = (path: string) => {
+    routes.push(router.route(path));
+    return routes.at(-1) as IRoute;
+  };
+  route('/').get((_req, res) => res.type('text').send('Stand-in engine (ComfyUI protocol, no GPU)\n'));
+  route('/system_stats').get((_req, res) => res.json(systemStats(deps.argv())));
+  route('/features').get((_req, res) => res.json(serverFeatures()));
+  route('/object_info').get((_req, res) => res.type('json').send(catalog.listing()));
+  route('/object_info/*name').get((req, res) => res.type('json').send(catalog.single(wildcard(req, 'name'))));
+  route('/prompt')
+    .get((_req, res) => res.json({ exec_info: { queue_remaining: service.queue.remaining() } }))
+    .post(textBody, (req, res) => {
+      const body = bodyJson(req);
+      // A JSON list has no "prompt" key (400 no_prompt); a bare string or number crashes the engine (500).
+      if (typeof body !== 'object' || body === null) throw new TypeError('argument of type is not iterable');
+      const result = service.submit(Array.isArray(body) ? {} : (body as Record<string, unknown>));
+      res.status(result.status).json(result.body);
+    });
+  route('/queue')
+    .get((_req, res) => res.json(service.queue.snapshot()))
+    .post(textBody, (req, res) => {
+      const body = asRecord(bodyJson(req));
+      if (Object.hasOwn(body, 'clear') && body.clear) service.clearQueue();
+      if (Array.isArray(body.delete)) service.deleteQueued(body.delete.map(String));
+      res.end();
+    });
+  route('/interrupt').post(textBody, (req, res) => {
+    const promptId = asRecord(lenientJson(req)).prompt_id;
+    service.interrupt(typeof promptId === 'string' && promptId !== '' ? promptId : null);
+    res.end();
+  });
+  route('/history')
+    .get((req, res) => {
+      const query = new URL(req.originalUrl, 'http://localhost').searchParams;
+      res.type('json').send(orderedObjectJson(service.history.list(pyIntParam(query.get('max_items')), pyIntParam(query.get('offset')))));
+    })
+    .post(textBody, (req, res) => {
+      const body = asRecord(bodyJson(req));
+      if (Object.hasOwn(body, 'clear') && body.clear) service.history.clear();
+      if (Array.isArray(body.delete)) for (const id of body.delete) service.history.delete(String(id));
+      res.end();
+    });
+  route('/history/*id').get((req, res) => res.json(service.history.one(wildcard(req, 'id'))));
+  route('/free').post(textBody, (_req, res) => res.end());
+  route('/embeddings').get((_req, res) => res.json([]));
+  route('/extensions').get((_req, res) => res.json([]));
+  route('/models').get((_req, res) => res.json(MODEL_FOLDERS));
+  route('/models/:folder').get((req, res) => {
+    const folder = String(req.params.folder);
+    if (!MODEL_FOLDERS.includes(folder)) return void res.status(404).end();
+    res.json(deps.files(folder) ?? []);
+  });
+  for (const known of routes) known.all(methodNotAllowed);
+  return router;
+}
+
+/** A `*name` path parameter as the engine sees it: the rest of the path, slashes included. */
+function wildcard(req: Request, name: string): string {
+  const value = (req.params as Record<string, string | string[] | undefined>)[name];
+  return Array.isArray(value) ? value.join('/') : (value ?? '');
+}
+
+/** The JSON of a body the engine reads leniently (`/interrupt`): none, or not JSON, is `{}`. */
+function lenientJson(req: Request): unknown {
+  try {
+    return bodyJson(req);
+  } catch {
+    return {};
+  }
 }
 
 /** Fake GPU box numbers in the engine's shape (bytes everywhere). */

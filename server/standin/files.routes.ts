@@ -5,54 +5,62 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { pipeline } from 'node:stream';
+import express, { type Request, type Response, type Router } from 'express';
+import multer from 'multer';
 import sharp from 'sharp';
 import type { Logger } from '../logging.js';
 import { isInside } from '../http/contained-path.js';
 import { dirByType, pyNormpath, type EngineDirs } from '../engine/engine-paths.js';
 import { resolveViewFile, viewContentType } from '../engine/view-file.js';
-import { readBody, sendEmpty, sendJson, type Route } from './http.util.js';
-import { multipartBoundary, parseMultipart } from './multipart.parser.js';
+import { MAX_UPLOAD_BYTES, methodNotAllowed } from './http.util.js';
 
 export interface FileRouteDeps {
   dirs: EngineDirs;
   logger: Logger;
 }
 
+/**
+ * The form of `/upload/image`, in memory (the engine caps uploads at 100 MB). File names are
+ * read as UTF-8 and kept whole, `../` included: the engine refuses those itself (400).
+ */
+const form = multer({ storage: multer.memoryStorage(), limits: { fileSize: MAX_UPLOAD_BYTES }, preservePath: true, defParamCharset: 'utf8' }).any();
+
 /** Upload and view routes. */
-export function fileRoutes(deps: FileRouteDeps): Route[] {
-  return [
-    { method: 'POST', path: /^\/upload\/image$/, handler: ({ req, res }) => upload(deps, req, res) },
-    { method: 'GET', path: /^\/view$/, handler: ({ req, res, url }) => view(deps, url, req, res) },
-  ];
+export function fileRoutes(deps: FileRouteDeps): Router {
+  const router = express.Router({ caseSensitive: true, strict: true });
+  router.route('/upload/image').post(form, (req, res) => upload(deps, req, res)).all(methodNotAllowed);
+  router.route('/view').get((req, res) => view(deps, req, res)).all(methodNotAllowed);
+  return router;
 }
 
-async function upload(deps: FileRouteDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const boundary = multipartBoundary(req.headers['content-type']);
-  const form = boundary ? parseMultipart(await readBody(req), boundary) : { fields: {} as Record<string, string>, files: {} };
-  const image = form.files.image;
-  if (!image || image.filename === '') return sendEmpty(res, 400);
-  const type = form.fields.type ?? 'input';
+function upload(deps: FileRouteDeps, req: Request, res: Response): void {
+  // The first part of each name counts, as in the engine.
+  const image = (Array.isArray(req.files) ? req.files : []).find((file) => file.fieldname === 'image');
+  const field = (name: string): string | undefined => {
+    const value = (req.body as Record<string, string | string[]> | undefined)?.[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  if (!image || image.originalname === '') return void res.status(400).end();
+  const type = field('type') ?? 'input';
   const dir = dirByType(deps.dirs, type);
   // The engine has no branch for other types and fails with a 500.
   if (!dir) throw new TypeError(`unknown upload type ${type}`);
-  const subfolder = form.fields.subfolder ?? '';
+  const subfolder = field('subfolder') ?? '';
   const folder = path.join(dir, pyNormpath(subfolder));
-  let filename = image.filename;
+  let filename = image.originalname;
   let filepath = path.resolve(folder, filename);
-  if (!isInside(dir, filepath)) return sendEmpty(res, 400);
+  if (!isInside(dir, filepath)) return void res.status(400).end();
   fs.mkdirSync(folder, { recursive: true });
 
-  const overwrite = form.fields.overwrite === 'true' || form.fields.overwrite === '1';
+  const overwrite = field('overwrite') === 'true' || field('overwrite') === '1';
   let duplicate = false;
   if (!overwrite) {
     const ext = path.extname(filename);
     const stem = filename.slice(0, filename.length - ext.length);
     for (let i = 1; fs.existsSync(filepath); i += 1) {
       // Same bytes under the same name: reuse it instead of piling up copies (engine fix #3465).
-      if (sameContent(filepath, image.data)) {
+      if (sameContent(filepath, image.buffer)) {
         duplicate = true;
         break;
       }
@@ -60,19 +68,19 @@ async function upload(deps: FileRouteDeps, req: IncomingMessage, res: ServerResp
       filepath = path.join(folder, filename);
     }
   }
-  if (!duplicate) fs.writeFileSync(filepath, image.data);
+  if (!duplicate) fs.writeFileSync(filepath, image.buffer);
   deps.logger.debug(`stand-in: upload ${type}/${subfolder}/${filename}${duplicate ? ' (same bytes, reused)' : ''}`);
-  sendJson(res, 200, { name: filename, subfolder, type });
+  res.json({ name: filename, subfolder, type });
 }
 
-async function view(deps: FileRouteDeps, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const query = url.searchParams;
+async function view(deps: FileRouteDeps, req: Request, res: Response): Promise<void> {
+  const query = new URL(req.originalUrl, 'http://localhost').searchParams;
   const filename = query.get('filename');
-  if (filename === null) return sendEmpty(res, 404);
+  if (filename === null) return void res.status(404).end();
   const target = resolveViewFile(deps.dirs, { filename, type: query.get('type') ?? 'output', subfolder: query.get('subfolder') });
-  if ('status' in target) return sendEmpty(res, target.status);
+  if ('status' in target) return void res.status(target.status).end();
   const stat = fs.statSync(target.file, { throwIfNoEntry: false, bigint: true });
-  if (!stat?.isFile()) return sendEmpty(res, 404);
+  if (!stat?.isFile()) return void res.status(404).end();
   const name = path.basename(target.file);
   const converted = await convertedImage(target.file, query.get('preview'), query.get('channel'));
   if (converted) {
@@ -80,35 +88,19 @@ async function view(deps: FileRouteDeps, url: URL, req: IncomingMessage, res: Se
     res.end(converted.bytes);
     return;
   }
-  const size = Number(stat.size);
-  // Like aiohttp's FileResponse: an ETag of mtime (ns) and size, Last-Modified, one byte range.
-  const etag = `"${stat.mtimeNs.toString(16)}-${size.toString(16)}"`;
-  const headers: Record<string, string | number> = {
-    'Content-Type': viewContentType(name),
-    'Content-Disposition': contentDisposition(name),
-    'Accept-Ranges': 'bytes',
-    ETag: etag,
-    'Last-Modified': new Date(Number(stat.mtimeMs)).toUTCString(),
-  };
-  if (req.headers['if-none-match'] === etag) {
-    res.writeHead(304, headers);
-    res.end();
-    return;
-  }
-  const ifRange = req.headers['if-range'];
-  const range = ifRange === undefined || ifRange === etag ? byteRange(req.headers.range, size) : null;
-  if (range === 'unsatisfiable') {
-    res.writeHead(416, { 'Content-Range': `bytes */${size}`, 'Content-Length': 0 });
-    res.end();
-    return;
-  }
-  const [start, end] = range ?? [0, size - 1];
-  if (range) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
-  headers['Content-Length'] = Math.max(0, end - start + 1);
-  res.writeHead(range ? 206 : 200, headers);
-  if (size === 0) return void res.end();
-  pipeline(fs.createReadStream(target.file, { start, end }), res, (err) => {
-    if (err) deps.logger.debug(`stand-in: /view ${name}: ${err.message}`);
+  // Like aiohttp's FileResponse: its ETag (mtime in ns, size) and Last-Modified; a 304 keeps the
+  // content headers (Express would drop them); one byte range is Express's (206, or an empty 416).
+  const etag = `"${stat.mtimeNs.toString(16)}-${stat.size.toString(16)}"`;
+  res.setHeader('Content-Type', viewContentType(name));
+  res.setHeader('Content-Disposition', contentDisposition(name));
+  res.setHeader('ETag', etag);
+  res.setHeader('Last-Modified', new Date(Number(stat.mtimeMs)).toUTCString());
+  if (req.headers['if-none-match'] === etag) return void res.status(304).end();
+  res.sendFile(target.file, { dotfiles: 'allow', cacheControl: false, etag: false }, (err) => {
+    if (!err) return;
+    if (!res.headersSent && (err as { status?: number }).status === 416) return void res.status(416).end();
+    deps.logger.debug(`stand-in: /view ${name}: ${err.message}`);
+    if (!res.headersSent) res.status(404).end();
   });
 }
 
@@ -136,22 +128,6 @@ async function convertedImage(file: string, preview: string | null, channel: str
     return { type: 'image/png', bytes };
   }
   return null;
-}
-
-/** One `bytes=a-b` / `a-` / `-n` range of a `size`-byte file; null = none (or several: the whole file). */
-function byteRange(header: string | undefined, size: number): [number, number] | 'unsatisfiable' | null {
-  const match = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
-  if (!match || (match[1] === '' && match[2] === '')) return null;
-  let start: number;
-  let end: number;
-  if (match[1] === '') {
-    start = Math.max(0, size - Number(match[2]));
-    end = size - 1;
-  } else {
-    start = Number(match[1]);
-    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
-  }
-  return start >= size || start > end ? 'unsatisfiable' : [start, end];
 }
 
 function contentDisposition(filename: string): string {

@@ -78,23 +78,18 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  if (flags.parentPid) watchParent(flags.parentPid, () => lingerThenStop(engine.url, () => stop('SIGTERM')));
+  if (flags.parentPid) watchParent(flags.parentPid, () => lingerThenStop(engine, () => stop('SIGTERM')));
 }
 
 /** Work off the queue, then stop once it has been empty for ORPHAN_LINGER_MS. */
-function lingerThenStop(url: string, onIdle: () => void): void {
+function lingerThenStop(engine: StandinEngine, onIdle: () => void): void {
   let idleSince = Date.now();
   const timer = setInterval(() => {
-    void fetch(`${url}/prompt`)
-      .then(async (res) => ((await res.json()) as { exec_info?: { queue_remaining?: number } }).exec_info?.queue_remaining ?? 0)
-      .catch(() => 0)
-      .then((remaining) => {
-        if (remaining > 0) idleSince = Date.now();
-        else if (Date.now() - idleSince >= ORPHAN_LINGER_MS) {
-          clearInterval(timer);
-          onIdle();
-        }
-      });
+    if (engine.queueRemaining() > 0) idleSince = Date.now();
+    else if (Date.now() - idleSince >= ORPHAN_LINGER_MS) {
+      clearInterval(timer);
+      onIdle();
+    }
   }, 250);
   timer.unref();
 }

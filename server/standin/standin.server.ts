@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import express, { type ErrorRequestHandler } from 'express';
 import os from 'node:os';
 import path from 'node:path';
 import { HOST_REFUSED, isAllowedHost, refuse } from '../http/host-guard.js';
@@ -13,7 +14,6 @@ import { silentLogger, type Logger } from '../logging.js';
 import { engineRoutes, serverFeatures } from './engine.routes.js';
 import type { EngineDirs } from '../engine/engine-paths.js';
 import { fileRoutes } from './files.routes.js';
-import { BodyTooLargeError, sendText, type Route } from './http.util.js';
 import { loadMedia, standinResourcesDir } from './media.store.js';
 import { NodeCatalog } from './object-info.store.js';
 import { loadCustomNodes } from './custom-nodes.loader.js';
@@ -57,6 +57,8 @@ export interface StandinOptions {
 export interface StandinEngine {
   readonly port: number;
   readonly url: string;
+  /** Prompts running or waiting (`/prompt`'s `queue_remaining`). */
+  queueRemaining(): number;
   close(): Promise<void>;
 }
 
@@ -95,21 +97,25 @@ export async function startStandinEngine(options: StandinOptions): Promise<Stand
   });
   const service = new StandinService({ catalog, hub, media, dirs, stepMs: options.stepMs ?? DEFAULT_STEP_MS, nodeMs: options.nodeMs ?? DEFAULT_NODE_MS, logger, previewMethod: options.previewMethod, beforeNode: options.beforeNode });
   late.service = service;
-  const routes: Route[] = [
-    ...engineRoutes({ service, catalog, files: (folder) => (modelFolders.has(folder) ? listModelFiles(modelFolders.get(folder) ?? []) : null), argv: () => engineArgv(host, port, dirs) }),
-    ...fileRoutes({ dirs, logger }),
-  ];
-
+  // Answers imitate the engine's aiohttp server, so Express adds no ETag or X-Powered-By of its own.
+  const app = express().disable('etag').disable('x-powered-by').enable('case sensitive routing').enable('strict routing');
   // DNS rebinding: the same Host rule as Studio's (loopback, this machine's names, STUDIO_ALLOWED_HOSTS).
   const hostRule = { bindHost: host, allowed: options.allowedHosts ?? [] };
-  const server = http.createServer((req, res) => {
+  app.use((req, res, next) => {
     if (!isAllowedHost(req.headers.host, hostRule)) return refuse(req, res, 421, HOST_REFUSED);
-    if (engineRefusesOrigin(req)) {
-      res.writeHead(403, { 'Content-Length': 0 }).end();
-      return;
-    }
-    void dispatch(routes, req, res, logger);
+    if (engineRefusesOrigin(req)) return void res.status(403).end();
+    next();
   });
+  const routes = [
+    engineRoutes({ service, catalog, files: (folder) => (modelFolders.has(folder) ? listModelFiles(modelFolders.get(folder) ?? []) : null), argv: () => engineArgv(host, port, dirs) }),
+    fileRoutes({ dirs, logger }),
+  ];
+  // Every route also answers under `/api`.
+  app.use('/api', ...routes);
+  app.use(...routes);
+  app.use((_req, res) => res.status(404).type('text').send('404: Not Found'));
+  app.use(engineErrorPage(logger));
+  const server = http.createServer(app);
   server.on('upgrade', (req, socket, head) => {
     if (!isAllowedHost(req.headers.host, hostRule)) {
       socket.end(`HTTP/1.1 421 Misdirected Request\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${HOST_REFUSED}\n`);
@@ -147,38 +153,20 @@ export async function startStandinEngine(options: StandinOptions): Promise<Stand
   return {
     port,
     url,
+    queueRemaining: () => service.queue.remaining(),
     close: () => (closing ??= close()),
   };
 }
 
-async function dispatch(routes: Route[], req: http.IncomingMessage, res: http.ServerResponse, logger: Logger): Promise<void> {
-  try {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const pathname = url.pathname === '/api' || url.pathname.startsWith('/api/') ? url.pathname.slice(4) || '/' : url.pathname;
-    let pathMatched = false;
-    for (const route of routes) {
-      const match = route.path.exec(pathname);
-      if (!match) continue;
-      pathMatched = true;
-      if (route.method !== req.method) continue;
-      await route.handler({ req, res, url, params: match.slice(1).map((p) => decodeURIComponent(p)) });
-      return;
-    }
-    if (pathMatched) sendText(res, 405, '405: Method Not Allowed');
-    else sendText(res, 404, '404: Not Found');
-  } catch (err) {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    if (err instanceof BodyTooLargeError) {
-      sendText(res, 413, '413: Request Entity Too Large');
-      return;
-    }
-    // The engine crashes on malformed bodies too; clients then see aiohttp's generic 500 page.
+/** aiohttp's own 413 and 500 pages (the engine crashes on malformed bodies; clients see its generic 500). */
+function engineErrorPage(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    if (res.headersSent) return void res.destroy();
+    const { status, code } = err as { status?: unknown; code?: unknown };
+    if (status === 413 || code === 'LIMIT_FILE_SIZE') return void res.status(413).type('text').send('413: Request Entity Too Large');
     logger.warn(`stand-in: ${req.method} ${req.url}: ${err instanceof Error ? err.message : String(err)}`);
-    sendText(res, 500, '500 Internal Server Error\n\nServer got itself in trouble');
-  }
+    res.status(500).type('text').send('500 Internal Server Error\n\nServer got itself in trouble');
+  };
 }
 
 /** The engine's flags this stand-in stands for, as `system_stats.argv` shows them. */

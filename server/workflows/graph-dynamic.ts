@@ -32,12 +32,7 @@ export interface DynamicAssembly {
   origins: Record<string, NodeOrigin>;
 }
 
-/** Assemble a dynamic workflow's API graph. Seeds must already be resolved (`resolveSeeds`). */
-export function buildDynamicGraph(blocks: Record<string, BlockTemplate>, manifest: WorkflowManifest, params: WorkflowParams): ApiGraph {
-  return assembleDynamicGraph(blocks, manifest, params).graph;
-}
-
-/** Like `buildDynamicGraph`, also returning where each node came from. */
+/** Assemble a dynamic workflow's API graph, and where each node came from. Seeds must already be resolved (`resolveSeeds`). */
 export function assembleDynamicGraph(
   blocks: Record<string, BlockTemplate>,
   manifest: WorkflowManifest,

@@ -48,28 +48,10 @@ export function formatDate(format: string, now: Date): string {
   });
   for (const part of formatter.formatToParts(now)) parts[part.type] = part.value;
   const value = (key: string) => Number(parts[key] ?? 0);
+  const fields: Record<string, string> = { M: 'month', d: 'day', h: 'hour', m: 'minute', s: 'second' };
   return format.replace(/yyyy|yy|MM?|dd?|hh?|mm?|ss?/g, (token) => {
-    const pad = token.length === 2;
-    const two = (n: number) => (pad ? String(n).padStart(2, '0') : String(n));
-    switch (token) {
-      case 'yyyy':
-        return String(value('year'));
-      case 'yy':
-        return String(value('year')).slice(-2);
-      case 'M':
-      case 'MM':
-        return two(value('month'));
-      case 'd':
-      case 'dd':
-        return two(value('day'));
-      case 'h':
-      case 'hh':
-        return two(value('hour'));
-      case 'm':
-      case 'mm':
-        return two(value('minute'));
-      default:
-        return two(value('second'));
-    }
+    if (token.startsWith('y')) return String(value('year')).slice(-token.length);
+    const n = String(value(fields[token[0] ?? ''] ?? ''));
+    return token.length === 2 ? n.padStart(2, '0') : n;
   });
 }

@@ -56,13 +56,8 @@ export async function seedWorkflows(shippedDir: string, targetDir: string): Prom
   return { seeded: true, copied };
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.stat(file);
-    return true;
-  } catch {
-    return false;
-  }
+function exists(file: string): Promise<boolean> {
+  return fs.stat(file).then(() => true, () => false);
 }
 
 function suffix(): string {

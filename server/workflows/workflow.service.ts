@@ -1,31 +1,30 @@
 /**
  * Workflows as Studio serves them: the list with readiness, one manifest, its definition for
- * building, and the engine's node schemas (cached per engine start, as `object_info` is heavy).
+ * building, and the engine's node schemas (the local pool engine's cache: `object_info` is heavy).
  * When the engine cannot give its node list (down, hung), readiness is computed from the last
  * list it gave and marked stale (`readiness_stale`, `readiness_as_of`) rather than waiting for it
  * or calling every node missing.
  */
 import type { EngineClient } from '../engine/engine.client.js';
+import type { PoolEngine } from '../engine/pool/pool-engine.js';
 import type { EventBus } from '../events/event-bus.js';
 import { DomainError, notFound } from '../domain-error.js';
 import type { Logger } from '../logging.js';
 import { romeIso } from '../time.js';
-import { createEngineModelPresence } from './engine-model-presence.js';
+import { createEngineModelPresence, lacksOn } from './engine-model-presence.js';
 import { createModelPresence } from './model-presence.store.js';
 import { groupNodePackages } from './node-packages.js';
 import { workflowListEntry } from './readiness.js';
-import { lacksOn } from './engine-readiness.js';
 import { checkNodeSources, type KnownSources } from './import/node-sources.js';
 import type { ObjectInfo } from '../engine/engine-graph.js';
 import { loadDefinition, loadIndex, loadWorkflow, loadWorkflows, type WorkflowDefinition, type WorkflowEntry } from './workflow.store.js';
 
-/** How long an external engine's model lists are trusted before they are asked again. */
-const ENGINE_MODELS_MAX_AGE_MS = 60_000;
-
 export interface WorkflowServiceDeps {
   dir: string;
   modelsDir: string;
-  engine: EngineClient;
+  engine: Pick<EngineClient, 'assertAvailable'>;
+  /** The local engine of the pool: its node list is cached there, once for every user. */
+  nodes: Pick<PoolEngine, 'readObjectInfo' | 'lastObjectInfo' | 'clearObjectInfo'>;
   /** The catalogs' `dest` for a model file (undefined for a file in no catalog). */
   destOf: (file: string) => string | undefined;
   /**
@@ -57,10 +56,6 @@ interface NodeInfo {
 }
 
 export class WorkflowService {
-  private objectInfoCache: Promise<ObjectInfo> | null = null;
-  private objectInfoAt = 0;
-  /** The last node list the engine gave, kept for readiness while it cannot give one. */
-  private lastObjectInfo: { info: ObjectInfo; at: string } | null = null;
   /** Broken workflows already reported, so a list refresh does not repeat the event. */
   private readonly reported = new Map<string, string>();
 
@@ -117,35 +112,20 @@ export class WorkflowService {
     return loadDefinition(entry);
   }
 
-  /** The engine's node schemas, fetched once per engine start. */
+  /** The engine's node schemas (the local engine's cached list: an external engine's model lists change live). */
   objectInfo(): Promise<ObjectInfo> {
-    if (!this.objectInfoCache) {
-      const pending = this.deps.engine.objectInfo() as Promise<ObjectInfo>;
-      this.objectInfoCache = pending;
-      this.objectInfoAt = Date.now();
-      pending.then(
-        (info) => {
-          if (this.objectInfoCache === pending) this.lastObjectInfo = { info, at: romeIso() };
-        },
-        () => {
-          if (this.objectInfoCache === pending) this.objectInfoCache = null;
-        },
-      );
-    }
-    return this.objectInfoCache;
+    return this.deps.nodes.readObjectInfo();
   }
 
   /** The node list readiness uses: the engine's current one, else the last it gave, marked stale. */
   private async nodeInfo(): Promise<NodeInfo> {
-    // An external engine lists its model folders live: a model added there shows up within a minute.
-    if (this.deps.modelsFromEngine && Date.now() - this.objectInfoAt > ENGINE_MODELS_MAX_AGE_MS) this.invalidateNodes();
     try {
       // A node list cached before the engine went down is not current either.
       this.deps.engine.assertAvailable();
       return { info: await this.objectInfo(), stale: null, reason: null };
     } catch (err) {
-      const last = this.lastObjectInfo;
-      return { info: last?.info ?? null, stale: { readiness_stale: true, readiness_as_of: last?.at ?? null }, reason: (err as Error).message };
+      const last = this.deps.nodes.lastObjectInfo();
+      return { info: last?.value ?? null, stale: { readiness_stale: true, readiness_as_of: last ? romeIso(new Date(last.at)) : null }, reason: (err as Error).message };
     }
   }
 
@@ -157,7 +137,7 @@ export class WorkflowService {
 
   /** Forget the cached node list (the engine restarted, nodes were installed). */
   invalidateNodes(): void {
-    this.objectInfoCache = null;
+    this.deps.nodes.clearObjectInfo();
   }
 
   private async entry(id: string): Promise<WorkflowEntry> {

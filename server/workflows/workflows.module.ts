@@ -1,7 +1,7 @@
 /**
  * The workflows capability as `studio.ts` builds it: the installed workflows (seeded from the
  * shipped ones on first boot), their readiness against the engine and the catalogs, the import of
- * any engine workflow, and their routes. The engine's node list is read again after each engine start.
+ * any engine workflow, and their routes. The engine's node list is the local pool engine's (read again after each engine start).
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -23,7 +23,7 @@ import { workflowsRoutes } from './workflows.routes.js';
 
 export interface WorkflowsModuleDeps {
   config: Readonly<Config>;
-  engine: Pick<EngineModule, 'client' | 'onUp' | 'pool'>;
+  engine: Pick<EngineModule, 'client' | 'pool' | 'local'>;
   /** The `dest` folder the catalogs give a model file (the catalog capability's lookup). */
   destOf: (file: string) => string | undefined;
   /** The catalog file whose recorded SHA-256 is this one (imports match model files by content). */
@@ -51,6 +51,7 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
     modelsDir: config.paths.models,
     modelsFromEngine: config.engine.mode === 'external',
     engine: deps.engine.client,
+    nodes: deps.engine.local,
     otherEngines: async () => {
       const others = deps.engine.pool.list().filter((e) => e.kind !== 'local' && e.status === 'online');
       return (await Promise.all(others.map((e) => e.objectInfo()))).filter((info) => info !== null);
@@ -60,8 +61,6 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
     events: deps.events,
     logger,
   });
-  // The engine (re)started: its node list may have changed.
-  deps.engine.onUp(() => service.invalidateNodes());
   const importer = new WorkflowImportService({
     dir: config.paths.workflows,
     objectInfo: () => service.objectInfo(),

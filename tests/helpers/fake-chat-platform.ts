@@ -10,7 +10,8 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { multipartBoundary, parseMultipart } from '../../server/standin/multipart.parser.js';
+import type { Request, Response } from 'express';
+import multer from 'multer';
 
 export interface RecordedCall {
   method: string;
@@ -101,7 +102,7 @@ export async function startFakeChatPlatform(token = '123456:TEST-token', options
       const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
       if (!match) return json(404, { ok: false, error_code: 404, description: 'Not Found' });
       const [, callToken, method] = match as unknown as [string, string, string];
-      const { params, uploaded } = await readParams(req, url);
+      const { params, uploaded } = await readParams(req, res, url);
       record({ method, token: callToken, params, files: uploaded, at: clock() });
       const failure = failures.get(method)?.shift();
       if (failure === 'drop') return req.socket.destroy();
@@ -241,25 +242,29 @@ export async function startFakeChatPlatform(token = '123456:TEST-token', options
   };
 }
 
+/** The multipart form reader Studio itself uses (busboy, under multer), file names read as UTF-8. */
+const multipartForm = multer({ storage: multer.memoryStorage(), defParamCharset: 'utf8' }).any();
+
 /**
  * Parameters from the query, a JSON body, a urlencoded body or a multipart body. grammY writes
- * multipart headers without spaces and with bare file names, which strict parsers refuse and the
- * real platform accepts, so the stand-in engine's lenient parser reads them.
+ * multipart headers without spaces and with bare file names, which the platform and busboy accept.
  */
-async function readParams(req: http.IncomingMessage, url: URL): Promise<{ params: Record<string, unknown>; uploaded: RecordedCall['files'] }> {
+async function readParams(req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<{ params: Record<string, unknown>; uploaded: RecordedCall['files'] }> {
   const params: Record<string, unknown> = Object.fromEntries(url.searchParams);
   const uploaded: RecordedCall['files'] = {};
   if (req.method !== 'POST') return { params, uploaded };
+  const type = req.headers['content-type'] ?? '';
+  if (/^multipart\/form-data/i.test(type)) {
+    const form = req as Request;
+    await new Promise<void>((resolve, reject) => multipartForm(form, res as Response, (err: unknown) => (err ? reject(err as Error) : resolve())));
+    for (const [key, value] of Object.entries(form.body as Record<string, string>)) params[key] = parseMaybeJson(value);
+    for (const file of Array.isArray(form.files) ? form.files : []) uploaded[file.fieldname] ??= { name: file.originalname, size: file.buffer.length, bytes: file.buffer };
+    return { params, uploaded };
+  }
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const body = Buffer.concat(chunks);
-  const type = req.headers['content-type'] ?? '';
-  const boundary = multipartBoundary(type);
-  if (boundary) {
-    const form = parseMultipart(body, boundary);
-    for (const [key, value] of Object.entries(form.fields)) params[key] = parseMaybeJson(value);
-    for (const [key, file] of Object.entries(form.files)) uploaded[key] = { name: file.filename, size: file.data.length, bytes: file.data };
-  } else if (type.startsWith('application/x-www-form-urlencoded')) {
+  if (type.startsWith('application/x-www-form-urlencoded')) {
     for (const [key, value] of new URLSearchParams(body.toString('utf8'))) params[key] = parseMaybeJson(value);
   } else if (body.length) {
     Object.assign(params, JSON.parse(body.toString('utf8')) as Record<string, unknown>);

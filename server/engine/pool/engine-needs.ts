@@ -5,7 +5,7 @@
  * engine can run, naming what each one lacks. Input files (a LoadImage value) are not counted:
  * Studio uploads them to the engine that takes the job.
  */
-import type { ApiGraph, ObjectInfo } from '../engine-graph.js';
+import { comboOptions, type ApiGraph, type ObjectInfo } from '../engine-graph.js';
 import { FILE_CHECKS } from '../prompt-precheck.js';
 
 /** File names that are model weights (a loader's combo), as opposed to images or free text. */
@@ -25,7 +25,7 @@ export function missingFor(graph: ApiGraph, objectInfo: ObjectInfo): string[] {
     const fileInput = FILE_CHECKS[node.class_type]?.input;
     for (const [name, value] of Object.entries(node.inputs ?? {})) {
       if (typeof value !== 'string' || name === fileInput || !MODEL_FILE.test(value)) continue;
-      const options = comboOptions(info, name);
+      const options = comboOptions(info.input?.required?.[name] ?? info.input?.optional?.[name]);
       if (options && !options.includes(value)) missing.add(`model ${value}`);
     }
   }
@@ -52,16 +52,4 @@ export function inputFilesOf(graph: ApiGraph): string[] {
     if (typeof value === 'string' && value && !/ \[(output|temp)\]$/.test(value)) names.add(value.replace(/ \[input\]$/, ''));
   }
   return [...names];
-}
-
-/** The option list of a combo input (both the old `[[...]]` and the new `["COMBO", {options}]` shapes), or null. */
-function comboOptions(info: ObjectInfo[string], name: string): string[] | null {
-  const input = info.input as { required?: Record<string, unknown>; optional?: Record<string, unknown> } | undefined;
-  const spec = (input?.required?.[name] ?? input?.optional?.[name]) as unknown[] | undefined;
-  if (!Array.isArray(spec)) return null;
-  if (Array.isArray(spec[0])) return spec[0].map(String);
-  if (spec[0] === 'COMBO' && typeof spec[1] === 'object' && spec[1] && Array.isArray((spec[1] as { options?: unknown }).options)) {
-    return ((spec[1] as { options: unknown[] }).options).map(String);
-  }
-  return null;
 }

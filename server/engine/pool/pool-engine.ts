@@ -65,6 +65,10 @@ export class PoolEngine {
   private readonly shares: () => boolean;
   private readonly logger: Logger;
   private info: { at: number; value: ObjectInfo } | null = null;
+  /** The node list being read, shared by every caller that asks meanwhile. */
+  private reading: Promise<ObjectInfo> | null = null;
+  /** The last node list it gave, kept across restarts (readiness uses it, marked stale, while it cannot answer). */
+  private last: { at: number; value: ObjectInfo } | null = null;
   /** An agent's engine process, as its relay last said (`AGENT_ENGINE_FRAME`). */
   private agentEnginePid: number | null = null;
   private readonly restartedListeners = new Set<() => void>();
@@ -91,14 +95,14 @@ export class PoolEngine {
         const previous = this.agentEnginePid;
         this.agentEnginePid = pid;
         if (previous === null || previous === pid) return;
-        this.info = null;
+        this.clearObjectInfo();
         this.logger.warn(`engine ${this.id}: the agent's engine restarted (pid ${previous} → ${pid})`);
         for (const listener of this.restartedListeners) listener();
       });
     }
     // An engine that (re)starts may come with other nodes and models: read them again.
     this.health.onStateChange((state) => {
-      if (state.status !== 'running') this.info = null;
+      if (state.status !== 'running') this.clearObjectInfo();
     });
   }
 
@@ -136,20 +140,52 @@ export class PoolEngine {
 
   /** Its node types and model lists, cached a minute; null when it cannot be asked. */
   async objectInfo(fresh = false): Promise<ObjectInfo | null> {
-    if (!fresh && this.info && Date.now() - this.info.at < OBJECT_INFO_TTL_MS) return this.info.value;
-    if (this.status !== 'online') return this.info?.value ?? null;
-    try {
-      this.info = { at: Date.now(), value: await this.client.objectInfo() };
-    } catch (err) {
+    const cached = fresh ? null : this.freshInfo();
+    if (cached || this.status !== 'online') return cached ?? this.info?.value ?? null;
+    return this.readObjectInfo(fresh).catch((err: unknown) => {
       this.logger.warn(`engine ${this.id}: object_info not readable`, err);
-    }
-    return this.info?.value ?? null;
+      return this.info?.value ?? null;
+    });
+  }
+
+  /** Its node list, cached a minute, one read at a time, asked even when it seems down (the caller gets the engine's error). */
+  readObjectInfo(fresh = false): Promise<ObjectInfo> {
+    const cached = fresh ? null : this.freshInfo();
+    if (cached) return Promise.resolve(cached);
+    if (this.reading) return this.reading;
+    const reading: Promise<ObjectInfo> = this.client
+      .objectInfo()
+      .then((value) => {
+        // A list read before a clear (restart, nodes installed) is not kept.
+        if (this.reading === reading) this.info = this.last = { at: Date.now(), value };
+        return value;
+      })
+      .finally(() => {
+        if (this.reading === reading) this.reading = null;
+      });
+    this.reading = reading;
+    return reading;
   }
 
   /** The last `object_info` read, without asking (routing runs often; it refreshes in the background). */
   cachedObjectInfo(): ObjectInfo | null {
-    if (!this.info || Date.now() - this.info.at >= OBJECT_INFO_TTL_MS) void this.objectInfo();
+    if (!this.freshInfo()) void this.objectInfo();
     return this.info?.value ?? null;
+  }
+
+  /** The last node list it gave and when, even from before a restart; null when it never has. */
+  lastObjectInfo(): { at: number; value: ObjectInfo } | null {
+    return this.last;
+  }
+
+  /** Forget the cached node list (the engine restarted, nodes were installed): the next ask reads it again. */
+  clearObjectInfo(): void {
+    this.info = null;
+    this.reading = null;
+  }
+
+  private freshInfo(): ObjectInfo | null {
+    return this.info && Date.now() - this.info.at < OBJECT_INFO_TTL_MS ? this.info.value : null;
   }
 
   /** Its `system_stats` (GPU, VRAM), refreshed on each call when it answers. */

@@ -37,14 +37,8 @@ export function remoteEngine(row: RemoteEngineRow, context: RemoteEngineContext)
   const headers = row.key ? { 'X-API-Key': row.key } : undefined;
   // Another machine (or an agent relaying its engine) may take longer than a local child to answer.
   const watch = new EngineWatch({ healthUrl: `${base}/system_stats`, intervalMs: context.probeMs, probeTimeoutMs: REMOTE_PROBE_TIMEOUT_MS, logger: context.logger, headers });
-  const client = new EngineClient({ baseUrl: base, headers, availability: engineAvailability({ get state() { return watchState(watch); }, onStateChange: (l) => watch.onStateChange(() => l(watchState(watch))) }) });
+  const client = new EngineClient({ baseUrl: base, headers, availability: engineAvailability(watch) });
   const cancelClient = new EngineClient({ baseUrl: base, headers, timeoutMs: CANCEL_TIMEOUT_MS });
   const socket = new EngineSocket({ baseUrl: base, clientId: context.clientId, logger: context.logger, headers, engineUp: () => watch.state.status === 'running' });
   return new PoolEngine({ id: row.id, name: row.name, kind: row.kind, url: row.url, client, cancelClient, socket, health: watch, sharesFolders: () => false, owned: true, logger: context.logger, ...(row.kind === 'agent' && row.key ? { agent: { url: row.url.replace(/\/+$/, ''), key: row.key } } : {}) });
-}
-
-/** A watch's state in the shape the availability gate reads. */
-function watchState(watch: EngineWatch) {
-  const s = watch.state;
-  return { mode: 'external' as const, status: s.status, url: '', pid: null, restarts: 0, lastError: s.lastError, stderrTail: [], restartDelayMs: null };
 }

@@ -8,22 +8,14 @@
  */
 import zlib from 'node:zlib';
 import { DomainError } from '../../domain-error.js';
+import { sniffKind } from '../../http/file-sniff.js';
 
 /** The most text an image may carry in all its chunks or tags (a real workflow is a few MB at most). */
 export const MAX_TEXT_BYTES = 32 * 1024 * 1024;
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** `png` / `webp` when the bytes start like one, else null. */
-export function imageKind(bytes: Buffer): 'png' | 'webp' | null {
-  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(PNG_SIGNATURE)) return 'png';
-  if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP') return 'webp';
-  return null;
-}
-
 /** Keyword → text of every text chunk (or EXIF `key:value` tag) in a PNG or WebP. */
 export function embeddedTexts(bytes: Buffer): Record<string, string> {
-  const kind = imageKind(bytes);
+  const kind = sniffKind(bytes);
   if (kind === 'png') return pngTexts(bytes);
   if (kind === 'webp') return webpTexts(bytes);
   return {};

@@ -6,7 +6,8 @@
  * says what is wrong.
  */
 import { type ApiGraph, isLink, type ObjectInfo } from '../../engine/engine-graph.js';
-import { embeddedTexts, imageKind } from './embedded-metadata.js';
+import { sniffKind } from '../../http/file-sniff.js';
+import { embeddedTexts } from './embedded-metadata.js';
 import { modelHashes } from './model-match.js';
 import { invalid, isObject, isUiWorkflow, readUiGraph, type UiGraphRef } from './ui-graph.js';
 import { uiToApiGraph, type ConvertResult } from './ui-to-api.js';
@@ -27,8 +28,8 @@ export interface ReadWorkflow {
 
 /** Read a workflow from an uploaded file's bytes. */
 export function readWorkflowFile(bytes: Buffer, objectInfo: ObjectInfo): ReadWorkflow {
-  const kind = imageKind(bytes);
-  if (kind) return fromImage(bytes, kind, objectInfo);
+  const kind = sniffKind(bytes);
+  if (kind === 'png' || kind === 'webp') return fromImage(bytes, kind, objectInfo);
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   let parsed: unknown;
   try {

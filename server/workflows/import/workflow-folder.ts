@@ -82,11 +82,6 @@ async function bumpIndex(dir: string, manifest: WorkflowManifest): Promise<void>
   await fs.rename(temp, file);
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.stat(file);
-    return true;
-  } catch {
-    return false;
-  }
+function exists(file: string): Promise<boolean> {
+  return fs.stat(file).then(() => true, () => false);
 }

@@ -1,11 +1,12 @@
 /**
- * `EngineClient.relayView` (the stream-through of `/api/engine/view`) against real servers: every
+ * `EngineClient.viewStream` (the stream-through of `/api/engine/view`) against real servers: every
  * way an answer's body can be framed or cut. Raw `net` servers where the test needs to say exactly which bytes the engine sends.
  */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EngineClient } from '../../../server/engine/engine.client.js';
@@ -13,7 +14,7 @@ import { engineRoutes } from '../../../server/engine/engine.routes.js';
 import { SharedFolders } from '../../../server/engine/shared-folders.js';
 import { errorMiddleware } from '../../../server/http/error-middleware.js';
 import { silentLogger } from '../../../server/logging.js';
-import type { ViewRelay } from '../../../server/engine/engine-protocol.js';
+import type { ViewStream } from '../../../server/engine/engine-protocol.js';
 import { freePort } from '../../helpers/ports.js';
 
 const servers: Array<http.Server | net.Server> = [];
@@ -65,12 +66,12 @@ class Sink extends Writable {
   }
 }
 
-async function relay(baseUrl: string, options: { headers?: Record<string, string>; range?: string; signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ViewRelay | null> {
+async function relay(baseUrl: string, options: { headers?: Record<string, string>; range?: string; signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ViewStream | null> {
   const client = new EngineClient({ baseUrl, headers: options.headers, timeoutMs: options.timeoutMs });
-  return client.relayView({ filename: 'clip.mp4', type: 'temp', subfolder: 'a b', headers: options.range ? { range: options.range } : {}, signal: options.signal });
+  return client.viewStream({ filename: 'clip.mp4', type: 'temp', subfolder: 'a b', headers: options.range ? { range: options.range } : {}, signal: options.signal });
 }
 
-describe('relayView', () => {
+describe('viewStream relayed', () => {
   it('relays a Content-Length body byte for byte', async () => {
     const data = randomBytes(5 * 1024 * 1024 + 123);
     const engine = http.createServer((_req, res) => {
@@ -83,7 +84,7 @@ describe('relayView', () => {
     expect(answer!.headers['content-length']).toBe(String(data.length));
     expect(answer!.headers.etag).toBe('"e1"');
     const sink = new Sink();
-    await answer!.pipeTo(sink);
+    await pipeline(answer!.body, sink);
     expect(sink.bytes.equals(data)).toBe(true);
   });
 
@@ -94,7 +95,7 @@ describe('relayView', () => {
     expect(answer!.status).toBe(206);
     expect(answer!.headers['content-range']).toBe('bytes 0-2/10');
     const sink = new Sink();
-    await answer!.pipeTo(sink);
+    await pipeline(answer!.body, sink);
     expect(sink.bytes.toString()).toBe('abc');
     const [requestLine, ...lines] = engine.heads[0]!.trimEnd().split('\r\n');
     expect(requestLine).toMatch(/^GET \/api\/agent\/engine\/view\?filename=clip\.mp4&type=temp&subfolder=a\+b HTTP\/1\.[01]$/);
@@ -110,7 +111,7 @@ describe('relayView', () => {
     const answer = await relay(await engine.url);
     expect(answer!.headers['content-length']).toBeUndefined();
     const sink = new Sink();
-    await answer!.pipeTo(sink);
+    await pipeline(answer!.body, sink);
     expect(sink.bytes.equals(data)).toBe(true);
   });
 
@@ -129,7 +130,7 @@ describe('relayView', () => {
     const answer = await relay(await engine.url);
     expect(answer!.headers['x-split']).toBe('yes');
     const sink = new Sink();
-    await answer!.pipeTo(sink);
+    await pipeline(answer!.body, sink);
     expect(sink.bytes.toString()).toBe('hello world');
   });
 
@@ -137,7 +138,7 @@ describe('relayView', () => {
     const engine = rawEngine((socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n12345EXTRA BYTES'));
     const answer = await relay(await engine.url);
     const sink = new Sink();
-    await answer!.pipeTo(sink);
+    await pipeline(answer!.body, sink);
     expect(sink.bytes.toString()).toBe('12345');
     // Done with the engine: Studio closed the connection it kept open.
     await engine.closed[0];
@@ -149,12 +150,12 @@ describe('relayView', () => {
       else socket.write('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n');
     });
     const client = new EngineClient({ baseUrl: await engine.url });
-    const notModified = await client.relayView({ filename: 'a.png', headers: { 'if-none-match': '"e1"' } });
+    const notModified = await client.viewStream({ filename: 'a.png', headers: { 'if-none-match': '"e1"' } });
     expect(notModified!.status).toBe(304);
-    notModified!.discard();
+    notModified!.body.destroy();
     const empty = await relay(await engine.url);
     const sink = new Sink();
-    await empty!.pipeTo(sink);
+    await pipeline(empty!.body, sink);
     expect(sink.bytes.length).toBe(0);
     await Promise.all(engine.closed);
   });
@@ -163,7 +164,7 @@ describe('relayView', () => {
     const engine = rawEngine((socket) => socket.end(`HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n${'x'.repeat(400)}`));
     const answer = await relay(await engine.url);
     const sink = new Sink();
-    const err = await answer!.pipeTo(sink).catch((x: unknown) => x);
+    const err = await pipeline(answer!.body, sink).catch((x: unknown) => x);
     expect(err).toBeInstanceOf(Error);
     expect(sink.destroyed).toBe(true);
     expect(sink.writableFinished).toBe(false);
@@ -175,7 +176,7 @@ describe('relayView', () => {
     const answer = await relay(await engine.url, { signal: abort.signal });
     const sink = new Sink();
     const firstPiece = new Promise((resolve) => sink.once('piece', resolve));
-    const piped = answer!.pipeTo(sink).catch((x: unknown) => x);
+    const piped = pipeline(answer!.body, sink).catch((x: unknown) => x);
     await firstPiece;
     abort.abort();
     await engine.closed[0];
@@ -186,7 +187,7 @@ describe('relayView', () => {
     const engine = rawEngine((socket) => socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n${'x'.repeat(1000)}`));
     const answer = await relay(await engine.url);
     const sink = new Sink();
-    const piped = answer!.pipeTo(sink).catch((x: unknown) => x);
+    const piped = pipeline(answer!.body, sink).catch((x: unknown) => x);
     sink.destroy();
     await engine.closed[0];
     expect(await piped).toBeInstanceOf(Error);
@@ -205,12 +206,12 @@ describe('relayView', () => {
   });
 });
 
-describe('relayView of other framings', () => {
+describe('viewStream relayed, other framings', () => {
   it('relays a chunked answer decoded', async () => {
     const engine = rawEngine((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n'));
     const answer = await relay(await engine.url);
     const sink = new Sink();
-    await answer!.pipeTo(sink);
+    await pipeline(answer!.body, sink);
     expect(sink.bytes.toString()).toBe('hello world');
   });
 
@@ -218,7 +219,7 @@ describe('relayView of other framings', () => {
     const engine = rawEngine((socket) => socket.end('HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'));
     const answer = await relay(await engine.url);
     const sink = new Sink();
-    await answer!.pipeTo(sink);
+    await pipeline(answer!.body, sink);
     expect(sink.bytes.toString()).toBe('ok');
   });
 });

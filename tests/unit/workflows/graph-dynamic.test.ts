@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type BlockTemplate, parseBlock } from '../../../server/workflows/block.schema.js';
-import { assembleDynamicGraph, buildDynamicGraph } from '../../../server/workflows/graph-dynamic.js';
+import { assembleDynamicGraph } from '../../../server/workflows/graph-dynamic.js';
 import { validateApiGraph } from '../../helpers/graph-validate.js';
 import { parseManifest } from '../../../server/contracts/workflows.contract.js';
 import type { ApiGraph, ObjectInfo } from '../../../server/engine/engine-graph.js';
@@ -26,7 +26,7 @@ const only = (graph: ApiGraph, classType: string) => {
 };
 
 function build(params: Record<string, unknown>): ApiGraph {
-  return buildDynamicGraph(lora.blocks!, lora.manifest, { seed: 11, ...params });
+  return assembleDynamicGraph(lora.blocks!, lora.manifest, { seed: 11, ...params }).graph;
 }
 
 describe('dynamic assembly of txt2img-sdxl-lora', () => {
@@ -112,12 +112,12 @@ describe('block wiring rules', () => {
 
   it('fails when a block imports a name nobody exported, unless optional', () => {
     const needs = block({ nodes: { '1': { class_type: 'VAEDecode', inputs: {} } }, imports: { vae: { node: '1', input: 'vae' } } });
-    expect(() => buildDynamicGraph({ a: needs }, manifest, {})).toThrow('imports "vae", which no earlier block exports');
+    expect(() => assembleDynamicGraph({ a: needs }, manifest, {}).graph).toThrow('imports "vae", which no earlier block exports');
     const optional = block({
       nodes: { '1': { class_type: 'VAEDecode', inputs: { vae: 'placeholder' } } },
       imports: { vae: { node: '1', input: 'vae', optional: true } },
     });
-    expect(buildDynamicGraph({ a: optional }, manifest, {})['1']!.inputs).toEqual({});
+    expect(assembleDynamicGraph({ a: optional }, manifest, {}).graph['1']!.inputs).toEqual({});
   });
 
   it('honours when and !when', () => {
@@ -125,14 +125,14 @@ describe('block wiring rules', () => {
       a: block({ when: 'flag', nodes: { '1': { class_type: 'A', inputs: {} } } }),
       b: block({ when: '!flag', nodes: { '1': { class_type: 'B', inputs: {} } } }),
     };
-    expect(Object.values(buildDynamicGraph(blocks, manifest, { flag: true })).map((n) => n.class_type)).toEqual(['A']);
-    expect(Object.values(buildDynamicGraph(blocks, manifest, {})).map((n) => n.class_type)).toEqual(['B']);
+    expect(Object.values(assembleDynamicGraph(blocks, manifest, { flag: true }).graph).map((n) => n.class_type)).toEqual(['A']);
+    expect(Object.values(assembleDynamicGraph(blocks, manifest, {}).graph).map((n) => n.class_type)).toEqual(['B']);
   });
 
   it('rewires internal links to the new ids', () => {
     const first = block({ nodes: { '1': { class_type: 'A', inputs: {} } } });
     const second = block({ nodes: { '7': { class_type: 'B', inputs: {} }, '9': { class_type: 'C', inputs: { x: ['7', 1] } } } });
-    const graph = buildDynamicGraph({ a: first, b: second }, manifest, {});
+    const graph = assembleDynamicGraph({ a: first, b: second }, manifest, {}).graph;
     expect(graph).toEqual({
       '1': { class_type: 'A', inputs: {} },
       '2': { class_type: 'B', inputs: {} },
@@ -148,7 +148,7 @@ describe('block wiring rules', () => {
 
   it('names a listed block that does not exist', () => {
     const listed = { ...manifest, blocks: ['ghost'] };
-    expect(() => buildDynamicGraph({}, listed, {})).toThrow('block "ghost"');
+    expect(() => assembleDynamicGraph({}, listed, {}).graph).toThrow('block "ghost"');
   });
 });
 

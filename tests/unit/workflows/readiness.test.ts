@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createEngineModelPresence, lacksOn } from '../../../server/workflows/engine-model-presence.js';
 import { createModelPresence } from '../../../server/workflows/model-presence.store.js';
 import { ENGINE_CORE, groupNodePackages, packageOfModule } from '../../../server/workflows/node-packages.js';
 import { modelsStatus, nodesStatus, readiness, workflowListEntry } from '../../../server/workflows/readiness.js';
@@ -119,5 +120,16 @@ describe('createModelPresence', () => {
     expect(isPresent('unknown.safetensors')).toBe(true);
     expect(isPresent('sub.safetensors')).toBe(false);
     expect(isPresent('../vae/v.safetensors')).toBe(false);
+  });
+});
+
+describe('model presence on an engine', () => {
+  it('counts a model the engine lists with or without its folder, for readiness and for what the engine lacks', () => {
+    const info = { CheckpointLoaderSimple: { input: { required: { ckpt_name: [['sdxl/a.safetensors', 'b.safetensors'], {}] } } } } as unknown as Parameters<typeof lacksOn>[1];
+    const present = createEngineModelPresence(info);
+    expect(present('a.safetensors')).toBe(true);
+    expect(present('sdxl/b.safetensors')).toBe(true);
+    expect(present('c.safetensors')).toBe(false);
+    expect(lacksOn({ required_models: ['a.safetensors', 'other/b.safetensors', 'c.safetensors'], required_nodes: [] }, info)).toEqual(['model c.safetensors']);
   });
 });
