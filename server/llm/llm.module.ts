@@ -15,16 +15,13 @@ import { ChatStore } from './chats/chat.store.js';
 import type { LlmCatalog } from './llm-catalog.js';
 import { FitService } from './fit/fit.service.js';
 import { RepoFilesClient } from './repo/repo-files.client.js';
-import { repoGgufRoutes } from './repo/repo-gguf.routes.js';
 import { RepoGgufService } from './repo/repo-gguf.service.js';
-import { fitRoutes } from './fit/fit.routes.js';
 import { chatsRoutes } from './chats/chats.routes.js';
 import { LlmConfigStore } from './llm-config.store.js';
 import { llmRoutes } from './llm.routes.js';
 import { LlmService } from './llm.service.js';
 import { ReleaseSourceClient } from './runtimes/release-source.client.js';
 import type { RuntimeDownloads } from './runtimes/runtime-install.js';
-import { runtimesRoutes } from './runtimes/runtimes.routes.js';
 import { RuntimesService, type GpuFacts } from './runtimes/runtimes.service.js';
 
 /** What the GPU policy reads of the image jobs (the job lifecycle). */
@@ -118,7 +115,7 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
   let unfollow: (() => void) | null = null;
   return {
     name: 'llm',
-    routers: [llmRoutes(service), runtimesRoutes(runtimes), fitRoutes(fit), chatsRoutes(new ChatStore(deps.db)), repoGgufRoutes(repos)],
+    routers: [llmRoutes(service, runtimes, fit, repos), chatsRoutes(new ChatStore(deps.db))],
     service,
     runtimes,
     runtimeDownload(file) {

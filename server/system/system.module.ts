@@ -10,27 +10,21 @@ import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import { announceStart } from './startup-events.js';
-import { healthRoutes } from './health.routes.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { BotControl } from './bot-control.js';
-import { extensionRoutes } from './extension.routes.js';
-import { envSettingsRoutes } from './env-settings.routes.js';
 import { EnvSettingsService, type KeyVerdict } from './env-settings.service.js';
 import { Secrets } from './secrets.store.js';
 import { SettingsStore } from '../db/settings.store.js';
 import type { Authenticator } from '../http/authenticator.js';
 import type { LocalVersionPaths } from './local-versions.js';
 import { GitRepo } from './git-repo.js';
-import { appUpdateRoutes, type DesktopUpdates } from './app-update.routes.js';
 import { RestartService } from './restart.service.js';
 import { StatusService } from './status.service.js';
-import { updateRoutes } from './update.routes.js';
 import { UpdateRepository } from './update-repository.js';
 import { UpdateService } from './update.service.js';
-import { systemRoutes } from './system.routes.js';
+import { systemRoutes, type DesktopUpdates } from './system.routes.js';
 import { TelemetryService } from './telemetry.service.js';
 import { reportMigrations } from './migration-report.js';
-import { firstRunRoutes } from './first-run.routes.js';
 import { FirstRunService } from './first-run.service.js';
 import { lanUrls } from './lan-addresses.js';
 import type { SignInLog } from '../http/sign-in-log.js';
@@ -152,13 +146,21 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
   return {
     name: 'system',
     routers: [
-      healthRoutes({ version: config.version, startedAt: deps.startedAt, engineStatus: deps.engineStatus }),
-      systemRoutes({ status, telemetry, restart, startedAt: deps.startedAt }),
-      envSettingsRoutes(envSettings),
-      updateRoutes(update, new UpdateRepository({ secrets: deps.secrets, events: deps.events })),
-      appUpdateRoutes(deps.desktopUpdates, () => deps.secrets.get('REPO_URL') !== null),
-      extensionRoutes(path.join(config.system.appDir, 'resources', 'browser-extension')),
-      firstRunRoutes(firstRun),
+      systemRoutes({
+        version: config.version,
+        startedAt: deps.startedAt,
+        engineStatus: deps.engineStatus,
+        status,
+        telemetry,
+        restart,
+        envSettings,
+        update,
+        repository: new UpdateRepository({ secrets: deps.secrets, events: deps.events }),
+        desktop: deps.desktopUpdates,
+        repoConfigured: () => deps.secrets.get('REPO_URL') !== null,
+        extensionDir: path.join(config.system.appDir, 'resources', 'browser-extension'),
+        firstRun,
+      }),
     ],
     telemetry,
     status,
