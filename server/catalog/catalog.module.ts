@@ -16,7 +16,6 @@ import { RepohostClient } from '../repohost/repohost.client.js';
 import { ActivityLog } from './activity-log.js';
 import { CatalogActions } from './catalog-actions.service.js';
 import { catalogDownloadResolver } from './catalog-downloads.js';
-import { catalogFileRoutes } from './catalog-files.routes.js';
 import { CatalogQueries } from './catalog-query.service.js';
 import { catalogRoutes } from './catalog.routes.js';
 import { CATALOG_FILE_NAMES, catalogSchemaFor } from '../contracts/catalog.contract.js';
@@ -128,7 +127,7 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
 
   return {
     name: 'catalog',
-    routers: [catalogRoutes({ queries, actions, metadata, activity, uploads: deps.uploads }), catalogFileRoutes({ queries, actions }), ...queue.routers],
+    routers: [catalogRoutes({ queries, actions, metadata, activity, uploads: deps.uploads }), ...queue.routers],
     catalogs,
     downloads,
     metadata,

@@ -6,7 +6,6 @@
 import type express from 'express';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logging.js';
-import { settingsRoutes } from './settings.routes.js';
 import { SettingsStore } from '../db/settings.store.js';
 import { DownloadManager, type DownloadEvents } from './download-manager.service.js';
 import type { ThreadDownloadOptions } from './download-thread.js';
@@ -57,7 +56,7 @@ export function createDownloadsModule(deps: DownloadsModuleDeps): DownloadsModul
   return {
     downloads: manager,
     streams,
-    routers: [downloadsRoutes(streams), settingsRoutes(manager)],
+    routers: [downloadsRoutes(streams, manager)],
     start: () => manager.start(),
     async stop() {
       streams.closeAll();

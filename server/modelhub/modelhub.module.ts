@@ -11,7 +11,6 @@ import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import { GalleryFetcher } from './gallery-fetch.service.js';
 import { GalleryItems } from './gallery-items.js';
-import { galleryRoutes } from './gallery.routes.js';
 import { GalleryService } from './gallery.service.js';
 import { GalleryStore } from './gallery.store.js';
 import { GalleryThumbs } from './gallery-thumbs.js';
@@ -77,8 +76,8 @@ export function createModelhubModule(deps: ModelhubModuleDeps): ModelhubModule {
         moves: new CatalogMoves({ client, catalogs: deps.catalogs }),
         tags: new TagService({ client, gallery: store, tags: new TagStore(deps.db) }),
         imagePresets: new ImagePresetService({ lookup, presets: deps.presets, workflows: deps.workflows, hubBaseUrl: config.urls.modelhub }),
+        gallery,
       }),
-      galleryRoutes(gallery),
     ],
     client,
     gallery,
