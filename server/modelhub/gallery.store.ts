@@ -27,9 +27,6 @@ export interface GalleryRow {
   fetched_at: string;
 }
 
-/** A row without its `item` JSON (`gallery/{id}/meta` serves it). */
-export type GalleryListRow = Omit<GalleryRow, 'item'>;
-
 export interface GalleryFilter {
   source?: GallerySource;
   starred?: boolean;
@@ -46,8 +43,6 @@ const ITEM_JSON = [
 ].join(', ');
 
 const ITEM_COLUMNS = 'id, model_id, source, media_type, content_type, width, height, bytes, created_at, starred, username, version_id';
-
-const LIST_COLUMNS = 'model_id, id, source, media_type, content_type, file, thumb, bytes, width, height, version_id, username, created_at, created_ms, starred, fetched_at';
 
 /** Listings kept between writes (a gallery changes only while it is fetched or starred). */
 const MAX_CACHED_LISTINGS = 32;
@@ -108,11 +103,6 @@ export class GalleryStore {
   /** The item with this hub id (the most recently fetched one when two models have it). */
   byId(id: number): GalleryRow | null {
     return (this.db.prepare('SELECT * FROM gallery_items WHERE id = ? ORDER BY fetched_at DESC LIMIT 1').get(id) as GalleryRow | undefined) ?? null;
-  }
-
-  /** Every item of a model (for deletion). */
-  rowsOf(modelId: string): GalleryListRow[] {
-    return this.db.prepare(`SELECT ${LIST_COLUMNS} FROM gallery_items WHERE model_id = ?`).all(modelId) as GalleryListRow[];
   }
 
   /** Remove a model's items and its fetch record; returns how many items went. */
