@@ -5,7 +5,6 @@
  */
 import fsp from 'node:fs/promises';
 
-/** fsync a file's data and metadata. */
 export async function fsyncFile(file: string): Promise<void> {
   const handle = await fsp.open(file, 'r+');
   try {

@@ -22,7 +22,6 @@ export interface CatalogQueryDeps {
   disk: DiskUsage;
 }
 
-/** Catalog reads for the routes. */
 export class CatalogQueries {
   constructor(private readonly deps: CatalogQueryDeps) {}
 

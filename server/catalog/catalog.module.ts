@@ -50,7 +50,6 @@ export interface CatalogModuleDeps {
   otherDownloads?: (file: string) => DownloadTarget | null;
 }
 
-/** The built capability. */
 export interface CatalogModule extends StudioModule {
   catalogs: CatalogSet;
   /** The `dest` folder the model and LoRA catalogs give a model file. */
@@ -79,7 +78,6 @@ export interface CatalogModule extends StudioModule {
   stop(): Promise<void>;
 }
 
-/** Build the catalog capability. */
 export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const { config, logger } = deps;
   const tokens = deps.tokens ?? (() => ({ modelhubApiKey: config.tokens.modelhubApiKey, hubToken: config.tokens.hubToken }));

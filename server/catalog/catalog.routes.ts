@@ -23,7 +23,6 @@ export interface CatalogRouteDeps {
   uploads: Uploads;
 }
 
-/** Catalog routes (see the file comment). */
 export function catalogRoutes({ queries, actions, metadata, activity, uploads }: CatalogRouteDeps): express.Router {
   const router = express.Router();
 

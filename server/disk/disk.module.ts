@@ -43,7 +43,6 @@ export interface DiskModule extends StudioModule {
   retention: RetentionService;
 }
 
-/** Build the disk capability. */
 export function createDiskModule(deps: DiskModuleDeps): DiskModule {
   const { paths, engine } = deps.config;
   const home = os.homedir();

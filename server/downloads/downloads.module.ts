@@ -15,7 +15,6 @@ import { StatusStreams } from './status-stream.js';
 /** What the manager takes, but the database instead of its stores. */
 export type DownloadsModuleDeps = Omit<DownloadManagerOptions, 'store' | 'settings'> & { db: Db };
 
-/** The built download capability. */
 export interface DownloadsModule {
   downloads: Downloads;
   /** Open status streams (SSE clients). */

@@ -70,7 +70,6 @@ export interface ImageQuery {
 
 const TAG_BATCH = 20;
 
-/** HTTP client for the model hub's public REST API. */
 export class ModelhubClient {
   private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;

@@ -40,7 +40,6 @@ export interface ModelhubModuleDeps {
   client: ModelhubClient;
 }
 
-/** The built capability. */
 export interface ModelhubModule extends StudioModule {
   client: ModelhubClient;
   gallery: GalleryService;
@@ -49,7 +48,6 @@ export interface ModelhubModule extends StudioModule {
   stop(): Promise<void>;
 }
 
-/** Build the model hub capability. */
 export function createModelhubModule(deps: ModelhubModuleDeps): ModelhubModule {
   const { config } = deps;
   const { client } = deps;

@@ -23,7 +23,6 @@ export interface ModelhubRouteDeps {
   gallery: GalleryService;
 }
 
-/** Model hub routes (see the file comment). */
 export function modelhubRoutes({ lookup, moves, tags, imagePresets, gallery }: ModelhubRouteDeps): express.Router {
   const router = express.Router();
   const send = (req: express.Request, res: express.Response, file: GalleryFile) =>

@@ -86,7 +86,6 @@ function versionPaths(config: Readonly<Config>): LocalVersionPaths {
   };
 }
 
-/** Build the system capability. */
 export function createSystemModule(deps: SystemModuleDeps): SystemModule {
   const { config } = deps;
   const telemetry = new TelemetryService({
