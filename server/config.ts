@@ -269,10 +269,11 @@ export async function loadConfig(
   return deepFreeze(config);
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
-    for (const child of Object.values(value)) deepFreeze(child);
+/** Freeze `value` and everything it holds (what is already frozen is not walked again). */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
 }

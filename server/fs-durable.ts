@@ -5,6 +5,11 @@
  */
 import fsp from 'node:fs/promises';
 
+/** Whether anything (a link too) is at `file`. */
+export async function pathExists(file: string): Promise<boolean> {
+  return fsp.lstat(file).then(() => true, () => false);
+}
+
 export async function fsyncFile(file: string): Promise<void> {
   const handle = await fsp.open(file, 'r+');
   try {

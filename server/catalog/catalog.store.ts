@@ -12,6 +12,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { deepFreeze } from '../config.js';
 import { minuteStamp } from '../time.js';
 import { fsyncDir } from '../fs-durable.js';
 import {
@@ -296,12 +297,4 @@ function stripLiveFields(raw: unknown): unknown {
     }
   }
   return raw;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -157,7 +157,7 @@ async function pythonOf(dir: string, platform: NodeJS.Platform): Promise<string 
     venvPython(path.join(path.dirname(dir), 'venv'), platform),
     path.join(path.dirname(dir), 'python_embeded', 'python.exe'),
   ];
-  for (const python of options) if (await exists(python)) return python;
+  for (const python of options) if (fs.existsSync(python)) return python;
   return null;
 }
 
@@ -176,8 +176,4 @@ async function runningEngine(url: string): Promise<FoundInstall | null> {
   } catch {
     return null;
   }
-}
-
-async function exists(file: string): Promise<boolean> {
-  return fsp.access(file).then(() => true, () => false);
 }
