@@ -13,7 +13,8 @@ import { DomainError, notFound } from '../domain-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import { relativeToRoot, type DiskFolders } from './disk-folders.js';
 import type { FileHashStore } from './file-hash.store.js';
-import { isPartialDownload, walkFiles, type WalkedFile } from './file-walk.js';
+import { walkFiles, type WalkedFile } from '../free-space.js';
+import { isPartialDownload } from './file-walk.js';
 
 /** Who uses a model file: catalog entries by path (relative to the data directory), workflows by file name. */
 export interface ModelUsage {
