@@ -4,7 +4,8 @@
  * of each model: phase, cursor and counters, so it resumes after a restart).
  */
 import type { Db } from '../db/database.js';
-import type { FetchRow, GallerySource } from '../contracts/modelhub.contract.js';
+import type { z } from 'zod';
+import type { FetchRow, GallerySource, galleryListQuery } from '../contracts/modelhub.contract.js';
 
 /** A stored gallery item. */
 export interface GalleryRow {
@@ -27,12 +28,8 @@ export interface GalleryRow {
   fetched_at: string;
 }
 
-export interface GalleryFilter {
-  source?: GallerySource;
-  starred?: boolean;
-  limit?: number;
-  offset?: number;
-}
+/** The listing's filter: the route's query as parsed. */
+export type GalleryFilter = z.output<typeof galleryListQuery>;
 
 /** One listed item (`GalleryItemView` in gallery.service.ts), as SQLite `json_object` arguments. */
 const ITEM_JSON = [
