@@ -65,8 +65,6 @@ export interface CatalogModule extends StudioModule {
   /** Read every catalog file again (an update or sync replaced them). */
   reload(): Promise<void>;
   downloads: Downloads;
-  metadata: MetadataService;
-  disk: DiskUsage;
   activity: ActivityLog;
   /** Open status streams (SSE clients). */
   streams: StatusStreams;
@@ -128,8 +126,6 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
     routers: [catalogRoutes({ queries, actions, metadata, activity, uploads: deps.uploads }), ...queue.routers],
     catalogs,
     downloads,
-    metadata,
-    disk,
     activity,
     streams: queue.streams,
     destOf: (file) => findEntry(catalogs, file)?.entry.dest,

@@ -40,15 +40,7 @@ export interface ModelhubModuleDeps {
   client: ModelhubClient;
 }
 
-export interface ModelhubModule extends StudioModule {
-  client: ModelhubClient;
-  gallery: GalleryService;
-  fetcher: GalleryFetcher;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-export function createModelhubModule(deps: ModelhubModuleDeps): ModelhubModule {
+export function createModelhubModule(deps: ModelhubModuleDeps): StudioModule {
   const { config } = deps;
   const { client } = deps;
   const lookup = new ImageLookupService({ client, catalogs: deps.catalogs });
@@ -77,9 +69,6 @@ export function createModelhubModule(deps: ModelhubModuleDeps): ModelhubModule {
         gallery,
       }),
     ],
-    client,
-    gallery,
-    fetcher,
     async start() {
       fetcher.start();
     },

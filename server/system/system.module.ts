@@ -55,9 +55,6 @@ export interface SystemModuleDeps {
 }
 
 export interface SystemModule extends StudioModule {
-  telemetry: TelemetryService;
-  status: StatusService;
-  update: UpdateService;
   restart: RestartService;
   start(): void;
   stop(): void;
@@ -161,9 +158,6 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
         firstRun,
       }),
     ],
-    telemetry,
-    status,
-    update,
     restart,
     // Which schema migrations opening the database applied during this boot.
     prepare: async () => void reportMigrations(deps.db, deps.events, deps.startedAt),
