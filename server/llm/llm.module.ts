@@ -56,7 +56,6 @@ function gpuFacts(report: GpuReport): GpuFacts {
 
 export interface LlmModule extends StudioModule {
   service: LlmService;
-  runtimes: RuntimesService;
   /** A runtime archive the download queue is fetching: where it comes from, or null when not one. */
   runtimeDownload(file: string): { url: string; headers: Record<string, string>; source: 'repohost'; tokenName: string; finalFile: string; expectedSha256: string; estimatedBytes: number } | null;
 }
@@ -117,7 +116,6 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
     name: 'llm',
     routers: [llmRoutes(service, runtimes, fit, repos), chatsRoutes(new ChatStore(deps.db))],
     service,
-    runtimes,
     runtimeDownload(file) {
       const archive = runtimes.pendingArchive(file);
       if (!archive) return null;
