@@ -8,7 +8,7 @@ import { SHIPPED_ROOT, type Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Uploads } from '../http/uploads.js';
-import { createDownloadsModule, type DownloadResolver, type Downloads, type DownloadTarget, type StatusStreams, type ThreadDownloadOptions } from '../downloads/index.js';
+import { createDownloadsModule, type Downloads, type DownloadTarget, type StatusStreams, type ThreadDownloadOptions } from '../downloads/index.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
@@ -40,14 +40,13 @@ export interface CatalogModuleDeps {
   uploads: Uploads;
   /** Runs before an LLM model file is deleted. */
   beforeLlmDelete?: (file: string) => Promise<void>;
-  /** Defaults to the config's tokens. */
-  tokens?: () => SourceTokens;
+  tokens: () => SourceTokens;
   /** The one model hub client (the composition root builds it; the model hub capability shares it). */
   modelhub: ModelhubClient;
   /** Passed to every file download (tests shorten backoff and stall timeouts). */
   downloadOptions?: ThreadDownloadOptions;
   /** Files another capability queues through the same download queue (the LLM runtimes' archives), asked first. */
-  otherDownloads?: (file: string) => DownloadTarget | null;
+  otherDownloads: (file: string) => DownloadTarget | null;
 }
 
 export interface CatalogModule extends StudioModule {
@@ -78,7 +77,7 @@ export interface CatalogModule extends StudioModule {
 
 export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const { config, logger } = deps;
-  const tokens = deps.tokens ?? (() => ({ modelhubApiKey: config.tokens.modelhubApiKey, hubToken: config.tokens.hubToken }));
+  const { tokens } = deps;
   const store = (kind: 'models' | 'loras' | 'llm') =>
     new CatalogStore({
       file: path.join(config.paths.catalogs, CATALOG_FILE_NAMES[kind]),
@@ -89,23 +88,17 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const dirs = { models: config.paths.models, llmModels: config.paths.llmModels };
   const activity = new ActivityLog();
   const disk = new DiskUsage({ modelsDir: config.paths.models });
+  const fromCatalogs = catalogDownloadResolver({
+    catalogs,
+    dirs,
+    sources: () => ({ modelhubBaseUrl: config.urls.modelhub, repohostBaseUrl: config.urls.repohost, ...tokens() }),
+  });
   const queue = createDownloadsModule({
     db: deps.db,
     logger,
     events: deps.events,
-    resolve: withOtherDownloads(deps.otherDownloads, catalogDownloadResolver({
-      catalogs,
-      dirs,
-      sources: () => {
-        const current = tokens();
-        return {
-          modelhubBaseUrl: config.urls.modelhub,
-          repohostBaseUrl: config.urls.repohost,
-          modelhubApiKey: current.modelhubApiKey,
-          hubToken: current.hubToken,
-        };
-      },
-    })),
+    // Another capability's own files first (the LLM runtimes' archives), then the catalogs.
+    resolve: (file, kind) => deps.otherDownloads(file) ?? fromCatalogs(file, kind),
     activity,
     onFilesChanged: () => disk.invalidate(),
     downloadOptions: deps.downloadOptions,
@@ -152,9 +145,4 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
       await Promise.all([metadata.stop(), queue.stop()]);
     },
   };
-}
-
-/** The queue's resolver: another capability's own files first, then the catalogs. */
-function withOtherDownloads(other: ((file: string) => DownloadTarget | null) | undefined, catalogs: DownloadResolver): DownloadResolver {
-  return (file, kind) => other?.(file) ?? catalogs(file, kind);
 }
