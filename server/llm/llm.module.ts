@@ -42,9 +42,7 @@ export interface LlmModuleDeps {
   /** The LLM catalog (fit estimates; GGUF files added from a repository). */
   llmCatalog: LlmCatalog;
   /** The repository host token (gated repositories), read per request. */
-  hubToken?: () => string | null;
-  /** What the GPU probe says (default: the `gpu/` probe, read once). */
-  gpu?: () => Promise<GpuReport>;
+  hubToken: () => string | null;
 }
 
 /** The runtimes' view of the probe: the GPU that decides the build (an NVIDIA one first). */
@@ -64,7 +62,7 @@ export interface LlmModule extends StudioModule {
 export function createLlmModule(deps: LlmModuleDeps): LlmModule {
   const { config, events, logger } = deps;
   const probe = new GpuProbe({ env: config.childEnv, nvidiaSmi: config.system.nvidiaSmi });
-  const readGpu = deps.gpu ?? (() => probe.read());
+  const readGpu = () => probe.read();
   const runtimes = new RuntimesService({
     runtimesDir: path.join(config.paths.llm, 'runtimes'),
     releases: new ReleaseSourceClient(config.llm.releasesUrl),
@@ -90,7 +88,7 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
     ctxSize: () => store.get().ctx_size,
   });
   const repos = new RepoGgufService({
-    client: new RepoFilesClient(config.urls.repohost, deps.hubToken ?? (() => config.tokens.hubToken)),
+    client: new RepoFilesClient(config.urls.repohost, deps.hubToken),
     catalog: deps.llmCatalog,
     estimate: (bytes) => fit.estimateBytes(bytes),
   });

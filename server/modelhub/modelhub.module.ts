@@ -33,8 +33,6 @@ export interface ModelhubModuleDeps {
   presets: PresetSink;
   /** The installed workflows' manifests (presets from hub images pick one). */
   workflows: () => Promise<Array<Record<string, unknown>>>;
-  /** The ffmpeg executable for video thumbnails (default `ffmpeg` on PATH). */
-  ffmpegPath?: string;
   catalogs: { models: CatalogStore; loras: CatalogStore };
   /** The one model hub client (the composition root builds it; the catalogs share it). */
   client: ModelhubClient;
@@ -46,7 +44,7 @@ export function createModelhubModule(deps: ModelhubModuleDeps): StudioModule {
   const lookup = new ImageLookupService({ client, catalogs: deps.catalogs });
   const root = config.paths.gallery;
   const store = new GalleryStore(deps.db);
-  const thumbs = new GalleryThumbs({ logger: deps.logger, ffmpegPath: deps.ffmpegPath, env: config.childEnv });
+  const thumbs = new GalleryThumbs({ logger: deps.logger, env: config.childEnv });
   const items = new GalleryItems({ store, thumbs, root });
   const fetcher = new GalleryFetcher({
     client,
