@@ -30,9 +30,10 @@ export interface MetadataServiceOptions {
   repohost: RepohostClient;
   events: Pick<EventBus, 'emit'>;
   logger: Logger;
-  /** Lookups in flight at once (the hubs rate limit bursts). Default 2. */
-  concurrency?: number;
 }
+
+/** Lookups in flight at once (the hubs rate limit bursts). */
+const LOOKUPS_AT_ONCE = 2;
 
 interface Job {
   kind: MetadataKind;
@@ -100,7 +101,7 @@ export class MetadataService {
         else failed += 1;
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, this.opts.concurrency ?? 2) }, worker));
+    await Promise.all(Array.from({ length: LOOKUPS_AT_ONCE }, worker));
     if (signal.aborted) return;
     const total = jobs.length;
     this.opts.events.emit(

@@ -27,9 +27,10 @@ export interface DuplicatesDeps {
   hashes: FileHashStore;
   events: EventBus;
   usage: () => Promise<ModelUsage>;
-  /** Files hashed at once (two keep one core's reads and the other's hashing busy). */
-  concurrency?: number;
 }
+
+/** Files hashed at once (two keep one core's reads and the other's hashing busy). */
+const HASHED_AT_ONCE = 2;
 
 interface HashedGroup {
   sha256: string;
@@ -113,7 +114,7 @@ export class DuplicatesService {
         hashOf.set(key, answer.sha256);
       }
     };
-    await Promise.all(Array.from({ length: this.deps.concurrency ?? 2 }, worker));
+    await Promise.all(Array.from({ length: HASHED_AT_ONCE }, worker));
     const bySha = new Map<string, HashedGroup>();
     for (const file of candidates.flat()) {
       const sha256 = hashOf.get(inodeKey(file));

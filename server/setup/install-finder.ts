@@ -29,8 +29,6 @@ export interface FinderContext {
   studioEngines: string;
   backend: GpuBackend;
   env: NodeJS.ProcessEnv;
-  /** Extra folders to look in (tests, unusual layouts), labelled `extra`. */
-  extraPlaces?: readonly string[];
 }
 
 interface Candidate {
@@ -92,7 +90,6 @@ async function candidatePlaces(ctx: FinderContext): Promise<Candidate[]> {
   out.push(...(await desktopApp(ctx)));
   for (const pkg of await stabilityMatrixPackages(ctx)) out.push({ dir: pkg, place: 'stability-matrix' });
   if (platform !== 'win32') out.push({ dir: '/workspace/ComfyUI', place: 'workspace' });
-  for (const extra of ctx.extraPlaces ?? []) out.push({ dir: extra, place: 'extra' });
   return out;
 }
 
