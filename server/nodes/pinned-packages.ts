@@ -5,9 +5,9 @@
  * are read once from the engine's own Python (`python-env.ts`, the one reader of its packages)
  * and become a pip constraints file.
  */
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { listInstalled } from './python-env.js';
+import { writeFileAtomic } from '../fs-durable.js';
 
 const PINNED = ['torch', 'torchvision', 'torchaudio', 'numpy'] as const;
 
@@ -19,13 +19,8 @@ export async function readPinnedVersions(python: string, env: NodeJS.ProcessEnv,
 
 /** Write a pip constraints file pinning `versions`; returns its path. */
 export async function writeConstraints(dir: string, versions: Record<string, string>): Promise<string> {
-  await fsp.mkdir(dir, { recursive: true });
   const file = path.join(dir, 'engine-constraints.txt');
-  const body = Object.entries(versions)
-    .map(([name, version]) => `${name}==${version}\n`)
-    .join('');
-  await fsp.writeFile(`${file}.tmp`, body);
-  await fsp.rename(`${file}.tmp`, file);
+  await writeFileAtomic(file, Object.entries(versions).map(([name, version]) => `${name}==${version}\n`).join(''));
   return file;
 }
 

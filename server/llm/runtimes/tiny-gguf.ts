@@ -4,7 +4,7 @@
  * smoke test loads it to see where the layers went, so installing a runtime needs no model
  * download. Its answers are gibberish, which is all a load check needs.
  */
-import fsp from 'node:fs/promises';
+import { writeFileAtomic } from '../../fs-durable.js';
 
 const N_EMBD = 64;
 const N_LAYER = 2;
@@ -157,8 +157,6 @@ export function tinyGguf(): Buffer {
 }
 
 /** Write the model to `file` (temp name, then rename). */
-export async function writeTinyGguf(file: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await fsp.writeFile(tmp, tinyGguf());
-  await fsp.rename(tmp, file);
+export function writeTinyGguf(file: string): Promise<void> {
+  return writeFileAtomic(file, tinyGguf());
 }
