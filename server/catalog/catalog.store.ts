@@ -162,7 +162,8 @@ export class CatalogStore {
     const next = parsed.data;
     if (next.version === base.version && !sameFileSet(base, next)) {
       next.version = base.version + 1;
-      next.date = formatCatalogDate(this.now());
+      // `2026-11-22 14:05` in Studio's time zone (the catalog `date` format).
+      next.date = minuteStamp(this.now());
     }
     return next;
   }
@@ -218,11 +219,6 @@ export class CatalogStore {
     }
     return deepFreeze(parsed.data);
   }
-}
-
-/** `2026-11-22 14:05` in Studio's time zone (the catalog `date` format). */
-export function formatCatalogDate(date: Date): string {
-  return minuteStamp(date);
 }
 
 /** Write JSON next to `file`, fsync it, then rename over `file` (atomic on POSIX). */
