@@ -26,7 +26,7 @@ import {
   type DownloadResult,
 } from './download-options.js';
 import { PartWriter } from './download-part-writer.js';
-import { openAnswer, type OpenedAnswer } from './download-request.js';
+import { openAnswer, type OpenedAnswer } from './download-answer.js';
 import { fileSize, ifRangeOf, readSidecar, removePart, validatorOf, writeSidecar, type PartMeta } from './download-resume.js';
 import { SpeedMeter } from './download-speed.js';
 import { backoffDelay } from '../process/backoff.js';
