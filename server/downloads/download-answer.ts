@@ -26,7 +26,7 @@ export type AnswerVerdict =
  * Throws the DownloadError for a refusal, an error status or a web page served instead of a file;
  * the caller still owns the body either way.
  */
-export async function judgeAnswer(res: IncomingMessage, offset: number, ctx: ResponseContext): Promise<AnswerVerdict> {
+async function judgeAnswer(res: IncomingMessage, offset: number, ctx: ResponseContext): Promise<AnswerVerdict> {
   const status = res.statusCode ?? 0;
   if (status === 416 && offset > 0) {
     return parseContentRange(headerOf(res.headers, 'content-range'))?.total === offset ? { kind: 'complete' } : { kind: 'restart' };
