@@ -55,8 +55,6 @@ export interface SystemModuleDeps {
 
 export interface SystemModule extends StudioModule {
   restart: RestartService;
-  start(): void;
-  stop(): void;
   /** Studio listens on `port`: say so in the event log, and why it stays on loopback if it does. */
   announce(port: number): void;
 }
