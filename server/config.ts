@@ -150,8 +150,6 @@ export interface Config {
 export interface LoadConfigOptions {
   /** Probe whether an engine already answers on ENGINE_PORT (decides `external`). */
   probeEngine?: EngineProbe;
-  /** Overrides the platform's user-data directory (used for the STUDIO_DIR fallback). */
-  userDataDir?: string;
 }
 
 /** The probe, except that the engine a previous Studio started (its orphan) is never taken for an external one. */
@@ -170,7 +168,7 @@ export async function loadConfig(
   const loopbackReason = apiKeyIsDefault ? 'default-key' : apiKey.length < MIN_LAN_KEY_LENGTH ? 'short-key' : null;
   if (Boolean(v.STUDIO_TLS_CERT) !== Boolean(v.STUDIO_TLS_KEY)) throw new ConfigError('STUDIO_TLS_CERT and STUDIO_TLS_KEY go together: set both or neither');
   const engineHost = '127.0.0.1';
-  const { studioDir, fallbackFrom } = resolveStudioDir(given.has('STUDIO_DIR') ? v.STUDIO_DIR : null, v.STUDIO_DIR, env, options.userDataDir);
+  const { studioDir, fallbackFrom } = resolveStudioDir(given.has('STUDIO_DIR') ? v.STUDIO_DIR : null, v.STUDIO_DIR, env);
   // The engine chosen on the setup page, unless the environment names one itself.
   const choice = readEngineChoice(studioDir);
   const stored = v.ENGINE_MODE === 'automatic' && !v.ENGINE_DIR ? choice.current : null;
@@ -269,10 +267,11 @@ export async function loadConfig(
   return deepFreeze(config);
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
-    for (const child of Object.values(value)) deepFreeze(child);
+/** Freeze `value` and everything it holds (what is already frozen is not walked again). */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
 }

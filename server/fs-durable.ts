@@ -1,11 +1,29 @@
 /**
  * Small durability helpers shared by the catalog store and the downloader (so neither imports
  * the other): data is fsynced before a rename makes it visible, and the directory after, so a
- * power cut never leaves a half-written file under a real name.
+ * power cut never leaves a half-written file under a real name. And the one temp-and-rename
+ * write of Studio's small files (stores, settings, snapshots).
  */
+import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 
-/** fsync a file's data and metadata. */
+/**
+ * Write `data` to `file` (its folder made when missing) through a temp file of its own beside it
+ * and a rename, so a reader or a crash sees the old file or the new one, never half of one.
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  await fsp.writeFile(tmp, data);
+  await fsp.rename(tmp, file);
+}
+
+/** Whether anything (a link too) is at `file`. */
+export async function pathExists(file: string): Promise<boolean> {
+  return fsp.lstat(file).then(() => true, () => false);
+}
+
 export async function fsyncFile(file: string): Promise<void> {
   const handle = await fsp.open(file, 'r+');
   try {

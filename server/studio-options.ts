@@ -4,7 +4,7 @@
  */
 import type { ChatbotOptions } from './chatbot/chatbot.module.js';
 import type { Logger } from './logging.js';
-import type { DesktopUpdates } from './system/app-update.routes.js';
+import type { DesktopUpdates } from './system/system.routes.js';
 
 export interface StudioOptions {
   /** Defaults to `STUDIO_DIR/logs/server.log`, echoed to the console. */

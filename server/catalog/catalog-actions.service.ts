@@ -36,7 +36,6 @@ export interface CatalogActionDeps {
   beforeLlmDelete?: (file: string) => Promise<void>;
 }
 
-/** Catalog writes for the routes. */
 export class CatalogActions {
   constructor(private readonly deps: CatalogActionDeps) {}
 

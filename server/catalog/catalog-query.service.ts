@@ -22,7 +22,6 @@ export interface CatalogQueryDeps {
   disk: DiskUsage;
 }
 
-/** Catalog reads for the routes. */
 export class CatalogQueries {
   constructor(private readonly deps: CatalogQueryDeps) {}
 
@@ -32,25 +31,15 @@ export class CatalogQueries {
     const states = this.deps.downloads.queueStates();
     const presence = diskPresence(this.deps.dirs);
     const live = withLiveStatus(catalog, kind, presence, (file) => states.get(file) ?? null);
-    let queued = 0;
-    let downloading = 0;
-    let present = 0;
-    let total = 0;
-    for (const category of live.categories) {
-      for (const entry of category.models) {
-        total += 1;
-        if (entry.status === 'queued') queued += 1;
-        if (entry.status === 'downloading') downloading += 1;
-        if (entry.status === 'present' || entry.on_disk_bytes > 0) present += 1;
-      }
-    }
+    const entries = live.categories.flatMap((category) => category.models);
+    const count = (test: (entry: (typeof entries)[number]) => boolean) => entries.filter(test).length;
     const disk = await this.deps.disk.get();
     const stats: CatalogStats = {
-      queued_count: queued,
-      downloading_count: downloading,
+      queued_count: count((entry) => entry.status === 'queued'),
+      downloading_count: count((entry) => entry.status === 'downloading'),
       ...(kind === 'models' ? { fetching_count: this.deps.metadata.fetchingCount('models') } : {}),
-      present_count: present,
-      total_count: total,
+      present_count: count((entry) => entry.status === 'present' || entry.on_disk_bytes > 0),
+      total_count: entries.length,
       global_speed: this.deps.downloads.globalSpeed(),
       models_bytes: disk.models_bytes,
       free_bytes: disk.free_bytes,

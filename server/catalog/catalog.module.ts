@@ -8,7 +8,7 @@ import { SHIPPED_ROOT, type Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Uploads } from '../http/uploads.js';
-import { createDownloadsModule, type DownloadResolver, type Downloads, type DownloadTarget, type StatusStreams, type ThreadDownloadOptions } from '../downloads/index.js';
+import { createDownloadsModule, type Downloads, type DownloadTarget, type StatusStreams, type ThreadDownloadOptions } from '../downloads/index.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
@@ -16,7 +16,6 @@ import { RepohostClient } from '../repohost/repohost.client.js';
 import { ActivityLog } from './activity-log.js';
 import { CatalogActions } from './catalog-actions.service.js';
 import { catalogDownloadResolver } from './catalog-downloads.js';
-import { catalogFileRoutes } from './catalog-files.routes.js';
 import { CatalogQueries } from './catalog-query.service.js';
 import { catalogRoutes } from './catalog.routes.js';
 import { CATALOG_FILE_NAMES, catalogSchemaFor } from '../contracts/catalog.contract.js';
@@ -41,17 +40,15 @@ export interface CatalogModuleDeps {
   uploads: Uploads;
   /** Runs before an LLM model file is deleted. */
   beforeLlmDelete?: (file: string) => Promise<void>;
-  /** Defaults to the config's tokens. */
-  tokens?: () => SourceTokens;
+  tokens: () => SourceTokens;
   /** The one model hub client (the composition root builds it; the model hub capability shares it). */
   modelhub: ModelhubClient;
   /** Passed to every file download (tests shorten backoff and stall timeouts). */
   downloadOptions?: ThreadDownloadOptions;
   /** Files another capability queues through the same download queue (the LLM runtimes' archives), asked first. */
-  otherDownloads?: (file: string) => DownloadTarget | null;
+  otherDownloads: (file: string) => DownloadTarget | null;
 }
 
-/** The built capability. */
 export interface CatalogModule extends StudioModule {
   catalogs: CatalogSet;
   /** The `dest` folder the model and LoRA catalogs give a model file. */
@@ -67,8 +64,6 @@ export interface CatalogModule extends StudioModule {
   /** Read every catalog file again (an update or sync replaced them). */
   reload(): Promise<void>;
   downloads: Downloads;
-  metadata: MetadataService;
-  disk: DiskUsage;
   activity: ActivityLog;
   /** Open status streams (SSE clients). */
   streams: StatusStreams;
@@ -80,10 +75,9 @@ export interface CatalogModule extends StudioModule {
   stop(): Promise<void>;
 }
 
-/** Build the catalog capability. */
 export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const { config, logger } = deps;
-  const tokens = deps.tokens ?? (() => ({ modelhubApiKey: config.tokens.modelhubApiKey, hubToken: config.tokens.hubToken }));
+  const { tokens } = deps;
   const store = (kind: 'models' | 'loras' | 'llm') =>
     new CatalogStore({
       file: path.join(config.paths.catalogs, CATALOG_FILE_NAMES[kind]),
@@ -94,23 +88,17 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
   const dirs = { models: config.paths.models, llmModels: config.paths.llmModels };
   const activity = new ActivityLog();
   const disk = new DiskUsage({ modelsDir: config.paths.models });
+  const fromCatalogs = catalogDownloadResolver({
+    catalogs,
+    dirs,
+    sources: () => ({ modelhubBaseUrl: config.urls.modelhub, repohostBaseUrl: config.urls.repohost, ...tokens() }),
+  });
   const queue = createDownloadsModule({
     db: deps.db,
     logger,
     events: deps.events,
-    resolve: withOtherDownloads(deps.otherDownloads, catalogDownloadResolver({
-      catalogs,
-      dirs,
-      sources: () => {
-        const current = tokens();
-        return {
-          modelhubBaseUrl: config.urls.modelhub,
-          repohostBaseUrl: config.urls.repohost,
-          modelhubApiKey: current.modelhubApiKey,
-          hubToken: current.hubToken,
-        };
-      },
-    })),
+    // Another capability's own files first (the LLM runtimes' archives), then the catalogs.
+    resolve: (file, kind) => deps.otherDownloads(file) ?? fromCatalogs(file, kind),
     activity,
     onFilesChanged: () => disk.invalidate(),
     downloadOptions: deps.downloadOptions,
@@ -128,11 +116,9 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
 
   return {
     name: 'catalog',
-    routers: [catalogRoutes({ queries, actions, metadata, activity, uploads: deps.uploads }), catalogFileRoutes({ queries, actions }), ...queue.routers],
+    routers: [catalogRoutes({ queries, actions, metadata, activity, uploads: deps.uploads }), ...queue.routers],
     catalogs,
     downloads,
-    metadata,
-    disk,
     activity,
     streams: queue.streams,
     destOf: (file) => findEntry(catalogs, file)?.entry.dest,
@@ -159,9 +145,4 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
       await Promise.all([metadata.stop(), queue.stop()]);
     },
   };
-}
-
-/** The queue's resolver: another capability's own files first, then the catalogs. */
-function withOtherDownloads(other: ((file: string) => DownloadTarget | null) | undefined, catalogs: DownloadResolver): DownloadResolver {
-  return (file, kind) => other?.(file) ?? catalogs(file, kind);
 }

@@ -1,9 +1,14 @@
 /**
  * Catalog routes: the models and LoRA catalogs, compatible LoRAs, the model-hub map, catalog
- * removal and import, metadata fetch, the activity log and a workflow's install-models.
+ * removal and import, metadata fetch, the activity log and a workflow's install-models; the
+ * files: queue one or a batch (models and LoRAs share these), file deletes, and the LLM catalog's
+ * list, download and delete. The status stream is the download queue's own route
+ * (`downloads/downloads.routes.ts`).
  */
 import express from 'express';
+import { catalogFilesBody } from '../contracts/catalog.contract.js';
 import { DomainError } from '../domain-error.js';
+import { validate } from '../http/errors.js';
 import { readUploadText, type Uploads } from '../http/uploads.js';
 import type { ActivityLog } from './activity-log.js';
 import type { CatalogActions } from './catalog-actions.service.js';
@@ -18,7 +23,6 @@ export interface CatalogRouteDeps {
   uploads: Uploads;
 }
 
-/** Catalog routes (see the file comment). */
 export function catalogRoutes({ queries, actions, metadata, activity, uploads }: CatalogRouteDeps): express.Router {
   const router = express.Router();
 
@@ -66,6 +70,31 @@ export function catalogRoutes({ queries, actions, metadata, activity, uploads }:
 
   router.post('/api/admin/workflows/:workflowId/install-models', async (req, res) => {
     res.json(await actions.installModels(String(req.params.workflowId)));
+  });
+
+  router.post('/api/admin/models/download-batch', async (req, res) => {
+    const { filenames } = validate(catalogFilesBody, req.body ?? {});
+    res.json(await actions.downloadBatch(filenames));
+  });
+
+  router.post('/api/admin/models/download/:filename', async (req, res) => {
+    res.json(await actions.download(String(req.params.filename)));
+  });
+
+  router.delete('/api/admin/models/:filename', async (req, res) => {
+    res.json(await actions.deleteModel(String(req.params.filename)));
+  });
+
+  router.get('/api/admin/llm/models', async (_req, res) => {
+    res.json(await queries.llmCatalog());
+  });
+
+  router.post('/api/admin/llm/models/download/:filename', async (req, res) => {
+    res.json(await actions.downloadLlm(String(req.params.filename)));
+  });
+
+  router.delete('/api/admin/llm/models/:filename', async (req, res) => {
+    res.json(await actions.deleteLlm(String(req.params.filename)));
   });
 
   return router;

@@ -12,6 +12,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { deepFreeze } from '../config.js';
 import { minuteStamp } from '../time.js';
 import { fsyncDir } from '../fs-durable.js';
 import {
@@ -161,7 +162,8 @@ export class CatalogStore {
     const next = parsed.data;
     if (next.version === base.version && !sameFileSet(base, next)) {
       next.version = base.version + 1;
-      next.date = formatCatalogDate(this.now());
+      // `2026-11-22 14:05` in Studio's time zone (the catalog `date` format).
+      next.date = minuteStamp(this.now());
     }
     return next;
   }
@@ -217,11 +219,6 @@ export class CatalogStore {
     }
     return deepFreeze(parsed.data);
   }
-}
-
-/** `2026-11-22 14:05` in Studio's time zone (the catalog `date` format). */
-export function formatCatalogDate(date: Date): string {
-  return minuteStamp(date);
 }
 
 /** Write JSON next to `file`, fsync it, then rename over `file` (atomic on POSIX). */
@@ -296,12 +293,4 @@ function stripLiveFields(raw: unknown): unknown {
     }
   }
   return raw;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -1,11 +1,10 @@
 /**
- * Disk numbers for the catalog `stats`: bytes under `STUDIO_DIR/models` (walked) and free bytes
- * on its volume (`fs.statfs`). Walking thousands of files per page load would be wasteful, so
- * the result is cached for 60 s (spec Limits); Studio's own downloads and deletes invalidate it.
+ * Disk numbers for the catalog `stats`: bytes under `STUDIO_DIR/models` (walked as the disk page
+ * walks it, a hard-linked file once) and free bytes on its volume (`fs.statfs`). Walking
+ * thousands of files per page load would be wasteful, so the result is cached for 60 s (spec
+ * Limits); Studio's own downloads and deletes invalidate it.
  */
-import fsp from 'node:fs/promises';
-import path from 'node:path';
-import { freeBytesOf } from '../free-space.js';
+import { distinctBytes, freeBytesOf, walkFiles } from '../free-space.js';
 
 export interface DiskNumbers {
   models_bytes: number;
@@ -49,30 +48,7 @@ export class DiskUsage {
   }
 
   private async measure(): Promise<DiskNumbers> {
-    const [models_bytes, free_bytes] = await Promise.all([directoryBytes(this.options.modelsDir), freeBytesOf(this.options.modelsDir).then((free) => free ?? 0)]);
+    const [models_bytes, free_bytes] = await Promise.all([walkFiles(this.options.modelsDir).then(distinctBytes), freeBytesOf(this.options.modelsDir).then((free) => free ?? 0)]);
     return { models_bytes, free_bytes };
   }
-}
-
-/** Sum of the sizes of every file below `dir` (symlinks are not followed; missing dir → 0). */
-async function directoryBytes(dir: string): Promise<number> {
-  let entries;
-  try {
-    entries = await fsp.readdir(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  const sizes = await Promise.all(
-    entries.map(async (entry) => {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) return directoryBytes(full);
-      if (!entry.isFile()) return 0;
-      try {
-        return (await fsp.stat(full)).size;
-      } catch {
-        return 0;
-      }
-    }),
-  );
-  return sizes.reduce((sum, size) => sum + size, 0);
 }

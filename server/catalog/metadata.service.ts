@@ -30,9 +30,10 @@ export interface MetadataServiceOptions {
   repohost: RepohostClient;
   events: Pick<EventBus, 'emit'>;
   logger: Logger;
-  /** Lookups in flight at once (the hubs rate limit bursts). Default 2. */
-  concurrency?: number;
 }
+
+/** Lookups in flight at once (the hubs rate limit bursts). */
+const LOOKUPS_AT_ONCE = 2;
 
 interface Job {
   kind: MetadataKind;
@@ -49,10 +50,7 @@ export class MetadataService {
 
   /** Start a batch in the background; when one is running, nothing new starts. */
   fetchAll(): { status: 'started' | 'already_running'; total: number } {
-    if (this.batch) {
-      const pending = [...this.states.values()].filter((s) => s.status === 'queued_metadata' || s.status === 'fetching_metadata');
-      return { status: 'already_running', total: pending.length };
-    }
+    if (this.batch) return { status: 'already_running', total: this.fetchingCount() };
     const jobs = this.collectJobs();
     for (const job of jobs) this.states.set(job.file, { kind: job.kind, status: 'queued_metadata' });
     this.batch = this.run(jobs)
@@ -65,18 +63,12 @@ export class MetadataService {
 
   /** filename → `{status, error?}` for every file of the current or last batch. */
   statusMap(): Record<string, MetadataState> {
-    const out: Record<string, MetadataState> = {};
-    for (const [file, state] of this.states) out[file] = state.error === undefined ? { status: state.status } : { status: state.status, error: state.error };
-    return out;
+    return Object.fromEntries([...this.states].map(([file, { kind: _kind, ...state }]) => [file, state]));
   }
 
-  /** Entries of `kind` waiting for or in a lookup (the catalog stats' `fetching_count`). */
-  fetchingCount(kind: MetadataKind): number {
-    let count = 0;
-    for (const state of this.states.values()) {
-      if (state.kind === kind && (state.status === 'queued_metadata' || state.status === 'fetching_metadata')) count += 1;
-    }
-    return count;
+  /** Entries (of `kind`, or all) waiting for or in a lookup (the catalog stats' `fetching_count`). */
+  fetchingCount(kind?: MetadataKind): number {
+    return [...this.states.values()].filter((s) => (kind === undefined || s.kind === kind) && (s.status === 'queued_metadata' || s.status === 'fetching_metadata')).length;
   }
 
   /** Abort lookups in flight and wait for the batch to wind down. */
@@ -109,7 +101,7 @@ export class MetadataService {
         else failed += 1;
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, this.opts.concurrency ?? 2) }, worker));
+    await Promise.all(Array.from({ length: LOOKUPS_AT_ONCE }, worker));
     if (signal.aborted) return;
     const total = jobs.length;
     this.opts.events.emit(

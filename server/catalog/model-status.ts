@@ -74,13 +74,6 @@ export function withLiveStatus(
 
 /** `{total, present}` over a catalog (the LLM catalog's `summary`). */
 export function presenceSummary(catalog: CatalogFile, kind: CatalogKind, presence: FilePresence): { total: number; present: number } {
-  let total = 0;
-  let present = 0;
-  for (const category of catalog.categories) {
-    for (const entry of category.models) {
-      total += 1;
-      if (presence.isPresent(entry, kind)) present += 1;
-    }
-  }
-  return { total, present };
+  const entries = catalog.categories.flatMap((category) => category.models);
+  return { total: entries.length, present: entries.filter((entry) => presence.isPresent(entry, kind)).length };
 }

@@ -67,7 +67,6 @@ export function resolveStudioDir(
   explicit: string | null,
   preferred: string,
   env: NodeJS.ProcessEnv,
-  userDataDir?: string,
 ): { studioDir: string; fallbackFrom: string | null } {
   if (explicit) return { studioDir: explicit, fallbackFrom: null };
   try {
@@ -75,7 +74,7 @@ export function resolveStudioDir(
     fs.accessSync(preferred, fs.constants.W_OK);
     return { studioDir: preferred, fallbackFrom: null };
   } catch {
-    return { studioDir: path.join(userDataDir ?? platformDataDir(env), 'studio'), fallbackFrom: preferred };
+    return { studioDir: path.join(platformDataDir(env), 'studio'), fallbackFrom: preferred };
   }
 }
 

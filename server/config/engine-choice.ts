@@ -6,31 +6,19 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { PREVIEW_METHODS, type PreviewMethod } from './engine-mode.js';
+import type { EngineSettingsWire, KeptVersion } from '../contracts/setup.contract.js';
+import { PREVIEW_METHODS } from './engine-mode.js';
 
-/** One engine Studio knows: installed by it (`STUDIO_DIR/engine/<version>/`) or found on the machine. */
-export interface EngineRef {
-  /** The engine folder (its `main.py`). */
-  dir: string;
-  /** The Python that runs it. */
-  python: string;
-  /** Its release ("v0.3.40"), or what the folder says (`comfyui_version.py`), or null. */
-  version: string | null;
-  origin: 'installed' | 'found';
+/**
+ * One engine Studio knows: installed by it (`STUDIO_DIR/engine/<version>/`) or found on the
+ * machine. `dir` is its folder (its `main.py`), `python` the Python that runs it, `version` its
+ * release ("v0.3.40") or what the folder says (`comfyui_version.py`), `chosen_at` when it became
+ * the engine (ISO 8601).
+ */
+export type EngineRef = KeptVersion & {
   /** Extra model folders the engine also reads (a found install's own `models/`). */
   extra_model_dirs: string[];
-  /** When it became the engine (ISO 8601). */
-  chosen_at: string;
-}
-
-/** Engine settings chosen in the UI; null fields leave the environment's (or the engine's) default. */
-export interface EngineSettings {
-  extra_args: string[] | null;
-  preview_method: PreviewMethod | null;
-  /** GPU indexes the engine may use (the first one runs the local engine). */
-  gpus: number[] | null;
-  port: number | null;
-}
+};
 
 export interface EngineChoice {
   /** The engine in use: `managed` (Studio starts it) or `external` (it runs by itself on the port). */
@@ -39,10 +27,11 @@ export interface EngineChoice {
   previous: EngineRef[];
   /** The user chose to keep the stand-in (the setup page no longer opens by itself). */
   standin_chosen: boolean;
-  settings: EngineSettings;
+  /** Engine settings chosen in the UI; null fields leave the environment's (or the engine's) default. */
+  settings: EngineSettingsWire;
 }
 
-const EMPTY_SETTINGS: EngineSettings = { extra_args: null, preview_method: null, gpus: null, port: null };
+const EMPTY_SETTINGS: EngineSettingsWire = { extra_args: null, preview_method: null, gpus: null, port: null };
 const EMPTY: EngineChoice = { current: null, previous: [], standin_chosen: false, settings: EMPTY_SETTINGS };
 
 /** `STUDIO_DIR/engine/engine.json`. */

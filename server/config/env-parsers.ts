@@ -10,7 +10,6 @@ import { ConfigError } from './config-error.js';
 /** Turns a variable's text into its value; throws `ConfigError` naming `key` when it cannot. */
 export type EnvParser<T> = (raw: string, key: string) => T;
 
-/** The text as it is. */
 export const text: EnvParser<string> = (raw) => raw;
 
 /** A path, made absolute against the working directory. */

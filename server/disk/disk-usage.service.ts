@@ -7,8 +7,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { DiskReport, DiskUsageKind, DiskUsageRow, DiskVolume } from '../contracts/disk.contract.js';
 import { relativeToRoot, type DiskFolders } from './disk-folders.js';
-import { distinctBytes, isPartialDownload, walkFiles, type WalkedFile } from './file-walk.js';
-import { volumeSpace } from '../free-space.js';
+import { isPartialDownload } from './file-walk.js';
+import { distinctBytes, volumeSpace, walkFiles, type WalkedFile } from '../free-space.js';
 
 /** Free bytes and size of the volume holding `dir` (null when it cannot be asked). */
 async function volumeOf(dir: string): Promise<{ dev: number; total: number; free: number; used: number } | null> {

@@ -35,16 +35,7 @@ export interface DiskModuleDeps {
   deleteJobs: RetentionDeps['deleteJobs'];
 }
 
-export interface DiskModule extends StudioModule {
-  usage: DiskUsageService;
-  duplicates: DuplicatesService;
-  orphans: OrphansService;
-  lowSpace: LowSpaceWatch;
-  retention: RetentionService;
-}
-
-/** Build the disk capability. */
-export function createDiskModule(deps: DiskModuleDeps): DiskModule {
+export function createDiskModule(deps: DiskModuleDeps): StudioModule {
   const { paths, engine } = deps.config;
   const home = os.homedir();
   const folders: DiskFolders = {
@@ -76,11 +67,6 @@ export function createDiskModule(deps: DiskModuleDeps): DiskModule {
   return {
     name: 'disk',
     routers: [diskRoutes({ usage, duplicates, orphans, retention })],
-    usage,
-    duplicates,
-    orphans,
-    lowSpace,
-    retention,
     start: () => {
       lowSpace.start();
       retention.start();

@@ -13,7 +13,8 @@ import { DomainError, notFound } from '../domain-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import { relativeToRoot, type DiskFolders } from './disk-folders.js';
 import type { FileHashStore } from './file-hash.store.js';
-import { isPartialDownload, walkFiles, type WalkedFile } from './file-walk.js';
+import { walkFiles, type WalkedFile } from '../free-space.js';
+import { isPartialDownload } from './file-walk.js';
 
 /** Who uses a model file: catalog entries by path (relative to the data directory), workflows by file name. */
 export interface ModelUsage {
@@ -26,9 +27,10 @@ export interface DuplicatesDeps {
   hashes: FileHashStore;
   events: EventBus;
   usage: () => Promise<ModelUsage>;
-  /** Files hashed at once (two keep one core's reads and the other's hashing busy). */
-  concurrency?: number;
 }
+
+/** Files hashed at once (two keep one core's reads and the other's hashing busy). */
+const HASHED_AT_ONCE = 2;
 
 interface HashedGroup {
   sha256: string;
@@ -112,7 +114,7 @@ export class DuplicatesService {
         hashOf.set(key, answer.sha256);
       }
     };
-    await Promise.all(Array.from({ length: this.deps.concurrency ?? 2 }, worker));
+    await Promise.all(Array.from({ length: HASHED_AT_ONCE }, worker));
     const bySha = new Map<string, HashedGroup>();
     for (const file of candidates.flat()) {
       const sha256 = hashOf.get(inodeKey(file));

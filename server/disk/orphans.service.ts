@@ -11,7 +11,8 @@ import type { EventBus } from '../events/event-bus.js';
 import { relativeToRoot, resolveInRoot, type DiskFolders } from './disk-folders.js';
 import type { ModelUsage } from './duplicates.service.js';
 import type { FileHashStore } from './file-hash.store.js';
-import { finalFileOfPart, isPartialDownload, walkFiles, type WalkedFile } from './file-walk.js';
+import { walkFiles, type WalkedFile } from '../free-space.js';
+import { finalFileOfPart, isPartialDownload } from './file-walk.js';
 import type { JobRefsStore } from './job-refs.store.js';
 
 const DAY_MS = 86_400_000;

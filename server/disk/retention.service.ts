@@ -12,7 +12,7 @@ import { DomainError } from '../domain-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import { formatSize } from '../free-space.js';
 import { retentionRule, type RetentionPlan, type RetentionRule, type RetentionState } from '../contracts/disk.contract.js';
-import { walkFiles } from './file-walk.js';
+import { walkFiles } from '../free-space.js';
 
 const DAY_MS = 24 * 60 * 60_000;
 const KEY = 'disk.retention';

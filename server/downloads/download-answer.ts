@@ -1,11 +1,14 @@
 /**
- * What the answer to a (possibly ranged) download request means for the part file, decided from
- * the status and headers alone: append a continuation, start over with a full body, the part is
- * already complete, or ask again from byte 0. Failures become user-facing `DownloadError`s.
+ * One attempt's request and what its answer means for the part file. The GET goes through
+ * `node:http` / `node:https` with redirects followed (`download-http.ts`); the verdict is decided
+ * from the status and headers alone: append a continuation, start over with a full body, the part
+ * is already complete, or ask again from byte 0. Failures become user-facing `DownloadError`s.
  */
-import type { IncomingMessage } from 'node:http';
-import { headerOf } from './download-body.js';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { discardBody, headerOf, pumpBody } from './download-body.js';
 import { DownloadError, errorForStatus, htmlPageError, type ResponseContext } from './download-errors.js';
+import { getFollowingRedirects } from './download-http.js';
+import type { PartWriter } from './download-part-writer.js';
 import { parseContentRange } from './download-resume.js';
 
 export type AnswerVerdict =
@@ -23,7 +26,7 @@ export type AnswerVerdict =
  * Throws the DownloadError for a refusal, an error status or a web page served instead of a file;
  * the caller still owns the body either way.
  */
-export async function judgeAnswer(res: IncomingMessage, offset: number, ctx: ResponseContext): Promise<AnswerVerdict> {
+async function judgeAnswer(res: IncomingMessage, offset: number, ctx: ResponseContext): Promise<AnswerVerdict> {
   const status = res.statusCode ?? 0;
   if (status === 416 && offset > 0) {
     return parseContentRange(headerOf(res.headers, 'content-range'))?.total === offset ? { kind: 'complete' } : { kind: 'restart' };
@@ -44,4 +47,43 @@ export async function judgeAnswer(res: IncomingMessage, offset: number, ctx: Res
   }
   const length = headerOf(headers, 'content-length');
   return { kind: 'full', total: length !== null && /^\d+$/.test(length) ? Number(length) : null };
+}
+
+export interface OpenedAnswer {
+  verdict: AnswerVerdict;
+  headers: IncomingHttpHeaders;
+  /** Write the body into `out`; resolves at its end, rejects on a failure or an early close. */
+  pump(out: PartWriter, onChunk: (bytes: number) => void): Promise<void>;
+  /** Drop a body that was not read to the end (idempotent; nothing after a complete pump). */
+  release(): void;
+}
+
+export interface AnswerRequest {
+  url: string;
+  /** Auth headers: to the origin only. */
+  originHeaders: Record<string, string>;
+  /** Range, If-Range, Accept-Encoding. */
+  commonHeaders: Record<string, string>;
+  signal: AbortSignal;
+  /** Bytes already in the part (the verdict depends on it). */
+  offset: number;
+  context: Pick<ResponseContext, 'source' | 'tokenName'>;
+}
+
+/** Send the attempt's GET and judge the answer; throws the DownloadError for a refusal (its body released). */
+export async function openAnswer(req: AnswerRequest): Promise<OpenedAnswer> {
+  const hop = await getFollowingRedirects(req.url, { originHeaders: req.originHeaders, commonHeaders: req.commonHeaders, signal: req.signal });
+  const ctx = { ...req.context, tokenSent: hop.tokenSent, atOrigin: hop.atOrigin };
+  const res = hop.response;
+  // Frees the socket of an answer not read to the end (error bodies, 416, a restart).
+  const release = () => {
+    if (!res.readableEnded) discardBody(res);
+  };
+  try {
+    const verdict = await judgeAnswer(res, req.offset, ctx);
+    return { verdict, headers: res.headers, pump: (out, onChunk) => pumpBody(res, out, onChunk), release };
+  } catch (err) {
+    release();
+    throw err;
+  }
 }

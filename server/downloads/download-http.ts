@@ -20,8 +20,9 @@ export interface HopOptions {
   /** Sent on every hop (Range, If-Range, Accept-Encoding). */
   commonHeaders: Record<string, string>;
   signal: AbortSignal;
-  maxRedirects?: number;
 }
+
+const MAX_REDIRECTS = 5;
 
 export interface HopResult {
   /** The final answer, body not read yet: read it, or `discardBody` it. */
@@ -34,10 +35,9 @@ export interface HopResult {
   tokenSent: boolean;
 }
 
-/** GET `url`, following up to `maxRedirects` redirects, auth headers to the origin only. */
+/** GET `url`, following up to `MAX_REDIRECTS` redirects, auth headers to the origin only. */
 export async function getFollowingRedirects(url: string, options: HopOptions): Promise<HopResult> {
   const origin = new URL(url).origin;
-  const maxRedirects = options.maxRedirects ?? 5;
   const tokenSent = Object.keys(options.originHeaders).some((name) => name.toLowerCase() === 'authorization');
   let current = new URL(url);
   for (let hop = 0; ; hop += 1) {
@@ -48,8 +48,8 @@ export async function getFollowingRedirects(url: string, options: HopOptions): P
     const status = response.statusCode ?? 0;
     if (!REDIRECT_STATUS.has(status) || !location) return { response, url: current.toString(), atOrigin, tokenSent };
     discardBody(response);
-    if (hop >= maxRedirects) {
-      throw new DownloadError('http', `Too many redirects (more than ${maxRedirects}) starting at ${url}`, { status });
+    if (hop >= MAX_REDIRECTS) {
+      throw new DownloadError('http', `Too many redirects (more than ${MAX_REDIRECTS}) starting at ${url}`, { status });
     }
     current = new URL(location, current);
   }

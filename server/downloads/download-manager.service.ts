@@ -17,7 +17,8 @@ import type { DownloadKind, DownloadRow, DownloadStore } from './download.store.
 import type { DownloadStatus, DownloadStatusEntry } from '../contracts/downloads.contract.js';
 import type { KnownEventType, Severity } from '../contracts/events.contract.js';
 import { downloadInThread, type ThreadDownloadOptions } from './download-thread.js';
-import { DownloadError, type DownloadProgress, type DownloadResult } from './file-download.js';
+import { DownloadError } from './download-errors.js';
+import type { DownloadProgress, DownloadResult } from './download-options.js';
 import type { ActivitySink, DownloadJob, DownloadResolver, Downloads, DownloadTarget, QueueState } from './downloads.types.js';
 
 /** Downloads running at once when the setting was never changed. */

@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 // app-root alone, not the config barrel: the worker imports this file and needs none of the rest.
 import { APP_ROOT } from '../config/app-root.js';
 import { DownloadError, type DownloadErrorKind } from './download-errors.js';
-import type { DownloadOptions, DownloadProgress, DownloadRequest, DownloadResult } from './file-download.js';
+import type { DownloadOptions, DownloadProgress, DownloadRequest, DownloadResult } from './download-options.js';
 
 /** What crosses to the thread: plain values (a `freeSpace` function cannot). */
 export type ThreadDownloadOptions = Pick<DownloadOptions, 'stallTimeoutMs' | 'maxRetries' | 'backoffBaseMs' | 'backoffMaxMs'>;

@@ -5,31 +5,16 @@
  */
 import type express from 'express';
 import type { Db } from '../db/database.js';
-import type { Logger } from '../logging.js';
-import { settingsRoutes } from './settings.routes.js';
 import { SettingsStore } from '../db/settings.store.js';
-import { DownloadManager, type DownloadEvents } from './download-manager.service.js';
-import type { ThreadDownloadOptions } from './download-thread.js';
+import { DownloadManager, type DownloadManagerOptions } from './download-manager.service.js';
 import { DownloadStore } from './download.store.js';
 import { downloadsRoutes } from './downloads.routes.js';
-import type { ActivitySink, DownloadResolver, Downloads } from './downloads.types.js';
+import type { Downloads } from './downloads.types.js';
 import { StatusStreams } from './status-stream.js';
 
-export interface DownloadsModuleDeps {
-  db: Db;
-  logger: Logger;
-  /** Looks a queued file up when it starts (URL, token, final path, hash). */
-  resolve: DownloadResolver;
-  activity: ActivitySink;
-  /** A file appeared on disk. */
-  onFilesChanged?: () => void;
-  /** Passed to every file download (tests shorten backoff and stall timeouts). */
-  downloadOptions?: ThreadDownloadOptions;
-  /** The event log downloads write to. */
-  events?: DownloadEvents;
-}
+/** What the manager takes, but the database instead of its stores. */
+export type DownloadsModuleDeps = Omit<DownloadManagerOptions, 'store' | 'settings'> & { db: Db };
 
-/** The built download capability. */
 export interface DownloadsModule {
   downloads: Downloads;
   /** Open status streams (SSE clients). */
@@ -43,21 +28,13 @@ export interface DownloadsModule {
 
 /** Build the download queue; see the file comment. */
 export function createDownloadsModule(deps: DownloadsModuleDeps): DownloadsModule {
-  const manager = new DownloadManager({
-    store: new DownloadStore(deps.db),
-    settings: new SettingsStore(deps.db),
-    resolve: deps.resolve,
-    activity: deps.activity,
-    logger: deps.logger,
-    onFilesChanged: deps.onFilesChanged,
-    downloadOptions: deps.downloadOptions,
-    events: deps.events,
-  });
+  const { db, ...options } = deps;
+  const manager = new DownloadManager({ ...options, store: new DownloadStore(db), settings: new SettingsStore(db) });
   const streams = new StatusStreams(() => manager.statusEntries());
   return {
     downloads: manager,
     streams,
-    routers: [downloadsRoutes(streams), settingsRoutes(manager)],
+    routers: [downloadsRoutes(streams, manager)],
     start: () => manager.start(),
     async stop() {
       streams.closeAll();

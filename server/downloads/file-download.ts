@@ -26,22 +26,12 @@ import {
   type DownloadResult,
 } from './download-options.js';
 import { PartWriter } from './download-part-writer.js';
-import { openAnswer, type OpenedAnswer } from './download-request.js';
+import { openAnswer, type OpenedAnswer } from './download-answer.js';
 import { fileSize, ifRangeOf, readSidecar, removePart, validatorOf, writeSidecar, type PartMeta } from './download-resume.js';
 import { SpeedMeter } from './download-speed.js';
 import { backoffDelay } from '../process/backoff.js';
 import { sleep } from '../process/sleep.js';
 import { PartHasher } from './part-hasher.js';
-
-export { DownloadError, type DownloadErrorKind } from './download-errors.js';
-export {
-  DEFAULT_MAX_RETRIES,
-  DEFAULT_STALL_TIMEOUT_MS,
-  type DownloadOptions,
-  type DownloadProgress,
-  type DownloadRequest,
-  type DownloadResult,
-} from './download-options.js';
 
 const MAX_RESTARTS = 3;
 const PROGRESS_TICK_MS = 250;

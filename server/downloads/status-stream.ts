@@ -17,7 +17,6 @@ const repeat: Repeat = (tick, ms) => {
   return () => clearInterval(timer);
 };
 
-/** Open status streams. */
 export class StatusStreams {
   private readonly clients = new Set<{ res: Response; cancel: () => void }>();
 

@@ -15,8 +15,6 @@ export interface GpuProbeOptions {
   env: NodeJS.ProcessEnv;
   /** The `nvidia-smi` to run (`STUDIO_NVIDIA_SMI`); default `nvidia-smi` on PATH. */
   nvidiaSmi?: string;
-  rocmSmi?: string;
-  systemProfiler?: string;
   /** Default: this process's platform. */
   platform?: NodeJS.Platform;
   /** Per tool call; a hung driver must not hold the setup page. Default 10 s. */
@@ -32,12 +30,12 @@ export async function probeGpus(options: GpuProbeOptions): Promise<GpuReport> {
   const readings: Array<[string, ToolReading]> = [];
   if (platform === 'darwin') {
     const macos = await macosVersion(options.env, timeoutMs);
-    readings.push(['system_profiler', await readMacGpus(options.systemProfiler ?? 'system_profiler', options.env, timeoutMs, macos)]);
+    readings.push(['system_profiler', await readMacGpus('system_profiler', options.env, timeoutMs, macos)]);
   } else {
     // Both, at once: a box may hold cards of both vendors, and each tool may take a second.
     const [nvidia, rocm] = await Promise.all([
       readNvidia(options.nvidiaSmi ?? 'nvidia-smi', options.env, timeoutMs),
-      readRocm(options.rocmSmi ?? 'rocm-smi', options.env, timeoutMs),
+      readRocm('rocm-smi', options.env, timeoutMs),
     ]);
     readings.push(['nvidia-smi', nvidia], ['rocm-smi', rocm]);
   }

@@ -4,5 +4,5 @@
  *   const probe = new GpuProbe({ env: childEnvironment(process.env), nvidiaSmi: config.nvidiaSmi });
  *   const report = await probe.read();   // { backend: 'cuda' | 'rocm' | 'mps' | 'cpu', gpus, cuda_version, rocm_version, … }
  */
-export { GpuProbe, probeGpus, type GpuProbeOptions } from './gpu-probe.js';
-export type { GpuBackend, GpuDevice, GpuReport, GpuVendor } from '../contracts/gpu.contract.js';
+export { GpuProbe, probeGpus } from './gpu-probe.js';
+export type { GpuReport } from '../contracts/gpu.contract.js';

@@ -4,9 +4,8 @@
  * and never returned.
  */
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
-import path from 'node:path';
 import { type LlmConfig, llmConfigFields } from '../contracts/llm.contract.js';
+import { writeFileAtomic } from '../fs-durable.js';
 
 /**
  * Server-wide defaults: llama.cpp's own sampling defaults, a 4 K context, and GPU layers on
@@ -52,10 +51,7 @@ export class LlmConfigStore {
   /** Merge `patch` into the stored configuration and write it atomically. */
   async save(patch: Partial<LlmConfig> & Record<`_${string}`, unknown>): Promise<LlmConfig> {
     this.stored = { ...this.stored, ...patch };
-    await fsp.mkdir(path.dirname(this.file), { recursive: true });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    await fsp.writeFile(tmp, JSON.stringify(this.stored, null, 2));
-    await fsp.rename(tmp, this.file);
+    await writeFileAtomic(this.file, JSON.stringify(this.stored, null, 2));
     return this.get();
   }
 }

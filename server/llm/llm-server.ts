@@ -8,7 +8,6 @@ import path from 'node:path';
 import { ChildSupervisor, type ChildState } from '../process/supervisor.js';
 import type { Logger } from '../logging.js';
 import type { LlmConfig } from '../contracts/llm.contract.js';
-import { llmServerArgs } from './llm-launch.js';
 
 export interface LlmLaunch {
   model: string;
@@ -104,4 +103,24 @@ export class LlmServer {
     this.current = null;
     await supervisor?.stop();
   }
+}
+
+/**
+ * The llama-server command line: always `-m`, `--host 127.0.0.1` and `--port` (newer builds would
+ * otherwise start in router mode or on another port), plus the configuration's offload, context,
+ * threads and sampling defaults.
+ */
+function llmServerArgs(modelPath: string, port: number, config: LlmConfig): string[] {
+  return [
+    '-m', modelPath,
+    '--host', '127.0.0.1',
+    '--port', String(port),
+    '-ngl', String(config.n_gpu_layers),
+    '-c', String(config.ctx_size),
+    '-t', String(config.threads),
+    '--temp', String(config.temp),
+    '--top-p', String(config.top_p),
+    '--top-k', String(config.top_k),
+    '--repeat-penalty', String(config.repeat_penalty),
+  ];
 }

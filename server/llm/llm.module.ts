@@ -15,16 +15,13 @@ import { ChatStore } from './chats/chat.store.js';
 import type { LlmCatalog } from './llm-catalog.js';
 import { FitService } from './fit/fit.service.js';
 import { RepoFilesClient } from './repo/repo-files.client.js';
-import { repoGgufRoutes } from './repo/repo-gguf.routes.js';
 import { RepoGgufService } from './repo/repo-gguf.service.js';
-import { fitRoutes } from './fit/fit.routes.js';
 import { chatsRoutes } from './chats/chats.routes.js';
 import { LlmConfigStore } from './llm-config.store.js';
 import { llmRoutes } from './llm.routes.js';
 import { LlmService } from './llm.service.js';
 import { ReleaseSourceClient } from './runtimes/release-source.client.js';
 import type { RuntimeDownloads } from './runtimes/runtime-install.js';
-import { runtimesRoutes } from './runtimes/runtimes.routes.js';
 import { RuntimesService, type GpuFacts } from './runtimes/runtimes.service.js';
 
 /** What the GPU policy reads of the image jobs (the job lifecycle). */
@@ -45,9 +42,7 @@ export interface LlmModuleDeps {
   /** The LLM catalog (fit estimates; GGUF files added from a repository). */
   llmCatalog: LlmCatalog;
   /** The repository host token (gated repositories), read per request. */
-  hubToken?: () => string | null;
-  /** What the GPU probe says (default: the `gpu/` probe, read once). */
-  gpu?: () => Promise<GpuReport>;
+  hubToken: () => string | null;
 }
 
 /** The runtimes' view of the probe: the GPU that decides the build (an NVIDIA one first). */
@@ -59,7 +54,6 @@ function gpuFacts(report: GpuReport): GpuFacts {
 
 export interface LlmModule extends StudioModule {
   service: LlmService;
-  runtimes: RuntimesService;
   /** A runtime archive the download queue is fetching: where it comes from, or null when not one. */
   runtimeDownload(file: string): { url: string; headers: Record<string, string>; source: 'repohost'; tokenName: string; finalFile: string; expectedSha256: string; estimatedBytes: number } | null;
 }
@@ -68,7 +62,7 @@ export interface LlmModule extends StudioModule {
 export function createLlmModule(deps: LlmModuleDeps): LlmModule {
   const { config, events, logger } = deps;
   const probe = new GpuProbe({ env: config.childEnv, nvidiaSmi: config.system.nvidiaSmi });
-  const readGpu = deps.gpu ?? (() => probe.read());
+  const readGpu = () => probe.read();
   const runtimes = new RuntimesService({
     runtimesDir: path.join(config.paths.llm, 'runtimes'),
     releases: new ReleaseSourceClient(config.llm.releasesUrl),
@@ -94,7 +88,7 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
     ctxSize: () => store.get().ctx_size,
   });
   const repos = new RepoGgufService({
-    client: new RepoFilesClient(config.urls.repohost, deps.hubToken ?? (() => config.tokens.hubToken)),
+    client: new RepoFilesClient(config.urls.repohost, deps.hubToken),
     catalog: deps.llmCatalog,
     estimate: (bytes) => fit.estimateBytes(bytes),
   });
@@ -118,9 +112,8 @@ export function createLlmModule(deps: LlmModuleDeps): LlmModule {
   let unfollow: (() => void) | null = null;
   return {
     name: 'llm',
-    routers: [llmRoutes(service), runtimesRoutes(runtimes), fitRoutes(fit), chatsRoutes(new ChatStore(deps.db)), repoGgufRoutes(repos)],
+    routers: [llmRoutes(service, runtimes, fit, repos), chatsRoutes(new ChatStore(deps.db))],
     service,
-    runtimes,
     runtimeDownload(file) {
       const archive = runtimes.pendingArchive(file);
       if (!archive) return null;

@@ -1,14 +1,21 @@
 /**
- * LLM server routes (spec "LLM"; the model catalog routes live with the catalogs). Parse and
- * delegate.
+ * LLM routes (spec "LLM"; the model catalog routes live with the catalogs): the server, the
+ * llama.cpp runtimes (README "LLM runtimes"), what fits (README "LLM: what fits") and any GGUF
+ * from the repository host (README "LLM: any GGUF"). Parse and delegate.
  */
 import express from 'express';
 import { validate } from '../http/errors.js';
 import { improvePromptBody, llmChatBody, llmConfigPatch, llmStartBody } from '../contracts/llm.contract.js';
+import { fitQuery } from '../contracts/llm-fit.contract.js';
+import { repoFileAddBody, repoFilesQuery } from '../contracts/llm-repo.contract.js';
+import { runtimeActivateBody, runtimeBuildBody, runtimeInstallBody } from '../contracts/llm-runtimes.contract.js';
 import type { ChatAnswer } from './chat-proxy.js';
+import type { FitService } from './fit/fit.service.js';
 import type { LlmService } from './llm.service.js';
+import type { RepoGgufService } from './repo/repo-gguf.service.js';
+import type { RuntimesService } from './runtimes/runtimes.service.js';
 
-export function llmRoutes(llm: LlmService): express.Router {
+export function llmRoutes(llm: LlmService, runtimes: RuntimesService, fit: FitService, repos: RepoGgufService): express.Router {
   const router = express.Router();
 
   router.get('/api/admin/llm/status', async (_req, res) => {
@@ -38,6 +45,45 @@ export function llmRoutes(llm: LlmService): express.Router {
     const body = validate(improvePromptBody, req.body ?? {});
     const left = leftSignal(res);
     await relay(res, await llm.improvePrompt(body.text, body.kind, left), left);
+  });
+
+  router.get('/api/admin/llm/runtimes', async (req, res) => {
+    res.json(await runtimes.view(req.query.refresh === '1' || req.query.refresh === 'true'));
+  });
+
+  router.post('/api/admin/llm/runtimes/install', async (req, res) => {
+    const body = validate(runtimeInstallBody, req.body ?? {});
+    res.status(202).json({ status: 'installing', job: await runtimes.install(body.asset, body.activate ?? true) });
+  });
+
+  router.post('/api/admin/llm/runtimes/build', async (req, res) => {
+    const body = validate(runtimeBuildBody, req.body ?? {});
+    res.status(202).json({ status: 'building', job: await runtimes.build(body.activate ?? true) });
+  });
+
+  router.post('/api/admin/llm/runtimes/activate', async (req, res) => {
+    res.json(await runtimes.activate(validate(runtimeActivateBody, req.body ?? {}).id));
+  });
+
+  router.post('/api/admin/llm/runtimes/rollback', async (_req, res) => {
+    res.json(await runtimes.rollback());
+  });
+
+  router.delete('/api/admin/llm/runtimes/:id', async (req, res) => {
+    res.json(await runtimes.remove(String(req.params.id)));
+  });
+
+  router.get('/api/admin/llm/fit', async (req, res) => {
+    res.json(await fit.view(validate(fitQuery, req.query, 'query').ctx_size));
+  });
+
+  router.get('/api/admin/llm/repo-files', async (req, res) => {
+    res.json(await repos.list(validate(repoFilesQuery, req.query, 'query').repo.trim()));
+  });
+
+  router.post('/api/admin/llm/repo-files/add', async (req, res) => {
+    const body = validate(repoFileAddBody, req.body ?? {});
+    res.json(await repos.add(body.repo.trim(), body.path));
   });
 
   return router;

@@ -34,11 +34,12 @@ export interface ModelhubClientOptions {
   timeoutMs?: number;
   /** Retries of a 429/502/503/504 before giving up. Default 3. */
   retries?: number;
-  /** Longest wait before one retry, whatever `Retry-After` says. Default 30 s. */
-  maxRetryWaitMs?: number;
-  /** First backoff when the hub gave no `Retry-After` (doubles each time). Default 1 s. */
-  backoffMs?: number;
 }
+
+/** Longest wait before one retry, whatever `Retry-After` says. */
+const MAX_RETRY_WAIT_MS = 30_000;
+/** First backoff when the hub gave no `Retry-After` (doubles each time). */
+const BACKOFF_MS = 1000;
 
 /** Why a model hub call failed (the routes map it to a status). */
 export type ModelhubErrorKind = 'unreachable' | 'rate_limited' | 'not_found' | 'auth' | 'http' | 'bad_answer';
@@ -70,7 +71,6 @@ export interface ImageQuery {
 
 const TAG_BATCH = 20;
 
-/** HTTP client for the model hub's public REST API. */
 export class ModelhubClient {
   private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;
@@ -161,10 +161,9 @@ export class ModelhubClient {
 
   /** Milliseconds before retry `attempt`: the hub's `Retry-After` (seconds or a date), capped. */
   private retryDelay(header: string | null, attempt: number): number {
-    const cap = this.options.maxRetryWaitMs ?? 30_000;
     const asked = parseRetryAfter(header);
-    if (asked !== null) return Math.min(cap, asked);
-    return backoffDelay(attempt + 1, { baseMs: this.options.backoffMs ?? 1000, maxMs: cap });
+    if (asked !== null) return Math.min(MAX_RETRY_WAIT_MS, asked);
+    return backoffDelay(attempt + 1, { baseMs: BACKOFF_MS, maxMs: MAX_RETRY_WAIT_MS });
   }
 }
 

@@ -18,7 +18,6 @@ export interface GalleryItemsDeps {
   root: string;
 }
 
-/** Stores hub images in galleries. */
 export class GalleryItems {
   constructor(private readonly deps: GalleryItemsDeps) {}
 

@@ -26,7 +26,6 @@ const PLACEHOLDER_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="320" hei
 <path d="M150 62 L178 80 L150 98 Z" fill="#d8dce3"/>
 <text x="160" y="150" font-family="sans-serif" font-size="15" fill="#d8dce3" text-anchor="middle">video (no ffmpeg for a preview)</text></svg>`;
 
-/** Makes gallery thumbnails. */
 export class GalleryThumbs {
   private readonly children = new Set<ChildProcess>();
   private ffmpegMissing = false;

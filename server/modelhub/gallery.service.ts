@@ -35,7 +35,6 @@ export interface GalleryServiceDeps {
   toInput: (file: UploadedFile) => Promise<string>;
 }
 
-/** Gallery operations. */
 export class GalleryService {
   constructor(private readonly deps: GalleryServiceDeps) {}
 

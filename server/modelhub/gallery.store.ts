@@ -4,7 +4,8 @@
  * of each model: phase, cursor and counters, so it resumes after a restart).
  */
 import type { Db } from '../db/database.js';
-import type { FetchRow, GallerySource } from '../contracts/modelhub.contract.js';
+import type { z } from 'zod';
+import type { FetchRow, GallerySource, galleryListQuery } from '../contracts/modelhub.contract.js';
 
 /** A stored gallery item. */
 export interface GalleryRow {
@@ -27,15 +28,8 @@ export interface GalleryRow {
   fetched_at: string;
 }
 
-/** A row without its `item` JSON (`gallery/{id}/meta` serves it). */
-export type GalleryListRow = Omit<GalleryRow, 'item'>;
-
-export interface GalleryFilter {
-  source?: GallerySource;
-  starred?: boolean;
-  limit?: number;
-  offset?: number;
-}
+/** The listing's filter: the route's query as parsed. */
+export type GalleryFilter = z.output<typeof galleryListQuery>;
 
 /** One listed item (`GalleryItemView` in gallery.service.ts), as SQLite `json_object` arguments. */
 const ITEM_JSON = [
@@ -46,8 +40,6 @@ const ITEM_JSON = [
 ].join(', ');
 
 const ITEM_COLUMNS = 'id, model_id, source, media_type, content_type, width, height, bytes, created_at, starred, username, version_id';
-
-const LIST_COLUMNS = 'model_id, id, source, media_type, content_type, file, thumb, bytes, width, height, version_id, username, created_at, created_ms, starred, fetched_at';
 
 /** Listings kept between writes (a gallery changes only while it is fetched or starred). */
 const MAX_CACHED_LISTINGS = 32;
@@ -108,11 +100,6 @@ export class GalleryStore {
   /** The item with this hub id (the most recently fetched one when two models have it). */
   byId(id: number): GalleryRow | null {
     return (this.db.prepare('SELECT * FROM gallery_items WHERE id = ? ORDER BY fetched_at DESC LIMIT 1').get(id) as GalleryRow | undefined) ?? null;
-  }
-
-  /** Every item of a model (for deletion). */
-  rowsOf(modelId: string): GalleryListRow[] {
-    return this.db.prepare(`SELECT ${LIST_COLUMNS} FROM gallery_items WHERE model_id = ?`).all(modelId) as GalleryListRow[];
   }
 
   /** Remove a model's items and its fetch record; returns how many items went. */

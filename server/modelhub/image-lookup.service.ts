@@ -20,7 +20,6 @@ export interface ImageLookupDeps {
 /** Versions whose model name is looked up on the hub per request, at most (the rest keep null). */
 const MAX_NAME_LOOKUPS = 8;
 
-/** Looks up hub images. */
 export class ImageLookupService {
   constructor(private readonly deps: ImageLookupDeps) {}
 

@@ -24,7 +24,6 @@ export interface ImagePresetDeps {
   hubBaseUrl: string;
 }
 
-/** Makes presets from hub images. */
 export class ImagePresetService {
   constructor(private readonly deps: ImagePresetDeps) {}
 

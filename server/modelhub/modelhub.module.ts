@@ -11,7 +11,6 @@ import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import { GalleryFetcher } from './gallery-fetch.service.js';
 import { GalleryItems } from './gallery-items.js';
-import { galleryRoutes } from './gallery.routes.js';
 import { GalleryService } from './gallery.service.js';
 import { GalleryStore } from './gallery.store.js';
 import { GalleryThumbs } from './gallery-thumbs.js';
@@ -34,30 +33,18 @@ export interface ModelhubModuleDeps {
   presets: PresetSink;
   /** The installed workflows' manifests (presets from hub images pick one). */
   workflows: () => Promise<Array<Record<string, unknown>>>;
-  /** The ffmpeg executable for video thumbnails (default `ffmpeg` on PATH). */
-  ffmpegPath?: string;
   catalogs: { models: CatalogStore; loras: CatalogStore };
   /** The one model hub client (the composition root builds it; the catalogs share it). */
   client: ModelhubClient;
 }
 
-/** The built capability. */
-export interface ModelhubModule extends StudioModule {
-  client: ModelhubClient;
-  gallery: GalleryService;
-  fetcher: GalleryFetcher;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-/** Build the model hub capability. */
-export function createModelhubModule(deps: ModelhubModuleDeps): ModelhubModule {
+export function createModelhubModule(deps: ModelhubModuleDeps): StudioModule {
   const { config } = deps;
   const { client } = deps;
   const lookup = new ImageLookupService({ client, catalogs: deps.catalogs });
   const root = config.paths.gallery;
   const store = new GalleryStore(deps.db);
-  const thumbs = new GalleryThumbs({ logger: deps.logger, ffmpegPath: deps.ffmpegPath, env: config.childEnv });
+  const thumbs = new GalleryThumbs({ logger: deps.logger, env: config.childEnv });
   const items = new GalleryItems({ store, thumbs, root });
   const fetcher = new GalleryFetcher({
     client,
@@ -77,12 +64,9 @@ export function createModelhubModule(deps: ModelhubModuleDeps): ModelhubModule {
         moves: new CatalogMoves({ client, catalogs: deps.catalogs }),
         tags: new TagService({ client, gallery: store, tags: new TagStore(deps.db) }),
         imagePresets: new ImagePresetService({ lookup, presets: deps.presets, workflows: deps.workflows, hubBaseUrl: config.urls.modelhub }),
+        gallery,
       }),
-      galleryRoutes(gallery),
     ],
-    client,
-    gallery,
-    fetcher,
     async start() {
       fetcher.start();
     },

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import path from 'node:path';
+import { writeFileAtomic } from '../fs-durable.js';
 
 export interface NodeRecord {
   url: string;
@@ -31,9 +31,7 @@ export class NodeRecordStore {
       const all = await this.all();
       if (record) all[name] = record;
       else delete all[name];
-      await fsp.mkdir(path.dirname(this.file), { recursive: true });
-      await fsp.writeFile(`${this.file}.tmp`, JSON.stringify(all, null, 1));
-      await fsp.rename(`${this.file}.tmp`, this.file);
+      await writeFileAtomic(this.file, JSON.stringify(all, null, 1));
     });
     this.chain = run.catch(() => undefined);
     return run;

@@ -8,6 +8,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { NodeSnapshot, NodeSnapshotSummary } from '../contracts/nodes.contract.js';
 import { notFound } from '../domain-error.js';
+import { writeFileAtomic } from '../fs-durable.js';
 
 const ID = /^[0-9]{8}T[0-9]{6}-[0-9a-z]{4}$/;
 
@@ -16,13 +17,10 @@ export class NodeSnapshotStore {
 
   /** Store a snapshot; returns it with its new id. */
   async add(snapshot: Omit<NodeSnapshot, 'id'>, now = new Date()): Promise<NodeSnapshot> {
-    await fsp.mkdir(this.dir, { recursive: true });
     const stamp = now.toISOString().replace(/[-:]/g, '').slice(0, 15);
     const id = `${stamp}-${Math.random().toString(36).slice(2, 6).padEnd(4, '0')}`;
     const full: NodeSnapshot = { id, ...snapshot };
-    const file = path.join(this.dir, `${id}.json`);
-    await fsp.writeFile(`${file}.tmp`, JSON.stringify(full, null, 1));
-    await fsp.rename(`${file}.tmp`, file);
+    await writeFileAtomic(path.join(this.dir, `${id}.json`), JSON.stringify(full, null, 1));
     return full;
   }
 

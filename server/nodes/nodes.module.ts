@@ -32,7 +32,7 @@ export interface NodesModuleDeps {
   /** The installed workflows as the workflows capability lists them (their `required_nodes` are read). */
   workflows: () => Promise<Record<string, unknown>[]>;
   /** The install URLs the node maps know by package name (an install from another URL must be confirmed). */
-  knownNodeSources?: () => Promise<KnownSources>;
+  knownNodeSources: () => Promise<KnownSources>;
   /** The activity log installs write to (the catalog's). */
   log: (level: 'info' | 'ok' | 'error', message: string) => void;
 }

@@ -10,11 +10,11 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { DomainError } from '../domain-error.js';
 import { runCommand, type RunResult } from '../process/run-command.js';
-import { normalizeName, type PackageVersions, type VersionChange } from './python-env.js';
+import { normalizeName, type PackageVersions } from './python-env.js';
 import { compareVersions } from '../versions.js';
 import { isResolutionConflict } from './pinned-packages.js';
 import { readPlainRequirements } from './requirements-file.js';
-import type { PythonChanges } from '../contracts/nodes.contract.js';
+import type { PythonChanges, VersionChangeItem } from '../contracts/nodes.contract.js';
 
 export interface PipRun {
   python: string;
@@ -65,7 +65,7 @@ function classify(install: PackageVersions, installed: PackageVersions): PythonC
 }
 
 /** The changes to held packages among `changes`. */
-function heldChanges(changes: PythonChanges, held: PackageVersions): VersionChange[] {
+function heldChanges(changes: PythonChanges, held: PackageVersions): VersionChangeItem[] {
   return [...changes.upgraded, ...changes.downgraded].filter((c) => held[c.name] !== undefined);
 }
 
@@ -109,7 +109,7 @@ export async function previewRequirements(run: PipRun, input: PreviewInput): Pro
   throw new DomainError('failed', `The dependency preview (pip --dry-run) failed (exit ${result.code ?? 'none'}): ${said}`);
 }
 
-function refuseHeld(name: string, changes: VersionChange[]): void {
+function refuseHeld(name: string, changes: VersionChangeItem[]): void {
   if (changes.length === 0) return;
   const words = changes.map((c) => `${c.name} ${c.from} → ${c.to}`).join(', ');
   throw new DomainError('conflict', `${name} would change ${changes.length === 1 ? 'a package' : 'packages'} the engine holds (${words}), so nothing was installed. Held packages keep the engine working; install a version of ${name} that works with them.`, {

@@ -6,6 +6,7 @@
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { PythonChanges } from '../contracts/nodes.contract.js';
 import { DomainError } from '../domain-error.js';
 import { runCommand } from '../process/run-command.js';
 import { compareVersions } from '../versions.js';
@@ -46,19 +47,8 @@ export async function listInstalled(python: string, env: NodeJS.ProcessEnv, scra
   }
 }
 
-export interface VersionChange {
-  name: string;
-  from: string;
-  to: string;
-}
-
 /** How `after` differs from `before`: packages added, removed, upgraded, downgraded. */
-export interface PackageChanges {
-  added: Array<{ name: string; version: string }>;
-  removed: Array<{ name: string; version: string }>;
-  upgraded: VersionChange[];
-  downgraded: VersionChange[];
-}
+export type PackageChanges = PythonChanges & { removed: Array<{ name: string; version: string }> };
 
 /** Compare two package lists (names normalized). */
 export function diffPackages(before: PackageVersions, after: PackageVersions): PackageChanges {

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { writeFileAtomic } from '../fs-durable.js';
 
 export interface UnfinishedInstall {
   url: string;
@@ -31,10 +32,7 @@ export class UnfinishedInstallStore {
   }
 
   async set(name: string, entry: UnfinishedInstall): Promise<void> {
-    await fsp.mkdir(this.dir, { recursive: true });
-    const file = this.file(name);
-    await fsp.writeFile(`${file}.tmp`, JSON.stringify(entry));
-    await fsp.rename(`${file}.tmp`, file);
+    await writeFileAtomic(this.file(name), JSON.stringify(entry));
   }
 
   async clear(name: string): Promise<void> {

@@ -50,7 +50,6 @@ const repoSchema = z.looseObject({
 /** A repository record, the fields Studio uses. */
 export type RepohostRepo = z.infer<typeof repoSchema>;
 
-/** HTTP client for the repository host's model API. */
 export class RepohostClient {
   private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;

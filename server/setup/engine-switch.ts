@@ -3,7 +3,6 @@
  * engine in use before it is kept for rollback, and Studio restarts so every part of it (the
  * engine supervisor, node installs, the disk page) follows the same engine from its first line.
  */
-import fs from 'node:fs';
 import { readEngineChoice, writeEngineChoice, type EngineChoice, type EngineRef } from '../config/engine-choice.js';
 
 export interface SwitchTarget {
@@ -46,11 +45,6 @@ export function storeRemoval(studioDir: string, dir: string): EngineRef | null {
   const ref = choice.previous.find((r) => r.dir === dir) ?? null;
   if (ref) writeEngineChoice(studioDir, { ...choice, previous: choice.previous.filter((r) => r.dir !== dir) });
   return ref;
-}
-
-/** A kept version whose folder is gone cannot be switched back to. */
-export function stillThere(ref: EngineRef): boolean {
-  return fs.existsSync(ref.dir);
 }
 
 function dedupe(refs: EngineRef[]): EngineRef[] {

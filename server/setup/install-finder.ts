@@ -29,8 +29,6 @@ export interface FinderContext {
   studioEngines: string;
   backend: GpuBackend;
   env: NodeJS.ProcessEnv;
-  /** Extra folders to look in (tests, unusual layouts), labelled `extra`. */
-  extraPlaces?: readonly string[];
 }
 
 interface Candidate {
@@ -92,7 +90,6 @@ async function candidatePlaces(ctx: FinderContext): Promise<Candidate[]> {
   out.push(...(await desktopApp(ctx)));
   for (const pkg of await stabilityMatrixPackages(ctx)) out.push({ dir: pkg, place: 'stability-matrix' });
   if (platform !== 'win32') out.push({ dir: '/workspace/ComfyUI', place: 'workspace' });
-  for (const extra of ctx.extraPlaces ?? []) out.push({ dir: extra, place: 'extra' });
   return out;
 }
 
@@ -157,7 +154,7 @@ async function pythonOf(dir: string, platform: NodeJS.Platform): Promise<string 
     venvPython(path.join(path.dirname(dir), 'venv'), platform),
     path.join(path.dirname(dir), 'python_embeded', 'python.exe'),
   ];
-  for (const python of options) if (await exists(python)) return python;
+  for (const python of options) if (fs.existsSync(python)) return python;
   return null;
 }
 
@@ -176,8 +173,4 @@ async function runningEngine(url: string): Promise<FoundInstall | null> {
   } catch {
     return null;
   }
-}
-
-async function exists(file: string): Promise<boolean> {
-  return fsp.access(file).then(() => true, () => false);
 }

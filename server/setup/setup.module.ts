@@ -25,11 +25,7 @@ export interface SetupModuleDeps {
   restartStudio: (reason: string) => boolean;
 }
 
-export interface SetupModule extends StudioModule {
-  service: SetupService;
-}
-
-export function createSetupModule(deps: SetupModuleDeps): SetupModule {
+export function createSetupModule(deps: SetupModuleDeps): StudioModule {
   const service = new SetupService({
     config: deps.config,
     logger: deps.logger,
@@ -43,7 +39,6 @@ export function createSetupModule(deps: SetupModuleDeps): SetupModule {
   return {
     name: 'setup',
     routers: [setupRoutes(service)],
-    service,
     prepare: () => service.prepare(),
     stop: () => service.stop(),
     // A cancelled step's process group is killed at once; removing the half-made folder is quick.

@@ -3,6 +3,7 @@
  * using a found install, updating beside the old version, rolling back, and the engine settings.
  * Every way to a new engine ends the same way: prove it on a port of its own, then switch.
  */
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
@@ -16,7 +17,7 @@ import type { Logger } from '../logging.js';
 import { findExecutable } from '../process/find-executable.js';
 import { installEngine, InstallError, removeUnfinished } from './engine-installer.js';
 import { proveEngine } from './engine-prover.js';
-import { stillThere, storeRemoval, storeStandin, storeSwitch, type SwitchTarget } from './engine-switch.js';
+import { storeRemoval, storeStandin, storeSwitch, type SwitchTarget } from './engine-switch.js';
 import { engineVersionOf, isEngineDir } from './engine-version.js';
 import { findInstalls } from './install-finder.js';
 import { InstallJob, type JobDeps } from './install-job.js';
@@ -156,7 +157,8 @@ export class SetupService {
   /** `POST /api/admin/setup/rollback`: the newest kept version becomes the engine again (it was proven when it was chosen). */
   rollback(): Promise<{ status: 'switched'; restart: boolean }> {
     this.assertIdle();
-    const ref = readEngineChoice(this.studioDir).previous.find(stillThere);
+    // A kept version whose folder is gone cannot be switched back to.
+    const ref = readEngineChoice(this.studioDir).previous.find((old) => fs.existsSync(old.dir));
     if (!ref) return Promise.reject(new DomainError('conflict', 'No earlier engine version is kept'));
     const external = /^https?:\/\//.test(ref.dir);
     return Promise.resolve(this.switchNow({ dir: ref.dir, python: ref.python, version: ref.version, origin: ref.origin, mode: external ? 'external' : 'managed', extraModelDirs: ref.extra_model_dirs }, 'the previous version'));

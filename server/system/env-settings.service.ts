@@ -31,7 +31,6 @@ export interface EnvSettingsDeps {
 
 const MAX_VALUE_LENGTH = 1024;
 
-/** Settings of the environment. */
 export class EnvSettingsService {
   constructor(private readonly deps: EnvSettingsDeps) {}
 

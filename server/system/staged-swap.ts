@@ -7,6 +7,7 @@
  */
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { pathExists } from '../fs-durable.js';
 
 export interface SwapTarget {
   /** Absolute path of the file or folder to replace (need not exist yet). */
@@ -46,7 +47,7 @@ export async function applyStaged(targets: readonly SwapTarget[], options: SwapO
     for (const t of targets) {
       const staging = sibling(t.target, 'staging', options.id);
       const backup = sibling(t.target, 'backup', options.id);
-      if (await exists(t.target)) {
+      if (await pathExists(t.target)) {
         await rename(t.target, backup);
         undo.push(() => rename(backup, t.target));
       }
@@ -68,13 +69,4 @@ async function dropOldBackups(target: string, keepId: string): Promise<void> {
   await Promise.all(
     names.filter((n) => n.startsWith(prefix) && n !== `${prefix}${keepId}`).map((n) => fsp.rm(path.join(path.dirname(target), n), { recursive: true, force: true })),
   );
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fsp.lstat(file);
-    return true;
-  } catch {
-    return false;
-  }
 }

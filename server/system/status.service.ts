@@ -30,7 +30,6 @@ export interface StatusDeps {
 
 const TABLES: readonly StatusTable[] = ['jobs', 'events', 'settings', 'saved_prompts'];
 
-/** Builds the system status object. */
 export class StatusService {
   constructor(private readonly deps: StatusDeps) {}
 

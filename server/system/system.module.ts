@@ -9,28 +9,21 @@ import { checkpoint, type Db } from '../db/database.js';
 import type { WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
-import { announceStart } from './startup-events.js';
-import { healthRoutes } from './health.routes.js';
+import { announceStart, reportMigrations } from './startup-events.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { BotControl } from './bot-control.js';
-import { extensionRoutes } from './extension.routes.js';
-import { envSettingsRoutes } from './env-settings.routes.js';
 import { EnvSettingsService, type KeyVerdict } from './env-settings.service.js';
 import { Secrets } from './secrets.store.js';
 import { SettingsStore } from '../db/settings.store.js';
 import type { Authenticator } from '../http/authenticator.js';
 import type { LocalVersionPaths } from './local-versions.js';
 import { GitRepo } from './git-repo.js';
-import { appUpdateRoutes, type DesktopUpdates } from './app-update.routes.js';
 import { RestartService } from './restart.service.js';
 import { StatusService } from './status.service.js';
-import { updateRoutes } from './update.routes.js';
 import { UpdateRepository } from './update-repository.js';
 import { UpdateService } from './update.service.js';
-import { systemRoutes } from './system.routes.js';
+import { systemRoutes, type DesktopUpdates } from './system.routes.js';
 import { TelemetryService } from './telemetry.service.js';
-import { reportMigrations } from './migration-report.js';
-import { firstRunRoutes } from './first-run.routes.js';
 import { FirstRunService } from './first-run.service.js';
 import { lanUrls } from './lan-addresses.js';
 import type { SignInLog } from '../http/sign-in-log.js';
@@ -61,12 +54,7 @@ export interface SystemModuleDeps {
 }
 
 export interface SystemModule extends StudioModule {
-  telemetry: TelemetryService;
-  status: StatusService;
-  update: UpdateService;
   restart: RestartService;
-  start(): void;
-  stop(): void;
   /** Studio listens on `port`: say so in the event log, and why it stays on loopback if it does. */
   announce(port: number): void;
 }
@@ -92,7 +80,6 @@ function versionPaths(config: Readonly<Config>): LocalVersionPaths {
   };
 }
 
-/** Build the system capability. */
 export function createSystemModule(deps: SystemModuleDeps): SystemModule {
   const { config } = deps;
   const telemetry = new TelemetryService({
@@ -152,17 +139,22 @@ export function createSystemModule(deps: SystemModuleDeps): SystemModule {
   return {
     name: 'system',
     routers: [
-      healthRoutes({ version: config.version, startedAt: deps.startedAt, engineStatus: deps.engineStatus }),
-      systemRoutes({ status, telemetry, restart, startedAt: deps.startedAt }),
-      envSettingsRoutes(envSettings),
-      updateRoutes(update, new UpdateRepository({ secrets: deps.secrets, events: deps.events })),
-      appUpdateRoutes(deps.desktopUpdates, () => deps.secrets.get('REPO_URL') !== null),
-      extensionRoutes(path.join(config.system.appDir, 'resources', 'browser-extension')),
-      firstRunRoutes(firstRun),
+      systemRoutes({
+        version: config.version,
+        startedAt: deps.startedAt,
+        engineStatus: deps.engineStatus,
+        status,
+        telemetry,
+        restart,
+        envSettings,
+        update,
+        repository: new UpdateRepository({ secrets: deps.secrets, events: deps.events }),
+        desktop: deps.desktopUpdates,
+        repoConfigured: () => deps.secrets.get('REPO_URL') !== null,
+        extensionDir: path.join(config.system.appDir, 'resources', 'browser-extension'),
+        firstRun,
+      }),
     ],
-    telemetry,
-    status,
-    update,
     restart,
     // Which schema migrations opening the database applied during this boot.
     prepare: async () => void reportMigrations(deps.db, deps.events, deps.startedAt),

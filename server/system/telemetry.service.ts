@@ -19,11 +19,12 @@ export interface TelemetryDeps {
   sampleMs: number;
   logger: Logger;
   onSample?: (sample: TelemetrySample) => void;
-  diskTtlMs?: number;
   /** How long a missing `nvidia-smi` is believed missing before it is looked for again. */
   gpuRecheckMs?: number;
 }
 
+/** Disk numbers are kept this long (spec Limits). */
+const DISK_TTL_MS = 60_000;
 /** Thirty minutes of samples (spec: the UI draws the last half hour). */
 const HISTORY_WINDOW_MS = 30 * 60_000;
 
@@ -72,7 +73,7 @@ export class TelemetryService {
   /** The data volume's numbers, measured at most once a minute. */
   diskReading(): Promise<DiskReading> {
     const now = Date.now();
-    if (!this.disk || now - this.disk.at >= (this.deps.diskTtlMs ?? 60_000)) {
+    if (!this.disk || now - this.disk.at >= DISK_TTL_MS) {
       this.disk = { at: now, value: readDisk(this.deps.dataDir) };
     }
     return this.disk.value;

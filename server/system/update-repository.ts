@@ -8,7 +8,6 @@ import type { EventBus } from '../events/event-bus.js';
 import type { UpdateRepositoryAnswer } from '../contracts/system.contract.js';
 import type { Secrets } from './secrets.store.js';
 
-/** Reads and sets the update repository. */
 export class UpdateRepository {
   constructor(private readonly deps: { secrets: Secrets; events: EventBus }) {}
 

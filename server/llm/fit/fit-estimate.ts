@@ -7,6 +7,7 @@
  * table of sizes, memory and contexts is unit-tested. An estimate, said as one: llama.cpp's own
  * numbers differ by a few percent with the quantization and the backend.
  */
+import type { FitEstimateWire } from '../../contracts/llm-fit.contract.js';
 
 /** What is known of a model: its size, and from its GGUF header when it is on disk. */
 export interface ModelShape {
@@ -15,19 +16,6 @@ export interface ModelShape {
   layers?: number | null;
   /** K/V width per token per layer (`embedding_length / head_count * head_count_kv`). */
   kvWidth?: number | null;
-}
-
-export interface FitEstimate {
-  fit: 'gpu' | 'partial' | 'cpu';
-  /** Layers to put on the GPU (`n_gpu_layers`). */
-  gpu_layers: number;
-  /** Offloadable layers: the blocks plus the output layer. */
-  total_layers: number;
-  /** Bytes needed to hold everything on the GPU. */
-  need_bytes: number;
-  free_bytes: number;
-  /** The estimate in words, for the page. */
-  reason: string;
 }
 
 /** llama.cpp's compute buffers and the driver's own share: kept free in every estimate. */
@@ -53,7 +41,7 @@ function guessKvWidth(bytes: number): number {
 const gib = (b: number) => `${(b / 1024 ** 3).toFixed(1)} GiB`;
 
 /** The estimate for `model` with `ctxSize` positions and `freeBytes` of GPU memory. */
-export function estimateFit(model: ModelShape, ctxSize: number, freeBytes: number): FitEstimate {
+export function estimateFit(model: ModelShape, ctxSize: number, freeBytes: number): FitEstimateWire {
   const layers = model.layers && model.layers > 0 ? model.layers : guessLayers(model.bytes);
   const kvWidth = model.kvWidth && model.kvWidth > 0 ? model.kvWidth : guessKvWidth(model.bytes);
   const total = layers + 1;

@@ -11,7 +11,8 @@ import type { GpuReport } from '../../gpu/index.js';
 import { runCommand } from '../../process/run-command.js';
 import { parseDevices } from '../runtimes/smoke-test.js';
 import type { FitView } from '../../contracts/llm-fit.contract.js';
-import { estimateFit, type FitEstimate } from './fit-estimate.js';
+import type { FitEstimateWire } from '../../contracts/llm-fit.contract.js';
+import { estimateFit } from './fit-estimate.js';
 import { readGgufShape } from './gguf-meta.js';
 
 export interface GpuMemory {
@@ -45,13 +46,13 @@ export class FitService {
   async view(ctxSize?: number): Promise<FitView> {
     const ctx = ctxSize ?? this.deps.ctxSize();
     const gpu = await this.gpuMemory();
-    const models: Record<string, FitEstimate> = {};
+    const models: Record<string, FitEstimateWire> = {};
     for (const entry of this.deps.catalog()) models[entry.file] = await this.estimate(entry.file, Math.round(entry.size_gb * 1e9), ctx, gpu.free_bytes);
     return { gpu, ctx_size: ctx, models };
   }
 
   /** The estimate of a model of `bytes` not on disk, at the configured context. */
-  async estimateBytes(bytes: number): Promise<FitEstimate> {
+  async estimateBytes(bytes: number): Promise<FitEstimateWire> {
     return estimateFit({ bytes }, this.deps.ctxSize(), (await this.gpuMemory()).free_bytes);
   }
 
@@ -62,7 +63,7 @@ export class FitService {
     return (await this.estimate(file, bytes, ctxSize, gpu.free_bytes)).gpu_layers;
   }
 
-  private async estimate(file: string, catalogBytes: number, ctx: number, free: number): Promise<FitEstimate> {
+  private async estimate(file: string, catalogBytes: number, ctx: number, free: number): Promise<FitEstimateWire> {
     const onDisk = path.join(this.deps.modelsDir, path.basename(file));
     let bytes = catalogBytes;
     let shape = null;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { DomainError, notFound } from '../../domain-error.js';
 import type { RepoGgufView } from '../../contracts/llm-repo.contract.js';
 import { safeFileNameSchema } from '../../contracts/catalog.contract.js';
-import type { FitEstimate } from '../fit/fit-estimate.js';
+import type { FitEstimateWire } from '../../contracts/llm-fit.contract.js';
 import type { LlmCatalog } from '../llm-catalog.js';
 import { REPO_ID, type RepoFilesClient } from './repo-files.client.js';
 
@@ -26,7 +26,7 @@ export interface RepoGgufDeps {
   client: RepoFilesClient;
   catalog: LlmCatalog;
   /** The fit estimate of a file of `bytes` (free GPU memory and context as configured). */
-  estimate: (bytes: number) => Promise<FitEstimate>;
+  estimate: (bytes: number) => Promise<FitEstimateWire>;
 }
 
 export class RepoGgufService {

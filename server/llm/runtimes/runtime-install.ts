@@ -9,6 +9,7 @@ import path from 'node:path';
 import { DomainError } from '../../domain-error.js';
 import { sleep } from '../../process/sleep.js';
 import type { DownloadStatusEntry } from '../../contracts/downloads.contract.js';
+import type { RuntimeJob } from '../../contracts/llm-runtimes.contract.js';
 import { sha256Of, type ReleaseAsset, type RuntimeBuild } from './release-assets.js';
 import { isPlainName } from './release-source.client.js';
 import type { InstalledBuild } from './runtime.store.js';
@@ -31,21 +32,6 @@ export interface PendingArchive {
   size: number;
 }
 
-export type InstallPhase = 'downloading' | 'unpacking' | 'testing' | 'building' | 'installed' | 'failed';
-
-/** The install (or source build) in progress or last finished, as the page shows it. */
-export interface InstallJob {
-  id: string;
-  kind: 'install' | 'build';
-  asset: string | null;
-  variant: string;
-  phase: InstallPhase;
-  bytes: number;
-  total: number;
-  error: string | null;
-  log: string[];
-}
-
 export interface InstallDeps {
   runtimesDir: string;
   downloads: RuntimeDownloads;
@@ -57,7 +43,7 @@ export interface InstallDeps {
 }
 
 /** Poll the queue row of `file` until it is done (resolve) or failed (throw its message). */
-async function awaitDownload(deps: InstallDeps, file: string, job: InstallJob, doneBefore: number): Promise<void> {
+async function awaitDownload(deps: InstallDeps, file: string, job: RuntimeJob, doneBefore: number): Promise<void> {
   for (;;) {
     const entry = deps.downloads.statusEntries()[file];
     if (!entry) throw new DomainError('rejected', `The download of ${file} was cancelled`);
@@ -68,7 +54,7 @@ async function awaitDownload(deps: InstallDeps, file: string, job: InstallJob, d
   }
 }
 
-async function fetchArchive(deps: InstallDeps, asset: ReleaseAsset, job: InstallJob, doneBefore: number): Promise<string> {
+async function fetchArchive(deps: InstallDeps, asset: ReleaseAsset, job: RuntimeJob, doneBefore: number): Promise<string> {
   const sha256 = sha256Of(asset.digest);
   if (!sha256) throw new DomainError('rejected', `The release publishes no SHA-256 digest for ${asset.name}: refused (Studio installs only what it can check)`);
   const finalFile = path.join(deps.runtimesDir, 'downloads', plainName(asset.name));
@@ -101,7 +87,7 @@ function plainName(name: string): string {
 }
 
 /** Install `build` of release `tag`; resolves with the record to store, throws with the reason. */
-export async function installBuild(deps: InstallDeps, tag: string, build: RuntimeBuild, job: InstallJob, reason: string | null): Promise<InstalledBuild> {
+export async function installBuild(deps: InstallDeps, tag: string, build: RuntimeBuild, job: RuntimeJob, reason: string | null): Promise<InstalledBuild> {
   const dir = path.join(deps.runtimesDir, plainName(job.id));
   const archives = [build.asset, ...(build.companion ? [build.companion] : [])];
   job.total = archives.reduce((sum, a) => sum + a.size, 0);

@@ -4,9 +4,8 @@
  * before it (the one-click rollback). Only builds that passed their smoke test are ever recorded.
  */
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from '../../fs-durable.js';
 
 const buildSchema = z.object({
   id: z.string(),
@@ -103,9 +102,6 @@ export class RuntimeStore {
   }
 
   private async write(): Promise<void> {
-    await fsp.mkdir(path.dirname(this.file), { recursive: true });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    await fsp.writeFile(tmp, JSON.stringify(this.data, null, 2));
-    await fsp.rename(tmp, this.file);
+    await writeFileAtomic(this.file, JSON.stringify(this.data, null, 2));
   }
 }

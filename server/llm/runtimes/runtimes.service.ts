@@ -10,10 +10,10 @@ import { DomainError, notFound } from '../../domain-error.js';
 import type { EventBus } from '../../events/event-bus.js';
 import type { Logger } from '../../logging.js';
 import { isRemovableWithin } from '../../http/contained-path.js';
-import type { RuntimesView } from '../../contracts/llm-runtimes.contract.js';
+import type { RuntimeJob, RuntimesView } from '../../contracts/llm-runtimes.contract.js';
 import { buildsOf, type RuntimeBuild } from './release-assets.js';
 import type { Release, ReleaseSourceClient } from './release-source.client.js';
-import { installBuild, type InstallJob, type PendingArchive, type RuntimeDownloads } from './runtime-install.js';
+import { installBuild, type PendingArchive, type RuntimeDownloads } from './runtime-install.js';
 import { RuntimeStore, type InstalledBuild } from './runtime.store.js';
 import { buildFromSource, sourceBuildTools } from './source-build.js';
 import { chooseVariant, platformOf, type MachineFacts } from './variant-choice.js';
@@ -50,7 +50,7 @@ export interface RuntimesDeps {
 export class RuntimesService {
   readonly store: RuntimeStore;
   private readonly pending = new Map<string, PendingArchive>();
-  private job: InstallJob | null = null;
+  private job: RuntimeJob | null = null;
   private cached: { at: number; release: Release | null; error: string | null } | null = null;
   private tools: { at: number; result: { ok: boolean; reason: string } } | null = null;
 
@@ -101,7 +101,7 @@ export class RuntimesService {
   }
 
   /** Start installing `asset` (default: the recommended build of the newest release). */
-  async install(asset: string | undefined, activate: boolean): Promise<InstallJob> {
+  async install(asset: string | undefined, activate: boolean): Promise<RuntimeJob> {
     this.refuseWhileBusy();
     const { release, error } = await this.latest(false);
     if (!release) throw new DomainError('unreachable', error ?? 'The release source lists no release');
@@ -121,7 +121,7 @@ export class RuntimesService {
     }
     const id = `${release.tag}-${build.variant}`;
     if (this.store.get(id)) throw new DomainError('conflict', `${id} is installed already`);
-    const job: InstallJob = (this.job = { id, kind: 'install', asset: build.asset.name, variant: build.variant, phase: 'downloading', bytes: 0, total: 0, error: null, log: [] });
+    const job: RuntimeJob = (this.job = { id, kind: 'install', asset: build.asset.name, variant: build.variant, phase: 'downloading', bytes: 0, total: 0, error: null, log: [] });
     const deps = { ...this.deps, pending: this.pending };
     void installBuild(deps, release.tag, build, job, reason).then(
       (record) => this.installed(record, job, activate),
@@ -131,11 +131,11 @@ export class RuntimesService {
   }
 
   /** Build llama-server from source with the project's script (minutes), then install it like a download. */
-  async build(activate: boolean): Promise<InstallJob> {
+  async build(activate: boolean): Promise<RuntimeJob> {
     this.refuseWhileBusy();
     const tools = await this.buildTools();
     if (!tools.ok) throw new DomainError('conflict', tools.reason);
-    const job: InstallJob = (this.job = { id: 'source', kind: 'build', asset: null, variant: 'cpu', phase: 'building', bytes: 0, total: 0, error: null, log: [] });
+    const job: RuntimeJob = (this.job = { id: 'source', kind: 'build', asset: null, variant: 'cpu', phase: 'building', bytes: 0, total: 0, error: null, log: [] });
     void buildFromSource({ ...this.deps.sourceBuild, env: this.deps.env, runtimesDir: this.deps.runtimesDir, smokeTimeoutMs: this.deps.smokeTimeoutMs }, job).then(
       (record) => this.installed(record, job, activate),
       (err: unknown) => this.refused(job, err),
@@ -174,7 +174,7 @@ export class RuntimesService {
     if (this.job && !['installed', 'failed'].includes(this.job.phase)) throw new DomainError('conflict', `An install is already running (${this.job.id}, ${this.job.phase})`);
   }
 
-  private async installed(record: InstalledBuild, job: InstallJob, activate: boolean): Promise<void> {
+  private async installed(record: InstalledBuild, job: RuntimeJob, activate: boolean): Promise<void> {
     await this.store.add(record);
     this.deps.events.emit('llm.runtime.installed', 'success', `llama.cpp ${record.variant} build ${record.tag} installed (${record.version ?? 'version unknown'})`, { id: record.id, gpu_layers: record.gpu_layers });
     if (activate || !this.store.active()) await this.activate(record.id).catch((err: unknown) => this.deps.logger.error('activating the new LLM runtime failed', err));
@@ -183,7 +183,7 @@ export class RuntimesService {
     job.phase = 'installed';
   }
 
-  private refused(job: InstallJob, err: unknown): void {
+  private refused(job: RuntimeJob, err: unknown): void {
     job.phase = 'failed';
     job.error = (err as Error).message;
     this.deps.events.emit('llm.runtime.refused', 'error', `llama.cpp build ${job.id} was not installed: ${job.error}`, { id: job.id, error: job.error, log: job.log.slice(-10) });

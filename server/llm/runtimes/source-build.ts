@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { runCommand } from '../../process/run-command.js';
-import type { InstallJob } from './runtime-install.js';
+import type { RuntimeJob } from '../../contracts/llm-runtimes.contract.js';
 import { recordOf } from './runtime-install.js';
 import type { InstalledBuild } from './runtime.store.js';
 import { smokeTest } from './smoke-test.js';
@@ -31,7 +31,7 @@ export async function sourceBuildTools(env: NodeJS.ProcessEnv): Promise<{ ok: bo
 }
 
 /** Run the build script, smoke-test its binary, and return the record to store. */
-export async function buildFromSource(o: SourceBuildOptions, job: InstallJob): Promise<InstalledBuild> {
+export async function buildFromSource(o: SourceBuildOptions, job: RuntimeJob): Promise<InstalledBuild> {
   const log = (line: string) => {
     job.log.push(line.slice(0, 400));
     if (job.log.length > 40) job.log.splice(0, job.log.length - 40);

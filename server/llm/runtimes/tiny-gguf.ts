@@ -4,7 +4,7 @@
  * smoke test loads it to see where the layers went, so installing a runtime needs no model
  * download. Its answers are gibberish, which is all a load check needs.
  */
-import fsp from 'node:fs/promises';
+import { writeFileAtomic } from '../../fs-durable.js';
 
 const N_EMBD = 64;
 const N_LAYER = 2;
@@ -15,7 +15,10 @@ const ALIGN = 32;
 /** The model's layer count plus the output layer, as llama.cpp counts offloadable layers. */
 export const TINY_MODEL_LAYERS = N_LAYER + 1;
 
-const GGUF_TYPE = { UINT32: 4, INT32: 5, FLOAT32: 6, STRING: 8, ARRAY: 9 } as const;
+type Scalar = 'u32' | 'i32' | 'f32' | 'str';
+/** GGUF's value type codes (an array is 9, followed by its element type). */
+const TYPE_CODE: Record<Scalar, number> = { u32: 4, i32: 5, f32: 6, str: 8 };
+const ARRAY = 9;
 
 class Writer {
   private parts: Buffer[] = [];
@@ -25,30 +28,23 @@ class Writer {
     this.parts.push(buf);
     this.size += buf.length;
   }
-  u32(v: number): void {
-    const b = Buffer.alloc(4);
-    b.writeUInt32LE(v);
-    this.push(b);
-  }
-  i32(v: number): void {
-    const b = Buffer.alloc(4);
-    b.writeInt32LE(v);
+  private fixed(bytes: number, write: (b: Buffer) => void): void {
+    const b = Buffer.alloc(bytes);
+    write(b);
     this.push(b);
   }
   u64(v: number): void {
-    const b = Buffer.alloc(8);
-    b.writeBigUInt64LE(BigInt(v));
-    this.push(b);
+    this.fixed(8, (b) => b.writeBigUInt64LE(BigInt(v)));
   }
-  f32(v: number): void {
-    const b = Buffer.alloc(4);
-    b.writeFloatLE(v);
-    this.push(b);
-  }
-  str(s: string): void {
-    const b = Buffer.from(s, 'utf8');
-    this.u64(b.length);
-    this.push(b);
+  /** One value, little-endian; a string is its byte length (u64) and its UTF-8 bytes. */
+  value(type: Scalar, v: number | string): void {
+    if (type === 'str') {
+      const b = Buffer.from(String(v), 'utf8');
+      this.u64(b.length);
+      this.push(b);
+    } else if (type === 'f32') this.fixed(4, (b) => b.writeFloatLE(Number(v)));
+    else if (type === 'i32') this.fixed(4, (b) => b.writeInt32LE(Number(v)));
+    else this.fixed(4, (b) => b.writeUInt32LE(Number(v)));
   }
   pad(): void {
     const extra = (ALIGN - (this.size % ALIGN)) % ALIGN;
@@ -59,7 +55,7 @@ class Writer {
   }
 }
 
-type Kv = [key: string, type: 'u32' | 'f32' | 'str' | 'i32', value: number | string] | [key: string, type: 'arr', elem: 'str' | 'f32' | 'i32', values: Array<string | number>];
+type Kv = [key: string, type: Scalar, value: number | string] | [key: string, type: 'arr', elem: Scalar, values: Array<string | number>];
 
 function vocabulary(): { tokens: string[]; types: number[] } {
   const tokens = ['<unk>', '<s>', '</s>'];
@@ -126,38 +122,29 @@ export function tinyGguf(): Buffer {
     add(`blk.${i}.ffn_down.weight`, [N_FF, N_EMBD]);
   }
   const w = new Writer();
-  w.u32(0x46554747); // "GGUF"
-  w.u32(3);
+  w.value('u32', 0x46554747); // "GGUF"
+  w.value('u32', 3);
   w.u64(tensors.length);
   w.u64(kvs.length);
   for (const kv of kvs) {
-    w.str(kv[0]);
+    w.value('str', kv[0]);
     if (kv[1] === 'arr') {
       const [, , elem, values] = kv;
-      w.u32(GGUF_TYPE.ARRAY);
-      w.u32(elem === 'str' ? GGUF_TYPE.STRING : elem === 'f32' ? GGUF_TYPE.FLOAT32 : GGUF_TYPE.INT32);
+      w.value('u32', ARRAY);
+      w.value('u32', TYPE_CODE[elem]);
       w.u64(values.length);
-      for (const v of values) {
-        if (elem === 'str') w.str(String(v));
-        else if (elem === 'f32') w.f32(Number(v));
-        else w.i32(Number(v));
-      }
-      continue;
+      for (const v of values) w.value(elem, v);
+    } else {
+      w.value('u32', TYPE_CODE[kv[1]]);
+      w.value(kv[1], kv[2]);
     }
-    const [, type, value] = kv;
-    const code = type === 'str' ? GGUF_TYPE.STRING : type === 'f32' ? GGUF_TYPE.FLOAT32 : type === 'i32' ? GGUF_TYPE.INT32 : GGUF_TYPE.UINT32;
-    w.u32(code);
-    if (type === 'str') w.str(String(value));
-    else if (type === 'f32') w.f32(Number(value));
-    else if (type === 'i32') w.i32(Number(value));
-    else w.u32(Number(value));
   }
   let offset = 0;
   for (const t of tensors) {
-    w.str(t.name);
-    w.u32(t.dims.length);
+    w.value('str', t.name);
+    w.value('u32', t.dims.length);
     for (const d of t.dims) w.u64(d);
-    w.u32(0); // F32
+    w.value('u32', 0); // F32
     w.u64(offset);
     offset += Math.ceil(t.data.length / ALIGN) * ALIGN;
   }
@@ -170,8 +157,6 @@ export function tinyGguf(): Buffer {
 }
 
 /** Write the model to `file` (temp name, then rename). */
-export async function writeTinyGguf(file: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.tmp`;
-  await fsp.writeFile(tmp, tinyGguf());
-  await fsp.rename(tmp, file);
+export function writeTinyGguf(file: string): Promise<void> {
+  return writeFileAtomic(file, tinyGguf());
 }

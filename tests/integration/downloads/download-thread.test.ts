@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { downloadInThread, serializeDownloadError } from '../../../server/downloads/download-thread.js';
-import { DownloadError, type DownloadProgress, type DownloadRequest } from '../../../server/downloads/file-download.js';
+import { DownloadError } from '../../../server/downloads/download-errors.js';
+import type { DownloadProgress, DownloadRequest } from '../../../server/downloads/download-options.js';
 import { startFakeFileServer, type FakeFileServer } from '../../helpers/fake-file-server.js';
 import { downloadError } from '../../helpers/download-errors.js';
 

@@ -4,13 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CatalogEntry } from '../../../server/contracts/catalog.contract.js';
-import {
-  DownloadError,
-  downloadFile,
-  type DownloadOptions,
-  type DownloadProgress,
-  type DownloadRequest,
-} from '../../../server/downloads/file-download.js';
+import { DownloadError } from '../../../server/downloads/download-errors.js';
+import type { DownloadOptions, DownloadProgress, DownloadRequest } from '../../../server/downloads/download-options.js';
+import { downloadFile } from '../../../server/downloads/file-download.js';
 import { resolveSourceUrl } from '../../../server/catalog/source-urls.js';
 import { startFakeFileServer, type FakeFileServer } from '../../helpers/fake-file-server.js';
 import { downloadError } from '../../helpers/download-errors.js';

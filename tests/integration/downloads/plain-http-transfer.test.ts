@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { downloadFile, type DownloadRequest } from '../../../server/downloads/file-download.js';
+import type { DownloadRequest } from '../../../server/downloads/download-options.js';
+import { downloadFile } from '../../../server/downloads/file-download.js';
 
 let dir: string;
 let server: http.Server | null;

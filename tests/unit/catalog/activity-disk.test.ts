@@ -50,4 +50,12 @@ describe('DiskUsage', () => {
     disk.invalidate();
     expect((await disk.get()).models_bytes).toBe(123);
   });
+
+  it('counts a hard-linked model file once, as the disk page does (its duplicate replacement links them)', async () => {
+    const models = path.join(dir, 'models');
+    fs.mkdirSync(path.join(models, 'loras'), { recursive: true });
+    fs.writeFileSync(path.join(models, 'x.bin'), Buffer.alloc(100));
+    fs.linkSync(path.join(models, 'x.bin'), path.join(models, 'loras', 'x.bin'));
+    expect((await new DiskUsage({ modelsDir: models }).get()).models_bytes).toBe(100);
+  });
 });

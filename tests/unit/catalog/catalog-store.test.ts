@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { llmCatalogFileSchema, type CatalogEntry, type CatalogFile } from '../../../server/contracts/catalog.contract.js';
-import { CatalogFileError, CatalogStore, formatCatalogDate, seedCatalogs } from '../../../server/catalog/catalog.store.js';
+import { CatalogFileError, CatalogStore, seedCatalogs } from '../../../server/catalog/catalog.store.js';
+import { minuteStamp } from '../../../server/time.js';
 
 let dir: string;
 let file: string;
@@ -201,9 +202,9 @@ describe('CatalogStore', () => {
   });
 });
 
-describe('formatCatalogDate', () => {
+describe('the catalog date (minuteStamp)', () => {
   it('formats Rome wall-clock time as YYYY-MM-DD HH:MM', () => {
-    expect(formatCatalogDate(new Date('2026-01-05T23:59:00Z'))).toBe('2026-01-06 00:59');
+    expect(minuteStamp(new Date('2026-01-05T23:59:00Z'))).toBe('2026-01-06 00:59');
   });
 });
 
