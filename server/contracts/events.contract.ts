@@ -24,7 +24,7 @@ export const EVENT_TYPE_MEANINGS = {
   'system.safe_mode': 'Studio started in safe mode: its database is damaged (what, the kept copy, how to restore)',
   'auth.throttled': 'Too many wrong API keys; key checks paused',
   'auth.signed_in': 'Someone signed in (the API key, or a name and password); data: `user_id`, `name`, `address`',
-  'auth.sign_in_failed': 'A sign-in failed (wrong key, or wrong name or password); data: `address`, the `name` tried',
+  'auth.sign_in_failed': 'A sign-in failed (wrong key, or wrong name or password); data: `address`, the name tried (`tried_name`)',
   'users.added': 'A person was added; data: `user_id` and `name` of who added them, `target_id`, `role`',
   'users.changed': 'A person was changed (name, role, password, quotas, allow-list, enabled); data: who, `target_id`, `fields`',
   'users.disabled': 'A person was disabled: their sessions ended, their sockets closed, their records kept',
