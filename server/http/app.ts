@@ -18,7 +18,7 @@ import { errorMiddleware, notFound } from './error-middleware.js';
 import { HOST_REFUSED, isAllowedHost, refuse, type HostRuleOptions } from './host-guard.js';
 import { maintenanceGate, type Maintenance } from './maintenance.js';
 import { requestId } from './request-id.js';
-import { routePolicy } from './route-policy.js';
+import { ownerOnlyChanges, routePolicy } from './route-policy.js';
 import { securityHeaders } from './security-headers.js';
 import type { StorageFaults } from './storage-faults.js';
 import type { SessionPayload } from './session.js';
@@ -113,6 +113,7 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
   if (deps.audit) app.use(auditAdminChanges(deps.audit));
   app.use(routePolicy());
   app.use(express.json({ limit: '5mb' }));
+  app.use(ownerOnlyChanges());
   for (const router of deps.routers) app.use(router);
   app.all(['/api', '/api/{*rest}'], notFound());
   for (const router of deps.pageRouters ?? []) app.use(router);

@@ -105,3 +105,21 @@ export function routePolicy(): RequestHandler {
     next(new HttpError(403, `Not allowed: this needs ${need === 'admin' ? 'an admin' : `the ${need}`} permission, and ${why}`));
   };
 }
+
+const ENV_SETTING = route('PUT', '/api/admin/settings/env');
+
+/**
+ * The one change past an admin's reach: the owner's own key (`API_KEY`), which would sign the
+ * owner out and hand an admin the owner's place. Runs after the JSON body is read.
+ */
+export function ownerOnlyChanges(): RequestHandler {
+  return (req, res, next) => {
+    const body: unknown = req.body;
+    const key = typeof body === 'object' && body !== null ? (body as { key?: unknown }).key : undefined;
+    if (matches([ENV_SETTING], req.method, req.path) && typeof key === 'string' && key.trim().toUpperCase() === 'API_KEY' && actorOf(res).role !== 'owner') {
+      next(new HttpError(403, 'Only the owner changes API_KEY'));
+      return;
+    }
+    next();
+  };
+}

@@ -88,6 +88,11 @@ describe('the route policy', () => {
     expect((await call({ cookie: adminCookie }, ['GET', '/api/admin/settings'])).status).toBe(200);
     expect((await call({ key: adminKey.key }, ['GET', '/api/admin/settings/env'])).status).toBe(200);
     expect((await t.api('/api/admin/settings/env')).status).toBe(200);
+    // The owner's own key stays the owner's: an admin cannot change it (and take the owner's place).
+    const takeover = await call({ key: adminKey.key }, ['PUT', '/api/admin/settings/env', { key: 'API_KEY', value: 'admin-chose-this-key-123' }]);
+    expect(takeover.status).toBe(403);
+    expect(((await takeover.json()) as { detail: string }).detail).toBe('Only the owner changes API_KEY');
+    expect((await t.api('/api/me')).status).toBe(200);
   });
 
   it('keeps a key within its person: a member makes no admin key, a viewer only read keys', async () => {
