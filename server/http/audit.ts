@@ -33,13 +33,16 @@ export function auditAdminChanges(events: EventBus): RequestHandler {
   return (req, res, next) => {
     if (isPublicPath(req.path) || !isAdminChange(req.method, req.path)) return next();
     const path = req.path.slice(0, 300);
-    res.on('finish', () => {
+    // `close` comes for every request, answered or not: a client that hung up mid-change is recorded too.
+    res.once('close', () => {
       const actor = actorOf(res);
-      events.emit('audit.admin_request', res.statusCode < 400 ? 'info' : 'warning', `${actor.name}: ${req.method} ${path} → ${res.statusCode}`, {
+      const answered = res.writableFinished;
+      events.emit('audit.admin_request', answered && res.statusCode < 400 ? 'info' : 'warning', `${actor.name}: ${req.method} ${path} → ${answered ? res.statusCode : 'cut off'}`, {
         ...byWhom(actor),
         method: req.method,
         path,
         status: res.statusCode,
+        ...(answered ? {} : { cut_off: true }),
       });
     });
     next();

@@ -60,6 +60,10 @@ export class UsersService implements People {
   }
 
   async change(by: Actor, id: string, patch: UserPatch): Promise<UserView> {
+    this.person(id);
+    if (patch.disabled === true && id === by.userId) throw new DomainError('conflict', 'You cannot disable yourself');
+    // The slow hash first: what is checked and saved below is then read in one go, with no wait between.
+    const passwordHash = patch.password === undefined ? null : await hashPassword(patch.password);
     const current = this.person(id);
     if (patch.name !== undefined && nameKey(patch.name) !== nameKey(current.name)) this.checkName(patch.name);
     const next: UserRow = {
@@ -69,16 +73,16 @@ export class UsersService implements People {
       quotas: patch.quotas === undefined ? current.quotas : patch.quotas,
       allow: patch.allow === undefined ? current.allow : patch.allow,
       disabled: patch.disabled ?? current.disabled,
+      passwordHash: passwordHash ?? current.passwordHash,
     };
-    if (patch.password !== undefined) next.passwordHash = await hashPassword(patch.password);
     // A new password or being disabled ends every session signed in before now.
-    const ended = patch.password !== undefined || (next.disabled && !current.disabled);
+    const disabledNow = next.disabled && !current.disabled;
+    const ended = passwordHash !== null || disabledNow;
     if (ended) next.sessionsAfterMs = this.now();
-    const fields = Object.keys(patch).filter((k) => k !== 'password' || patch.password !== undefined);
+    const fields = Object.keys(patch);
     this.deps.store.save(next, this.now());
     if (ended || next.role !== current.role) this.deps.endAccess((a) => a.userId === id, ended ? 'Your access ended: sign in again' : 'Your role changed');
-    const type = next.disabled && !current.disabled ? 'users.disabled' : 'users.changed';
-    this.deps.events.emit(type, type === 'users.disabled' ? 'warning' : 'info', `${by.name} ${type === 'users.disabled' ? 'disabled' : 'changed'} ${next.name} (${fields.join(', ')})`, {
+    this.deps.events.emit(disabledNow ? 'users.disabled' : 'users.changed', disabledNow ? 'warning' : 'info', `${by.name} ${disabledNow ? 'disabled' : 'changed'} ${next.name} (${fields.join(', ')})`, {
       ...byWhom(by),
       target_id: id,
       target_name: next.name,
@@ -89,7 +93,6 @@ export class UsersService implements People {
 
   /** Disable (records kept): sessions end, keys stop working, sockets close. */
   disable(by: Actor, id: string): Promise<UserView> {
-    if (id === by.userId) throw new DomainError('conflict', 'You cannot disable yourself');
     return this.change(by, id, { disabled: true });
   }
 

@@ -75,6 +75,16 @@ describe('adding and listing people', () => {
     expect((await t.api('/api/admin/users/u_000000000000', json('PATCH', { role: 'viewer' }))).status).toBe(404);
   });
 
+  it('a new password ends the sessions signed in with the old one', async () => {
+    const kim = await addPerson(t, 'Kim', 'member');
+    const cookie = await signIn(t, kim);
+    expect((await as(t, { cookie }, '/api/me')).status).toBe(200);
+    expect((await t.api(`/api/admin/users/${kim.id}`, json('PATCH', { password: 'a brand new password' }))).status).toBe(200);
+    expect((await as(t, { cookie }, '/api/me')).status).toBe(401);
+    expect((await signIn(t, { ...kim, password: 'a brand new password' })).startsWith('session=')).toBe(true);
+    expect(t.studio.events.list({ types: ['users.changed'] }).at(-1)!.data).toMatchObject({ user_id: 'owner', target_id: kim.id, fields: ['password'] });
+  });
+
   it('lets an admin manage people but not change or disable the owner, nor disable themselves', async () => {
     const admin = await addPerson(t, 'Gus', 'admin');
     const cookie = await signIn(t, admin);
@@ -83,6 +93,7 @@ describe('adding and listing people', () => {
     expect((await as(t, { cookie }, '/api/admin/users/owner', { method: 'DELETE' })).status).toBe(403);
     expect((await as(t, { cookie }, '/api/admin/users/owner', json('PATCH', { role: 'member' }))).status).toBe(403);
     expect((await as(t, { cookie }, `/api/admin/users/${admin.id}`, { method: 'DELETE' })).status).toBe(409);
+    expect((await as(t, { cookie }, `/api/admin/users/${admin.id}`, json('PATCH', { disabled: true }))).status).toBe(409);
     // The owner's key still works.
     expect((await t.api('/api/admin/settings')).status).toBe(200);
   });
