@@ -49,7 +49,7 @@ const NAV_GROUPS: readonly NavGroup[] = [
       { to: '/chatbot', label: 'Chat bot', icon: '✉', admin: true },
       { to: '/system', label: 'System', icon: '⚙', admin: true },
       { to: '/users', label: 'Users', icon: '☺', admin: true },
-      { to: '/keys', label: 'My keys', icon: '⚿' },
+      { to: '/keys', label: 'My keys', icon: '◈' },
     ],
   },
 ];
