@@ -81,6 +81,12 @@ describe('a member', () => {
     await nav.getByText('Signed in as Pat (member)').waitFor();
     await nav.getByRole('link', { name: 'My keys' }).waitFor();
     for (const hidden of ['Users', 'System', 'Engines', 'Node packages', 'Chat bot']) expect(await nav.getByRole('link', { name: hidden, exact: true }).count(), hidden).toBe(0);
+    // The home page asks nothing a member may not read: no first-run guide, no refusal shown.
+    await page.getByRole('heading', { name: 'Workflows' }).first().waitFor();
+    expect(await page.getByRole('heading', { name: 'Get started' }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Import a workflow' }).count()).toBe(0);
+    expect(await page.getByText(/Not allowed/).count()).toBe(0);
+    await saveScreenshot(page, 'member-home-desktop');
   });
 
   it('makes a key shown once with a copy button, sees it listed, and revokes it', async () => {
