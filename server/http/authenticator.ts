@@ -114,7 +114,8 @@ export class Authenticator {
    * past the ceiling while the hashes run.
    */
   async signIn(address: string, name: string, password: string): Promise<SignInResult> {
-    const subject = name.trim().toLowerCase();
+    // Folded as the people store folds names (NFKC, lower case): `ＡＮＮ` is Ann's subject too.
+    const subject = name.trim().normalize('NFKC').toLowerCase();
     const verdict = this.limiter.check(address, subject);
     if (!verdict.allowed) {
       if (verdict.newlyBlocked) this.onThrottled(address, verdict, subject);

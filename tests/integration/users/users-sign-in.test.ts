@@ -45,7 +45,9 @@ describe('signing in by name and password', () => {
   it('throttles wrong passwords for one person, even with the right password after, with 429 and Retry-After', async () => {
     t = await startTestStudio();
     const cat = await addPerson(t, 'Cat', 'member');
-    for (let i = 0; i < 10; i++) expect((await passwordLogin(t, 'Cat', `guess-${i}-xxxx`)).status).toBe(401);
+    // Spelled ten ways (case, full-width letters): still one person to the limiter.
+    const spellings = ['Cat', 'CAT', 'cat', ' cat ', 'ＣＡＴ', 'ｃａｔ', 'Cat', 'cAt', 'caT', 'CaT'];
+    for (const [i, spelling] of spellings.entries()) expect((await passwordLogin(t, spelling, `guess-${i}-xxxx`)).status).toBe(401);
     const held = await passwordLogin(t, 'CAT', cat.password);
     expect(held.status).toBe(429);
     expect(Number(held.headers.get('retry-after'))).toBeGreaterThan(0);
