@@ -95,6 +95,16 @@ describe('the route policy', () => {
     expect((await t.api('/api/me')).status).toBe(200);
   });
 
+  it('gives a member nothing of an admin route spelled otherwise (encoded, doubled slashes, dot segments)', async () => {
+    for (const path of ['/api/admin/%73ettings', '/api/admin/settings%2Fenv', '//api/admin/settings', '/api/admin//settings', '/api/admin/history/../settings', '/api/admin/settings;x', '/api/admin/settings.json']) {
+      const res = await as(t, { cookie: memberCookie }, path);
+      // A path outside `/api/` (`//api/…`) is a page: the web UI's shell, never the settings.
+      if (res.status === 200) expect(res.headers.get('content-type'), path).toMatch(/^text\/html/);
+      else expect([403, 404], path).toContain(res.status);
+      expect(await res.text(), path).not.toMatch(/max_concurrent|API_KEY/);
+    }
+  });
+
   it('keeps a key within its person: a member makes no admin key, a viewer only read keys', async () => {
     expect((await as(t, { cookie: memberCookie }, '/api/me/keys', json('POST', { name: 'x', scope: 'admin' }))).status).toBe(403);
     expect((await as(t, { cookie: memberCookie }, '/api/me/keys', json('POST', { name: 'x', scope: 'run' }))).status).toBe(200);
