@@ -46,6 +46,7 @@ export function createStudioHttpServer({ config, logger, events, auth, hub, main
     greeting: () => ({ version: config.version, engine: engineMessage(engine.process.state), maintenance: maintenance.active, time_zone: STUDIO_TIME_ZONE }),
     routers: modules.flatMap((module) => module.routers),
     storage: reportedStorageFaults({ dataDir: config.paths.root, dbFile: config.paths.dbFile, events }),
+    audit: events,
     wsRoutes: agent ? [{ path: `${AGENT_ENGINE_PATH}/ws`, handle: agentSocketRelay(engine.process.url, logger, () => engine.process.state.pid) }] : [],
     pageRouters: agent ? [] : [rendererRoutes({ distDir: path.join(APP_ROOT, 'renderer', 'dist'), fallback: homeRoutes({ version: config.version, engineStatus }) })],
   }).server;

@@ -31,6 +31,7 @@ import { nodePackageCount } from './nodes/package-count.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { GpuProbe } from './gpu/index.js';
 import { createSetupModule } from './setup/setup.module.js';
+import { createUsersModule } from './users/users.module.js';
 import { createSecrets, createSystemModule } from './system/system.module.js';
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/workflows.module.js';
 import type { StudioOptions } from './studio-options.js';
@@ -65,7 +66,10 @@ export class Studio {
     const secrets = createSecrets(db, config);
     const base = { config, db, events, logger };
 
-    const auth = createAuthModule({ ...base, apiKey: () => secrets.apiKey() });
+    // The people of this Studio: authentication asks them who a session or a personal key is; ending
+    // someone's access closes their sockets on the hub (built just below, asked only later).
+    const users = createUsersModule({ db, events, endAccess: (match, reason) => this.hub.closeActors(match, reason) });
+    const auth = createAuthModule({ ...base, apiKey: () => secrets.apiKey(), people: users.people });
     this.mintCookie = () => auth.signer.issue();
     // A socket opened with a session cookie closes when that session is signed out or expires.
     const hub = (this.hub = new WsHub(logger, options.heartbeatMs, (session) => auth.signer.liveUntil(session)));
@@ -151,7 +155,7 @@ export class Studio {
     const setup = createSetupModule({ ...base, hub, gpu, engine, restartStudio: (reason) => restart.trySchedule(1_500, reason) });
     const eventsModule = createEventsModule({ events, hub });
     // Each module after what it uses; the engine before the jobs so it stops after the job watcher.
-    this.modules = [auth, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, assets, chatbot, nodes, disk, this.system, setup];
+    this.modules = [auth, users, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, assets, chatbot, nodes, disk, this.system, setup];
     this.server = createStudioHttpServer({ config, logger, events, auth, hub, maintenance: this.maintenance, engine, modules: this.modules });
   }
 

@@ -9,6 +9,8 @@ export interface NavLink {
   icon: string;
   /** Which live count to show as a badge beside the label. */
   badge?: 'activeJobs';
+  /** Only for owners and admins (the server refuses the others those pages' routes). */
+  admin?: true;
 }
 
 export interface NavGroup {
@@ -17,7 +19,7 @@ export interface NavGroup {
   links: readonly NavLink[];
 }
 
-export const NAV_GROUPS: readonly NavGroup[] = [
+const NAV_GROUPS: readonly NavGroup[] = [
   {
     id: 'create',
     label: 'Create',
@@ -34,7 +36,7 @@ export const NAV_GROUPS: readonly NavGroup[] = [
     links: [
       { to: '/models', label: 'Models & LoRAs', icon: '⬇' },
       { to: '/modelhub', label: 'Model hub lookup', icon: '⌕' },
-      { to: '/nodes', label: 'Node packages', icon: '▤' },
+      { to: '/nodes', label: 'Node packages', icon: '▤', admin: true },
       { to: '/llm', label: 'LLM', icon: '✎' },
     ],
   },
@@ -42,13 +44,20 @@ export const NAV_GROUPS: readonly NavGroup[] = [
     id: 'admin',
     label: 'Admin',
     links: [
-      { to: '/engines', label: 'Engines', icon: '◎' },
+      { to: '/engines', label: 'Engines', icon: '◎', admin: true },
       { to: '/events', label: 'Events', icon: '◷' },
-      { to: '/chatbot', label: 'Chat bot', icon: '✉' },
-      { to: '/system', label: 'System', icon: '⚙' },
+      { to: '/chatbot', label: 'Chat bot', icon: '✉', admin: true },
+      { to: '/system', label: 'System', icon: '⚙', admin: true },
+      { to: '/users', label: 'Users', icon: '☺', admin: true },
+      { to: '/keys', label: 'My keys', icon: '◈' },
     ],
   },
 ];
+
+/** The groups as a person of this role sees them: admin pages only for owners and admins. */
+export function navFor(admin: boolean): NavGroup[] {
+  return NAV_GROUPS.map((g) => ({ ...g, links: g.links.filter((l) => admin || !l.admin) })).filter((g) => g.links.length > 0);
+}
 
 // Pages without a link of their own, by the link they belong under.
 const PARENT: Record<string, string> = { '/run': '/home', '/gallery': '/models', '/setup': '/system' };

@@ -27,6 +27,8 @@ export function createStudioRouter(): Router {
       { path: '/chatbot', name: 'chatbot', component: () => import('./views/ChatbotView.vue'), meta: { title: 'Chat bot' } },
       { path: '/modelhub', name: 'modelhub', component: () => import('./views/ModelhubView.vue'), meta: { title: 'Model hub lookup' } },
       { path: '/gallery/:modelId', name: 'gallery', component: () => import('./views/GalleryView.vue'), meta: { title: 'Gallery' }, props: true },
+      { path: '/users', name: 'users', component: () => import('./views/UsersView.vue'), meta: { title: 'Users' } },
+      { path: '/keys', name: 'keys', component: () => import('./views/KeysView.vue'), meta: { title: 'My keys' } },
       { path: '/llm', name: 'llm', component: () => import('./views/LlmView.vue'), meta: { title: 'LLM' } },
       { path: '/:rest(.*)*', name: 'not-found', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
     ],

@@ -23,6 +23,14 @@ export const EVENT_TYPE_MEANINGS = {
   'system.database': "A request failed because Studio's database file is damaged (at most one a minute)",
   'system.safe_mode': 'Studio started in safe mode: its database is damaged (what, the kept copy, how to restore)',
   'auth.throttled': 'Too many wrong API keys; key checks paused',
+  'auth.signed_in': 'Someone signed in (the API key, or a name and password); data: `user_id`, `name`, `address`',
+  'auth.sign_in_failed': 'A sign-in failed (wrong key, or wrong name or password); data: `address`, the name tried (`tried_name`)',
+  'users.added': 'A person was added; data: `user_id` and `name` of who added them, `target_id`, `role`',
+  'users.changed': 'A person was changed (name, role, password, quotas, allow-list, enabled); data: who, `target_id`, `fields`',
+  'users.disabled': 'A person was disabled: their sessions ended, their sockets closed, their records kept',
+  'users.key.created': 'A person made a personal API key; data: `user_id`, `key_id`, `scope` (never the key)',
+  'users.key.revoked': 'A personal API key was revoked; its sockets closed',
+  'audit.admin_request': 'An owner or admin change went through the API (or was refused): `method`, `path`, `status`, `user_id`, `name`',
   'settings.env.updated': 'An editable environment variable was changed (never the value)',
   'settings.revealed': 'Secret settings were revealed',
   'settings.reveal.denied': 'A request to reveal secrets gave a wrong API key',
@@ -120,4 +128,6 @@ export const eventsQuery = z.object({
   // a newer Studio still gets an answer from an older one).
   types: commaList,
   severity: commaList.pipe(z.array(z.enum(SEVERITIES as [Severity, ...Severity[]]))),
+  /** Only the events of this person (`data.user_id`); owners and admins only (issue 43). */
+  user: z.string().trim().min(1).max(100).optional(),
 });

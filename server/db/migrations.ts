@@ -283,4 +283,41 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE jobs ADD COLUMN engine_id TEXT;
     `,
   },
+  {
+    version: 13,
+    name: 'Accounts: people added by the owner, their personal API keys (issue 43)',
+    sql: `
+      -- The owner (the holder of API_KEY, id 'owner') is not a row. name_key is the name folded
+      -- to lower case: names are unique whatever their case. password_hash is scrypt with its salt
+      -- and cost in the value. quotas and allow are JSON (null: no limit). A disabled person keeps
+      -- their row and records; sessions_after_ms ends every session signed in before it.
+      CREATE TABLE users (
+        id                TEXT PRIMARY KEY,
+        name              TEXT NOT NULL,
+        name_key          TEXT NOT NULL UNIQUE,
+        role              TEXT NOT NULL CHECK (role IN ('admin','member','viewer')),
+        password_hash     TEXT NOT NULL,
+        quotas            TEXT,
+        allow             TEXT,
+        disabled          INTEGER NOT NULL DEFAULT 0,
+        sessions_after_ms INTEGER NOT NULL DEFAULT 0,
+        created_ms        INTEGER NOT NULL,
+        updated_ms        INTEGER NOT NULL
+      );
+      -- Personal keys: only the SHA-256 of the key is kept, and its first characters to tell keys
+      -- apart. user_id may be 'owner'. A revoked key keeps its row (revoked_ms) for the record.
+      CREATE TABLE user_keys (
+        id           TEXT PRIMARY KEY,
+        user_id      TEXT NOT NULL,
+        name         TEXT NOT NULL,
+        scope        TEXT NOT NULL CHECK (scope IN ('read','run','admin')),
+        prefix       TEXT NOT NULL,
+        hash         TEXT NOT NULL UNIQUE,
+        created_ms   INTEGER NOT NULL,
+        last_used_ms INTEGER,
+        revoked_ms   INTEGER
+      );
+      CREATE INDEX user_keys_user ON user_keys (user_id);
+    `,
+  },
 ];

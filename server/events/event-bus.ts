@@ -27,6 +27,8 @@ export interface EventQuery {
   /** Exact types, or prefixes written `job.*`. */
   types?: readonly string[];
   severities?: readonly Severity[];
+  /** Only events this accepts (whose they are: `data.user_id`), applied before `limit`. */
+  where?: (event: StudioEvent) => boolean;
 }
 
 type Listener = (event: StudioEvent) => void;
@@ -79,7 +81,9 @@ export class EventBus {
   /** The most recent `limit` events matching the filters, oldest first. */
   list(query: EventQuery = {}): StudioEvent[] {
     const limit = query.limit ?? 100;
-    const matches = this.ring.filter((e) => matchesType(e.type, query.types) && (!query.severities?.length || query.severities.includes(e.severity)));
+    const matches = this.ring.filter(
+      (e) => matchesType(e.type, query.types) && (!query.severities?.length || query.severities.includes(e.severity)) && (!query.where || query.where(e)),
+    );
     return limit <= 0 ? [] : matches.slice(-limit);
   }
 

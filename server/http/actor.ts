@@ -14,6 +14,8 @@ export interface Actor {
   role: Role;
   /** A personal key's scope; null when signed in with a password, a session, or the owner's key. */
   scope: KeyScope | null;
+  /** The personal key the request came with: revoking it closes the sockets it opened. */
+  keyId?: string;
 }
 
 /** The holder of `API_KEY`. */
@@ -47,4 +49,23 @@ export function mayRun(actor: Actor): boolean {
 /** Changes settings, catalogs, node packages, engines and updates: owner or admin, not through a narrower key. */
 export function mayAdminister(actor: Actor): boolean {
   return seesEveryone(actor) && (actor.scope === null || actor.scope === 'admin');
+}
+
+const POWER: Record<KeyScope, number> = { read: 0, run: 1, admin: 2 };
+const ROLE_POWER: Record<Role, KeyScope> = { owner: 'admin', admin: 'admin', member: 'run', viewer: 'read' };
+
+/** What a role reaches at most: viewers read, members run, owners and admins administer. */
+export function roleReach(role: Role): KeyScope {
+  return ROLE_POWER[role];
+}
+
+/** What this actor may do: the role's reach, narrowed by a personal key's scope. */
+export function reachOf(actor: Actor): KeyScope {
+  const role = ROLE_POWER[actor.role];
+  return actor.scope !== null && POWER[actor.scope] < POWER[role] ? actor.scope : role;
+}
+
+/** `have` reaches at least as far as `need` (read < run < admin). */
+export function reaches(have: KeyScope, need: KeyScope): boolean {
+  return POWER[have] >= POWER[need];
 }

@@ -7,7 +7,10 @@ import express from 'express';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
+import { OWNER_ACTOR, type Actor } from './actor.js';
+import { auditAdminChanges } from './audit.js';
 import { clientAddress, isLoopbackHost, type Authenticator } from './authenticator.js';
 import { LOGIN_BODY_LIMIT, requireAuth } from './auth.routes.js';
 import { CROSS_SITE_REFUSED, isCrossSite, needsSameOrigin } from './cross-site.js';
@@ -15,6 +18,7 @@ import { errorMiddleware, notFound } from './error-middleware.js';
 import { HOST_REFUSED, isAllowedHost, refuse, type HostRuleOptions } from './host-guard.js';
 import { maintenanceGate, type Maintenance } from './maintenance.js';
 import { requestId } from './request-id.js';
+import { ownerOnlyChanges, routePolicy } from './route-policy.js';
 import { securityHeaders } from './security-headers.js';
 import type { StorageFaults } from './storage-faults.js';
 import type { SessionPayload } from './session.js';
@@ -47,6 +51,8 @@ export interface HttpDeps {
   wsRoutes?: Array<{ path: string; handle: WsHandler }>;
   /** Full-disk and damaged-database answers (507, a 500 that says what to do). */
   storage?: StorageFaults;
+  /** Where every owner-or-admin change is recorded, with who made it (issue 43). */
+  audit?: EventBus;
 }
 
 /** Build the app and an HTTP server for it (not yet listening). */
@@ -64,6 +70,8 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
 
   // The session a cookie handshake was admitted with: the hub closes the socket when it ends.
   const handshakeSessions = new WeakMap<http.IncomingMessage, SessionPayload>();
+  // The person the handshake authenticated: the hub sends them only what they may see.
+  const handshakeActors = new WeakMap<http.IncomingMessage, Actor>();
   attachWebSockets(server, {
     maxPayload: 64 * 1024,
     logger: deps.logger,
@@ -77,6 +85,7 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
       if (result.kind === 'cookie') handshakeSessions.set(req, result.session);
       if (result.kind === 'throttled') return done(false, 429, 'Too many wrong API keys', { 'Retry-After': String(result.retryAfterS) });
       if (result.kind !== 'cookie' && result.kind !== 'key' && result.kind !== 'internal') return done(false, 401, 'Not authenticated');
+      handshakeActors.set(req, result.actor);
       const address = clientAddress(req);
       if (!isLoopbackHost(address) && deps.hub.countFrom(address) >= MAX_WS_PER_ADDRESS) {
         return done(false, 429, `Too many open connections from ${address}`);
@@ -84,7 +93,7 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
       done(true);
     },
     routes: new Map<string, WsHandler>([
-      ['/ws', (socket, req) => deps.hub.add(socket, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null)],
+      ['/ws', (socket, req) => deps.hub.add(socket, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null, handshakeActors.get(req) ?? OWNER_ACTOR)],
       ...(deps.wsRoutes ?? []).map((route): [string, WsHandler] => [route.path, route.handle]),
     ]),
   });
@@ -100,7 +109,11 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
   // The login route is public: its body is capped before anything reads it.
   app.use('/api/auth/login', express.json({ limit: LOGIN_BODY_LIMIT }));
   app.use(requireAuth(deps.auth));
+  // Who may call what (one table, `route-policy.ts`); a refused admin change is audited too.
+  if (deps.audit) app.use(auditAdminChanges(deps.audit));
+  app.use(routePolicy());
   app.use(express.json({ limit: '5mb' }));
+  app.use(ownerOnlyChanges());
   for (const router of deps.routers) app.use(router);
   app.all(['/api', '/api/{*rest}'], notFound());
   for (const router of deps.pageRouters ?? []) app.use(router);

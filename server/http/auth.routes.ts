@@ -6,9 +6,11 @@ import { clientAddress, isLoopbackHost, isPublicPath, type AuthResult, type Auth
 import { HttpError, validate } from './errors.js';
 import { loginPage } from './pages.js';
 import { clearedSessionCookie, sessionCookie, type SessionPayload } from './session.js';
-import { loginBody } from '../contracts/auth.contract.js';
+import { loginBody, passwordLoginBody } from '../contracts/auth.contract.js';
+import type { EventBus } from '../events/event-bus.js';
 import { rememberAuth } from './submitter.js';
 import { OWNER_ACTOR, setActor } from './actor.js';
+import { auditSignIn } from './audit.js';
 import { deviceOf, type SignInLog } from './sign-in-log.js';
 
 const DEFAULT_REDIRECT = '/home';
@@ -73,8 +75,7 @@ export function requireAuth(auth: Authenticator): RequestHandler {
     if (isPublicPath(req.path)) return next();
     const result = auth.authenticate(req);
     rememberAuth(res, result);
-    // Until people are added (issue 43) every authenticated caller is the owner.
-    if (result.kind === 'cookie' || result.kind === 'key' || result.kind === 'internal') setActor(res, OWNER_ACTOR);
+    if (result.kind === 'cookie' || result.kind === 'key' || result.kind === 'internal') setActor(res, result.actor);
     if (result.kind === 'cookie') {
       renewCookie(auth, req, res, result.session);
       return next();
@@ -89,19 +90,42 @@ export function requireAuth(auth: Authenticator): RequestHandler {
 }
 
 /** `GET /login`, `POST /api/auth/login`, `POST /api/auth/logout`. */
-export function authRoutes({ auth, signIns }: { auth: Authenticator; signIns?: SignInLog }): express.Router {
+export function authRoutes({ auth, signIns, events }: { auth: Authenticator; signIns?: SignInLog; events?: EventBus }): express.Router {
   const router = express.Router();
 
   router.get('/login', (_req, res) => {
     res.type('html').set('Cache-Control', 'no-store').send(loginPage());
   });
 
-  router.post('/api/auth/login', (req, res) => {
-    const body = validate(loginBody, req.body ?? {});
-    const result = auth.checkKey(clientAddress(req), body.api_key);
-    if (result.kind !== 'key') throw keyCheckError(result, res, 'Invalid API key');
+  router.post('/api/auth/login', async (req, res) => {
+    const raw: unknown = req.body ?? {};
+    const address = clientAddress(req);
+    // A body naming a person signs that person in; any other is the spec's API-key form.
+    if (typeof raw === 'object' && raw !== null && ('name' in raw || 'password' in raw)) {
+      const body = validate(passwordLoginBody, raw);
+      const result = await auth.signIn(address, body.name, body.password);
+      if (result.kind === 'throttled') {
+        res.set('Retry-After', String(result.retryAfterS));
+        throw new HttpError(429, `Too many wrong passwords; try again in ${result.retryAfterS} s`);
+      }
+      if (result.kind !== 'signed-in') {
+        if (events) auditSignIn(events, address, { name: body.name });
+        throw new HttpError(401, 'Wrong name or password');
+      }
+      res.append('Set-Cookie', sessionCookie(auth.signer.issue(result.actor.userId), cookieShouldBeSecure(req)));
+      if (events) auditSignIn(events, address, { actor: result.actor, via: 'password' });
+      res.json({ status: 'ok', redirect: safeNext(body.next) });
+      return;
+    }
+    const body = validate(loginBody, raw);
+    const result = auth.checkKey(address, body.api_key);
+    if (result.kind !== 'key') {
+      if (events && result.kind === 'bad-key') auditSignIn(events, address, { name: null });
+      throw keyCheckError(result, res, 'Invalid API key');
+    }
     res.append('Set-Cookie', sessionCookie(auth.signer.issue(), cookieShouldBeSecure(req)));
     signIns?.record(deviceOf(req));
+    if (events) auditSignIn(events, address, { actor: OWNER_ACTOR, via: 'api_key' });
     res.json({ status: 'ok', redirect: safeNext(body.next) });
   });
 

@@ -4,25 +4,34 @@
  * goes through one limiter; a request that presents no key is not a failed check. Studio's own
  * chat bot calls the API with a per-boot internal credential instead (from this machine only),
  * so no flood of wrong keys on the public path can lock it out.
+ *
+ * Each success names its actor (issue 43): the owner for the API key, the internal credential and
+ * the owner's sessions; the person for a personal key or a session signed in by name and password
+ * (asked of `People` on every request, so disabling a person or revoking a key applies at once).
  */
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { OWNER_ACTOR, type Actor } from './actor.js';
 import type { KeyLimiter, LimiterVerdict } from './key-limiter.js';
+import type { People } from './people.js';
 import { parseCookies, safeEqual, SESSION_COOKIE, type SessionPayload, type SessionSigner } from './session.js';
 
 /** The header carrying the internal credential of Studio's in-process clients. */
 const INTERNAL_AUTH_HEADER = 'X-Studio-Internal';
 
 export type AuthResult =
-  | { kind: 'key' }
-  | { kind: 'internal' }
-  | { kind: 'cookie'; session: SessionPayload }
+  | { kind: 'key'; actor: Actor }
+  | { kind: 'internal'; actor: Actor }
+  | { kind: 'cookie'; session: SessionPayload; actor: Actor }
   | { kind: 'none' }
   | { kind: 'bad-key' }
   | { kind: 'throttled'; retryAfterS: number };
 
-/** Called once per blocked burst; never receives the keys that were tried. */
-export type ThrottledListener = (address: string, verdict: LimiterVerdict) => void;
+/** A sign-in by name and password: the person, or why not. */
+export type SignInResult = { kind: 'signed-in'; actor: Actor } | { kind: 'bad-password' } | { kind: 'throttled'; retryAfterS: number };
+
+/** Called once per blocked burst; never receives the keys that were tried. `subject`: the person a password was tried for. */
+export type ThrottledListener = (address: string, verdict: LimiterVerdict, subject?: string) => void;
 
 /** Paths anyone may reach (spec, Authentication 1). */
 export function isPublicPath(path: string): boolean {
@@ -55,6 +64,7 @@ export class Authenticator {
     readonly signer: SessionSigner,
     private readonly limiter: KeyLimiter,
     private readonly onThrottled: ThrottledListener = () => {},
+    private readonly people: People | null = null,
   ) {}
 
   /** The headers an in-process client (the chat bot) sends instead of the API key. */
@@ -66,26 +76,55 @@ export class Authenticator {
   authenticate(req: IncomingMessage): AuthResult {
     const cookie = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
     const session = this.signer.verify(cookie);
-    if (session) return { kind: 'cookie', session };
+    if (session) {
+      // A person's session ends with their access (disabled); it then counts as no cookie at all.
+      const actor = session.u === undefined ? OWNER_ACTOR : (this.people?.sessionActor(session.u, session.iat) ?? null);
+      if (actor) return { kind: 'cookie', session, actor };
+    }
     const internal = req.headers[INTERNAL_AUTH_HEADER.toLowerCase()];
-    if (typeof internal === 'string' && fromThisMachine(req) && safeEqual(internal, this.internalToken)) return { kind: 'internal' };
+    if (typeof internal === 'string' && fromThisMachine(req) && safeEqual(internal, this.internalToken)) return { kind: 'internal', actor: OWNER_ACTOR };
     const key = req.headers['x-api-key'];
     if (typeof key !== 'string' || key.length === 0) return { kind: 'none' };
-    return this.checkKey(clientAddress(req), key);
+    return this.checkKey(clientAddress(req), key, true);
   }
 
-  /** One key check through the limiter (login form and `X-API-Key` alike). */
-  checkKey(address: string, candidate: string): AuthResult {
+  /**
+   * One key check through the limiter (login form, `X-API-Key`, the settings' reveal). Only the
+   * `X-API-Key` header (`personal`) also takes a person's key: the login form and the reveal's
+   * second factor ask for the owner's key itself, so a narrow key never becomes a full session.
+   */
+  checkKey(address: string, candidate: string, personal = false): AuthResult {
     const verdict = this.limiter.check(address);
     if (!verdict.allowed) {
       if (verdict.newlyBlocked) this.onThrottled(address, verdict);
       return { kind: 'throttled', retryAfterS: verdict.retryAfterS };
     }
-    if (this.signer.checkKey(candidate)) {
+    const actor = this.signer.checkKey(candidate) ? OWNER_ACTOR : personal ? (this.people?.keyActor(candidate) ?? null) : null;
+    if (actor) {
       this.limiter.succeed(address);
-      return { kind: 'key' };
+      return { kind: 'key', actor };
     }
     this.limiter.fail(address);
     return { kind: 'bad-key' };
+  }
+
+  /**
+   * A sign-in by name and password, throttled per address and per person. The attempt counts as a
+   * failure before the slow check and is cleared by a success, so parallel guesses cannot slip
+   * past the ceiling while the hashes run.
+   */
+  async signIn(address: string, name: string, password: string): Promise<SignInResult> {
+    // Folded as the people store folds names (NFKC, lower case): `ＡＮＮ` is Ann's subject too.
+    const subject = name.trim().normalize('NFKC').toLowerCase();
+    const verdict = this.limiter.check(address, subject);
+    if (!verdict.allowed) {
+      if (verdict.newlyBlocked) this.onThrottled(address, verdict, subject);
+      return { kind: 'throttled', retryAfterS: verdict.retryAfterS };
+    }
+    this.limiter.fail(address, subject);
+    const actor = this.people ? await this.people.signIn(name, password) : null;
+    if (!actor) return { kind: 'bad-password' };
+    this.limiter.succeed(address, subject);
+    return { kind: 'signed-in', actor };
   }
 }

@@ -7,6 +7,10 @@
  * never lock out the owner, whose address has not failed. A request that presents no key is not
  * a failed check. The desktop window and the chat bot are Studio's own clients and never meet
  * this limiter (a minted session, an in-process credential).
+ *
+ * A sign-in by name and password also names its `subject` (the person tried): more than
+ * `perAddress` wrong passwords for one person within the window, from wherever, hold that
+ * person's sign-ins back too, so guessing one password from many addresses gains nothing.
  */
 export interface LimiterVerdict {
   allowed: boolean;
@@ -15,7 +19,7 @@ export interface LimiterVerdict {
   /** True the first time a burst is blocked (one warning event per burst, not hundreds). */
   newlyBlocked: boolean;
   /** Which ceiling was hit. */
-  scope?: 'address' | 'global';
+  scope?: 'address' | 'global' | 'person';
 }
 
 export interface KeyLimiterOptions {
@@ -42,12 +46,14 @@ export class KeyLimiter {
     this.now = options.now ?? Date.now;
   }
 
-  /** Ask before checking a key. */
-  check(address: string): LimiterVerdict {
+  /** Ask before checking a key (or a person's password: `subject` names the person). */
+  check(address: string, subject?: string): LimiterVerdict {
     const now = this.now();
-    // Never refuse a client that has not failed itself.
-    if (this.recent(address, now).length === 0) return { allowed: true, retryAfterS: 0, newlyBlocked: false };
-    for (const [key, max, scope] of [[address, this.perAddress, 'address'], [GLOBAL_KEY, this.global, 'global']] as const) {
+    const ceilings: Array<readonly [string, number, 'address' | 'global' | 'person']> = [];
+    if (subject !== undefined) ceilings.push([subjectKey(subject), this.perAddress, 'person']);
+    // Never refuse a client that has not failed itself on the address and global ceilings.
+    if (this.recent(address, now).length > 0) ceilings.push([address, this.perAddress, 'address'], [GLOBAL_KEY, this.global, 'global']);
+    for (const [key, max, scope] of ceilings) {
       const recent = this.recent(key, now);
       if (recent.length < max) continue;
       const retryAfterS = Math.max(1, Math.ceil((recent[recent.length - max]! + this.windowMs - now) / 1000));
@@ -59,10 +65,10 @@ export class KeyLimiter {
     return { allowed: true, retryAfterS: 0, newlyBlocked: false };
   }
 
-  /** Record a wrong key. */
-  fail(address: string): void {
+  /** Record a wrong key (or a wrong password for `subject`). */
+  fail(address: string, subject?: string): void {
     const now = this.now();
-    for (const key of [address, GLOBAL_KEY]) {
+    for (const key of subject === undefined ? [address, GLOBAL_KEY] : [address, GLOBAL_KEY, subjectKey(subject)]) {
       const recent = this.recent(key, now);
       recent.push(now);
       this.failures.set(key, recent);
@@ -71,9 +77,11 @@ export class KeyLimiter {
   }
 
   /** A right key clears the address's record (not the global one: others may still be guessing). */
-  succeed(address: string): void {
-    this.failures.delete(address);
-    this.warned.delete(address);
+  succeed(address: string, subject?: string): void {
+    for (const key of subject === undefined ? [address] : [address, subjectKey(subject)]) {
+      this.failures.delete(key);
+      this.warned.delete(key);
+    }
   }
 
   private recent(key: string, now: number): number[] {
@@ -85,4 +93,9 @@ export class KeyLimiter {
       if (times.every((t) => now - t >= this.windowMs)) this.failures.delete(key);
     }
   }
+}
+
+/** Person keys live beside addresses in one map: a prefix no address can have keeps them apart. */
+function subjectKey(subject: string): string {
+  return `person:${subject}`;
 }

@@ -18,6 +18,9 @@ const STYLE = `
   button { margin-top:14px; width:100%; padding:10px; border:0; border-radius:8px; background:var(--accent); color:#081120; font-weight:600; font-size:15px; cursor:pointer; }
   button:disabled { opacity:.6; cursor:progress; }
   .error { color:var(--err); min-height:1.5em; margin-top:10px; }
+  .field { margin-bottom:12px; }
+  .or { display:flex; align-items:center; gap:10px; color:var(--muted); margin:6px 0 12px; font-size:13px; }
+  .or::before, .or::after { content:""; flex:1; border-top:1px solid #2c3340; }
 `;
 
 const LOGIN_SCRIPT = `
@@ -29,8 +32,18 @@ const LOGIN_SCRIPT = `
     button.disabled = true; error.textContent = '';
     try {
       const next = new URLSearchParams(location.search).get('next') || undefined;
+      // The API key when one is given (the owner); else the person's name and password.
+      // (form.name would be the form's own name attribute: read the fields by id.)
+      const key = document.getElementById('api_key').value;
+      const name = document.getElementById('name').value;
+      const password = document.getElementById('password').value;
+      const body0 = key ? { api_key: key, next } : { name, password, next };
+      if (!key && (!name || !password)) {
+        error.textContent = 'Enter your name and password, or the API key';
+        button.disabled = false; return;
+      }
       const res = await fetch('/api/auth/login', { method: 'POST', headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ api_key: form.api_key.value, next }), credentials: 'same-origin' });
+        body: JSON.stringify(body0), credentials: 'same-origin' });
       const body = await res.json().catch(() => ({}));
       if (res.ok) { location.assign(body.redirect || '/home'); return; }
       error.textContent = body.detail || ('Sign-in failed (' + res.status + ')');
@@ -51,16 +64,24 @@ function page(title: string, body: string, head = ''): string {
 <title>${title}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
-/** The login form; posts the key as JSON and follows the server's `redirect` (which honours `next`). */
+/**
+ * The login form: a person's name and password, or the API key of this Studio (the owner); posts
+ * JSON and follows the server's `redirect` (which honours `next`).
+ */
 export function loginPage(): string {
   return page(
     'Studio · Sign in',
     `<main>
   <h1>Studio</h1>
-  <p>Sign in with the API key of this Studio.</p>
+  <p>Sign in with your name and password, or with the API key of this Studio.</p>
   <form id="login">
+    <div class="field"><label for="name">Name</label>
+    <input id="name" name="name" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="64"></div>
+    <div class="field"><label for="password">Password</label>
+    <input id="password" name="password" type="password" autocomplete="current-password" maxlength="1024"></div>
+    <div class="or">or</div>
     <label for="api_key">API key</label>
-    <input id="api_key" name="api_key" type="password" autocomplete="current-password" required autofocus>
+    <input id="api_key" name="api_key" type="password" autocomplete="off" autofocus>
     <button type="submit">Sign in</button>
     <div class="error" id="error" role="alert" aria-live="polite"></div>
   </form>

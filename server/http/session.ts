@@ -19,6 +19,8 @@ export interface SessionPayload {
   exp: number;
   /** HMAC(session secret, API key), shortened. */
   k: string;
+  /** The person signed in by name and password (absent: the owner, signed in with the API key). */
+  u?: string;
 }
 
 /** Session ids revoked by logout, until their cookies would have expired anyway. */
@@ -48,11 +50,13 @@ export class SessionSigner {
     private readonly revoked: RevokedSessions | null = null,
   ) {}
 
-  /** A fresh cookie value for a new sign-in. */
-  issue(): string {
+  /** A fresh cookie value for a new sign-in (of the owner, or of the person `userId`). */
+  issue(userId?: string): string {
     const iat = this.now();
     this.forgetExpired();
-    return this.encode(this.remember({ sid: crypto.randomBytes(16).toString('base64url'), iat, exp: this.expiryFor(iat), k: this.keyTag() }));
+    const payload: SessionPayload = { sid: crypto.randomBytes(16).toString('base64url'), iat, exp: this.expiryFor(iat), k: this.keyTag() };
+    if (userId !== undefined) payload.u = userId;
+    return this.encode(this.remember(payload));
   }
 
   /** The renewed cookie for a verified session: same id and issue time, expiry slid (capped). */
@@ -93,6 +97,7 @@ export class SessionSigner {
       if (typeof payload.iat !== 'number' || now - payload.iat >= SESSION_LIFETIME_MS) return null;
       if (typeof payload.sid !== 'string' || this.revoked?.isRevoked(payload.sid)) return null;
       if (typeof payload.k !== 'string' || !safeEqual(payload.k, this.keyTag())) return null;
+      if (payload.u !== undefined && typeof payload.u !== 'string') return null;
       return this.remember(payload as SessionPayload);
     } catch {
       return null;

@@ -84,6 +84,20 @@ export class WsHub {
     for (const client of this.clients) if (client.session?.sid === sid) this.endSession(client, reason);
   }
 
+  /**
+   * Close at once every socket whose person matches (disabled, changed, or the key that opened it
+   * revoked): a client that reconnects is authenticated afresh, or refused.
+   */
+  closeActors(match: (actor: Actor) => boolean, reason: string): number {
+    let closed = 0;
+    for (const client of this.clients) {
+      if (!match(client.actor)) continue;
+      this.endSession(client, reason);
+      closed++;
+    }
+    return closed;
+  }
+
   /** Send a typed message to every open client of the audience (serialized once). */
   broadcast<K extends WsMessageType>(type: K, data: WsEventMap[K], audience?: Audience): void {
     if (this.clients.size === 0) return;

@@ -143,6 +143,7 @@ export class StudioApi {
       limit: query.limit,
       types: query.types?.join(','),
       severity: query.severity?.join(','),
+      user: query.user,
     });
   }
 

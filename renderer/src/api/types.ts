@@ -37,4 +37,6 @@ export interface EventQuery {
   limit?: number;
   types?: string[];
   severity?: Severity[];
+  /** One person's events (`data.user_id`); owners and admins only. */
+  user?: string;
 }

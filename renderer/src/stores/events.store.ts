@@ -10,12 +10,15 @@ import type { Severity, StudioEvent } from '../api/types.js';
 export interface EventFilter {
   types: string[];
   severities: Severity[];
+  /** One person's events (their id in `data.user_id`); empty: everyone's. */
+  user?: string;
 }
 
 /** Whether an event passes the filter; an empty list means "all". */
 export function matchesEventFilter(event: StudioEvent, filter: EventFilter): boolean {
   if (filter.types.length && !filter.types.includes(event.type)) return false;
   if (filter.severities.length && !filter.severities.includes(event.severity)) return false;
+  if (filter.user && event.data.user_id !== filter.user) return false;
   return true;
 }
 
@@ -65,7 +68,7 @@ export const useEventsStore = defineStore('events', () => {
   async function refresh(): Promise<void> {
     loading.value = true;
     try {
-      const list = await api.events({ limit: limit.value, types: filter.value.types, severity: filter.value.severities });
+      const list = await api.events({ limit: limit.value, types: filter.value.types, severity: filter.value.severities, user: filter.value.user || undefined });
       events.value = list;
       remember(list);
       error.value = null;
