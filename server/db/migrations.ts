@@ -283,4 +283,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE jobs ADD COLUMN engine_id TEXT;
     `,
   },
+  // 13 is the accounts' migration (people, passwords, personal keys), numbered before this one.
+  {
+    version: 14,
+    name: 'private work: the person each job and LLM chat belongs to',
+    sql: `
+      -- Who made the record ('owner': the holder of API_KEY, which every record made before people
+      -- existed belongs to). Members see only their own; history pages by owner walk this index.
+      ALTER TABLE jobs ADD COLUMN owner_id TEXT NOT NULL DEFAULT 'owner';
+      CREATE INDEX jobs_owner_created ON jobs (owner_id, created_ms);
+      ALTER TABLE llm_chats ADD COLUMN owner_id TEXT NOT NULL DEFAULT 'owner';
+    `,
+  },
 ];

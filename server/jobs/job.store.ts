@@ -19,6 +19,8 @@ export interface HistoryQuery {
   fromMs?: number;
   toMs?: number;
   starred?: boolean;
+  /** Only the jobs of this person. */
+  ownerId?: string;
 }
 
 export class JobStore {
@@ -84,6 +86,10 @@ export class JobStore {
     if (query.toMs !== undefined) {
       where.push('created_ms < @to_ms');
       values.to_ms = query.toMs;
+    }
+    if (query.ownerId !== undefined) {
+      where.push('owner_id = @owner_id');
+      values.owner_id = query.ownerId;
     }
     if (query.starred !== undefined) {
       where.push('starred = @starred');

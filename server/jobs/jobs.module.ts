@@ -36,6 +36,7 @@ import { QueueStore } from './queue/queue.store.js';
 import { RetryStalled } from './queue/retry-stalled.js';
 import { ResumeAfterRestart } from './queue/resume-after-restart.js';
 import { SettingsStore } from '../db/settings.store.js';
+import { OWNER_ACTOR } from '../http/actor.js';
 
 export interface JobsModuleDeps {
   config: Readonly<Config>;
@@ -176,7 +177,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   // A job is asked about on the engine it was handed to (its queue row, else its record), also after a restart.
   const engineOf = (id: string) => engine.pool.get(queue.engineOf(id) ?? jobs.get(id)?.engine_id ?? LOCAL_ENGINE_ID)?.client ?? engine.client;
   const queries = new JobQueries({ ...common, monitor: anyMonitor, engineOf, stopActive: (id) => queue.takeOff(id), queueOrder: (active) => queue.order(active) });
-  const resume = new ResumeAfterRestart({ enabled: config.jobs.resumeAfterRestart, lifecycle, retry: (id, who) => runner.retry(id, who), events: deps.events, logger });
+  const resume = new ResumeAfterRestart({ enabled: config.jobs.resumeAfterRestart, lifecycle, retry: (id, who) => runner.retry(id, who, OWNER_ACTOR, jobs.get(id)?.owner_id), events: deps.events, logger });
   // Jobs the last run left on this computer's engine: the retries wait for its first check (which stalls the lost ones).
   let localHeldAtBoot = false;
   let resumeTimer: NodeJS.Timeout | null = null;
@@ -188,8 +189,8 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     name: 'jobs',
     routers: [
       runRoutes(runner, queries, deps.uploads),
-      jobsRoutes({ queries, runner, jobs, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
-      queueRoutes({ queue, retryStalled: new RetryStalled({ jobs, retry: (id, who) => runner.retry(id, who) }) }),
+      jobsRoutes({ queries, runner, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
+      queueRoutes({ queue, retryStalled: new RetryStalled({ jobs, retry: (id, who, actor) => runner.retry(id, who, actor) }) }),
       enginesRoutes({ pool: engine.pool, queue, lacksOn: (info) => deps.workflows.lacksOn(info), sha256Of: deps.modelSha256 ?? (() => undefined), events: deps.events }),
     ],
     jobs,

@@ -26,6 +26,8 @@ import { JobFolders, newJobFolderName } from './job-folders.store.js';
 import type { JobLifecycle } from './job-lifecycle.js';
 import type { ExecuteResult, JobRecord } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
+import { mayTouch, OWNER_ACTOR, type Actor } from '../http/actor.js';
+import { OWNER_ID } from '../contracts/users.contract.js';
 
 /** Where a job came from, recorded on it: a retried job, a preset run. */
 export interface JobOrigin {
@@ -33,6 +35,8 @@ export interface JobOrigin {
   presetId?: string;
   /** Who queued it, for fair share (`http/submitter.ts`); a retry keeps the caller's. */
   submitter?: string;
+  /** The person the job belongs to (default: the owner of Studio). */
+  ownerId?: string;
 }
 
 /** Studio's queue, as the runner sees it. */
@@ -183,6 +187,7 @@ export class RunnerService {
       error: null,
       ...(origin.retryOf ? { retry_of: origin.retryOf } : {}),
       ...(origin.presetId ? { preset_id: origin.presetId } : {}),
+      ...(origin.ownerId && origin.ownerId !== OWNER_ID ? { owner_id: origin.ownerId } : {}),
     };
     // Studio holds the queue: the job waits there and is handed to an engine when one has room
     // (`queue/job-queue.service.ts`), with this prompt id as the engine's.
@@ -265,15 +270,15 @@ export class RunnerService {
   }
 
   /** `POST /api/admin/history/retry`: same parameters, same resolved seeds, same input image. */
-  async retry(promptId: string, submitter?: string): Promise<{ prompt_id: string; retry_of: string }> {
+  async retry(promptId: string, submitter?: string, actor: Actor = OWNER_ACTOR, ownerId = actor.userId): Promise<{ prompt_id: string; retry_of: string }> {
     const original = this.deps.jobs.get(promptId);
-    if (!original) throw new DomainError('not_found', `Job not found: ${promptId}`);
+    if (!original || !mayTouch(actor, original.owner_id)) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (!original.workflow_id) throw new DomainError('invalid', `Job ${promptId} has no workflow_id and cannot be retried`);
     const params: Record<string, unknown> = { ...original.params, ...original.seeds };
     if (original.input_image) params[EXISTING_INPUT_IMAGE_KEY] = original.input_image;
     let result: ExecuteResult;
     try {
-      result = await this.execute(original.workflow_id, params, undefined, { retryOf: promptId, presetId: original.preset_id, submitter });
+      result = await this.execute(original.workflow_id, params, undefined, { retryOf: promptId, presetId: original.preset_id, submitter, ownerId });
     } catch (err) {
       // "Not found" here would read as "job not found"; the job exists, its workflow does not (spec: 500).
       if (isKind(err, 'not_found')) throw new DomainError('broken', `Cannot retry ${promptId}: ${err.message}`);
