@@ -131,7 +131,7 @@ export class JobQueueService {
 
   /** Put a recorded job in the queue, at its fair place. Called inside the lifecycle's submit. */
   enqueue(promptId: string, entry: QueueEntry): void {
-    const index = fairIndex(this.deps.store.waiting(), entry.submitter);
+    const index = fairIndex(this.deps.store.waiting(), entry.submitter, this.deps.store.handed());
     this.deps.store.insertAt({ prompt_id: promptId, submitter: entry.submitter, graph: entry.graph, extra_data: entry.extraData }, index);
     this.schedule();
   }
