@@ -109,6 +109,11 @@ export class JobStore {
     return { stmt, values };
   }
 
+  /** The owner of the job whose output folder is `folder`; null when no job has it. */
+  ownerOfFolder(folder: string): string | null {
+    return (this.db.prepare('SELECT owner_id FROM jobs WHERE output_dir = ? LIMIT 1').get(folder) as { owner_id: string } | undefined)?.owner_id ?? null;
+  }
+
   /** Prompt ids some job was retried from (`retry_of` of any job). */
   retriedIds(): string[] {
     return (this.db.prepare('SELECT DISTINCT retry_of AS id FROM jobs WHERE retry_of IS NOT NULL').all() as Array<{ id: string }>).map((r) => r.id);

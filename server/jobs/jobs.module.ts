@@ -49,6 +49,8 @@ export interface JobsModuleDeps {
   uploads: Uploads;
   /** The catalog's SHA-256 of a model file (an agent of the pool can be asked to download it). */
   modelSha256?: (file: string) => string | null | undefined;
+  /** Records who uploaded an input (the assets capability keeps it). */
+  inputOwner?: (storedName: string, ownerId: string) => void;
   /** How often the monitor checks jobs the engine socket is silent about (tests set it out of reach). */
   pollMs?: number;
 }
@@ -158,6 +160,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const runner = new RunnerService({
     ...common,
     previewMethod: config.engine.previewMethod,
+    inputOwner: deps.inputOwner,
     keepInputCopy: (file, name) => inputs.keep(file.path, name),
     removeInput: (name) => inputs.remove(name),
     storeInput: (file, name) => inputs.store(file.path, name),

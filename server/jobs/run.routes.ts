@@ -22,7 +22,7 @@ export function runRoutes(runner: RunnerService, queries: JobQueries, uploads: U
   router.post('/api/run/upload-image', uploads.single('file', 'image'), async (req, res) => {
     if (!req.file) throw new DomainError('invalid', 'Missing file: send the image as multipart field "file"');
     await assertImage(req.file, 'file');
-    res.json({ filename: await runner.uploadImage(req.file) });
+    res.json({ filename: await runner.uploadImage(req.file, actorOf(res).userId) });
   });
 
   router.post('/api/run/:id/execute', uploads.single('input_image', 'image'), async (req, res) => {

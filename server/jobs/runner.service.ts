@@ -62,6 +62,8 @@ export interface RunnerDeps {
   storeInput?: (file: UploadedFile, storedName: string) => Promise<void>;
   hasInput?: (storedName: string) => boolean;
   workflows: WorkflowService;
+  /** Records who uploaded an input (members see only their own inputs). */
+  inputOwner?: (storedName: string, ownerId: string) => void;
   engine: EngineClient;
   clientId: string;
   jobs: JobStore;
@@ -112,10 +114,12 @@ export class RunnerService {
   }
 
   /** Store an image in the engine's input directory under a unique name; returns that name. */
-  async uploadImage(file: UploadedFile): Promise<string> {
+  async uploadImage(file: UploadedFile, ownerId: string = OWNER_ID): Promise<string> {
     // This computer's engine down, another up: Studio keeps it (the engine that runs a job gets it then).
     const local = (await this.useLocal()) || !(this.deps.otherEngines?.() ?? []).some((e) => e.status === 'online');
-    return this.storeImage(file, uniqueUploadName(file.originalname), local);
+    const stored = await this.storeImage(file, uniqueUploadName(file.originalname), local);
+    this.deps.inputOwner?.(stored, ownerId);
+    return stored;
   }
 
   private async storeImage(file: UploadedFile, name: string, local = true): Promise<string> {
@@ -158,6 +162,7 @@ export class RunnerService {
     let run = prepareRun(definition, params, folder, { uploadedImage, objectInfo });
     if (image && uploadedImage) {
       const stored = await this.storeImage(image, uploadedImage, local);
+      this.deps.inputOwner?.(stored, origin.ownerId ?? OWNER_ID);
       if (stored !== uploadedImage) run = renameInputImage(run, uploadedImage, stored);
       uploadedImage = stored;
     }
