@@ -97,7 +97,7 @@ export class Studio {
     // The asset owners and the jobs module use each other: the owners reach the jobs through this port.
     const jobsPort = new LateBound<JobsModule>('the jobs module');
     const assetOwners = new AssetOwners(db, (folder) => jobsPort.get().jobs.ownerOfFolder(folder));
-    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs, modelSha256: (file) => catalog.sha256Of(file), inputOwner: (name, owner) => assetOwners.recordInput(name, owner) }));
+    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs, modelSha256: (file) => catalog.sha256Of(file), inputOwner: (name, owner) => assetOwners.recordInput(name, owner), inputOwnerOf: (name) => assetOwners.ownerOf('inputs', name) }));
     jobsPort.bind(jobs);
     const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads, llmCatalog: llmCatalogAccess(catalog.catalogs), hubToken: () => secrets.get('HUB_TOKEN') }));
     llmPort.bind(llm);

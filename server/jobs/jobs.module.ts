@@ -51,6 +51,7 @@ export interface JobsModuleDeps {
   modelSha256?: (file: string) => string | null | undefined;
   /** Records who uploaded an input (the assets capability keeps it). */
   inputOwner?: (storedName: string, ownerId: string) => void;
+  inputOwnerOf?: (storedName: string) => string;
   /** How often the monitor checks jobs the engine socket is silent about (tests set it out of reach). */
   pollMs?: number;
 }
@@ -161,6 +162,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     ...common,
     previewMethod: config.engine.previewMethod,
     inputOwner: deps.inputOwner,
+    inputOwnerOf: deps.inputOwnerOf,
     keepInputCopy: (file, name) => inputs.keep(file.path, name),
     removeInput: (name) => inputs.remove(name),
     storeInput: (file, name) => inputs.store(file.path, name),

@@ -37,6 +37,8 @@ export interface JobOrigin {
   submitter?: string;
   /** The person the job belongs to (default: the owner of Studio). */
   ownerId?: string;
+  /** Who asks, when a person does: an input file of someone they may not see is, to the run, missing. */
+  actor?: Actor;
 }
 
 /** Studio's queue, as the runner sees it. */
@@ -64,6 +66,8 @@ export interface RunnerDeps {
   workflows: WorkflowService;
   /** Records who uploaded an input (members see only their own inputs). */
   inputOwner?: (storedName: string, ownerId: string) => void;
+  /** Who uploaded an input (the owner of Studio for one nobody recorded). */
+  inputOwnerOf?: (storedName: string) => string;
   engine: EngineClient;
   clientId: string;
   jobs: JobStore;
@@ -167,7 +171,7 @@ export class RunnerService {
       uploadedImage = stored;
     }
     try {
-      await (local ? this.precheck(run.graph, objectInfo) : this.precheckElsewhere(run.graph, others));
+      await (local ? this.precheck(run.graph, objectInfo, origin.actor) : this.precheckElsewhere(run.graph, others, origin.actor));
     } catch (err) {
       // The image came with this request only for this prompt: nothing is left behind for it.
       if (image && uploadedImage) await this.deps.removeInput?.(uploadedImage).catch(() => undefined);
@@ -213,17 +217,31 @@ export class RunnerService {
    * graph is a 400 with the engine's node errors. A refusal is checked again against a fresh
    * `object_info`, so a model added a moment ago is not refused from a stale list.
    */
-  private async precheck(graph: ApiGraph, objectInfo: ObjectInfo | undefined): Promise<void> {
+  /** The engine's input files as `actor` may use them: another person's is missing. */
+  private inputsFor(probe: InputFileProbe, actor: Actor | undefined): InputFileProbe {
+    const ownerOf = this.deps.inputOwnerOf;
+    if (!actor || !ownerOf) return probe;
+    return {
+      viewStream: async (req) => {
+        const name = req.subfolder ? `${req.subfolder}/${req.filename}` : req.filename;
+        if (req.type === 'input' && !mayTouch(actor, ownerOf(name))) return { status: 404, body: { destroy: () => undefined } };
+        return probe.viewStream(req);
+      },
+    };
+  }
+
+  private async precheck(graph: ApiGraph, objectInfo: ObjectInfo | undefined, actor?: Actor): Promise<void> {
     if (!objectInfo) {
       // Unreachable engine: the same error a submit would have met.
       await this.deps.workflows.objectInfo();
       return;
     }
-    let refused = await precheckPrompt(graph, objectInfo, this.deps.engine);
+    const engineInputs = this.inputsFor(this.deps.engine, actor);
+    let refused = await precheckPrompt(graph, objectInfo, engineInputs);
     if (!refused) return;
     this.deps.workflows.invalidateNodes();
     const fresh = await this.deps.workflows.objectInfo();
-    refused = await precheckPrompt(graph, fresh, this.deps.engine);
+    refused = await precheckPrompt(graph, fresh, engineInputs);
     if (!refused) return;
     const others = this.deps.otherEngines?.() ?? [];
     if (others.length === 0) throw new EngineValidationError(refused);
@@ -231,7 +249,7 @@ export class RunnerService {
     const lacks = [`this computer lacks ${missingFor(graph, fresh).join(', ') || 'nothing it names (see the node errors)'}`];
     for (const other of others) {
       const info = await other.objectInfo();
-      if (info && !(await precheckPrompt(graph, info, this.deps.engine))) return;
+      if (info && !(await precheckPrompt(graph, info, engineInputs))) return;
       lacks.push(info ? `${other.name} (${other.id}) lacks ${missingFor(graph, info).join(', ') || 'nothing it names'}` : `${other.name} (${other.id}) did not say what it has`);
     }
     throw new EngineValidationError({ ...refused, error: { ...refused.error, message: 'No engine can run this job', details: lacks.join('; ') } });
@@ -241,8 +259,8 @@ export class RunnerService {
    * The check when this computer's engine is down: the graph must pass on one of the other
    * engines that answer (their own `object_info`; input files are Studio's, uploaded at hand-over).
    */
-  private async precheckElsewhere(graph: ApiGraph, others: readonly OtherEngine[]): Promise<void> {
-    const inputs = studioInputs(this.deps.hasInput ?? (() => false));
+  private async precheckElsewhere(graph: ApiGraph, others: readonly OtherEngine[], actor?: Actor): Promise<void> {
+    const inputs = this.inputsFor(studioInputs(this.deps.hasInput ?? (() => false)), actor);
     const lacks = ['this computer does not answer'];
     let refused: EngineValidationBody | null = null;
     for (const other of others) {

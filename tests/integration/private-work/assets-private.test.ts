@@ -12,7 +12,7 @@ import type { AssetListing } from '../../../server/contracts/assets.contract.js'
 import type { JobRecord } from '../../../server/contracts/jobs.contract.js';
 import { jobFixtures } from '../../helpers/job-fixtures.js';
 import { openPersonDoor, person, type PersonDoor } from '../../helpers/as-person.js';
-import { SAMPLE_PNG } from '../../helpers/runner.js';
+import { executeRaw, SAMPLE_PNG } from '../../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 
 const A = person('user-a');
@@ -104,5 +104,16 @@ describe("member B and member A's files", () => {
     expect(folders.filter((f) => bZip.includes(f))).toEqual([]);
     const aZip = await zipOf(A);
     expect(folders.every((f) => aZip.includes(f))).toBe(true);
+  });
+
+  it("runs B's workflow with A's input as with a file that does not exist, and A's with it", async () => {
+    const run = (who: typeof A, image: string) => executeRaw((p, init) => door.as(who, p, init), 'image-filter', { params: { _existing_input_image: image } });
+    for (const image of inputs.slice(0, 5)) {
+      const missing = `none-${crypto.randomBytes(3).toString('hex')}.png`;
+      const theirs = await answer(await run(B, image), image);
+      expect(theirs).toMatch(/^400 /);
+      expect(theirs).toBe(await answer(await run(B, missing), missing));
+    }
+    expect((await run(A, inputs[0]!)).status).toBe(200);
   });
 });
