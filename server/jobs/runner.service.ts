@@ -311,6 +311,7 @@ export class RunnerService {
       prompt_id: result.prompt_id,
       retry_of: promptId,
       workflow_id: original.workflow_id,
+      user_id: ownerId,
     });
     return { prompt_id: result.prompt_id, retry_of: promptId };
   }

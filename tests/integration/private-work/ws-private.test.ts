@@ -103,4 +103,12 @@ describe("B's socket and A's job", () => {
     expect(events.length).toBeGreaterThan(2);
     expect(events.every((e) => (e.data as { user_id?: string }).user_id === A.userId)).toBe(true);
   });
+
+  it("gives A's retry to A, with A's user_id on its job.retried event", async () => {
+    const first = await run(A);
+    const { prompt_id } = await t.studio.jobsModule.runner.retry(first, 'user:user-a', A);
+    expect(t.studio.jobsModule.jobs.get(prompt_id)).toMatchObject({ owner_id: A.userId, retry_of: first });
+    const retried = t.studio.events.list({ limit: 200 }).find((e) => e.type === 'job.retried' && (e.data as { prompt_id?: string }).prompt_id === prompt_id);
+    expect(retried?.data).toMatchObject({ user_id: A.userId });
+  });
 });
