@@ -6,6 +6,7 @@
  * database. No domain logic lives here: only what is built, in which order, and what it is given.
  */
 import { createAssetsModule } from './assets/assets.module.js';
+import { AssetOwners } from './assets/asset-owners.js';
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
 import { llmCatalogAccess } from './catalog/llm-catalog-access.js';
 import { createChatbotModule } from './chatbot/chatbot.module.js';
@@ -96,7 +97,12 @@ export class Studio {
       agentModels: { sha256Of: (file) => catalog.sha256Of(file), download: (file) => catalog.download(file) },
     }));
     const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), fileBySha256: (sha) => catalog.fileBySha256(sha), uploads }));
-    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs, modelSha256: (file) => catalog.sha256Of(file) }));
+    // Who each asset belongs to (issue 43): a job folder its job's owner's, an input its uploader's.
+    // The asset owners and the jobs module use each other: the owners reach the jobs through this port.
+    const jobsPort = new LateBound<JobsModule>('the jobs module');
+    const assetOwners = new AssetOwners(db, (folder) => jobsPort.get().jobs.ownerOfFolder(folder));
+    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs, modelSha256: (file) => catalog.sha256Of(file), inputOwner: (name, owner) => assetOwners.recordInput(name, owner), inputOwnerOf: (name) => assetOwners.ownerOf('inputs', name) }));
+    jobsPort.bind(jobs);
     const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads, llmCatalog: llmCatalogAccess(catalog.catalogs), hubToken: () => secrets.get('HUB_TOKEN') }));
     llmPort.bind(llm);
     const presets = (this.presets = createPresetsModule({ ...base, jobs: jobs.jobs, runner: jobs.runner, workflows: workflows.service, uploads }));
@@ -108,7 +114,7 @@ export class Studio {
       presets: presets.service,
       workflows: async () => (await workflows.service.list()).workflows,
     });
-    const assets = createAssetsModule({ ...base, uploads });
+    const assets = createAssetsModule({ ...base, uploads, owners: assetOwners });
     const chatbot = createChatbotModule({
       ...base,
       secrets,
@@ -155,7 +161,9 @@ export class Studio {
     const setup = createSetupModule({ ...base, hub, gpu, engine, restartStudio: (reason) => restart.trySchedule(1_500, reason) });
     const eventsModule = createEventsModule({ events, hub });
     // Each module after what it uses; the engine before the jobs so it stops after the job watcher.
-    this.modules = [auth, users, eventsModule, engine, catalog, workflows, jobs, llm, presets, modelhub, assets, chatbot, nodes, disk, this.system, setup];
+    // The view guard goes before the engine's routes: another person's file answers as a missing one.
+    const viewGuard: StudioModule = { name: 'view-guard', routers: [assets.viewGuard] };
+    this.modules = [auth, users, eventsModule, viewGuard, engine, catalog, workflows, jobs, llm, presets, modelhub, assets, chatbot, nodes, disk, this.system, setup];
     this.server = createStudioHttpServer({ config, logger, events, auth, hub, maintenance: this.maintenance, engine, modules: this.modules });
   }
 

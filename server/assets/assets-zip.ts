@@ -7,9 +7,11 @@ import type { Writable } from 'node:stream';
 import { isStoredInZip } from '../media-types.js';
 import { filesBelow, writeZip } from '../zip-writer.js';
 
-/** Stream a ZIP of `root` into `out`; resolves when finalized, rejects on a read error or `signal`. */
-export async function writeDirectoryZip(root: string, out: Writable, signal?: AbortSignal): Promise<void> {
-  const entries = filesBelow(root).map(({ file, name }) => ({ file, name, store: isStoredInZip(name) }));
+/** Stream a ZIP of `root` (the files `keep` takes, by their entry name) into `out`; resolves when finalized, rejects on a read error or `signal`. */
+export async function writeDirectoryZip(root: string, out: Writable, signal?: AbortSignal, keep: (name: string) => boolean = () => true): Promise<void> {
+  const entries = filesBelow(root)
+    .filter(({ name }) => keep(name))
+    .map(({ file, name }) => ({ file, name, store: isStoredInZip(name) }));
   await writeZip(entries, out, { signal });
 }
 

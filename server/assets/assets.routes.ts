@@ -16,6 +16,7 @@ import { parseAssetType, type AssetType } from './asset-types.js';
 import type { AssetsService } from './assets.service.js';
 import { outputsZipName } from './assets-zip.js';
 import { assetFileQuery, deleteAssetsBody } from '../contracts/assets.contract.js';
+import { actorOf } from '../http/actor.js';
 
 /** Asset routes. */
 export function assetsRoutes(assets: AssetsService, uploads: Uploads): express.Router {
@@ -23,7 +24,7 @@ export function assetsRoutes(assets: AssetsService, uploads: Uploads): express.R
 
   router.post('/api/admin/assets/upload-inputs', uploads.array('files', 'inputs'), async (req, res) => {
     const files = Array.isArray(req.files) ? req.files : [];
-    res.json(await assets.upload(files));
+    res.json(await assets.upload(files, actorOf(res)));
   });
 
   const sendZip = async (_req: express.Request, res: express.Response) => {
@@ -34,7 +35,7 @@ export function assetsRoutes(assets: AssetsService, uploads: Uploads): express.R
     });
     res.set('Content-Type', 'application/zip');
     res.set('Content-Disposition', `attachment; filename="${outputsZipName()}"`);
-    await assets.zipOutputs(res, controller.signal).catch((err: unknown) => {
+    await assets.zipOutputs(res, controller.signal, actorOf(res)).catch((err: unknown) => {
       if (!controller.signal.aborted) throw err;
     });
   };
@@ -43,26 +44,26 @@ export function assetsRoutes(assets: AssetsService, uploads: Uploads): express.R
 
   router.post('/api/admin/assets/delete', async (req, res) => {
     const body = validate(deleteAssetsBody, req.body ?? {});
-    res.json(await assets.delete(body.type, body.files));
+    res.json(await assets.delete(body.type, body.files, actorOf(res)));
   });
 
   router.get('/api/admin/assets/thumbnail', async (req, res) => {
     const query = validate(assetFileQuery, req.query, 'query');
-    const { file, within } = await assets.thumbnail(query.type, query.path);
+    const { file, within } = await assets.thumbnail(query.type, query.path, actorOf(res));
     // Revalidated on every view (a cheap 304): a thumbnail kept for an hour outlived its deleted job folder.
     await sendFileResponse(req, res, file, { contentType: 'image/jpeg', cacheControl: 'private, no-cache', within });
   });
 
   router.get('/api/admin/assets/file', async (req, res) => {
     const query = validate(assetFileQuery, req.query, 'query');
-    const { file, within } = assets.filePath(query.type, query.path);
+    const { file, within } = assets.filePath(query.type, query.path, actorOf(res));
     await sendFileResponse(req, res, file, { contentType: viewContentType(file), disposition: contentDisposition('inline', path.basename(file)), within });
   });
 
   router.get('/api/admin/assets/:assetType', (req, res) => {
     const type: AssetType | null = parseAssetType(req.params.assetType);
     if (!type) throw new DomainError('invalid', `Invalid asset type "${String(req.params.assetType)}": use inputs or outputs`);
-    res.json(assets.list(type));
+    res.json(assets.list(type, actorOf(res)));
   });
 
   return router;

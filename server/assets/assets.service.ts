@@ -16,11 +16,15 @@ import type { UploadedFile } from '../http/uploads.js';
 import { saveUploads } from './asset-uploads.js';
 import { writeDirectoryZip } from './assets-zip.js';
 import type { Thumbnails } from './thumbnails.js';
+import type { AssetOwners } from './asset-owners.js';
+import { OWNER_ACTOR, seesEveryone, type Actor } from '../http/actor.js';
 
 export interface AssetsServiceDeps {
   roots: Record<AssetType, string>;
   events: Pick<EventBus, 'emit'>;
   thumbnails: Thumbnails;
+  /** Who each asset belongs to; without it every asset is the owner's (as before people). */
+  owners?: AssetOwners;
 }
 
 /** Asset operations. */
@@ -28,15 +32,27 @@ export class AssetsService {
   constructor(private readonly deps: AssetsServiceDeps) {}
 
   /** `GET /api/admin/assets/{type}`. */
-  list(type: AssetType): AssetListing {
+  list(type: AssetType, actor: Actor = OWNER_ACTOR): AssetListing {
     const root = this.deps.roots[type];
-    return type === 'inputs' ? listInputs(root) : listOutputs(root);
+    const listing = type === 'inputs' ? listInputs(root) : listOutputs(root);
+    if (seesEveryone(actor)) return listing;
+    // A member's listing holds only their own, and counts only their own bytes.
+    const files = listing.files.filter((f) => this.reaches(actor, type, f.path));
+    const groups = listing.studio_jobs.filter((g) => this.reaches(actor, type, `${g.folder}/`));
+    const total = files.reduce((n, f) => n + f.size, 0) + groups.reduce((n, g) => n + g.total_size, 0);
+    return { files, studio_jobs: groups, total_size: total };
+  }
+
+  /** Whether `actor` may see the asset at `rel` (every asset, without an owners store). */
+  private reaches(actor: Actor, type: AssetType, rel: string): boolean {
+    return seesEveryone(actor) || (this.deps.owners?.reaches(actor, type, rel) ?? false);
   }
 
   /** Store uploads in the input folder; `assets.uploaded` when at least one was stored. */
-  async upload(files: readonly UploadedFile[]): Promise<AssetsChange> {
+  async upload(files: readonly UploadedFile[], actor: Actor = OWNER_ACTOR): Promise<AssetsChange> {
     if (files.length === 0) throw new DomainError('invalid', 'Upload one or more files in the multipart field "files"');
     const result = await saveUploads(this.deps.roots.inputs, files);
+    for (const name of result.uploaded) this.deps.owners?.recordInput(name, actor.userId);
     if (result.uploaded.length > 0) {
       this.deps.events.emit('assets.uploaded', 'info', `Uploaded ${result.uploaded.length} input file(s)`, {
         files: result.uploaded,
@@ -50,7 +66,7 @@ export class AssetsService {
    * Delete files (and top-level folders, i.e. job folders) by relative path. Refused per item:
    * `..`, a leading `/`, hidden names, a nested directory. `assets.deleted` when anything went.
    */
-  async delete(type: AssetType, paths: readonly string[]): Promise<{ deleted: string[]; errors: string[] }> {
+  async delete(type: AssetType, paths: readonly string[], actor: Actor = OWNER_ACTOR): Promise<{ deleted: string[]; errors: string[] }> {
     const root = this.deps.roots[type];
     const deleted: string[] = [];
     const errors: string[] = [];
@@ -61,7 +77,8 @@ export class AssetsService {
         continue;
       }
       const full = resolveUnder(root, check.segments);
-      const stat = await fsp.lstat(full).catch(() => null);
+      // Another person's asset is, to a member, not there at all.
+      const stat = this.reaches(actor, type, check.rel) ? await fsp.lstat(full).catch(() => null) : null;
       // Through a linked folder the path would reach outside: refuse, never delete there.
       if (stat && !isRemovableWithin(root, full)) {
         errors.push(`${raw}: refused (it lies outside the ${type} folder through a link)`);
@@ -107,25 +124,25 @@ export class AssetsService {
   }
 
   /** Stream the ZIP of every output into `out`. */
-  async zipOutputs(out: Writable, signal?: AbortSignal): Promise<void> {
-    await writeDirectoryZip(this.deps.roots.outputs, out, signal);
+  async zipOutputs(out: Writable, signal?: AbortSignal, actor: Actor = OWNER_ACTOR): Promise<void> {
+    await writeDirectoryZip(this.deps.roots.outputs, out, signal, (name) => this.reaches(actor, 'outputs', name));
   }
 
   /** Absolute path of an existing asset file and the folder it must stay in, or a 400/404. */
-  filePath(type: AssetType, raw: unknown): { file: string; within: string } {
+  filePath(type: AssetType, raw: unknown, actor: Actor = OWNER_ACTOR): { file: string; within: string } {
     const check = checkRelativePath(raw);
     if (!check.ok) throw new DomainError('invalid', `Invalid path: ${check.reason}`);
     const root = this.deps.roots[type];
     const full = resolveUnder(root, check.segments);
     try {
-      if (fs.statSync(full).isFile() && isContained(root, full)) return { file: full, within: root };
+      if (this.reaches(actor, type, check.rel) && fs.statSync(full).isFile() && isContained(root, full)) return { file: full, within: root };
     } catch {}
     throw new DomainError('not_found', `Not found: ${check.rel}`);
   }
 
   /** The cached thumbnail file of an asset (only of a file that really lies in its folder). */
-  async thumbnail(type: AssetType, raw: unknown): Promise<{ file: string; within: string }> {
-    const { file } = this.filePath(type, raw);
+  async thumbnail(type: AssetType, raw: unknown, actor: Actor = OWNER_ACTOR): Promise<{ file: string; within: string }> {
+    const { file } = this.filePath(type, raw, actor);
     const rel = (checkRelativePath(raw) as { rel: string }).rel;
     return { file: await this.deps.thumbnails.get(type, file, rel), within: this.deps.thumbnails.cacheDir };
   }

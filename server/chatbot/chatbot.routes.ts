@@ -7,6 +7,7 @@ import express from 'express';
 import { DomainError } from '../domain-error.js';
 import type { ChatbotChatsBody, ChatbotResultBody, ChatbotStatusBody, StartResult, StopResult } from '../contracts/chatbot.contract.js';
 import type { ChatbotService } from './chatbot.service.js';
+import { actorOf } from '../http/actor.js';
 
 /** Chat bot routes. */
 export function chatbotRoutes(bot: ChatbotService): express.Router {
@@ -30,7 +31,7 @@ export function chatbotRoutes(bot: ChatbotService): express.Router {
   });
 
   router.get('/api/admin/chatbot/chats', (_req, res) => {
-    const body: ChatbotChatsBody = bot.chats();
+    const body: ChatbotChatsBody = bot.chats(actorOf(res));
     res.json(body);
   });
 
@@ -40,7 +41,7 @@ export function chatbotRoutes(bot: ChatbotService): express.Router {
       throw new DomainError('invalid', 'id: a chat id is an integer');
     }
     const id = Number(req.params.id);
-    bot.removeChat(id);
+    bot.removeChat(id, actorOf(res));
     res.json({ status: 'removed', id });
   });
 

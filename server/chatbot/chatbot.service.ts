@@ -20,6 +20,7 @@ import { PollLoop, type BackoffOptions } from './poll-loop.js';
 import { RunReporter } from './run-reporter.js';
 import type { ChatbotChatsBody, ChatbotDetails, ChatbotStatus, StartResult, StopResult } from '../contracts/chatbot.contract.js';
 import { StudioApiClient } from './studio-api.client.js';
+import { mayTouch, OWNER_ACTOR, seesEveryone, type Actor } from '../http/actor.js';
 
 export interface ChatbotServiceDeps {
   /** The token in force (environment or stored settings), read at each start. */
@@ -89,19 +90,23 @@ export class ChatbotService {
   }
 
   /** Who may use the bot: the configured list and the chats admitted with `/key`. */
-  chats(): ChatbotChatsBody {
+  /** Who may use the bot, as `actor` may see it: a member sees only the chats their key admitted. */
+  chats(actor: Actor = OWNER_ACTOR): ChatbotChatsBody {
     const { store } = this.deps;
-    return { fixed_list: store.fixedList, configured: [...store.configuredChats()], admitted: store.admitted() };
+    const everyone = seesEveryone(actor);
+    return { fixed_list: store.fixedList, configured: everyone ? [...store.configuredChats()] : [], admitted: store.admitted().filter((chat) => mayTouch(actor, chat.owner_id)) };
   }
 
   /** Take an admitted chat off the list: 404 when it is not there, 409 for a configured one. */
-  removeChat(chatId: number): void {
+  removeChat(chatId: number, actor: Actor = OWNER_ACTOR): void {
     const { store } = this.deps;
-    if (store.remove(chatId)) {
+    // Another person's chat is, to a member, not on the list at all.
+    const mine = store.admitted().some((chat) => chat.id === chatId && mayTouch(actor, chat.owner_id));
+    if (mine && store.remove(chatId)) {
       this.deps.events.emit('chatbot.chat.removed', 'info', `Chat ${chatId} may no longer use the chat bot (removed from the admitted chats)`, { chat_id: chatId });
       return;
     }
-    if (store.configuredChats().includes(chatId)) {
+    if (seesEveryone(actor) && store.configuredChats().includes(chatId)) {
       throw new DomainError('conflict', `Chat ${chatId} is listed in CHATBOT_ALLOWED_CHATS; change that variable where Studio starts`);
     }
     throw new DomainError('not_found', `Chat ${chatId} is not among the admitted chats`);

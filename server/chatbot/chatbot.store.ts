@@ -8,6 +8,7 @@
  */
 import type { SettingsStore } from '../db/settings.store.js';
 import type { AdmittedChat } from '../contracts/chatbot.contract.js';
+import { OWNER_ID } from '../contracts/users.contract.js';
 
 export const ALLOWED_CHATS_KEY = 'chatbot.allowed_chats';
 const UPDATE_OFFSET_KEY = 'chatbot.update_offset';
@@ -31,10 +32,10 @@ export class ChatbotStore {
   }
 
   /** Allow a chat that sent the API key; false when the configured list decides alone. */
-  allow(chatId: number, title: string | null = null, now = new Date()): boolean {
+  allow(chatId: number, title: string | null = null, now = new Date(), ownerId: string = OWNER_ID): boolean {
     if (this.fixedList) return false;
     const chats = this.storedChats();
-    if (!chats.some((chat) => chat.id === chatId)) this.write([...chats, { id: chatId, title, admitted_at: now.toISOString() }]);
+    if (!chats.some((chat) => chat.id === chatId)) this.write([...chats, { id: chatId, title, admitted_at: now.toISOString(), ...(ownerId !== OWNER_ID ? { owner_id: ownerId } : {}) }]);
     return true;
   }
 
@@ -96,8 +97,8 @@ export class ChatbotStore {
       // Rows written before titles were kept hold bare ids.
       if (Number.isSafeInteger(item)) chats.push({ id: item as number, title: null, admitted_at: null });
       else if (item && typeof item === 'object' && Number.isSafeInteger((item as AdmittedChat).id)) {
-        const { id, title, admitted_at } = item as AdmittedChat;
-        chats.push({ id, title: typeof title === 'string' ? title : null, admitted_at: typeof admitted_at === 'string' ? admitted_at : null });
+        const { id, title, admitted_at, owner_id } = item as AdmittedChat;
+        chats.push({ id, title: typeof title === 'string' ? title : null, admitted_at: typeof admitted_at === 'string' ? admitted_at : null, ...(typeof owner_id === 'string' && owner_id !== OWNER_ID ? { owner_id } : {}) });
       }
     }
     return chats;

@@ -40,6 +40,8 @@ export interface AdmittedChat {
   title: string | null;
   /** ISO time of admission; null for chats admitted before it was recorded. */
   admitted_at: string | null;
+  /** The person whose key admitted it; absent for the owner of Studio. */
+  owner_id?: string;
 }
 
 /** `GET /api/admin/chatbot/chats`: who may use the bot. */

@@ -40,6 +40,8 @@ export interface JobRecord {
    * (null while it waits in Studio's queue).
    */
   engine_id?: string | null;
+  /** The person the job belongs to; absent for the owner of Studio (so a Studio nobody was added to answers as before). */
+  owner_id?: string;
   /** Only in the queue listing: place among the jobs waiting in Studio (0 = next), null once handed to an engine. */
   position?: number | null;
 }
@@ -87,6 +89,8 @@ export const historyQuery = z.object({
   to: wireInstant('to').optional(),
   /** `true`: only starred jobs; `false`: only the others. */
   starred: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
+  /** Owner and admins: `mine`, `everyone` (the default) or a person's id. Others always see only their own. */
+  owner: z.string().trim().min(1).max(100).optional(),
 });
 
 /** `POST /api/admin/history/{prompt_id}/star`. */

@@ -51,6 +51,8 @@ export interface ChatSummary {
   created_at: string;
   updated_at: string;
   message_count: number;
+  /** The person the chat belongs to; absent for the owner of Studio. */
+  owner_id?: string;
 }
 
 export interface ChatDetail extends ChatSummary {

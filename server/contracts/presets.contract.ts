@@ -36,6 +36,8 @@ export const presetInputSchema = z.looseObject({
   name: z.string().optional(),
   description: z.string().optional(),
   private: z.boolean().optional(),
+  /** Owner and admins: every person sees and may run it (only its owner and admins change it). */
+  shared: z.boolean().optional(),
   workflow: presetWorkflowSchema,
   source: presetSourceSchema.optional(),
 });
@@ -60,6 +62,7 @@ export const renameSchema = z.object({
   name: z.string().optional(),
   description: z.string().optional(),
   private: z.boolean().optional(),
+  shared: z.boolean().optional(),
 });
 
 export type RenameInput = z.infer<typeof renameSchema>;
@@ -84,6 +87,10 @@ export interface PresetListEntry {
   modelhub_image_id?: number | null;
   modelhub_url?: string | null;
   detected_type?: string | null;
+  /** The person it belongs to; absent for the owner of Studio. */
+  owner_id?: string;
+  /** Present (true) when shared with everyone. */
+  shared?: true;
 }
 
 /** Fill the defaults of a validated input (`name` = id, `private` = false, …). */

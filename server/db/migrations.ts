@@ -320,4 +320,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX user_keys_user ON user_keys (user_id);
     `,
   },
+  {
+    version: 14,
+    name: 'private work: the person each job, LLM chat and uploaded input belongs to',
+    sql: `
+      -- Who made the record ('owner': the holder of API_KEY, which every record made before people
+      -- existed belongs to). Members see only their own; history pages by owner walk this index.
+      ALTER TABLE jobs ADD COLUMN owner_id TEXT NOT NULL DEFAULT 'owner';
+      CREATE INDEX jobs_owner_created ON jobs (owner_id, created_ms);
+      -- The asset browser asks whose each job folder is.
+      CREATE INDEX jobs_output_dir ON jobs (output_dir);
+      ALTER TABLE llm_chats ADD COLUMN owner_id TEXT NOT NULL DEFAULT 'owner';
+      -- Input files uploaded by a person other than the owner (a file without a row is the owner's).
+      CREATE TABLE input_owners (
+        name     TEXT PRIMARY KEY,
+        owner_id TEXT NOT NULL
+      );
+    `,
+  },
 ];

@@ -3,7 +3,9 @@
  * the whole record, derived from the lifecycle's published change (and only from it).
  */
 import type { EventBus } from '../events/event-bus.js';
-import type { WsHub } from '../http/ws-hub.js';
+import { ownerAudience, type WsHub } from '../http/ws-hub.js';
+import { OWNER_ID } from '../contracts/users.contract.js';
+import type { JobRecord } from '../contracts/jobs.contract.js';
 import type { JobChange, JobLifecycle } from './job-lifecycle.js';
 
 /** Write every job change to the event log. */
@@ -15,13 +17,15 @@ export function logJobChanges(lifecycle: JobLifecycle, events: EventBus): () => 
           prompt_id: job.prompt_id,
           workflow_id: job.workflow_id,
           output_dir: job.output_dir,
+          user_id: job.owner_id ?? OWNER_ID,
         });
       }
       return;
     }
     const { job } = change;
     // Events say which engine did what: the engine the job was handed to, once it has one.
-    const ids = { prompt_id: job.prompt_id, workflow_id: job.workflow_id, ...(job.engine_id ? { engine_id: job.engine_id } : {}) };
+    // `user_id`: whose job it is (the events route shows a person only their own jobs' events).
+    const ids = { prompt_id: job.prompt_id, workflow_id: job.workflow_id, ...(job.engine_id ? { engine_id: job.engine_id } : {}), user_id: job.owner_id ?? OWNER_ID };
     switch (change.type) {
       case 'job.queued':
         events.emit('job.queued', 'info', `Job queued: ${job.workflow_name ?? job.workflow_id ?? job.prompt_id}`, ids);
@@ -48,10 +52,13 @@ export function logJobChanges(lifecycle: JobLifecycle, events: EventBus): () => 
   });
 }
 
-/** Push every job change to Studio's WebSocket clients. */
+/** Push every job change to the WebSocket clients who may see the job (its owner, admins, the owner of Studio). */
 export function broadcastJobChanges(lifecycle: JobLifecycle, hub: WsHub): () => void {
   return lifecycle.subscribe((change: JobChange) => {
-    if (change.type === 'job.deleted') hub.broadcast('job.deleted', { prompt_ids: change.jobs.map((j) => j.prompt_id) });
-    else hub.broadcast(change.type, change.job);
+    if (change.type !== 'job.deleted') return hub.broadcast(change.type, change.job, ownerAudience(change.job.owner_id));
+    // One message per owner, so nobody learns the ids of another person's deleted jobs.
+    const byOwner = new Map<string, JobRecord[]>();
+    for (const job of change.jobs) byOwner.set(job.owner_id ?? OWNER_ID, [...(byOwner.get(job.owner_id ?? OWNER_ID) ?? []), job]);
+    for (const [ownerId, jobs] of byOwner) hub.broadcast('job.deleted', { prompt_ids: jobs.map((j) => j.prompt_id) }, ownerAudience(ownerId));
   });
 }

@@ -13,7 +13,7 @@ import type { HistoryEntry } from '../engine/engine-protocol.js';
 import type { EngineMessage, EnginePreview } from '../engine/engine-messages.js';
 import type { EngineSocket } from '../engine/engine-socket.js';
 import { encodePreviewHead } from '../contracts/preview-frame.js';
-import type { WsHub } from '../http/ws-hub.js';
+import { ownerAudience, type Audience, type WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import type { ApiGraph } from '../engine/engine-graph.js';
 import type { JobFolders } from './job-folders.store.js';
@@ -197,7 +197,7 @@ export class JobMonitor {
       entry.started = true;
       this.markStarted(promptId);
     }
-    this.deps.hub.broadcast('job.progress', { prompt_id: promptId, progress: entry.tracker.snapshot() });
+    this.deps.hub.broadcast('job.progress', { prompt_id: promptId, progress: entry.tracker.snapshot() }, this.audienceOf(promptId));
     if (entry.tracker.historyReady) void this.finish(promptId);
   }
 
@@ -205,7 +205,12 @@ export class JobMonitor {
     const promptId = preview.promptId ?? null;
     if (promptId && !this.tracked.has(promptId)) return;
     // The header and the image go into the WebSocket frame as they are: a multi-MB image is copied once.
-    this.deps.hub.broadcastBinary(undefined, encodePreviewHead({ prompt_id: promptId, node_id: preview.nodeId ?? null, image_type: preview.imageType }), preview.image);
+    this.deps.hub.broadcastBinary(promptId ? this.audienceOf(promptId) : ownerAudience(null), encodePreviewHead({ prompt_id: promptId, node_id: preview.nodeId ?? null, image_type: preview.imageType }), preview.image);
+  }
+
+  /** Who may watch a job: its owner and those who see everyone (read each time: one indexed row). */
+  private audienceOf(promptId: string): Audience {
+    return ownerAudience(this.deps.jobs.get(promptId)?.owner_id);
   }
 
   private markStarted(promptId: string): void {

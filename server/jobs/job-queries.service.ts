@@ -16,6 +16,7 @@ import type { JobLifecycle } from './job-lifecycle.js';
 import { historyError, type JobMonitor } from './job-monitor.js';
 import type { JobRecord, ProgressObject } from '../contracts/jobs.contract.js';
 import type { HistoryQuery, JobStore } from './job.store.js';
+import { mayTouch, OWNER_ACTOR, seesEveryone, type Actor } from '../http/actor.js';
 
 export type ResultSource = { filename: string; contentType: string } & ({ path: string; within: string } | { stream: Readable });
 
@@ -43,8 +44,17 @@ export class JobQueries {
     return this.deps.engineOf?.(promptId) ?? this.deps.engine;
   }
 
+  /** The job if it exists for `actor` (another person's job is, to them, no job at all). */
+  visible(promptId: string, actor: Actor): JobRecord | null {
+    const job = this.deps.jobs.get(promptId);
+    return job && mayTouch(actor, job.owner_id) ? job : null;
+  }
+
   /** `GET /api/run/status/{id}`. */
-  async status(promptId: string): Promise<Record<string, unknown>> {
+  async status(promptId: string, actor: Actor = OWNER_ACTOR): Promise<Record<string, unknown>> {
+    // Someone who sees only their own work learns nothing from the engine about other prompts:
+    // another person's job answers as an id nobody ever submitted does.
+    if (!seesEveryone(actor) && !this.visible(promptId, actor)) return { status: 'pending', prompt_id: promptId, queue_position: null };
     const progress = this.deps.monitor.progress(promptId);
     if (progress?.status === 'running') return { prompt_id: promptId, ...progress };
     const job = this.deps.jobs.get(promptId);
@@ -81,8 +91,8 @@ export class JobQueries {
   }
 
   /** The file `GET /api/run/result/{id}` streams: from the job folder, else through the engine. */
-  async result(promptId: string, outputType: 'video' | 'image'): Promise<ResultSource> {
-    const job = this.deps.jobs.get(promptId);
+  async result(promptId: string, outputType: 'video' | 'image', actor: Actor = OWNER_ACTOR): Promise<ResultSource> {
+    const job = this.visible(promptId, actor);
     if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (job.status !== 'completed') throw new DomainError('not_found', `Result not ready: job is ${job.status}`);
     const onDisk = job.output_dir && this.deps.folders.exists(job.output_dir) ? pickFile(filesBelow(this.deps.folders.pathOf(job.output_dir)).map((f) => f.file), outputType) : null;
@@ -97,9 +107,11 @@ export class JobQueries {
   }
 
   /** `GET /api/admin/queue`: active jobs with progress (stored status after a restart). */
-  queue(): JobRecord[] {
+  queue(actor: Actor = OWNER_ACTOR): JobRecord[] {
     const active = this.deps.jobs.active();
-    return (this.deps.queueOrder?.(active) ?? active).map((job) => {
+    // Ordered among everyone's (positions are places in the one queue), then narrowed to the actor's.
+    const ordered = (this.deps.queueOrder?.(active) ?? active).filter((job) => mayTouch(actor, job.owner_id));
+    return ordered.map((job) => {
       const live = this.deps.monitor.progress(job.prompt_id);
       // A prompt followed again after a restart runs before its new tracker hears from it.
       const progress = live && live.status === 'pending' && job.status === 'running' ? { ...live, status: 'running' as const } : (live ?? storedProgress(job));
@@ -108,31 +120,32 @@ export class JobQueries {
   }
 
   /** `GET /api/admin/history/{prompt_id}`: one job (queued, running or finished), with progress while active. */
-  job(promptId: string): JobRecord {
-    const job = this.deps.jobs.get(promptId);
+  job(promptId: string, actor: Actor = OWNER_ACTOR): JobRecord {
+    const job = this.visible(promptId, actor);
     if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (job.status !== 'queued' && job.status !== 'running') return job;
     return this.queue().find((j) => j.prompt_id === promptId) ?? job;
   }
 
   /** `POST /api/admin/history/{prompt_id}/star`: the record as it is now. */
-  star(promptId: string, starred: boolean): JobRecord {
-    const job = this.deps.lifecycle.star(promptId, starred);
+  star(promptId: string, starred: boolean, actor: Actor = OWNER_ACTOR): JobRecord {
+    const job = this.visible(promptId, actor) ? this.deps.lifecycle.star(promptId, starred) : null;
     if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
     return job;
   }
 
   /** `GET /api/admin/history`. */
-  history(query: HistoryQuery): JobRecord[] {
-    return this.deps.jobs.history(query);
+  history(query: HistoryQuery, actor: Actor = OWNER_ACTOR): JobRecord[] {
+    // Owner and admins choose whose (everyone's by default); the others see only their own.
+    return this.deps.jobs.history(seesEveryone(actor) ? query : { ...query, ownerId: actor.userId });
   }
 
 
   /** `POST /api/admin/history/delete`: records and folders; running jobs are cancelled first. */
-  async delete(promptIds: readonly string[]): Promise<{ deleted: string[]; errors: string[] }> {
+  async delete(promptIds: readonly string[], actor: Actor = OWNER_ACTOR): Promise<{ deleted: string[]; errors: string[] }> {
     const errors: string[] = [];
     const known = promptIds.filter((id) => {
-      if (this.deps.jobs.get(id)) return true;
+      if (this.visible(id, actor)) return true;
       errors.push(`${id}: not found`);
       return false;
     });

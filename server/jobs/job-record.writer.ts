@@ -19,7 +19,7 @@ export class JobRecordWriter {
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
       `INSERT INTO jobs (${JOB_COLUMNS}) VALUES (@prompt_id, @workflow_id, @workflow_name, @output_dir, @status, @queued_at, @started_at,
-       @finished_at, @duration, @input_image, @params, @seeds, @output, @error, @retry_of, @preset_id, @created_ms, @starred, @engine_id)`,
+       @finished_at, @duration, @input_image, @params, @seeds, @output, @error, @retry_of, @preset_id, @created_ms, @starred, @engine_id, @owner_id)`,
     );
     this.getStmt = db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE prompt_id = ?`);
     this.deleteStmt = db.prepare('DELETE FROM jobs WHERE prompt_id = ?');

@@ -3,6 +3,7 @@
  * by the read side (`job.store.ts`) and the one writer (`job-record.writer.ts`).
  */
 import type { JobRecord, JobStatus } from '../contracts/jobs.contract.js';
+import { OWNER_ID } from '../contracts/users.contract.js';
 
 export interface JobRow {
   prompt_id: string;
@@ -26,10 +27,12 @@ export interface JobRow {
   starred: number;
   /** The engine of the pool the job was last handed to (null: it never left Studio's queue). */
   engine_id: string | null;
+  /** The person the job belongs to (`owner`: the holder of API_KEY). */
+  owner_id: string;
 }
 
 export const JOB_COLUMNS =
-  'prompt_id, workflow_id, workflow_name, output_dir, status, queued_at, started_at, finished_at, duration, input_image, params, seeds, output, error, retry_of, preset_id, created_ms, starred, engine_id';
+  'prompt_id, workflow_id, workflow_name, output_dir, status, queued_at, started_at, finished_at, duration, input_image, params, seeds, output, error, retry_of, preset_id, created_ms, starred, engine_id, owner_id';
 
 /** A record as a row (without `created_ms`, which only an insert sets). */
 export function toRow(job: JobRecord): Omit<JobRow, 'created_ms'> {
@@ -52,6 +55,7 @@ export function toRow(job: JobRecord): Omit<JobRow, 'created_ms'> {
     preset_id: job.preset_id ?? null,
     starred: job.starred ? 1 : 0,
     engine_id: job.engine_id ?? null,
+    owner_id: job.owner_id ?? OWNER_ID,
   };
 }
 
@@ -77,5 +81,7 @@ export function fromRow(row: JobRow): JobRecord {
   if (row.preset_id) job.preset_id = row.preset_id;
   if (row.starred) job.starred = true;
   if (row.engine_id) job.engine_id = row.engine_id;
+  // The owner's records read exactly as before people existed.
+  if (row.owner_id !== OWNER_ID) job.owner_id = row.owner_id;
   return job;
 }

@@ -19,6 +19,8 @@ export interface HistoryQuery {
   fromMs?: number;
   toMs?: number;
   starred?: boolean;
+  /** Only the jobs of this person. */
+  ownerId?: string;
 }
 
 export class JobStore {
@@ -85,6 +87,10 @@ export class JobStore {
       where.push('created_ms < @to_ms');
       values.to_ms = query.toMs;
     }
+    if (query.ownerId !== undefined) {
+      where.push('owner_id = @owner_id');
+      values.owner_id = query.ownerId;
+    }
     if (query.starred !== undefined) {
       where.push('starred = @starred');
       values.starred = query.starred ? 1 : 0;
@@ -101,6 +107,11 @@ export class JobStore {
     let stmt = this.historyStmts.get(sql);
     if (!stmt) this.historyStmts.set(sql, (stmt = this.db.prepare(sql)));
     return { stmt, values };
+  }
+
+  /** The owner of the job whose output folder is `folder`; null when no job has it. */
+  ownerOfFolder(folder: string): string | null {
+    return (this.db.prepare('SELECT owner_id FROM jobs WHERE output_dir = ? LIMIT 1').get(folder) as { owner_id: string } | undefined)?.owner_id ?? null;
   }
 
   /** Prompt ids some job was retried from (`retry_of` of any job). */

@@ -36,6 +36,7 @@ import { QueueStore } from './queue/queue.store.js';
 import { RetryStalled } from './queue/retry-stalled.js';
 import { ResumeAfterRestart } from './queue/resume-after-restart.js';
 import { SettingsStore } from '../db/settings.store.js';
+import { OWNER_ACTOR } from '../http/actor.js';
 
 export interface JobsModuleDeps {
   config: Readonly<Config>;
@@ -48,6 +49,9 @@ export interface JobsModuleDeps {
   uploads: Uploads;
   /** The catalog's SHA-256 of a model file (an agent of the pool can be asked to download it). */
   modelSha256?: (file: string) => string | null | undefined;
+  /** Records who uploaded an input (the assets capability keeps it). */
+  inputOwner?: (storedName: string, ownerId: string) => void;
+  inputOwnerOf?: (storedName: string) => string;
   /** How often the monitor checks jobs the engine socket is silent about (tests set it out of reach). */
   pollMs?: number;
 }
@@ -157,6 +161,8 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const runner = new RunnerService({
     ...common,
     previewMethod: config.engine.previewMethod,
+    inputOwner: deps.inputOwner,
+    inputOwnerOf: deps.inputOwnerOf,
     keepInputCopy: (file, name) => inputs.keep(file.path, name),
     removeInput: (name) => inputs.remove(name),
     storeInput: (file, name) => inputs.store(file.path, name),
@@ -176,7 +182,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   // A job is asked about on the engine it was handed to (its queue row, else its record), also after a restart.
   const engineOf = (id: string) => engine.pool.get(queue.engineOf(id) ?? jobs.get(id)?.engine_id ?? LOCAL_ENGINE_ID)?.client ?? engine.client;
   const queries = new JobQueries({ ...common, monitor: anyMonitor, engineOf, stopActive: (id) => queue.takeOff(id), queueOrder: (active) => queue.order(active) });
-  const resume = new ResumeAfterRestart({ enabled: config.jobs.resumeAfterRestart, lifecycle, retry: (id, who) => runner.retry(id, who), events: deps.events, logger });
+  const resume = new ResumeAfterRestart({ enabled: config.jobs.resumeAfterRestart, lifecycle, retry: (id, who) => runner.retry(id, who, OWNER_ACTOR, jobs.get(id)?.owner_id), events: deps.events, logger });
   // Jobs the last run left on this computer's engine: the retries wait for its first check (which stalls the lost ones).
   let localHeldAtBoot = false;
   let resumeTimer: NodeJS.Timeout | null = null;
@@ -188,8 +194,8 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     name: 'jobs',
     routers: [
       runRoutes(runner, queries, deps.uploads),
-      jobsRoutes({ queries, runner, jobs, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
-      queueRoutes({ queue, retryStalled: new RetryStalled({ jobs, retry: (id, who) => runner.retry(id, who) }) }),
+      jobsRoutes({ queries, runner, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
+      queueRoutes({ queue, retryStalled: new RetryStalled({ jobs, retry: (id, who, actor) => runner.retry(id, who, actor) }) }),
       enginesRoutes({ pool: engine.pool, queue, lacksOn: (info) => deps.workflows.lacksOn(info), sha256Of: deps.modelSha256 ?? (() => undefined), events: deps.events }),
     ],
     jobs,

@@ -7,52 +7,53 @@ import { validate } from '../http/errors.js';
 import { DomainError } from '../domain-error.js';
 import { writeJobPackage } from './job-package.js';
 import type { JobQueries } from './job-queries.service.js';
-import type { JobStore } from './job.store.js';
 import type { RunnerService } from './runner.service.js';
 import { deleteJobsBody, historyQuery, retryBody, starBody } from '../contracts/jobs.contract.js';
 import { submitterOf } from '../http/submitter.js';
+import { actorOf } from '../http/actor.js';
 
 export interface JobsRouteDeps {
   queries: JobQueries;
   runner: RunnerService;
-  jobs: JobStore;
   dirs: { input: string; output: string };
 }
 
 /** Jobs routes. */
-export function jobsRoutes({ queries, runner, jobs, dirs }: JobsRouteDeps): express.Router {
+export function jobsRoutes({ queries, runner, dirs }: JobsRouteDeps): express.Router {
   const router = express.Router();
 
   router.get('/api/admin/queue', (_req, res) => {
-    res.json(queries.queue());
+    res.json(queries.queue(actorOf(res)));
   });
 
   router.get('/api/admin/history', (req, res) => {
     const q = validate(historyQuery, req.query, 'query');
-    res.json(queries.history({ limit: q.limit, offset: q.offset, status: q.status, workflowId: q.workflow_id, text: q.q || undefined, fromMs: q.from, toMs: q.to, starred: q.starred }));
+    const actor = actorOf(res);
+    const ownerId = q.owner === 'mine' ? actor.userId : q.owner === 'everyone' ? undefined : q.owner;
+    res.json(queries.history({ limit: q.limit, offset: q.offset, status: q.status, workflowId: q.workflow_id, text: q.q || undefined, fromMs: q.from, toMs: q.to, starred: q.starred, ownerId }, actor));
   });
 
   router.post('/api/admin/history/delete', async (req, res) => {
     const { prompt_ids } = validate(deleteJobsBody, req.body ?? {});
-    res.json(await queries.delete(prompt_ids));
+    res.json(await queries.delete(prompt_ids, actorOf(res)));
   });
 
   router.post('/api/admin/history/retry', async (req, res) => {
     const { prompt_id } = validate(retryBody, req.body ?? {}, { detail: 'Missing prompt_id' });
-    res.json(await runner.retry(prompt_id, submitterOf(req, res)));
+    res.json(await runner.retry(prompt_id, submitterOf(req, res), actorOf(res)));
   });
 
   router.get('/api/admin/history/:promptId', (req, res) => {
-    res.json(queries.job(String(req.params.promptId)));
+    res.json(queries.job(String(req.params.promptId), actorOf(res)));
   });
 
   router.post('/api/admin/history/:promptId/star', (req, res) => {
     const { starred } = validate(starBody, req.body ?? {}, { ownMessages: true });
-    res.json(queries.star(String(req.params.promptId), starred));
+    res.json(queries.star(String(req.params.promptId), starred, actorOf(res)));
   });
 
   router.get('/api/admin/history/:promptId/package', async (req, res) => {
-    const job = jobs.get(String(req.params.promptId));
+    const job = queries.visible(String(req.params.promptId), actorOf(res));
     if (!job) throw new DomainError('not_found', `Job not found: ${String(req.params.promptId)}`);
     const name = (job.output_dir ?? job.prompt_id).replace(/[^A-Za-z0-9._-]/g, '_');
     res.set('Content-Type', 'application/zip');

@@ -9,6 +9,7 @@ import { validate } from '../http/errors.js';
 import { DomainError } from '../domain-error.js';
 import { sendFileResponse, USER_FILE_HEADERS } from '../http/file-response.js';
 import { submitterOf } from '../http/submitter.js';
+import { actorOf } from '../http/actor.js';
 import { assertImage, type Uploads } from '../http/uploads.js';
 import type { JobQueries } from './job-queries.service.js';
 import type { RunnerService } from './runner.service.js';
@@ -21,7 +22,7 @@ export function runRoutes(runner: RunnerService, queries: JobQueries, uploads: U
   router.post('/api/run/upload-image', uploads.single('file', 'image'), async (req, res) => {
     if (!req.file) throw new DomainError('invalid', 'Missing file: send the image as multipart field "file"');
     await assertImage(req.file, 'file');
-    res.json({ filename: await runner.uploadImage(req.file) });
+    res.json({ filename: await runner.uploadImage(req.file, actorOf(res).userId) });
   });
 
   router.post('/api/run/:id/execute', uploads.single('input_image', 'image'), async (req, res) => {
@@ -29,16 +30,16 @@ export function runRoutes(runner: RunnerService, queries: JobQueries, uploads: U
     await runner.assertWorkflow(String(req.params.id));
     const { params } = validate(executeFields, req.body ?? {}, { ownMessages: true });
     if (req.file) await assertImage(req.file, 'input_image');
-    res.json(await runner.execute(String(req.params.id), params, req.file, { submitter: submitterOf(req, res) }));
+    res.json(await runner.execute(String(req.params.id), params, req.file, { submitter: submitterOf(req, res), ownerId: actorOf(res).userId, actor: actorOf(res) }));
   });
 
   router.get('/api/run/status/:promptId', async (req, res) => {
-    res.json(await queries.status(String(req.params.promptId)));
+    res.json(await queries.status(String(req.params.promptId), actorOf(res)));
   });
 
   router.get('/api/run/result/:promptId', async (req, res) => {
     const { output_type } = validate(runResultQuery, req.query, 'query');
-    const result = await queries.result(String(req.params.promptId), output_type);
+    const result = await queries.result(String(req.params.promptId), output_type, actorOf(res));
     const disposition = contentDisposition('inline', result.filename);
     if ('path' in result) {
       await sendFileResponse(req, res, result.path, { contentType: result.contentType, disposition, within: result.within, missing: 'Output file is missing' });

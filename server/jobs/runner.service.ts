@@ -26,6 +26,8 @@ import { JobFolders, newJobFolderName } from './job-folders.store.js';
 import type { JobLifecycle } from './job-lifecycle.js';
 import type { ExecuteResult, JobRecord } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
+import { mayTouch, OWNER_ACTOR, type Actor } from '../http/actor.js';
+import { OWNER_ID } from '../contracts/users.contract.js';
 
 /** Where a job came from, recorded on it: a retried job, a preset run. */
 export interface JobOrigin {
@@ -33,6 +35,10 @@ export interface JobOrigin {
   presetId?: string;
   /** Who queued it, for fair share (`http/submitter.ts`); a retry keeps the caller's. */
   submitter?: string;
+  /** The person the job belongs to (default: the owner of Studio). */
+  ownerId?: string;
+  /** Who asks, when a person does: an input file of someone they may not see is, to the run, missing. */
+  actor?: Actor;
 }
 
 /** Studio's queue, as the runner sees it. */
@@ -58,6 +64,10 @@ export interface RunnerDeps {
   storeInput?: (file: UploadedFile, storedName: string) => Promise<void>;
   hasInput?: (storedName: string) => boolean;
   workflows: WorkflowService;
+  /** Records who uploaded an input (members see only their own inputs). */
+  inputOwner?: (storedName: string, ownerId: string) => void;
+  /** Who uploaded an input (the owner of Studio for one nobody recorded). */
+  inputOwnerOf?: (storedName: string) => string;
   engine: EngineClient;
   clientId: string;
   jobs: JobStore;
@@ -108,10 +118,12 @@ export class RunnerService {
   }
 
   /** Store an image in the engine's input directory under a unique name; returns that name. */
-  async uploadImage(file: UploadedFile): Promise<string> {
+  async uploadImage(file: UploadedFile, ownerId: string = OWNER_ID): Promise<string> {
     // This computer's engine down, another up: Studio keeps it (the engine that runs a job gets it then).
     const local = (await this.useLocal()) || !(this.deps.otherEngines?.() ?? []).some((e) => e.status === 'online');
-    return this.storeImage(file, uniqueUploadName(file.originalname), local);
+    const stored = await this.storeImage(file, uniqueUploadName(file.originalname), local);
+    this.deps.inputOwner?.(stored, ownerId);
+    return stored;
   }
 
   private async storeImage(file: UploadedFile, name: string, local = true): Promise<string> {
@@ -154,11 +166,12 @@ export class RunnerService {
     let run = prepareRun(definition, params, folder, { uploadedImage, objectInfo });
     if (image && uploadedImage) {
       const stored = await this.storeImage(image, uploadedImage, local);
+      this.deps.inputOwner?.(stored, origin.ownerId ?? OWNER_ID);
       if (stored !== uploadedImage) run = renameInputImage(run, uploadedImage, stored);
       uploadedImage = stored;
     }
     try {
-      await (local ? this.precheck(run.graph, objectInfo) : this.precheckElsewhere(run.graph, others));
+      await (local ? this.precheck(run.graph, objectInfo, origin.actor) : this.precheckElsewhere(run.graph, others, origin.actor));
     } catch (err) {
       // The image came with this request only for this prompt: nothing is left behind for it.
       if (image && uploadedImage) await this.deps.removeInput?.(uploadedImage).catch(() => undefined);
@@ -183,6 +196,7 @@ export class RunnerService {
       error: null,
       ...(origin.retryOf ? { retry_of: origin.retryOf } : {}),
       ...(origin.presetId ? { preset_id: origin.presetId } : {}),
+      ...(origin.ownerId && origin.ownerId !== OWNER_ID ? { owner_id: origin.ownerId } : {}),
     };
     // Studio holds the queue: the job waits there and is handed to an engine when one has room
     // (`queue/job-queue.service.ts`), with this prompt id as the engine's.
@@ -203,17 +217,31 @@ export class RunnerService {
    * graph is a 400 with the engine's node errors. A refusal is checked again against a fresh
    * `object_info`, so a model added a moment ago is not refused from a stale list.
    */
-  private async precheck(graph: ApiGraph, objectInfo: ObjectInfo | undefined): Promise<void> {
+  /** The engine's input files as `actor` may use them: another person's is missing. */
+  private inputsFor(probe: InputFileProbe, actor: Actor | undefined): InputFileProbe {
+    const ownerOf = this.deps.inputOwnerOf;
+    if (!actor || !ownerOf) return probe;
+    return {
+      viewStream: async (req) => {
+        const name = req.subfolder ? `${req.subfolder}/${req.filename}` : req.filename;
+        if (req.type === 'input' && !mayTouch(actor, ownerOf(name))) return { status: 404, body: { destroy: () => undefined } };
+        return probe.viewStream(req);
+      },
+    };
+  }
+
+  private async precheck(graph: ApiGraph, objectInfo: ObjectInfo | undefined, actor?: Actor): Promise<void> {
     if (!objectInfo) {
       // Unreachable engine: the same error a submit would have met.
       await this.deps.workflows.objectInfo();
       return;
     }
-    let refused = await precheckPrompt(graph, objectInfo, this.deps.engine);
+    const engineInputs = this.inputsFor(this.deps.engine, actor);
+    let refused = await precheckPrompt(graph, objectInfo, engineInputs);
     if (!refused) return;
     this.deps.workflows.invalidateNodes();
     const fresh = await this.deps.workflows.objectInfo();
-    refused = await precheckPrompt(graph, fresh, this.deps.engine);
+    refused = await precheckPrompt(graph, fresh, engineInputs);
     if (!refused) return;
     const others = this.deps.otherEngines?.() ?? [];
     if (others.length === 0) throw new EngineValidationError(refused);
@@ -221,7 +249,7 @@ export class RunnerService {
     const lacks = [`this computer lacks ${missingFor(graph, fresh).join(', ') || 'nothing it names (see the node errors)'}`];
     for (const other of others) {
       const info = await other.objectInfo();
-      if (info && !(await precheckPrompt(graph, info, this.deps.engine))) return;
+      if (info && !(await precheckPrompt(graph, info, engineInputs))) return;
       lacks.push(info ? `${other.name} (${other.id}) lacks ${missingFor(graph, info).join(', ') || 'nothing it names'}` : `${other.name} (${other.id}) did not say what it has`);
     }
     throw new EngineValidationError({ ...refused, error: { ...refused.error, message: 'No engine can run this job', details: lacks.join('; ') } });
@@ -231,8 +259,8 @@ export class RunnerService {
    * The check when this computer's engine is down: the graph must pass on one of the other
    * engines that answer (their own `object_info`; input files are Studio's, uploaded at hand-over).
    */
-  private async precheckElsewhere(graph: ApiGraph, others: readonly OtherEngine[]): Promise<void> {
-    const inputs = studioInputs(this.deps.hasInput ?? (() => false));
+  private async precheckElsewhere(graph: ApiGraph, others: readonly OtherEngine[], actor?: Actor): Promise<void> {
+    const inputs = this.inputsFor(studioInputs(this.deps.hasInput ?? (() => false)), actor);
     const lacks = ['this computer does not answer'];
     let refused: EngineValidationBody | null = null;
     for (const other of others) {
@@ -265,15 +293,15 @@ export class RunnerService {
   }
 
   /** `POST /api/admin/history/retry`: same parameters, same resolved seeds, same input image. */
-  async retry(promptId: string, submitter?: string): Promise<{ prompt_id: string; retry_of: string }> {
+  async retry(promptId: string, submitter?: string, actor: Actor = OWNER_ACTOR, ownerId = actor.userId): Promise<{ prompt_id: string; retry_of: string }> {
     const original = this.deps.jobs.get(promptId);
-    if (!original) throw new DomainError('not_found', `Job not found: ${promptId}`);
+    if (!original || !mayTouch(actor, original.owner_id)) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (!original.workflow_id) throw new DomainError('invalid', `Job ${promptId} has no workflow_id and cannot be retried`);
     const params: Record<string, unknown> = { ...original.params, ...original.seeds };
     if (original.input_image) params[EXISTING_INPUT_IMAGE_KEY] = original.input_image;
     let result: ExecuteResult;
     try {
-      result = await this.execute(original.workflow_id, params, undefined, { retryOf: promptId, presetId: original.preset_id, submitter });
+      result = await this.execute(original.workflow_id, params, undefined, { retryOf: promptId, presetId: original.preset_id, submitter, ownerId });
     } catch (err) {
       // "Not found" here would read as "job not found"; the job exists, its workflow does not (spec: 500).
       if (isKind(err, 'not_found')) throw new DomainError('broken', `Cannot retry ${promptId}: ${err.message}`);
@@ -283,6 +311,7 @@ export class RunnerService {
       prompt_id: result.prompt_id,
       retry_of: promptId,
       workflow_id: original.workflow_id,
+      user_id: ownerId,
     });
     return { prompt_id: result.prompt_id, retry_of: promptId };
   }

@@ -3,6 +3,7 @@
  * the run's `seed` goes into every seed input, and the runner does the rest (the job records
  * `preset_id`).
  */
+import { OWNER_ACTOR, type Actor } from '../http/actor.js';
 import { DomainError } from '../domain-error.js';
 import type { UploadedFile } from '../http/uploads.js';
 import type { RunnerService } from '../jobs/runner.service.js';
@@ -32,14 +33,15 @@ export class PresetRunService {
   constructor(private readonly deps: PresetRunDeps) {}
 
   /** `GET /{id}/placeholders`. */
-  async placeholders(id: string): Promise<PlaceholderQuestion[]> {
-    const preset = await this.deps.presets.get(id);
+  async placeholders(id: string, actor: Actor = OWNER_ACTOR): Promise<PlaceholderQuestion[]> {
+    const preset = await this.deps.presets.get(id, actor);
     return toQuestions(findPlaceholders(preset.workflow.params));
   }
 
   /** `POST /{id}/run` → `{prompt_id, seeds}`. */
-  async run(id: string, request: PresetRunRequest): Promise<{ prompt_id: string; seeds: Record<string, number> }> {
-    const preset = await this.deps.presets.get(id);
+  /** The job belongs to whoever runs it (a shared preset's included). */
+  async run(id: string, request: PresetRunRequest, actor: Actor = OWNER_ACTOR): Promise<{ prompt_id: string; seeds: Record<string, number> }> {
+    const preset = await this.deps.presets.get(id, actor);
     const seed = parseSeed(request.seed);
     const located = findPlaceholders(preset.workflow.params);
     const chosen = checkAnswers(located, parseAnswers(request.answers));
@@ -49,7 +51,7 @@ export class PresetRunService {
     for (const input of definition.manifest.inputs) if (input.type === 'seed') params[input.id] = seed;
     const existing = request.existing_image?.trim();
     if (existing) params[EXISTING_INPUT_IMAGE_KEY] = existing;
-    const result = await this.deps.runner.execute(workflowId, params, request.input_image, { presetId: preset.id, submitter: request.submitter });
+    const result = await this.deps.runner.execute(workflowId, params, request.input_image, { presetId: preset.id, submitter: request.submitter, ownerId: actor.userId, actor });
     return { prompt_id: result.prompt_id, seeds: result.seeds };
   }
 }

@@ -20,6 +20,8 @@ import {
   type RenameInput,
 } from '../contracts/presets.contract.js';
 import { PresetFileError, type PresetStore } from './preset.store.js';
+import { mayTouch, OWNER_ACTOR, seesEveryone, type Actor } from '../http/actor.js';
+import { OWNER_ID } from '../contracts/users.contract.js';
 import type { SavedPromptsMirror } from './saved-prompts.store.js';
 
 export interface PresetsServiceDeps {
@@ -57,10 +59,11 @@ export class PresetsService {
   }
 
   /** `GET /api/admin/presets`: list entries sorted by name, then id. Unreadable files are skipped. */
-  async list(): Promise<PresetListEntry[]> {
+  async list(actor: Actor = OWNER_ACTOR): Promise<PresetListEntry[]> {
     const { presets, broken } = await this.deps.store.all();
     for (const err of broken) this.deps.logger.warn(`${err.message} (left out of the preset list)`);
     return presets
+      .filter((p) => seesPreset(p, actor))
       .map((p) => this.listEntry(p))
       .sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.id.localeCompare(b.id));
   }
@@ -71,8 +74,8 @@ export class PresetsService {
     return presets.flatMap((p) => (typeof p.source?.prompt_id === 'string' ? [p.source.prompt_id] : []));
   }
 
-  /** The stored preset: 400 bad id, 404 unknown, 500 unreadable file. */
-  async get(id: string): Promise<Preset> {
+  /** The stored preset: 400 bad id, 404 unknown (or neither `actor`'s nor shared), 500 unreadable file. */
+  async get(id: string, actor: Actor = OWNER_ACTOR): Promise<Preset> {
     checkId(id);
     let preset: Preset | null;
     try {
@@ -81,8 +84,33 @@ export class PresetsService {
       if (err instanceof PresetFileError) throw new DomainError('broken', err.message);
       throw err;
     }
-    if (!preset) throw notFound(`Preset not found: ${id}`);
+    if (!preset || !seesPreset(preset, actor)) throw notFound(`Preset not found: ${id}`);
     return preset;
+  }
+
+  /** A preset `actor` may change: 404 as `get`, 403 for one only shared with them. */
+  private async own(id: string, actor: Actor): Promise<Preset> {
+    const preset = await this.get(id, actor);
+    if (!mayTouch(actor, preset.owner_id as string | undefined)) throw new DomainError('forbidden', `Preset '${id}' is shared with you: only its owner or an admin can change it`);
+    return preset;
+  }
+
+  /**
+   * Who a preset saved under `id` by `actor` belongs to, and whether it is shared: a replaced
+   * preset keeps its owner (and, unless `shared` is given, its sharing). Someone else's preset is
+   * not replaced: 403 when it is shared with `actor`, else 409 as for any id in use.
+   */
+  private async ownership(id: string, actor: Actor, shared: unknown): Promise<{ ownerId: string; shared: boolean }> {
+    if (shared !== undefined && shared !== false && !seesEveryone(actor)) throw new DomainError('forbidden', 'Only the owner of Studio or an admin can share a preset');
+    const current = await this.deps.store.get(id).catch((err: unknown) => {
+      if (err instanceof PresetFileError) return null;
+      throw err;
+    });
+    if (current && !mayTouch(actor, current.owner_id as string | undefined)) {
+      if (seesPreset(current, actor)) throw new DomainError('forbidden', `Preset '${id}' is shared with you: only its owner or an admin can change it`);
+      throw new DomainError('conflict', `A preset with id '${id}' already exists`);
+    }
+    return { ownerId: (current?.owner_id as string | undefined) ?? actor.userId, shared: typeof shared === 'boolean' ? shared : current?.shared === true };
   }
 
   /** True unless the id is free (an unreadable file or a refused id still blocks the name). */
@@ -97,8 +125,8 @@ export class PresetsService {
    * `GET /api/admin/presets/{id}`: the stored preset plus `needs_image` (its workflow takes an
    * input image and the preset carries none), so a client such as the chat bot knows to ask for one.
    */
-  async detail(id: string): Promise<Preset & { needs_image: boolean }> {
-    const preset = await this.get(id);
+  async detail(id: string, actor: Actor = OWNER_ACTOR): Promise<Preset & { needs_image: boolean }> {
+    const preset = await this.get(id, actor);
     const { params } = preset.workflow;
     const input = await this.deps.imageInput(preset.workflow.workflow_id).catch(() => null);
     const carried = [input, EXISTING_INPUT_IMAGE_KEY].some((key) => key !== null && typeof params[key] === 'string' && params[key] !== '');
@@ -110,10 +138,10 @@ export class PresetsService {
    * parameters). Input is validated here too, so in-process callers (the model hub) get the
    * same 400s as HTTP clients.
    */
-  async createPreset(input: PresetInput | Record<string, unknown>): Promise<PresetSaved> {
+  async createPreset(input: PresetInput | Record<string, unknown>, actor: Actor = OWNER_ACTOR): Promise<PresetSaved> {
     const parsed = validate(presetInputSchema, input, 'body');
     return this.serial(async () => {
-      const preset = await this.complete(parsed);
+      const preset = stamp(await this.complete(parsed), await this.ownership(parsed.id, actor, parsed.shared));
       const existed = await this.deps.store.taken(preset.id);
       await this.save(preset);
       return { id: preset.id, message: existed ? `Preset '${preset.id}' updated` : `Preset '${preset.id}' created` };
@@ -121,7 +149,7 @@ export class PresetsService {
   }
 
   /** `POST /import`: a preset file's text; same rules as create, with the file's own reasons. */
-  async importPreset(text: string, fileName: string): Promise<PresetSaved> {
+  async importPreset(text: string, fileName: string, actor: Actor = OWNER_ACTOR): Promise<PresetSaved> {
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -136,7 +164,8 @@ export class PresetsService {
     const parsed = presetInputSchema.safeParse(doc);
     if (!parsed.success) throw new DomainError('invalid', describeZodError(parsed.error, 'preset file').replace(/^Invalid request /, 'Invalid '));
     return this.serial(async () => {
-      const preset = await this.complete(parsed.data);
+      // An exported file names its owner and sharing; the importer decides them here, not the file.
+      const preset = stamp(await this.complete(parsed.data), await this.ownership(parsed.data.id, actor, undefined));
       const existed = await this.deps.store.taken(preset.id);
       await this.save(preset);
       return { id: preset.id, message: existed ? `Preset '${preset.id}' imported, replacing the one with that id` : `Preset '${preset.id}' imported` };
@@ -144,10 +173,11 @@ export class PresetsService {
   }
 
   /** `PUT /{id}/rename`: change fields in place; a new id renames the file (409 when taken). */
-  async rename(id: string, patch: RenameInput): Promise<{ id: string; name: string }> {
+  async rename(id: string, patch: RenameInput, actor: Actor = OWNER_ACTOR): Promise<{ id: string; name: string }> {
     checkId(id);
     return this.serial(async () => {
-      const current = await this.get(id);
+      const current = await this.own(id, actor);
+      if (patch.shared !== undefined && !seesEveryone(actor)) throw new DomainError('forbidden', 'Only the owner of Studio or an admin can share a preset');
       const newId = patch.id ?? id;
       if (newId !== id && (await this.deps.store.taken(newId, id))) {
         throw new DomainError('conflict', `A preset with id '${newId}' already exists`);
@@ -156,6 +186,7 @@ export class PresetsService {
       if (patch.name !== undefined) next.name = patch.name.trim() ? patch.name : newId;
       if (patch.description !== undefined) next.description = patch.description;
       if (patch.private !== undefined) next.private = patch.private;
+      if (patch.shared !== undefined) stamp(next, { ownerId: (current.owner_id as string | undefined) ?? OWNER_ID, shared: patch.shared });
       await this.deps.store.write(next);
       if (newId !== id) {
         // Same file on a case-insensitive disk (Foo → foo): the write above already renamed it.
@@ -169,9 +200,10 @@ export class PresetsService {
   }
 
   /** `DELETE /{id}`: 404 unknown. */
-  async delete(id: string): Promise<{ ok: true }> {
+  async delete(id: string, actor: Actor = OWNER_ACTOR): Promise<{ ok: true }> {
     checkId(id);
     return this.serial(async () => {
+      if (!seesEveryone(actor)) await this.own(id, actor);
       if (!(await this.deps.store.remove(id))) throw notFound(`Preset not found: ${id}`);
       this.deps.mirror.remove(id);
       return { ok: true as const };
@@ -179,8 +211,8 @@ export class PresetsService {
   }
 
   /** The file of a preset for export: 404 unknown (and the file is checked to be readable). */
-  async exportFile(id: string): Promise<{ path: string; within: string; filename: string }> {
-    await this.get(id);
+  async exportFile(id: string, actor: Actor = OWNER_ACTOR): Promise<{ path: string; within: string; filename: string }> {
+    await this.get(id, actor);
     return { path: this.deps.store.file(id), within: this.deps.store.dir, filename: `${id}.json` };
   }
 
@@ -189,9 +221,9 @@ export class PresetsService {
    * resolved seeds included). Body `{id?, name?}`; without an id one is made from the workflow
    * and the prompt id. 404 unknown job, 400 unfinished job, 409 when the given id is taken.
    */
-  async fromJob(promptId: string, opts: FromJobInput): Promise<PresetSaved> {
+  async fromJob(promptId: string, opts: FromJobInput, actor: Actor = OWNER_ACTOR): Promise<PresetSaved> {
     const job = this.deps.jobs.get(promptId);
-    if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
+    if (!job || !mayTouch(actor, job.owner_id)) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (ACTIVE_STATUSES.includes(job.status)) throw new DomainError('invalid', `Job ${promptId} is still ${job.status}; make a preset once it has finished`);
     if (!job.workflow_id) throw new DomainError('invalid', `Job ${promptId} has no workflow_id`);
     const workflowId = job.workflow_id;
@@ -209,6 +241,7 @@ export class PresetsService {
           source: { type: 'job', prompt_id: promptId },
         }),
       );
+      stamp(preset, { ownerId: actor.userId, shared: false });
       await this.save(preset);
       return { id, message: `Preset '${id}' created from job ${promptId}` };
     });
@@ -223,6 +256,8 @@ export class PresetsService {
       workflow_id: p.workflow.workflow_id,
       workflow_name: p.workflow.workflow_name,
     };
+    if (typeof p.owner_id === 'string') entry.owner_id = p.owner_id;
+    if (p.shared === true) entry.shared = true;
     if (p.source?.type === 'modelhub') {
       const imageId = p.source.modelhub_image_id ?? null;
       entry.source_type = 'modelhub';
@@ -270,4 +305,18 @@ export class PresetsService {
 function checkId(id: string): void {
   const result = presetIdSchema.safeParse(id);
   if (!result.success) throw new DomainError('invalid', `Invalid preset id '${id}': ${result.error.issues[0]?.message ?? 'not allowed'}`);
+}
+
+/** Whether `actor` sees a preset: their own (or everyone's, for owner and admins), or a shared one. */
+function seesPreset(preset: Preset, actor: Actor): boolean {
+  return preset.shared === true || mayTouch(actor, preset.owner_id as string | undefined);
+}
+
+/** Set a preset's owner and sharing; both stay out of the file for the owner's unshared presets (as before people). */
+function stamp(preset: Preset, { ownerId, shared }: { ownerId: string; shared: boolean }): Preset {
+  delete preset.owner_id;
+  delete preset.shared;
+  if (ownerId !== OWNER_ID) preset.owner_id = ownerId;
+  if (shared) preset.shared = true;
+  return preset;
 }

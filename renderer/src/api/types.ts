@@ -31,6 +31,8 @@ export interface HistoryQuery {
   from?: string;
   to?: string;
   starred?: boolean;
+  /** Owner and admins: `mine`, `everyone` (the server's default) or a person's id. */
+  owner?: string;
 }
 
 export interface EventQuery {

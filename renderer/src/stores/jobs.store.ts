@@ -8,7 +8,7 @@ import { computed, onScopeDispose, ref } from 'vue';
 import { useClient } from '../api/context.js';
 import type { HistoryQuery, JobRecord, ProgressObject } from '../api/types.js';
 
-export type HistoryFilter = Pick<HistoryQuery, 'status' | 'workflow_id' | 'q' | 'from' | 'to' | 'starred'>;
+export type HistoryFilter = Pick<HistoryQuery, 'status' | 'workflow_id' | 'q' | 'from' | 'to' | 'starred' | 'owner'>;
 
 export type TrackedStatus = 'queued' | 'running' | 'completed' | 'error' | 'cancelled' | 'unknown';
 
@@ -48,6 +48,8 @@ function finalProgress(last: ProgressObject | null, ok: boolean): ProgressObject
 export function matchesHistoryFilter(job: JobRecord, filter: HistoryFilter): boolean {
   if (filter.status && job.status !== filter.status) return false;
   if (filter.workflow_id && job.workflow_id !== filter.workflow_id) return false;
+  // One person's jobs: a named person's pass; "mine" waits for the next load (the page does not know who it is).
+  if (filter.owner && filter.owner !== 'everyone' && (filter.owner === 'mine' || (job.owner_id ?? 'owner') !== filter.owner)) return false;
   // A job that just finished was submitted moments ago, and is not starred yet.
   if (filter.starred) return false;
   const now = Date.now();

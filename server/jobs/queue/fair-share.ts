@@ -1,14 +1,17 @@
 /**
- * Fair share between submitters (a browser session, an API key client, a chat of the chat bot):
- * jobs are interleaved round-robin rather than first come, first served, so one client queueing
- * fifty jobs does not starve everyone else. A new job of submitter S whose S already has n jobs
- * waiting goes just before the first waiting job that is the (n+1)-th or later of its own
+ * Fair share between submitters (a browser session, an API key client, a chat of the chat bot, a
+ * person): jobs are interleaved round-robin rather than first come, first served, so one client
+ * queueing fifty jobs does not starve everyone else. A new job of submitter S whose S already has
+ * n jobs waiting goes just before the first waiting job that is the (n+1)-th or later of its own
  * submitter: with A's a1 a2 a3 waiting, B's first job lands after a1, B's second after a2.
+ * Jobs already handed to an engine (`handed`) count as turns taken: with a1 and a2 on the engine
+ * and a3… waiting, B's first job goes before a3, not after it.
  * Manual moves are kept: placement reads the order as it is, it does not re-sort it.
  */
-export function fairIndex(waiting: ReadonlyArray<{ submitter: string }>, submitter: string): number {
-  const round = waiting.filter((w) => w.submitter === submitter).length;
+export function fairIndex(waiting: ReadonlyArray<{ submitter: string }>, submitter: string, handed: ReadonlyArray<{ submitter: string }> = []): number {
   const seen = new Map<string, number>();
+  for (const h of handed) seen.set(h.submitter, (seen.get(h.submitter) ?? 0) + 1);
+  const round = (seen.get(submitter) ?? 0) + waiting.filter((w) => w.submitter === submitter).length;
   for (let i = 0; i < waiting.length; i++) {
     const who = waiting[i]!.submitter;
     const nth = seen.get(who) ?? 0;

@@ -6,6 +6,7 @@
  * this service only places jobs, cancels them (through the lifecycle) and reorders the waiting.
  */
 import { DomainError } from '../../domain-error.js';
+import { mayTouch, OWNER_ACTOR, type Actor } from '../../http/actor.js';
 import type { EventBus } from '../../events/event-bus.js';
 import type { JobFolders } from '../job-folders.store.js';
 import type { JobLifecycle } from '../job-lifecycle.js';
@@ -33,7 +34,6 @@ export interface QueueEntry {
   graph: ApiGraph;
   extraData: Record<string, unknown>;
 }
-
 
 export interface JobQueueDeps {
   store: QueueStore;
@@ -131,7 +131,7 @@ export class JobQueueService {
 
   /** Put a recorded job in the queue, at its fair place. Called inside the lifecycle's submit. */
   enqueue(promptId: string, entry: QueueEntry): void {
-    const index = fairIndex(this.deps.store.waiting(), entry.submitter);
+    const index = fairIndex(this.deps.store.waiting(), entry.submitter, this.deps.store.handed());
     this.deps.store.insertAt({ prompt_id: promptId, submitter: entry.submitter, graph: entry.graph, extra_data: entry.extraData }, index);
     this.schedule();
   }
@@ -195,9 +195,9 @@ export class JobQueueService {
    * Cancel a job wherever it is: waiting → it leaves the queue; prefetched → deleted from its
    * engine's queue; running → interrupted on its engine. Its folder keeps what was produced.
    */
-  async cancel(promptId: string): Promise<JobRecord> {
+  async cancel(promptId: string, actor: Actor = OWNER_ACTOR): Promise<JobRecord> {
     const job = this.deps.jobs.get(promptId);
-    if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
+    if (!job || !mayTouch(actor, job.owner_id)) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (job.status !== 'queued' && job.status !== 'running') throw new DomainError('conflict', `Job ${promptId} already finished (${job.status})`);
     await this.takeOff(promptId);
     const result = this.deps.lifecycle.cancel(promptId);
@@ -210,12 +210,12 @@ export class JobQueueService {
     return result.job;
   }
 
-  /** Cancel every job still waiting in Studio (not the ones on engines); how many were. */
-  clear(): number {
+  /** Cancel every job still waiting in Studio (not the ones on engines) that `actor` may touch; how many were. */
+  clear(actor: Actor = OWNER_ACTOR): number {
     let cancelled = 0;
     for (const row of this.deps.store.waiting()) {
-      const result = this.deps.lifecycle.cancel(row.prompt_id);
-      if (!result.ok) continue;
+      const result = mayTouch(actor, this.deps.jobs.get(row.prompt_id)?.owner_id) ? this.deps.lifecycle.cancel(row.prompt_id) : null;
+      if (!result?.ok) continue;
       cancelled++;
       this.markDone(result.job);
     }
@@ -223,9 +223,9 @@ export class JobQueueService {
   }
 
   /** Move a waiting job to `position` among the waiting (0 = next); clamped to the end. */
-  move(promptId: string, position: number): QueueState {
+  move(promptId: string, position: number, actor: Actor = OWNER_ACTOR): QueueState {
     const job = this.deps.jobs.get(promptId);
-    if (!job) throw new DomainError('not_found', `Job not found: ${promptId}`);
+    if (!job || !mayTouch(actor, job.owner_id)) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (this.deps.store.get(promptId)?.engine_id !== null || job.status !== 'queued') throw new DomainError('conflict', `Job ${promptId} is no longer waiting (${job.status}${job.status === 'queued' ? ', on an engine' : ''})`);
     const order = this.deps.store.waiting().map((r) => r.prompt_id).filter((id) => id !== promptId);
     order.splice(Math.min(position, order.length), 0, promptId);

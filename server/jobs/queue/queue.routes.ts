@@ -6,6 +6,7 @@ import express from 'express';
 import { cancelBody, moveBody, type RetryStalledResult } from '../../contracts/queue.contract.js';
 import { validate } from '../../http/errors.js';
 import { submitterOf } from '../../http/submitter.js';
+import { actorOf } from '../../http/actor.js';
 import type { JobQueueService } from './job-queue.service.js';
 import type { RetryStalled } from './retry-stalled.js';
 
@@ -24,16 +25,16 @@ export function queueRoutes({ queue, retryStalled }: QueueRouteDeps): express.Ro
 
   router.post('/api/admin/queue/cancel', async (req, res) => {
     const { prompt_id } = validate(cancelBody, req.body ?? {});
-    res.json(await queue.cancel(prompt_id));
+    res.json(await queue.cancel(prompt_id, actorOf(res)));
   });
 
   router.post('/api/admin/queue/clear', (_req, res) => {
-    res.json({ cancelled: queue.clear() });
+    res.json({ cancelled: queue.clear(actorOf(res)) });
   });
 
   router.post('/api/admin/queue/move', (req, res) => {
     const { prompt_id, position } = validate(moveBody, req.body ?? {});
-    res.json(queue.move(prompt_id, position));
+    res.json(queue.move(prompt_id, position, actorOf(res)));
   });
 
   router.post('/api/admin/queue/pause', (_req, res) => {
@@ -45,7 +46,7 @@ export function queueRoutes({ queue, retryStalled }: QueueRouteDeps): express.Ro
   });
 
   router.post('/api/admin/history/retry-stalled', async (req, res) => {
-    const result: RetryStalledResult = await retryStalled.run(submitterOf(req, res));
+    const result: RetryStalledResult = await retryStalled.run(submitterOf(req, res), actorOf(res));
     res.json(result);
   });
 

@@ -35,4 +35,11 @@ describe('fair share', () => {
     ];
     expect(fairIndex(moved, 'b')).toBe(1);
   });
+
+  it('counts jobs already on an engine as turns taken', () => {
+    const waiting = ['a3', 'a4', 'a5'].map((name) => ({ submitter: 'a', name }));
+    const handed = [{ submitter: 'a' }, { submitter: 'a' }];
+    expect(fairIndex(waiting, 'b')).toBe(1);
+    expect(fairIndex(waiting, 'b', handed)).toBe(0);
+  });
 });
