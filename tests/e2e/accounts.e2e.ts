@@ -11,6 +11,8 @@ import { launchBrowser, newSignedInPage, PHONE, resizeTo, saveScreenshot, DESKTO
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
+import { jobFixtures } from '../helpers/job-fixtures.js';
+import { jobRecord } from '../helpers/runner.js';
 
 let studio: TestStudio;
 let browser: TestBrowser;
@@ -123,5 +125,28 @@ describe('the Events page', () => {
     await log.getByText('Pat signed in from').first().waitFor();
     await expect.poll(async () => (await log.getByRole('listitem').allTextContents()).every((t) => t.includes('Pat'))).toBe(true);
     await checkBoth(page, 'events-by-person');
+  });
+});
+
+describe('the History page', () => {
+  it("shows the owner an Owner column and filter once someone else's job exists; the member sees only theirs", async () => {
+    const { users: people } = (await (await studio.api('/api/admin/users')).json()) as { users: Array<{ id: string; name: string }> };
+    const pat = people.find((p) => p.name === 'Pat')!;
+    const done = { status: 'completed' as const, workflow_id: 'txt2img-sdxl', workflow_name: 'SDXL text to image', queued_at: null, started_at: null, finished_at: null, duration: 3 };
+    jobFixtures(studio.studio).insert(jobRecord({ ...done, prompt_id: 'owners-job', params: { positive: 'the owner’s lighthouse' } }));
+    jobFixtures(studio.studio).insert(jobRecord({ ...done, prompt_id: 'pats-job', params: { positive: 'Pat’s red fox' }, owner_id: pat.id }));
+    const { page } = owner;
+    await page.goto(`${studio.url}/jobs`);
+    const table = page.getByRole('table').filter({ hasText: 'red fox' });
+    await table.getByRole('columnheader', { name: 'Owner' }).waitFor();
+    await table.getByRole('row').filter({ hasText: 'red fox' }).getByRole('cell', { name: 'Pat', exact: true }).waitFor();
+    await page.getByLabel('Filter by owner').selectOption({ label: 'Pat' });
+    await expect.poll(async () => table.getByRole('row').filter({ hasText: 'lighthouse' }).count()).toBe(0);
+    await table.getByRole('row').filter({ hasText: 'red fox' }).waitFor();
+    await checkBoth(page, 'history-owners');
+    const { page: patPage } = member!;
+    await patPage.goto(`${studio.url}/jobs`);
+    await patPage.getByText('Pat’s red fox').first().waitFor();
+    expect(await patPage.getByText('the owner’s lighthouse').count()).toBe(0);
   });
 });

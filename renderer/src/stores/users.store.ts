@@ -59,6 +59,19 @@ export const useUsersStore = defineStore('users', () => {
       error.value = err instanceof Error ? err.message : String(err);
     }
   }
+  /**
+   * A record's owner by name (the wire carries the id): the people list is asked once, by owners
+   * and admins, the only ones shown others' records; an unknown id stays as it is.
+   */
+  let peopleAsked = false;
+  function ownerName(id: string | null | undefined): string {
+    if (!id || id === 'owner') return 'owner';
+    if (!peopleAsked && isAdmin.value) {
+      peopleAsked = true;
+      void refreshPeople();
+    }
+    return people.value.find((p) => p.id === id)?.name ?? id;
+  }
   async function add(draft: UserDraft): Promise<UserView> {
     const added = await api.add(draft);
     await refreshPeople();
@@ -84,5 +97,5 @@ export const useUsersStore = defineStore('users', () => {
     await refreshKeys();
   }
 
-  return { me, people, keys, fresh, error, isAdmin, loadMe, refreshPeople, refreshKeys, add, change, disable, makeKey, revokeKey };
+  return { me, people, keys, fresh, error, isAdmin, ownerName, loadMe, refreshPeople, refreshKeys, add, change, disable, makeKey, revokeKey };
 });
