@@ -114,6 +114,16 @@ export class JobStore {
     return (this.db.prepare('SELECT owner_id FROM jobs WHERE output_dir = ? LIMIT 1').get(folder) as { owner_id: string } | undefined)?.owner_id ?? null;
   }
 
+  /** A person's jobs submitted at or after `sinceMs`, oldest first: when, and how long the finished ones ran (seconds). */
+  submittedSince(ownerId: string, sinceMs: number): Array<{ createdMs: number; duration: number | null }> {
+    return (this.db.prepare('SELECT created_ms AS createdMs, duration FROM jobs WHERE owner_id = ? AND created_ms >= ? ORDER BY created_ms').all(ownerId, sinceMs) as Array<{ createdMs: number; duration: number | null }>);
+  }
+
+  /** How many of a person's jobs are queued or running. */
+  activeCountOf(ownerId: string): number {
+    return (this.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE owner_id = ? AND status IN ('queued','running')").get(ownerId) as { n: number }).n;
+  }
+
   /** Prompt ids some job was retried from (`retry_of` of any job). */
   retriedIds(): string[] {
     return (this.db.prepare('SELECT DISTINCT retry_of AS id FROM jobs WHERE retry_of IS NOT NULL').all() as Array<{ id: string }>).map((r) => r.id);
