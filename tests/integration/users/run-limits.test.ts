@@ -148,3 +148,4 @@ describe('allow-lists', () => {
     expect((await executeRaw(t.api, 'txt2img-sdxl-lora', upscaled)).status).toBe(200);
   });
 });
+
