@@ -2,7 +2,8 @@
  * A person's limits in the browser (issue 43, points 3 and 4), in headless Chromium against a real
  * Studio: a member past their hourly quota presses Run and reads, beside the Run button, that the
  * quota is reached and when they can run again; a workflow outside their allow-list is named; the
- * home page shows them no "Download missing models" (they would get 403), the owner still sees it.
+ * home page shows them no "Download missing models" (they would get 403), the owner still sees it,
+ * and the Models page shows them the catalog without download, delete or import controls.
  * Screenshots of the refused run at 1440×900 and 390×844.
  */
 import type { BrowserContext, Page } from 'playwright-core';
@@ -80,5 +81,22 @@ describe('the home page', () => {
     const card = page.getByRole('article', { name: /SDXL/ }).first();
     await card.getByRole('link', { name: /^Open / }).waitFor();
     expect(await page.getByRole('button', { name: 'Download missing models' }).count()).toBe(0);
+  });
+
+  it('shows a member the model catalog without download, delete or import controls', async () => {
+    await owner.page.goto(`${studio.url}/models`);
+    await owner.page.getByRole('button', { name: /^Download .*SDXL/ }).first().waitFor();
+    const { page } = member;
+    await page.goto(`${studio.url}/models`);
+    await page.getByRole('list', { name: 'Model list' }).getByRole('article').first().waitFor();
+    for (const name of [/^Download /, /^Delete file of /, /^Download selected/]) expect(await page.getByRole('button', { name }).count(), String(name)).toBe(0);
+    expect(await page.getByText('Import catalog…').count()).toBe(0);
+    expect(await page.getByRole('heading', { name: 'Activity' }).count()).toBe(0);
+    for (const [label, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
+      await resizeTo(page, viewport);
+      expect(label === 'phone' ? await overflowing(page) : [], `models page at ${label} width`).toEqual([]);
+      await saveScreenshot(page, `models-member-${label}`);
+    }
+    await resizeTo(page, DESKTOP);
   });
 });
