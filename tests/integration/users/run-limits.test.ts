@@ -111,7 +111,12 @@ describe('quotas', () => {
     const cookie = { cookie: await signIn(t, g) };
     plant(g, 'gus-long-ago', 30 * HOUR, { duration: 500 });
     plant(g, 'gus-1', 5 * HOUR, { duration: 60 });
-    plant(g, 'gus-2', 2 * HOUR, { duration: 50 });
+    plant(g, 'gus-2', 2 * HOUR, { duration: 30 });
+    // Cancelled after running 20 s: no duration recorded, its start and end count.
+    jobFixtures(t.studio).insert(
+      jobRecord({ prompt_id: 'gus-cancelled', status: 'cancelled', workflow_id: 'txt2img-sdxl', started_at: '2026-11-20T10:00:00', finished_at: '2026-11-20T10:00:20', owner_id: g.id }),
+      Date.now() - HOUR,
+    );
     const res = await executeRaw(apiOf(cookie), 'txt2img-sdxl', sdxl);
     // 110 s used; once the 60 s job of five hours ago leaves the window (in 19 hours), 50 s remain.
     retryAfter(res, 19 * 60 * 60);
