@@ -69,7 +69,9 @@ export class Studio {
 
     // The people of this Studio: authentication asks them who a session or a personal key is; ending
     // someone's access closes their sockets on the hub (built just below, asked only later).
-    const users = createUsersModule({ db, events, endAccess: (match, reason) => this.hub.closeActors(match, reason) });
+    // The people and the jobs use each other (quotas stored here, counted there): the port is bound once the jobs module is built.
+    const jobsPort = new LateBound<JobsModule>('the jobs module');
+    const users = createUsersModule({ db, events, endAccess: (match, reason) => this.hub.closeActors(match, reason), useOf: (id) => jobsPort.get().limits.use(id) });
     const auth = createAuthModule({ ...base, apiKey: () => secrets.apiKey(), people: users.people });
     this.mintCookie = () => auth.signer.issue();
     // A socket opened with a session cookie closes when that session is signed out or expires.
@@ -99,9 +101,8 @@ export class Studio {
     const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), fileBySha256: (sha) => catalog.fileBySha256(sha), uploads }));
     // Who each asset belongs to (issue 43): a job folder its job's owner's, an input its uploader's.
     // The asset owners and the jobs module use each other: the owners reach the jobs through this port.
-    const jobsPort = new LateBound<JobsModule>('the jobs module');
     const assetOwners = new AssetOwners(db, (folder) => jobsPort.get().jobs.ownerOfFolder(folder));
-    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs, modelSha256: (file) => catalog.sha256Of(file), inputOwner: (name, owner) => assetOwners.recordInput(name, owner), inputOwnerOf: (name) => assetOwners.ownerOf('inputs', name) }));
+    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs, modelSha256: (file) => catalog.sha256Of(file), inputOwner: (name, owner) => assetOwners.recordInput(name, owner), inputOwnerOf: (name) => assetOwners.ownerOf('inputs', name), limitsOf: (id) => users.limitsOf(id) }));
     jobsPort.bind(jobs);
     const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads, llmCatalog: llmCatalogAccess(catalog.catalogs), hubToken: () => secrets.get('HUB_TOKEN') }));
     llmPort.bind(llm);

@@ -102,4 +102,14 @@ export interface MeView {
   scope: KeyScope | null;
   quotas: Quotas | null;
   allow: Allow | null;
+  /** What the person used of the quotas (the owner's too, unlimited): the windows the quotas count over. */
+  use: QuotaUse;
+}
+
+/** A person's use against their quotas: jobs submitted in the last hour and 24 hours, queued or running now, engine seconds of the last 24 hours. */
+export interface QuotaUse {
+  jobs_this_hour: number;
+  jobs_today: number;
+  waiting: number;
+  gpu_seconds_today: number;
 }

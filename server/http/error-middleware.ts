@@ -45,6 +45,8 @@ export function errorMiddleware(logger: Logger, storage?: StorageFaults): ErrorR
     }
     const mapped = mapError(err);
     if (mapped) {
+      // A refusal that says how long to wait says it in the header too (a quota, a throttle).
+      if (mapped.status === 429 && typeof mapped.extra?.retry_after === 'number') res.set('Retry-After', String(mapped.extra.retry_after));
       res.status(mapped.status).json({ ...mapped.extra, detail: mapped.detail });
       return;
     }

@@ -7,6 +7,7 @@ import type { Db } from '../db/database.js';
 import { FINISHED_STATUSES, type JobRecord, type JobStatus } from '../contracts/jobs.contract.js';
 import { fromRow, JOB_COLUMNS as COLUMNS, type JobRow } from './job-row.js';
 import type { Statement } from 'better-sqlite3';
+import { parseLocalStamp } from '../time.js';
 
 export interface HistoryQuery {
   limit?: number;
@@ -112,6 +113,28 @@ export class JobStore {
   /** The owner of the job whose output folder is `folder`; null when no job has it. */
   ownerOfFolder(folder: string): string | null {
     return (this.db.prepare('SELECT owner_id FROM jobs WHERE output_dir = ? LIMIT 1').get(folder) as { owner_id: string } | undefined)?.owner_id ?? null;
+  }
+
+  /**
+   * A person's jobs submitted at or after `sinceMs`, oldest first: when, and how long the ended ones
+   * ran on an engine in seconds (`duration`; a cancelled or stalled job has none recorded: from its
+   * start to its end, when it started).
+   */
+  submittedSince(ownerId: string, sinceMs: number): Array<{ createdMs: number; duration: number | null }> {
+    const rows = this.db
+      .prepare('SELECT created_ms, duration, started_at, finished_at FROM jobs WHERE owner_id = ? AND created_ms >= ? ORDER BY created_ms')
+      .all(ownerId, sinceMs) as Array<{ created_ms: number; duration: number | null; started_at: string | null; finished_at: string | null }>;
+    return rows.map((r) => {
+      const started = parseLocalStamp(r.started_at);
+      const finished = parseLocalStamp(r.finished_at);
+      const ran = started !== null && finished !== null ? Math.max(0, Math.round((finished - started) / 1000)) : null;
+      return { createdMs: r.created_ms, duration: r.duration ?? ran };
+    });
+  }
+
+  /** How many of a person's jobs are queued or running. */
+  activeCountOf(ownerId: string): number {
+    return (this.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE owner_id = ? AND status IN ('queued','running')").get(ownerId) as { n: number }).n;
   }
 
   /** Prompt ids some job was retried from (`retry_of` of any job). */

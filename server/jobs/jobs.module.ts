@@ -25,6 +25,7 @@ import { jobsRoutes } from './jobs.routes.js';
 import { OutputCollector } from './output-collector.js';
 import { runRoutes } from './run.routes.js';
 import { RunnerService } from './runner.service.js';
+import { RunLimits, type PersonLimits } from './run-limits.js';
 import { JobQueueService } from './queue/job-queue.service.js';
 import type { QueueEngine } from './queue/queue-engine.js';
 import { LOCAL_ENGINE_ID } from '../engine/pool/engine-pool.js';
@@ -52,6 +53,8 @@ export interface JobsModuleDeps {
   /** Records who uploaded an input (the assets capability keeps it). */
   inputOwner?: (storedName: string, ownerId: string) => void;
   inputOwnerOf?: (storedName: string) => string;
+  /** A person's stored quotas and allow-lists (the users capability keeps them). */
+  limitsOf?: (userId: string) => PersonLimits | null;
   /** How often the monitor checks jobs the engine socket is silent about (tests set it out of reach). */
   pollMs?: number;
 }
@@ -66,6 +69,8 @@ export interface JobsModule extends StudioModule {
   queue: JobQueueService;
   /** History reads and deletes (disk retention deletes through it). */
   queries: JobQueries;
+  /** Each person's allow-lists and quotas, and their use of them. */
+  limits: RunLimits;
 }
 
 /** Poll `check` every 100 ms for up to `ms`. */
@@ -158,8 +163,10 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   for (const member of engine.pool.list()) attach(member);
   const localUp = () => engine.pool.get(LOCAL_ENGINE_ID)?.status === 'online';
   const inputs = new InputCopies({ dir: config.paths.assetsInput, shared: shared('input') });
+  const limits = new RunLimits({ jobs, limitsOf: deps.limitsOf ?? (() => null) });
   const runner = new RunnerService({
     ...common,
+    limits,
     previewMethod: config.engine.previewMethod,
     inputOwner: deps.inputOwner,
     inputOwnerOf: deps.inputOwnerOf,
@@ -204,6 +211,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     runner,
     queue,
     queries,
+    limits,
     // Before any module starts, the engine among them: no message of a running job is missed, and
     // jobs left waiting by the last run are stalled before the engine's jobs are reconciled.
     prepare: async () => {

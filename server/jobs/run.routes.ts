@@ -30,7 +30,7 @@ export function runRoutes(runner: RunnerService, queries: JobQueries, uploads: U
     await runner.assertWorkflow(String(req.params.id));
     const { params } = validate(executeFields, req.body ?? {}, { ownMessages: true });
     if (req.file) await assertImage(req.file, 'input_image');
-    res.json(await runner.execute(String(req.params.id), params, req.file, { submitter: submitterOf(req, res), ownerId: actorOf(res).userId, actor: actorOf(res) }));
+    res.json(await runner.execute(String(req.params.id), params, req.file, { submitter: submitterOf(req, res), ownerId: actorOf(res).userId, actor: actorOf(res), countsFor: actorOf(res).userId }));
   });
 
   router.get('/api/run/status/:promptId', async (req, res) => {

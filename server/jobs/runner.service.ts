@@ -28,6 +28,7 @@ import type { ExecuteResult, JobRecord } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
 import { mayTouch, OWNER_ACTOR, type Actor } from '../http/actor.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
+import type { RunLimits } from './run-limits.js';
 
 /** Where a job came from, recorded on it: a retried job, a preset run. */
 export interface JobOrigin {
@@ -39,6 +40,8 @@ export interface JobOrigin {
   ownerId?: string;
   /** Who asks, when a person does: an input file of someone they may not see is, to the run, missing. */
   actor?: Actor;
+  /** The person whose allow-lists and quotas the run is checked against (none: Studio's own resubmission). */
+  countsFor?: string;
 }
 
 /** Studio's queue, as the runner sees it. */
@@ -83,6 +86,8 @@ export interface RunnerDeps {
    * for a second or more, and an upload to it then fails). Resolves true once it does, within `ms`.
    */
   localEngine?: { status(): string; waitUp(ms: number): Promise<boolean> };
+  /** Each person's allow-lists and quotas (none: nobody is limited). */
+  limits?: RunLimits;
   events: EventBus;
   logger: Logger;
 }
@@ -153,6 +158,10 @@ export class RunnerService {
   /** `POST /api/run/{id}/execute`. */
   async execute(workflowId: string, params: Record<string, unknown>, image?: UploadedFile, origin: JobOrigin = {}): Promise<ExecuteResult> {
     const definition = await this.deps.workflows.definition(workflowId);
+    const limits = origin.countsFor === undefined ? undefined : this.deps.limits?.of(origin.countsFor);
+    // Refused before anything is built, uploaded or written (the quotas checked again just before the job is).
+    limits?.checkWorkflow(workflowId);
+    limits?.checkQuotas();
     // This computer's engine not answering: the other engines of the pool that answer may run it.
     const local = await this.useLocal();
     const others = local ? [] : (this.deps.otherEngines?.() ?? []).filter((e) => e.status === 'online');
@@ -164,6 +173,7 @@ export class RunnerService {
     // Build (and so validate the parameters) before uploading: a 400 must not leave a stray input file.
     let uploadedImage = image ? uniqueUploadName(image.originalname) : undefined;
     let run = prepareRun(definition, params, folder, { uploadedImage, objectInfo });
+    limits?.checkModels(run.graph);
     if (image && uploadedImage) {
       const stored = await this.storeImage(image, uploadedImage, local);
       this.deps.inputOwner?.(stored, origin.ownerId ?? OWNER_ID);
@@ -199,7 +209,14 @@ export class RunnerService {
       ...(origin.ownerId && origin.ownerId !== OWNER_ID ? { owner_id: origin.ownerId } : {}),
     };
     // Studio holds the queue: the job waits there and is handed to an engine when one has room
-    // (`queue/job-queue.service.ts`), with this prompt id as the engine's.
+    // (`queue/job-queue.service.ts`), with this prompt id as the engine's. The quotas again, with
+    // no wait between them and the job's row: two requests at once cannot both take the last slot.
+    try {
+      limits?.checkQuotas();
+    } catch (err) {
+      if (image && uploadedImage) await this.deps.removeInput?.(uploadedImage).catch(() => undefined);
+      throw err;
+    }
     this.deps.folders.create(folder);
     try {
       await this.deps.lifecycle.submit(job, async () => {
@@ -301,7 +318,9 @@ export class RunnerService {
     if (original.input_image) params[EXISTING_INPUT_IMAGE_KEY] = original.input_image;
     let result: ExecuteResult;
     try {
-      result = await this.execute(original.workflow_id, params, undefined, { retryOf: promptId, presetId: original.preset_id, submitter, ownerId });
+      // A person's retry counts against their limits; Studio's own after a restart (the owner acting for someone) does not.
+      const countsFor = actor.userId === OWNER_ID ? undefined : ownerId;
+      result = await this.execute(original.workflow_id, params, undefined, { retryOf: promptId, presetId: original.preset_id, submitter, ownerId, countsFor });
     } catch (err) {
       // "Not found" here would read as "job not found"; the job exists, its workflow does not (spec: 500).
       if (isKind(err, 'not_found')) throw new DomainError('broken', `Cannot retry ${promptId}: ${err.message}`);

@@ -51,7 +51,7 @@ export class PresetRunService {
     for (const input of definition.manifest.inputs) if (input.type === 'seed') params[input.id] = seed;
     const existing = request.existing_image?.trim();
     if (existing) params[EXISTING_INPUT_IMAGE_KEY] = existing;
-    const result = await this.deps.runner.execute(workflowId, params, request.input_image, { presetId: preset.id, submitter: request.submitter, ownerId: actor.userId, actor });
+    const result = await this.deps.runner.execute(workflowId, params, request.input_image, { presetId: preset.id, submitter: request.submitter, ownerId: actor.userId, actor, countsFor: actor.userId });
     return { prompt_id: result.prompt_id, seeds: result.seeds };
   }
 }

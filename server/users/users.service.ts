@@ -10,7 +10,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { OWNER_ACTOR, reachOf, reaches, roleReach, type Actor } from '../http/actor.js';
 import { byWhom } from '../http/audit.js';
 import type { People } from '../http/people.js';
-import { OWNER_ID, type KeyScope, type KeyView, type MeView, type NewKeyAnswer, type NewUser, type UserPatch, type UserView } from '../contracts/users.contract.js';
+import { OWNER_ID, type Allow, type Quotas, type KeyScope, type KeyView, type MeView, type NewKeyAnswer, type QuotaUse, type NewUser, type UserPatch, type UserView } from '../contracts/users.contract.js';
 import { romeIso } from '../time.js';
 import { checkPassword, DECOY_HASH, hashPassword, keyHash, KEY_MARK, newPersonalKey } from './secrets.js';
 import { nameKey, type KeyRow, type UserRow, type UsersStore } from './users.store.js';
@@ -23,6 +23,8 @@ export interface UsersServiceDeps {
   events: EventBus;
   /** Close the open sockets of the people (or keys) that match. */
   endAccess: (match: (actor: Actor) => boolean, reason: string) => void;
+  /** A person's use of their quotas (the jobs capability counts it). */
+  useOf: (userId: string) => QuotaUse;
   now?: () => number;
 }
 
@@ -98,7 +100,13 @@ export class UsersService implements People {
 
   me(actor: Actor): MeView {
     const user = actor.userId === OWNER_ID ? undefined : this.deps.store.byId(actor.userId);
-    return { id: actor.userId, name: actor.name, role: actor.role, scope: actor.scope, quotas: user?.quotas ?? null, allow: user?.allow ?? null };
+    return { id: actor.userId, name: actor.name, role: actor.role, scope: actor.scope, quotas: user?.quotas ?? null, allow: user?.allow ?? null, use: this.deps.useOf(actor.userId) };
+  }
+
+  /** A person's stored quotas and allow-lists, for the runner (null: no such person; the owner has none). */
+  limitsOf(userId: string): { quotas: Quotas | null; allow: Allow | null } | null {
+    const user = this.deps.store.byId(userId);
+    return user ? { quotas: user.quotas, allow: user.allow } : null;
   }
 
   /** A personal key for `actor`, at most as far as they reach now (a `read` key makes `read` keys). */

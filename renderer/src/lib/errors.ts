@@ -31,3 +31,13 @@ export function errorText(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
 }
+
+/**
+ * A refused run in words for the line under the Run button: past a quota (429) the server's words
+ * say when the person can run again; outside their allow-list (403) they name the workflow or model.
+ */
+export function runErrorText(err: unknown): string {
+  if (err instanceof ApiError && err.status === 429) return `Quota reached: ${err.detail}`;
+  if (err instanceof ApiError && err.status === 403) return `Not allowed: ${err.detail}`;
+  return errorText(err);
+}

@@ -28,6 +28,19 @@ export function quotaText(quotas: UserView['quotas']): string {
   return parts.length ? parts.join(' · ') : 'no limit';
 }
 
+/** One's use beside one's quotas: "2 of 3 jobs this hour · 40 of 3600 GPU-s today"; null with no quota. */
+export function quotaUseText(me: Pick<MeView, 'quotas' | 'use'> | null): string | null {
+  const q = me?.quotas;
+  if (!me || !q) return null;
+  const parts = [
+    q.jobs_per_hour != null ? `${me.use.jobs_this_hour} of ${q.jobs_per_hour} jobs this hour` : null,
+    q.jobs_per_day != null ? `${me.use.jobs_today} of ${q.jobs_per_day} jobs today` : null,
+    q.waiting != null ? `${me.use.waiting} of ${q.waiting} waiting` : null,
+    q.gpu_seconds_per_day != null ? `${me.use.gpu_seconds_today} of ${q.gpu_seconds_per_day} GPU-seconds today` : null,
+  ].filter(Boolean);
+  return parts.length ? parts.join(' · ') : null;
+}
+
 export const useUsersStore = defineStore('users', () => {
   const api = new UsersApi(useClient().api.http);
   const me = ref<MeView | null>(null);

@@ -32,6 +32,18 @@ export function missingFor(graph: ApiGraph, objectInfo: ObjectInfo): string[] {
   return [...missing];
 }
 
+/** Every model file the graph names: a loader's string input that is a model weight file (not an input image), with where it is named. */
+export function modelFilesOf(graph: ApiGraph): Array<{ classType: string; input: string; file: string }> {
+  const found: Array<{ classType: string; input: string; file: string }> = [];
+  for (const node of Object.values(graph)) {
+    const fileInput = FILE_CHECKS[node.class_type]?.input;
+    for (const [name, value] of Object.entries(node.inputs ?? {})) {
+      if (typeof value === 'string' && name !== fileInput && MODEL_FILE.test(value)) found.push({ classType: node.class_type, input: name, file: value });
+    }
+  }
+  return found;
+}
+
 /** The main model the graph loads (a checkpoint or UNet file), or null. */
 export function checkpointOf(graph: ApiGraph): string | null {
   for (const node of Object.values(graph)) {

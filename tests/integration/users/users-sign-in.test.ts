@@ -22,7 +22,7 @@ describe('signing in by name and password', () => {
     expect(await res.json()).toEqual({ status: 'ok', redirect: '/home' });
     const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0]!;
     const me = (await (await as(t, { cookie }, '/api/me')).json()) as MeView;
-    expect(me).toEqual({ id: ann.id, name: 'Ann', role: 'member', scope: null, quotas: { waiting: 3 }, allow: null });
+    expect(me).toEqual({ id: ann.id, name: 'Ann', role: 'member', scope: null, quotas: { waiting: 3 }, allow: null, use: { jobs_this_hour: 0, jobs_today: 0, waiting: 0, gpu_seconds_today: 0 } });
     // The owner's key is still the owner.
     expect(await (await t.api('/api/me')).json()).toMatchObject({ id: 'owner', role: 'owner' });
     const signedIn = t.studio.events.list({ types: ['auth.signed_in'] });

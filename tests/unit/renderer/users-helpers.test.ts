@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import type { StudioEvent } from '../../../renderer/src/api/types.js';
 import { navFor } from '../../../renderer/src/navigation.js';
 import { matchesEventFilter } from '../../../renderer/src/stores/events.store.js';
-import { quotaText, scopesFor } from '../../../renderer/src/stores/users.store.js';
+import { quotaText, scopesFor, quotaUseText } from '../../../renderer/src/stores/users.store.js';
+import { ApiError } from '../../../renderer/src/api/http.js';
+import { runErrorText } from '../../../renderer/src/lib/errors.js';
 
 describe('scopesFor', () => {
   it('offers no scope past the role, nor past the key in use', () => {
@@ -43,5 +45,19 @@ describe('matchesEventFilter by person', () => {
     expect(matchesEventFilter(event({ user_id: 'u_2' }), { types: [], severities: [], user: 'u_1' })).toBe(false);
     expect(matchesEventFilter(event({}), { types: [], severities: [], user: 'u_1' })).toBe(false);
     expect(matchesEventFilter(event({}), { types: [], severities: [] })).toBe(true);
+  });
+});
+
+describe('a refused run and one\'s quotas in words', () => {
+  it('says a quota was reached with the time to run again, and names what is not allowed', () => {
+    expect(runErrorText(new ApiError(429, '3 jobs per hour reached; you can run again at 14:05'))).toBe('Quota reached: 3 jobs per hour reached; you can run again at 14:05');
+    expect(runErrorText(new ApiError(403, 'You may not use the model "x.pth" (UpscaleModelLoader.model_name)'))).toBe('Not allowed: You may not use the model "x.pth" (UpscaleModelLoader.model_name)');
+    expect(runErrorText(new ApiError(400, 'steps: too big'))).toBe('steps: too big');
+  });
+
+  it('shows use beside the quotas that are set, and nothing without quotas', () => {
+    const use = { jobs_this_hour: 2, jobs_today: 5, waiting: 1, gpu_seconds_today: 40 };
+    expect(quotaUseText({ quotas: { jobs_per_hour: 3, gpu_seconds_per_day: 3600 }, use })).toBe('2 of 3 jobs this hour · 40 of 3600 GPU-seconds today');
+    expect(quotaUseText({ quotas: null, use })).toBeNull();
   });
 });
