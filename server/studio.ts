@@ -115,7 +115,7 @@ export class Studio {
       presets: presets.service,
       workflows: async () => (await workflows.service.list()).workflows,
     });
-    const assets = createAssetsModule({ ...base, uploads, owners: assetOwners });
+    const assets = createAssetsModule({ ...base, uploads, owners: assetOwners, viewAsMissing: (query) => engine.viewAsMissing(query) });
     const chatbot = createChatbotModule({
       ...base,
       secrets,

@@ -13,6 +13,7 @@ import { AssetsService } from './assets.service.js';
 import { Thumbnails } from './thumbnails.js';
 import type { AssetOwners } from './asset-owners.js';
 import { viewGuardRoutes } from './view-guard.routes.js';
+import type { ViewQuery } from '../contracts/engine.contract.js';
 
 export interface AssetsModuleDeps {
   config: Readonly<Config>;
@@ -24,6 +25,8 @@ export interface AssetsModuleDeps {
   uploads: Uploads;
   /** Who each asset belongs to (members see only their own). */
   owners?: AssetOwners;
+  /** The engine's answer for a missing `/api/engine/view` file (the view guard answers another person's file so). */
+  viewAsMissing: (query: ViewQuery) => Promise<never>;
 }
 
 export interface AssetsModule extends StudioModule {
@@ -44,5 +47,5 @@ export function createAssetsModule(deps: AssetsModuleDeps): AssetsModule {
   const roots = { inputs: deps.config.paths.assetsInput, outputs: deps.config.paths.assetsOutput };
   const thumbnails = new Thumbnails({ cacheDir: thumbnailCacheDir(deps.config), logger: deps.logger, ffmpegPath: deps.ffmpegPath, env: deps.config.childEnv });
   const service = new AssetsService({ roots, events: deps.events, thumbnails, owners: deps.owners });
-  return { name: 'assets', routers: [assetsRoutes(service, deps.uploads)], service, viewGuard: viewGuardRoutes(deps.owners), stop: () => thumbnails.stop() };
+  return { name: 'assets', routers: [assetsRoutes(service, deps.uploads)], service, viewGuard: viewGuardRoutes(deps.owners, deps.viewAsMissing), stop: () => thumbnails.stop() };
 }

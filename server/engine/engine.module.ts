@@ -16,10 +16,11 @@ import { loadEngineClientId } from './engine-client-id.store.js';
 import { EngineClient } from './engine.client.js';
 import { studioEngineDirs } from './engine-launch.js';
 import { EngineProcess } from './engine-process.js';
-import { engineRoutes } from './engine.routes.js';
+import { engineRoutes, viewAsMissing } from './engine.routes.js';
 import { EngineSocket } from './engine-socket.js';
 import { SharedFolders } from './shared-folders.js';
 import type { Db } from '../db/database.js';
+import type { ViewQuery } from '../contracts/engine.contract.js';
 import { EnginePool, LOCAL_ENGINE_ID } from './pool/engine-pool.js';
 import { gpuEngines, gpuEnv } from './pool/gpu-engines.js';
 import { PoolEngine } from './pool/pool-engine.js';
@@ -49,6 +50,8 @@ export interface EngineModule extends StudioModule {
   socket: EngineSocket;
   /** Which engine folders are Studio's own (re-checked each time the engine comes up). */
   sharedFolders: SharedFolders;
+  /** Answers `/api/engine/view` as for a missing file, whatever the engine's state (the view guard's refusal). */
+  viewAsMissing(query: ViewQuery): Promise<never>;
   /** Runs each time the engine is (again) running, after the module's own checks. */
   onUp(listener: () => void): void;
   /** Runs each time a running engine stops running. */
@@ -106,6 +109,7 @@ export function createEngineModule(deps: EngineModuleDeps): EngineModule {
     client,
     socket,
     sharedFolders,
+    viewAsMissing: viewAsMissing(client, sharedFolders),
     onUp: (listener) => void up.push(listener),
     onDown: (listener) => void down.push(listener),
     ready: (timeoutMs = 30_000) => engineReady(engine, timeoutMs),

@@ -44,6 +44,25 @@ export function engineRoutes(engine: EngineClient, shared: SharedFolders): expre
   return router;
 }
 
+/**
+ * What `/api/engine/view` answers for a file that does not exist, in the engine's present state:
+ * for the view guard (issue 43), so a file someone may not see answers exactly as a missing one
+ * (a folder Studio reads itself says "File not found"; one only the engine serves says the engine
+ * is not reachable while it is down, and otherwise "File not found" once the engine answered).
+ */
+export function viewAsMissing(engine: EngineClient, shared: SharedFolders): (query: ViewQuery) => Promise<never> {
+  return async (query) => {
+    const local = shared.resolve(query);
+    if (local && 'status' in local) throw new DomainError('invalid', `Invalid file path: ${query.filename}`);
+    if (!local) {
+      const response = await engine.viewStream(query);
+      if (!response) throw new DomainError('not_found', 'The engine is not reachable');
+      response.body.destroy();
+    }
+    throw new DomainError('not_found', `File not found: ${query.filename}`);
+  };
+}
+
 /** Relay the engine's `/view` answer: the browser's range and revalidation headers go along. */
 async function streamFromEngine(engine: EngineClient, req: express.Request, res: express.Response, query: ViewQuery, name: string): Promise<void> {
   const headers: Record<string, string> = {};

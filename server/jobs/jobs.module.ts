@@ -22,6 +22,7 @@ import { JobQueries } from './job-queries.service.js';
 import { Reconciler } from './job-reconcile.js';
 import { JobStore } from './job.store.js';
 import { jobsRoutes } from './jobs.routes.js';
+import { jobAudit } from './job-audit.js';
 import { OutputCollector } from './output-collector.js';
 import { runRoutes } from './run.routes.js';
 import { RunnerService } from './runner.service.js';
@@ -189,6 +190,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   // A job is asked about on the engine it was handed to (its queue row, else its record), also after a restart.
   const engineOf = (id: string) => engine.pool.get(queue.engineOf(id) ?? jobs.get(id)?.engine_id ?? LOCAL_ENGINE_ID)?.client ?? engine.client;
   const queries = new JobQueries({ ...common, monitor: anyMonitor, engineOf, stopActive: (id) => queue.takeOff(id), queueOrder: (active) => queue.order(active) });
+  const audited = jobAudit(deps.events, (id) => jobs.get(id)?.owner_id);
   const resume = new ResumeAfterRestart({ enabled: config.jobs.resumeAfterRestart, lifecycle, retry: (id, who) => runner.retry(id, who, OWNER_ACTOR, jobs.get(id)?.owner_id), events: deps.events, logger });
   // Jobs the last run left on this computer's engine: the retries wait for its first check (which stalls the lost ones).
   let localHeldAtBoot = false;
@@ -201,8 +203,8 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     name: 'jobs',
     routers: [
       runRoutes(runner, queries, deps.uploads),
-      jobsRoutes({ queries, runner, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput } }),
-      queueRoutes({ queue, retryStalled: new RetryStalled({ jobs, retry: (id, who, actor) => runner.retry(id, who, actor) }) }),
+      jobsRoutes({ queries, runner, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput }, audited }),
+      queueRoutes({ queue, retryStalled: new RetryStalled({ jobs, retry: (id, who, actor) => runner.retry(id, who, actor) }), audited }),
       enginesRoutes({ pool: engine.pool, queue, lacksOn: (info) => deps.workflows.lacksOn(info), sha256Of: deps.modelSha256 ?? (() => undefined), events: deps.events }),
     ],
     jobs,

@@ -11,15 +11,18 @@ import type { RunnerService } from './runner.service.js';
 import { deleteJobsBody, historyQuery, retryBody, starBody } from '../contracts/jobs.contract.js';
 import { submitterOf } from '../http/submitter.js';
 import { actorOf } from '../http/actor.js';
+import type { AuditedJobAction } from './job-audit.js';
 
 export interface JobsRouteDeps {
   queries: JobQueries;
   runner: RunnerService;
   dirs: { input: string; output: string };
+  /** Records an owner's or admin's action on another person's job. */
+  audited: AuditedJobAction;
 }
 
 /** Jobs routes. */
-export function jobsRoutes({ queries, runner, dirs }: JobsRouteDeps): express.Router {
+export function jobsRoutes({ queries, runner, dirs, audited }: JobsRouteDeps): express.Router {
   const router = express.Router();
 
   router.get('/api/admin/queue', (_req, res) => {
@@ -35,21 +38,25 @@ export function jobsRoutes({ queries, runner, dirs }: JobsRouteDeps): express.Ro
 
   router.post('/api/admin/history/delete', async (req, res) => {
     const { prompt_ids } = validate(deleteJobsBody, req.body ?? {});
-    res.json(await queries.delete(prompt_ids, actorOf(res)));
+    const actor = actorOf(res);
+    res.json(await audited(actor, 'delete', prompt_ids, () => queries.delete(prompt_ids, actor)));
   });
 
   router.post('/api/admin/history/retry', async (req, res) => {
     const { prompt_id } = validate(retryBody, req.body ?? {}, { detail: 'Missing prompt_id' });
-    res.json(await runner.retry(prompt_id, submitterOf(req, res), actorOf(res)));
+    const actor = actorOf(res);
+    res.json(await audited(actor, 'retry', [prompt_id], () => runner.retry(prompt_id, submitterOf(req, res), actor)));
   });
 
   router.get('/api/admin/history/:promptId', (req, res) => {
     res.json(queries.job(String(req.params.promptId), actorOf(res)));
   });
 
-  router.post('/api/admin/history/:promptId/star', (req, res) => {
+  router.post('/api/admin/history/:promptId/star', async (req, res) => {
     const { starred } = validate(starBody, req.body ?? {}, { ownMessages: true });
-    res.json(queries.star(String(req.params.promptId), starred, actorOf(res)));
+    const id = String(req.params.promptId);
+    const actor = actorOf(res);
+    res.json(await audited(actor, 'star', [id], () => queries.star(id, starred, actor)));
   });
 
   router.get('/api/admin/history/:promptId/package', async (req, res) => {

@@ -9,14 +9,17 @@ import { submitterOf } from '../../http/submitter.js';
 import { actorOf } from '../../http/actor.js';
 import type { JobQueueService } from './job-queue.service.js';
 import type { RetryStalled } from './retry-stalled.js';
+import type { AuditedJobAction } from '../job-audit.js';
 
 export interface QueueRouteDeps {
   queue: JobQueueService;
   retryStalled: RetryStalled;
+  /** Records an owner's or admin's action on another person's job. */
+  audited: AuditedJobAction;
 }
 
 /** Queue routes. */
-export function queueRoutes({ queue, retryStalled }: QueueRouteDeps): express.Router {
+export function queueRoutes({ queue, retryStalled, audited }: QueueRouteDeps): express.Router {
   const router = express.Router();
 
   router.get('/api/admin/queue/state', (_req, res) => {
@@ -25,16 +28,18 @@ export function queueRoutes({ queue, retryStalled }: QueueRouteDeps): express.Ro
 
   router.post('/api/admin/queue/cancel', async (req, res) => {
     const { prompt_id } = validate(cancelBody, req.body ?? {});
-    res.json(await queue.cancel(prompt_id, actorOf(res)));
+    const actor = actorOf(res);
+    res.json(await audited(actor, 'cancel', [prompt_id], () => queue.cancel(prompt_id, actor)));
   });
 
   router.post('/api/admin/queue/clear', (_req, res) => {
     res.json({ cancelled: queue.clear(actorOf(res)) });
   });
 
-  router.post('/api/admin/queue/move', (req, res) => {
+  router.post('/api/admin/queue/move', async (req, res) => {
     const { prompt_id, position } = validate(moveBody, req.body ?? {});
-    res.json(queue.move(prompt_id, position, actorOf(res)));
+    const actor = actorOf(res);
+    res.json(await audited(actor, 'move', [prompt_id], () => queue.move(prompt_id, position, actor)));
   });
 
   router.post('/api/admin/queue/pause', (_req, res) => {
