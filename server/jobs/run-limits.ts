@@ -6,6 +6,7 @@
  */
 import { DomainError } from '../domain-error.js';
 import { modelFilesOf } from '../engine/pool/engine-needs.js';
+import { listSourceOf } from '../engine/prompt-rules/list-sources.js';
 import type { ApiGraph } from '../engine/engine-graph.js';
 import type { Allow, QuotaUse, Quotas } from '../contracts/users.contract.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
@@ -17,26 +18,6 @@ const DAY_MS = 24 * HOUR_MS;
 /** A full waiting line frees up as jobs finish, which nobody can foresee: ask again after this long. */
 const WAITING_RETRY_S = 30;
 
-/**
- * The engine folder a loader input reads from (the engine's own names), so an allow-list entry
- * such as `loras/` or `checkpoints/sdxl/` matches it. An input not named here (a custom loader) is
- * matched by file name and by its own subfolders only.
- */
-const INPUT_FOLDER: Record<string, string> = {
-  ckpt_name: 'checkpoints',
-  lora_name: 'loras',
-  vae_name: 'vae',
-  unet_name: 'diffusion_models',
-  clip_name: 'text_encoders',
-  clip_name1: 'text_encoders',
-  clip_name2: 'text_encoders',
-  clip_name3: 'text_encoders',
-  control_net_name: 'controlnet',
-  style_model_name: 'style_models',
-  gligen_name: 'gligen',
-  hypernetwork_name: 'hypernetworks',
-  model_name: 'upscale_models',
-};
 /** Older folder names the engine still reads: an entry naming either matches. */
 const LEGACY_FOLDER: Record<string, string> = { diffusion_models: 'unet', text_encoders: 'clip' };
 
@@ -79,7 +60,7 @@ export class RunLimits {
     const allowed = this.limits(userId)?.allow?.models;
     if (!allowed) return;
     for (const use of modelFilesOf(graph)) {
-      if (!allowed.some((entry) => entryAllows(entry, use.input, use.file))) {
+      if (!allowed.some((entry) => entryAllows(entry, use.classType, use.input, use.file))) {
         throw new DomainError('forbidden', `You may not use the model "${use.file}" (${use.classType}.${use.input})`, { model: use.file });
       }
     }
@@ -146,10 +127,12 @@ export class RunLimits {
  * a file: the value as the graph names it, with its engine folder, or a bare name matching its
  * file name in any subfolder.
  */
-function entryAllows(entry: string, input: string, file: string): boolean {
+function entryAllows(entry: string, classType: string, input: string, file: string): boolean {
   const value = file.replace(/\\/g, '/');
   const want = entry.replace(/\\/g, '/').replace(/^\/+/, '');
-  const folder = INPUT_FOLDER[input];
+  // The engine folder the loader reads the value from (the stand-in fills its lists by the same rule).
+  const source = listSourceOf(classType, input);
+  const folder = source && 'models' in source ? source.models : undefined;
   const paths = [value, ...(folder ? [`${folder}/${value}`] : []), ...(folder && LEGACY_FOLDER[folder] ? [`${LEGACY_FOLDER[folder]}/${value}`] : [])];
   if (want.endsWith('/')) return paths.some((p) => p.startsWith(want));
   if (paths.includes(want)) return true;

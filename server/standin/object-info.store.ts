@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isRecord, type NodeInfo } from '../engine/prompt-rules/node-inputs.js';
-import { listSourceOf, type FileLists } from './file-lists.store.js';
+import type { FileLists } from './file-lists.store.js';
+import { listSourceOf } from '../engine/prompt-rules/list-sources.js';
 
 /** The engine's own node set, recorded from a real ComfyUI 0.29.0. */
 const ENGINE_DUMP = 'object_info.comfyui-0.29.0.json';

@@ -16,7 +16,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROOT } from '../../server/config.js';
 import type { ApiGraph } from '../../server/engine/engine-graph.js';
-import { listSourceOf } from '../../server/standin/file-lists.store.js';
+import { listSourceOf } from '../../server/engine/prompt-rules/list-sources.js';
 import { DESKTOP, launchBrowser, newSessionPage, PHONE, resizeTo, saveScreenshot, type TestBrowser } from '../helpers/browser.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
