@@ -9,7 +9,7 @@ import type { Logger } from '../logging.js';
 import { ChildSupervisor, type ChildState, type ChildStatus, type SupervisorOptions } from '../process/supervisor.js';
 import type { EngineStateMessage } from '../contracts/ws.contract.js';
 import { readEngineChoice } from '../config/engine-choice.js';
-import { runCommand } from '../process/run-command.js';
+import { checkTorch } from '../gpu/index.js';
 import { extraModelPathsFile, managedLaunch, standinLaunch, type EngineLaunch } from './engine-launch.js';
 import { EngineWatch, type WatchState } from './engine-watch.js';
 import { endOwnOrphan } from './engine-orphan.js';
@@ -157,7 +157,9 @@ export class EngineProcess {
       return;
     }
     this.#cudaChecked = true;
-    const cuda = await hasCuda(this.#config.engine.python, this.#env, this.#config.engine.dir ?? undefined);
+    // Asked from the engine's folder, where the engine itself runs (a wrapper may depend on it).
+    const torch = await checkTorch(this.#config.engine.python, 'cpu', this.#env, { cwd: this.#config.engine.dir ?? undefined, timeoutMs: 60_000 });
+    const cuda = torch.torch ? torch.cuda : null;
     if (cuda === false) {
       this.#addedCpu = true;
       supervisor.setArgs([...supervisor.args, '--cpu']);
@@ -204,14 +206,6 @@ export class EngineProcess {
 
 /** Flags that choose the engine's device: with one of these the user decided, not Studio. */
 const DEVICE_FLAGS = new Set(['--cpu', '--directml', '--gpu-only', '--highvram', '--normalvram', '--lowvram', '--novram', '--cuda-device', '--oneapi-device-selector']);
-
-/** True/false when torch answers, null when the question itself failed (no torch, no Python). */
-async function hasCuda(python: string, env: NodeJS.ProcessEnv, cwd: string | undefined): Promise<boolean | null> {
-  // Asked from the engine's folder, where the engine itself runs (a wrapper may depend on it).
-  const result = await runCommand(python, ['-c', 'import torch, sys; sys.stdout.write("cuda=" + str(torch.cuda.is_available()))'], { env, timeoutMs: 60_000, cwd });
-  const answer = /cuda=(True|False)/.exec(result.stdout)?.[1];
-  return answer === undefined ? null : answer === 'True';
-}
 
 /** The engine's state as the UI receives it; a crashed engine brings its last stderr lines. */
 export function engineMessage(state: EngineState): EngineStateMessage {

@@ -14,7 +14,7 @@ import { ensureFreeSpace } from '../free-space.js';
 import { readPinnedVersions, writeConstraints } from '../nodes/pinned-packages.js';
 import { runCommand, type RunResult } from '../process/run-command.js';
 import { venvPython } from './install-finder.js';
-import { checkTorch } from './torch-check.js';
+import { checkTorch } from '../gpu/index.js';
 
 /** Present while an install is unfinished. */
 const INCOMPLETE_MARKER = '.studio-incomplete';

@@ -12,7 +12,7 @@ import type { GpuBackend } from '../contracts/gpu.contract.js';
 import type { FoundInstall } from '../contracts/setup.contract.js';
 import { findExecutable } from '../process/find-executable.js';
 import { engineVersionOf, isEngineDir } from './engine-version.js';
-import { checkTorch } from './torch-check.js';
+import { checkTorch } from '../gpu/index.js';
 
 export interface FinderContext {
   home: string;

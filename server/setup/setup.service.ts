@@ -22,7 +22,7 @@ import { engineVersionOf, isEngineDir } from './engine-version.js';
 import { findInstalls } from './install-finder.js';
 import { InstallJob, type JobDeps } from './install-job.js';
 import { releaseList, releaseTags } from './release-tags.js';
-import { checkTorch } from './torch-check.js';
+import { checkTorch } from '../gpu/index.js';
 import { chooseTorch } from './torch-builds.js';
 
 const INSTALL_STEPS: InstallStepName[] = ['space', 'clone', 'environment', 'torch', 'requirements', 'check', 'prove', 'switch'];

@@ -22,6 +22,7 @@ const CAPABILITY_ARROWS: Record<string, string[]> = {
   catalog: ['downloads', 'modelhub-client', 'repohost', 'workflows'],
   chatbot: ['system'],
   disk: ['catalog', 'downloads', 'workflows'],
+  engine: ['gpu'],
   jobs: ['engine', 'workflows'],
   llm: ['gpu'],
   modelhub: ['assets', 'catalog', 'modelhub-client'],
