@@ -120,7 +120,8 @@ export class Studio {
       ...base,
       secrets,
       studioUrl: () => this.url,
-      studioAuth: () => auth.auth.internalCredential(),
+      studioAuth: (as) => auth.auth.internalCredential(as),
+      personalKey: (candidate) => users.people.keyActor(candidate),
       options: options.chatbot,
     });
     const nodes = createNodesModule({

@@ -100,7 +100,7 @@ export class Conversation {
     let presets: PresetEntry[];
     try {
       // Private presets stay out of the chat (documented in the README).
-      presets = (await this.deps.studio.presets()).filter((p) => !p.private);
+      presets = (await this.deps.studio.presets(chatId)).filter((p) => !p.private);
     } catch (err) {
       await this.deps.platform.sendMessage(chatId, `I could not list the presets: ${explain(err)}.`);
       return;
@@ -120,7 +120,7 @@ export class Conversation {
     const entry = session.presets[index];
     if (!entry) return;
     try {
-      const [detail, questions] = await Promise.all([this.deps.studio.preset(entry.id), this.deps.studio.placeholders(entry.id)]);
+      const [detail, questions] = await Promise.all([this.deps.studio.preset(chatId, entry.id), this.deps.studio.placeholders(chatId, entry.id)]);
       const detected = detail.detected_type ?? detail.source?.detected_type ?? entry.detected_type ?? '';
       // i2i / i2v presets (from model hub images) start from a picture; others are found out by the run's 400.
       const needsImage = detail.needs_image === true || /^i2/.test(detected);
@@ -157,7 +157,7 @@ export class Conversation {
     const chosen = session.chosen!;
     let promptId: string;
     try {
-      promptId = await this.deps.studio.run(chosen.id, session.answers, image, chatId);
+      promptId = await this.deps.studio.run(chatId, chosen.id, session.answers, image);
     } catch (err) {
       // The preset list does not say whether a workflow takes an image; the runner's 400 does.
       if (!image && err instanceof StudioApiError && err.status === 400 && /missing parameter "[^"]*image[^"]*"/i.test(err.detail)) {

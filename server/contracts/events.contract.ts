@@ -91,7 +91,7 @@ export const EVENT_TYPE_MEANINGS = {
   'llm.runtime.refused': 'A llama.cpp build was not installed (download, digest, unpack or smoke test failed)',
   'llm.runtime.activated': 'Another installed llama.cpp build became the active LLM runtime',
   'chatbot.state': 'The chat bot started or stopped',
-  'chatbot.chat.allowed': 'A chat sent the API key and may use the chat bot',
+  'chatbot.chat.allowed': 'A chat sent the API key or a personal key and may use the chat bot',
   'chatbot.chat.removed': 'A chat admitted with the API key was removed from the chat bot',
   'chatbot.chats.cleared': 'The API key changed: chats admitted with the old one must send the new one',
   'chatbot.key.locked': 'Too many wrong keys were sent to the chat bot',
