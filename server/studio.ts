@@ -113,7 +113,14 @@ export class Studio {
     jobsPort.bind(jobs);
     const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads, llmCatalog: llmCatalogAccess(catalog.catalogs), hubToken: () => secrets.get('HUB_TOKEN') }));
     llmPort.bind(llm);
-    const presets = (this.presets = createPresetsModule({ ...base, jobs: jobs.jobs, runner: jobs.runner, workflows: workflows.service, uploads }));
+    const presets = (this.presets = createPresetsModule({
+      ...base,
+      jobs: jobs.jobs,
+      runner: jobs.runner,
+      workflows: workflows.service,
+      uploads,
+      allowedWorkflows: (userId) => users.limitsOf(userId)?.allow?.workflows ?? null,
+    }));
     const modelhub = createModelhubModule({
       ...base,
       catalogs: catalog.catalogs,

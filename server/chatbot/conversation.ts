@@ -98,11 +98,18 @@ export class Conversation {
 
   private async showPresets(chatId: number): Promise<void> {
     let presets: PresetEntry[];
+    let closed: number;
     try {
-      // Private presets stay out of the chat (documented in the README).
-      presets = (await this.deps.studio.presets(chatId)).filter((p) => !p.private);
+      // Private presets stay out of the chat (documented in the README), and so do those the chat's person may not run.
+      const listed = (await this.deps.studio.presets(chatId)).filter((p) => !p.private);
+      presets = listed.filter((p) => p.runnable !== false);
+      closed = listed.length - presets.length;
     } catch (err) {
       await this.deps.platform.sendMessage(chatId, `I could not list the presets: ${explain(err)}.`);
+      return;
+    }
+    if (presets.length === 0 && closed > 0) {
+      await this.deps.platform.sendMessage(chatId, `You may not run any of the ${closed} preset(s) here: your role or key may only look, or your allow-list leaves out their workflows.`);
       return;
     }
     if (presets.length === 0) {

@@ -17,6 +17,8 @@ const presetEntry = z.object({
   workflow_id: z.string().nullish(),
   workflow_name: z.string().nullish(),
   detected_type: z.string().nullish(),
+  /** False when the chat's person may not run it (issue 43). */
+  runnable: z.boolean().nullish(),
 });
 export type PresetEntry = z.infer<typeof presetEntry>;
 

@@ -35,11 +35,15 @@ beforeAll(async () => {
   });
   await t.studio.engineReady();
   plantModels(t.dir, SHIPPED_MODELS);
-  ann = await addPerson(t, 'Ann', 'member', { quotas: { jobs_per_hour: 1 } });
+  ann = await addPerson(t, 'Ann', 'member', { quotas: { jobs_per_hour: 1 }, allow: { workflows: ['txt2img-sdxl', 'txt2img-sdxl-lora'], models: ['checkpoints/'] } });
   bob = await addPerson(t, 'Bob', 'member');
   annCookie = await signIn(t, ann);
   annKey = await makeKey(t, annCookie, 'run');
   expect((await t.api('/api/admin/presets', json('POST', sdxl('for-all', 'For everyone', { shared: true })))).status).toBe(200);
+  // Shared too, but past Ann's allow-lists: a workflow she may not run, a model she may not use.
+  expect((await t.api('/api/admin/presets', json('POST', { id: 'noise', name: 'Noise for all', shared: true, workflow: { workflow_id: 'image-filter', params: {} } }))).status).toBe(200);
+  const upscaled = { id: 'big', name: 'Big for all', shared: true, workflow: { workflow_id: 'txt2img-sdxl-lora', params: { positive: 'big', steps: 2, upscale: true } } };
+  expect((await t.api('/api/admin/presets', json('POST', upscaled))).status).toBe(200);
   expect((await as(t, { cookie: annCookie }, '/api/admin/presets', json('POST', sdxl('anns', "Ann's lighthouse")))).status).toBe(200);
   expect((await as(t, { cookie: await signIn(t, bob) }, '/api/admin/presets', json('POST', sdxl('bobs', "Bob's secret")))).status).toBe(200);
 }, 60_000);
@@ -68,6 +72,12 @@ async function press(chatId: number, menu: RecordedCall, name: string, pattern: 
   await platform.waitFor(() => messagesTo(chatId).slice(before).some((c) => pattern.test(String(c.params.text))), 30_000);
   return String(messagesTo(chatId).slice(before).find((c) => pattern.test(String(c.params.text)))!.params.text);
 }
+/** `POST presets/for-all/run` as the bot calls it for a chat bound to `userId` by `keyId`. */
+async function presetRunAs(userId: string, keyId: string): Promise<{ status: number; detail: string }> {
+  const auth = (t.studio.modules.find((m) => m.name === 'auth') as AuthModule).auth;
+  const res = await fetch(`${t.url}/api/admin/presets/for-all/run`, { method: 'POST', headers: { ...auth.internalCredential({ userId, keyId }), 'Content-Type': 'application/json' }, body: '{}' });
+  return { status: res.status, detail: ((await res.json()) as { detail: string }).detail };
+}
 const jobsOf = (owner: string) => (t.studio.db.prepare('SELECT prompt_id FROM jobs WHERE owner_id = ?').all(owner) as Array<{ prompt_id: string }>).map((r) => r.prompt_id);
 const allJobs = () => (t.studio.db.prepare('SELECT COUNT(*) AS n FROM jobs').get() as { n: number }).n;
 
@@ -82,17 +92,22 @@ describe('a chat bound by a personal key', () => {
 
   it('offers her presets and shared ones, runs as her, and answers her quota in words', async () => {
     const menu = await say(ANN_CHAT, 'hi', /Which preset/);
-    expect(buttons(menu).map((b) => b.text).sort()).toEqual(['Ann\'s lighthouse', 'For everyone']);
-    await press(ANN_CHAT, menu, "Ann's lighthouse", /^⏳ Ann's lighthouse: queued$/);
+    // Not "Noise for all": its workflow is outside her allow-list (the list marks it not runnable).
+    expect(buttons(menu).map((b) => b.text).sort()).toEqual(["Ann's lighthouse", 'Big for all', 'For everyone']);
+    const jobs = allJobs();
+    const model = await press(ANN_CHAT, menu, 'Big for all', /^I could not start/);
+    expect(model).toMatch(/Studio refused it: You may not use the model "RealESRGAN_x4plus\.pth"/);
+    expect(allJobs()).toBe(jobs);
+    const first = await say(ANN_CHAT, 'now this one', /Which preset/);
+    await press(ANN_CHAT, first, "Ann's lighthouse", /^⏳ Ann's lighthouse: queued$/);
     await platform.waitFor(() => platform.callsOf('sendPhoto').some(to(ANN_CHAT)), 30_000);
     expect(jobsOf(ann.id)).toHaveLength(1);
 
     // One job per hour: the second is refused before anything is queued, and the chat says when.
-    const jobs = allJobs();
     const again = await say(ANN_CHAT, 'again', /Which preset/);
     const refused = await press(ANN_CHAT, again, 'For everyone', /^I could not start/);
     expect(refused).toMatch(/^I could not start "For everyone": you reached a limit: 1 job per hour reached; you can run again at \d\d:\d\d/);
-    expect(allJobs()).toBe(jobs);
+    expect(allJobs()).toBe(jobs + 1);
   }, 60_000);
 
   it('reaches only her jobs through the bot’s credential', async () => {
@@ -135,18 +150,18 @@ describe('a chat bound by a personal key', () => {
     const vic = await addPerson(t, 'Vic', 'viewer');
     const vicKey = await makeKey(t, await signIn(t, vic), 'read');
     await say(VIC_CHAT, `/key ${vicKey.key}`, /^Welcome, Vic! .*This key may only look: it runs nothing\./);
-    const menu = await say(VIC_CHAT, 'hi', /Which preset/);
-    expect(buttons(menu).map((b) => b.text)).toEqual(['For everyone']);
+    const told = await say(VIC_CHAT, 'hi', /^You may not run any of the 3 preset\(s\) here/);
+    expect(buttons(told)).toEqual([]);
+    // Had it a button, the run would still be Studio's 403, told in words.
     const jobs = allJobs();
-    const refused = await press(VIC_CHAT, menu, 'For everyone', /^I could not start/);
-    expect(refused).toMatch(/Studio refused it: Not allowed: this needs the run permission, and your role is viewer/);
+    await expect(presetRunAs(vic.id, vicKey.id)).resolves.toMatchObject({ status: 403, detail: expect.stringMatching(/needs the run permission, and your role is viewer/) as string });
     expect(allJobs()).toBe(jobs);
   });
 
   it('the API key still admits a chat as the owner, who sees every preset; a new API_KEY leaves bound chats alone', async () => {
     await say(OWNER_CHAT, `/key ${t.apiKey}`, /^Welcome! This chat may now use the bot/);
     const menu = await say(OWNER_CHAT, 'hi', /Which preset/);
-    expect(buttons(menu).map((b) => b.text).sort()).toEqual(["Ann's lighthouse", "Bob's secret", 'For everyone']);
+    expect(buttons(menu).map((b) => b.text).sort()).toEqual(["Ann's lighthouse", 'Big for all', "Bob's secret", 'For everyone', 'Noise for all']);
     expect((await t.api('/api/admin/settings/env', json('PUT', { key: 'API_KEY', value: 'another-key-0123456789' }))).status).toBe(200);
     const admitted = (await (await as(t, { key: 'another-key-0123456789' }, '/api/admin/chatbot/chats')).json()) as { admitted: Array<{ id: number }> };
     expect(admitted.admitted.map((c) => c.id)).toEqual([ANN_CHAT, VIC_CHAT]);

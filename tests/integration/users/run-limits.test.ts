@@ -181,4 +181,20 @@ describe('allow-lists', () => {
     expect((await build('no-such-workflow', sdxl)).status).toBe(404);
     expect((await t.api('/api/run/txt2img-sdxl-lora/build?format=api', json('POST', upscaled))).status).toBe(200);
   });
+
+  it('marks in the preset list the presets a person may not run; the owner\'s list is as before', async () => {
+    const p = await addPerson(t, 'Pia', 'member', { allow: { workflows: ['txt2img-sdxl'] } });
+    const v = await addPerson(t, 'Val', 'viewer');
+    for (const [id, workflow] of [['pia-sdxl', 'txt2img-sdxl'], ['pia-noise', 'image-filter']]) {
+      expect((await t.api('/api/admin/presets', json('POST', { id, shared: true, workflow: { workflow_id: workflow, params: {} } }))).status).toBe(200);
+    }
+    const marks = async (auth: { cookie: string } | null) => {
+      const res = auth ? await as(t, auth, '/api/admin/presets') : await t.api('/api/admin/presets');
+      const list = (await res.json()) as Array<{ id: string; runnable?: boolean }>;
+      return Object.fromEntries(list.filter((e) => e.id.startsWith('pia-')).map((e) => [e.id, 'runnable' in e ? e.runnable : 'absent']));
+    };
+    expect(await marks({ cookie: await signIn(t, p) })).toEqual({ 'pia-sdxl': 'absent', 'pia-noise': false });
+    expect(await marks({ cookie: await signIn(t, v) })).toEqual({ 'pia-sdxl': false, 'pia-noise': false });
+    expect(await marks(null)).toEqual({ 'pia-sdxl': 'absent', 'pia-noise': 'absent' });
+  });
 });
