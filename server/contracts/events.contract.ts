@@ -30,7 +30,7 @@ export const EVENT_TYPE_MEANINGS = {
   'users.disabled': 'A person was disabled: their sessions ended, their sockets closed, their records kept',
   'users.key.created': 'A person made a personal API key; data: `user_id`, `key_id`, `scope` (never the key)',
   'users.key.revoked': 'A personal API key was revoked; its sockets closed',
-  'audit.admin_request': 'An owner or admin change went through the API (or was refused): `method`, `path`, `status`, `user_id`, `name`',
+  'audit.admin_request': 'An owner or admin change went through the API (or was refused): `method`, `path`, `status`, `user_id`, `name`, and for settings, node installs and engines added `subject` (which one)',
   'audit.job_action': 'An owner or admin deleted, cancelled, starred, moved or retried another person\'s job: `action`, `prompt_id`, `owner_id` (whose job), `user_id`, `name` (who did it)',
   'settings.env.updated': 'An editable environment variable was changed (never the value)',
   'settings.revealed': 'Secret settings were revealed',
