@@ -98,7 +98,14 @@ export class Studio {
       // Agent mode: the main Studio may ask for a catalog model (asked per request).
       agentModels: { sha256Of: (file) => catalog.sha256Of(file), download: (file) => catalog.download(file) },
     }));
-    const workflows = (this.workflowsModule = createWorkflowsModule({ ...base, engine, destOf: (file) => catalog.destOf(file), fileBySha256: (sha) => catalog.fileBySha256(sha), uploads }));
+    const workflows = (this.workflowsModule = createWorkflowsModule({
+      ...base,
+      engine,
+      destOf: (file) => catalog.destOf(file),
+      fileBySha256: (sha) => catalog.fileBySha256(sha),
+      uploads,
+      runChecks: (userId) => jobsPort.get().limits.of(userId),
+    }));
     // Who each asset belongs to (issue 43): a job folder its job's owner's, an input its uploader's.
     // The asset owners and the jobs module use each other: the owners reach the jobs through this port.
     const assetOwners = new AssetOwners(db, (folder) => jobsPort.get().jobs.ownerOfFolder(folder));
@@ -106,7 +113,14 @@ export class Studio {
     jobsPort.bind(jobs);
     const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads, llmCatalog: llmCatalogAccess(catalog.catalogs), hubToken: () => secrets.get('HUB_TOKEN') }));
     llmPort.bind(llm);
-    const presets = (this.presets = createPresetsModule({ ...base, jobs: jobs.jobs, runner: jobs.runner, workflows: workflows.service, uploads }));
+    const presets = (this.presets = createPresetsModule({
+      ...base,
+      jobs: jobs.jobs,
+      runner: jobs.runner,
+      workflows: workflows.service,
+      uploads,
+      allowedWorkflows: (userId) => users.limitsOf(userId)?.allow?.workflows ?? null,
+    }));
     const modelhub = createModelhubModule({
       ...base,
       catalogs: catalog.catalogs,
@@ -120,7 +134,8 @@ export class Studio {
       ...base,
       secrets,
       studioUrl: () => this.url,
-      studioAuth: () => auth.auth.internalCredential(),
+      studioAuth: (as) => auth.auth.internalCredential(as),
+      personalKey: (candidate) => users.people.keyActor(candidate),
       options: options.chatbot,
     });
     const nodes = createNodesModule({

@@ -1,12 +1,18 @@
 /**
  * Who may use the bot. It spends the box's GPU, so only chats listed in CHATBOT_ALLOWED_CHATS,
- * or (when that is unset) chats that sent `/key <API_KEY>` once, are served. Everyone else gets
- * a polite refusal and nothing runs. The message carrying the key is deleted from the chat, and
- * wrong keys are limited per chat so the key cannot be guessed through the bot.
+ * or (when that is unset) chats that sent `/key <API_KEY>` or `/key <personal key>` once, are
+ * served. Everyone else gets a polite refusal and nothing runs. The message carrying the key is
+ * deleted from the chat, and wrong keys are limited per chat so no key can be guessed through the bot.
+ *
+ * A personal key binds the chat to its person (issue 43): the bot then calls Studio as them (their
+ * role, the key's scope, their allow-lists and quotas; `chatbot.service.ts`), and a new `/key`
+ * binds it afresh (after that key was revoked, say). API_KEY admits a chat that acts as the owner.
  */
 import crypto from 'node:crypto';
 import type { Message } from 'grammy/types';
 import type { EventBus } from '../events/event-bus.js';
+import { byWhom } from '../http/audit.js';
+import { reachOf, type Actor } from '../http/actor.js';
 import type { ChatPlatformClient } from './chat-platform.client.js';
 import type { ChatbotStore } from './chatbot.store.js';
 
@@ -23,6 +29,8 @@ export interface ChatDoorDeps {
   platform: ChatPlatformClient;
   store: ChatbotStore;
   apiKey: () => string;
+  /** Who a personal key belongs to (null: unknown, revoked, or its person disabled); not the HTTP limiter's check. */
+  personalKey: (candidate: string) => Actor | null;
   events: EventBus;
   /** Wrong-key counts per chat; owned by the service so a bot restart does not reset them. */
   wrongKeys: Map<number, number>;
@@ -51,7 +59,7 @@ export class ChatDoor {
       chatId,
       this.deps.store.fixedList
         ? 'Sorry, this bot is private and this chat is not on its list.'
-        : 'Sorry, this bot is private. If you own it, send /key followed by your Studio API key to allow this chat.',
+        : 'Sorry, this bot is private. Send /key followed by your Studio API key or a personal key (made on the My keys page) to allow this chat.',
     );
     return false;
   }
@@ -59,17 +67,15 @@ export class ChatDoor {
   private async tryKey(message: Message, key: string): Promise<void> {
     const { platform, store } = this.deps;
     const chatId = message.chat.id;
-    if (store.isAllowed(chatId)) {
-      await platform.sendMessage(chatId, 'This chat may already use the bot. Send any message to see the presets.');
-      return;
-    }
     const wrong = this.deps.wrongKeys.get(chatId) ?? 0;
     const total = [...this.deps.wrongKeys.values()].reduce((a, b) => a + b, 0);
     if (store.fixedList || wrong >= MAX_WRONG_KEYS || total >= MAX_WRONG_KEYS_TOTAL) {
       await platform.sendMessage(chatId, 'Sorry, this bot is private and this chat is not on its list.');
       return;
     }
-    if (!sameSecret(key, this.deps.apiKey())) {
+    const owner = sameSecret(key, this.deps.apiKey());
+    const person = owner ? null : this.deps.personalKey(key);
+    if (!owner && !person) {
       this.deps.wrongKeys.set(chatId, wrong + 1);
       if (total + 1 === MAX_WRONG_KEYS_TOTAL) {
         this.deps.events.emit('chatbot.key.locked', 'warning', `${MAX_WRONG_KEYS_TOTAL} wrong keys were sent to the chat bot; /key is ignored until Studio restarts`, {});
@@ -77,9 +83,21 @@ export class ChatDoor {
       await platform.sendMessage(chatId, 'That is not the right key. Nothing was changed.');
       return;
     }
-    store.allow(chatId, chatTitle(message.chat));
-    this.deps.events.emit('chatbot.chat.allowed', 'warning', `Chat ${chatId} may now use the chat bot (it sent the API key)`, { chat_id: chatId });
-    await platform.sendMessage(chatId, 'Welcome! This chat may now use the bot. Send any message to see the presets.');
+    const binding = person?.keyId ? { userId: person.userId, keyId: person.keyId } : null;
+    const current = store.isAllowed(chatId) ? store.binding(chatId) : undefined;
+    if (current !== undefined && current?.keyId === binding?.keyId) {
+      await platform.sendMessage(chatId, 'This chat may already use the bot. Send any message to see the presets.');
+      return;
+    }
+    store.allow(chatId, chatTitle(message.chat), new Date(), binding);
+    if (!person) {
+      this.deps.events.emit('chatbot.chat.allowed', 'warning', `Chat ${chatId} may now use the chat bot (it sent the API key)`, { chat_id: chatId });
+      await platform.sendMessage(chatId, 'Welcome! This chat may now use the bot. Send any message to see the presets.');
+      return;
+    }
+    this.deps.events.emit('chatbot.chat.allowed', 'warning', `Chat ${chatId} may now use the chat bot as ${person.name} (it sent their personal key)`, { chat_id: chatId, ...byWhom(person), key_id: person.keyId });
+    const looks = reachOf(person) === 'read' ? ' This key may only look: it runs nothing.' : '';
+    await platform.sendMessage(chatId, `Welcome, ${person.name}! This chat may now use the bot as you: your presets, permissions and quotas.${looks} Send any message to see the presets.`);
   }
 }
 

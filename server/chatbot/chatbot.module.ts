@@ -5,6 +5,8 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
+import type { Actor } from '../http/actor.js';
+import type { Binding } from '../http/authenticator.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import type { BotControl } from '../system/bot-control.js';
@@ -26,8 +28,10 @@ export interface ChatbotModuleDeps {
   logger: Logger;
   /** Where the bot reaches Studio (read when it starts: the port is known only once listening). */
   studioUrl: () => string;
-  /** The headers of the bot's calls to Studio: the in-process credential, not the public key check. */
-  studioAuth: () => Record<string, string>;
+  /** The headers of the bot's calls to Studio: the in-process credential, not the public key check, naming a bound chat's person. */
+  studioAuth: (as: Binding | null) => Record<string, string>;
+  /** Who a personal key belongs to (the people of this Studio), for `/key`. */
+  personalKey: (candidate: string) => Actor | null;
   options?: ChatbotOptions;
 }
 
@@ -49,6 +53,7 @@ export function createChatbotModule(deps: ChatbotModuleDeps): ChatbotModule {
     studioCertFile: config.tls?.cert ?? null,
     studioAuth: deps.studioAuth,
     apiKey: () => secrets.apiKey(),
+    personalKey: deps.personalKey,
     store: new ChatbotStore(new SettingsStore(deps.db), config.chatbot.allowedChats),
     events: deps.events,
     logger: deps.logger,

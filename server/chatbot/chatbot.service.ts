@@ -21,6 +21,7 @@ import { RunReporter } from './run-reporter.js';
 import type { ChatbotChatsBody, ChatbotDetails, ChatbotStatus, StartResult, StopResult } from '../contracts/chatbot.contract.js';
 import { StudioApiClient } from './studio-api.client.js';
 import { mayTouch, OWNER_ACTOR, seesEveryone, type Actor } from '../http/actor.js';
+import type { Binding } from '../http/authenticator.js';
 
 export interface ChatbotServiceDeps {
   /** The token in force (environment or stored settings), read at each start. */
@@ -32,10 +33,12 @@ export interface ChatbotServiceDeps {
   studioUrl: () => string;
   /** Studio's TLS certificate file when it serves HTTPS (the bot trusts it on loopback). */
   studioCertFile: string | null;
-  /** The headers of the bot's API calls (Studio's in-process credential, not the public key). */
-  studioAuth: () => Record<string, string>;
+  /** The headers of the bot's API calls (Studio's in-process credential, not the public key), naming the person a chat is bound to. */
+  studioAuth: (as: Binding | null) => Record<string, string>;
   /** The API key in force: a chat that sends it with `/key` is admitted. */
   apiKey: () => string;
+  /** Who a personal key belongs to: a chat that sends it with `/key` is admitted and bound to them. */
+  personalKey: (candidate: string) => Actor | null;
   store: ChatbotStore;
   events: EventBus;
   logger: Logger;
@@ -89,7 +92,6 @@ export class ChatbotService {
     };
   }
 
-  /** Who may use the bot: the configured list and the chats admitted with `/key`. */
   /** Who may use the bot, as `actor` may see it: a member sees only the chats their key admitted. */
   chats(actor: Actor = OWNER_ACTOR): ChatbotChatsBody {
     const { store } = this.deps;
@@ -112,7 +114,7 @@ export class ChatbotService {
     throw new DomainError('not_found', `Chat ${chatId} is not among the admitted chats`);
   }
 
-  /** The API key changed: chats admitted with the old one must send the new one. */
+  /** The API key changed: chats admitted with the old one must send the new one (chats bound by a personal key stay). */
   forgetAdmittedChats(): number {
     const count = this.deps.store.clearAdmitted();
     if (count > 0) {
@@ -174,10 +176,12 @@ export class ChatbotService {
     const botId = token.split(':')[0] ?? token;
     const abort = new AbortController();
     const platform = new ChatPlatformClient({ lib, token, apiRoot: this.deps.apiRoot, signal: abort.signal, clock: this.clock });
-    const studio = new StudioApiClient({ trust: this.trust, baseUrl: this.deps.studioUrl, credential: this.deps.studioAuth, signal: abort.signal });
+    // Each call as the chat's person: bound by a personal key, or the owner (API_KEY, CHATBOT_ALLOWED_CHATS).
+    const credential = (chatId: number) => this.deps.studioAuth(this.deps.store.binding(chatId));
+    const studio = new StudioApiClient({ trust: this.trust, baseUrl: this.deps.studioUrl, credential, signal: abort.signal });
     const progress = this.deps.progress ?? { pollMs: 1000, minEditMs: 3000 };
     const reporter = new RunReporter({ platform, studio, signal: abort.signal, logger: this.deps.logger, ...progress, clock: this.clock });
-    const door = new ChatDoor({ platform, store: this.deps.store, apiKey: this.deps.apiKey, events: this.deps.events, wrongKeys: this.wrongKeys });
+    const door = new ChatDoor({ platform, store: this.deps.store, apiKey: this.deps.apiKey, personalKey: this.deps.personalKey, events: this.deps.events, wrongKeys: this.wrongKeys });
     const conversation = new Conversation({ platform, studio, door, reporter, logger: this.deps.logger });
     const loop = new PollLoop({
       client: platform,

@@ -1,6 +1,7 @@
 /**
  * What the bot keeps in the `settings` table: the chats admitted through `/key`
- * (`chatbot.allowed_chats`, a JSON array of `{id, title, admitted_at}`; older rows hold bare ids)
+ * (`chatbot.allowed_chats`, a JSON array of `{id, title, admitted_at}`, with `owner_id` and `key_id`
+ * for a chat a person's key bound to them; older rows hold bare ids)
  * and the next update id to poll for
  * (`chatbot.update_offset.<bot id>`), so a restart neither forgets who may use the bot nor handles
  * an update twice. Update ids are counted per bot, so the offset is kept per bot: another token's
@@ -8,7 +9,7 @@
  */
 import type { SettingsStore } from '../db/settings.store.js';
 import type { AdmittedChat } from '../contracts/chatbot.contract.js';
-import { OWNER_ID } from '../contracts/users.contract.js';
+import type { Binding } from '../http/authenticator.js';
 
 export const ALLOWED_CHATS_KEY = 'chatbot.allowed_chats';
 const UPDATE_OFFSET_KEY = 'chatbot.update_offset';
@@ -31,12 +32,23 @@ export class ChatbotStore {
     return this.fixedList ? this.configured.includes(chatId) : this.storedChats().some((chat) => chat.id === chatId);
   }
 
-  /** Allow a chat that sent the API key; false when the configured list decides alone. */
-  allow(chatId: number, title: string | null = null, now = new Date(), ownerId: string = OWNER_ID): boolean {
+  /**
+   * Allow a chat that sent a key: API_KEY (no binding: the chat acts as the owner) or a personal key
+   * (bound to its person). A chat admitted already takes the new binding. False when the configured
+   * list decides alone.
+   */
+  allow(chatId: number, title: string | null = null, now = new Date(), binding: Binding | null = null): boolean {
     if (this.fixedList) return false;
-    const chats = this.storedChats();
-    if (!chats.some((chat) => chat.id === chatId)) this.write([...chats, { id: chatId, title, admitted_at: now.toISOString(), ...(ownerId !== OWNER_ID ? { owner_id: ownerId } : {}) }]);
+    const chats = this.storedChats().filter((chat) => chat.id !== chatId);
+    this.write([...chats, { id: chatId, title, admitted_at: now.toISOString(), ...(binding ? { owner_id: binding.userId, key_id: binding.keyId } : {}) }]);
     return true;
+  }
+
+  /** The person a served chat acts as; null for the owner (API_KEY, or CHATBOT_ALLOWED_CHATS). */
+  binding(chatId: number): Binding | null {
+    if (this.fixedList) return null;
+    const chat = this.storedChats().find((c) => c.id === chatId);
+    return chat?.owner_id !== undefined && chat.key_id !== undefined ? { userId: chat.owner_id, keyId: chat.key_id } : null;
   }
 
   /** How many chats may use the bot. */
@@ -63,11 +75,15 @@ export class ChatbotStore {
     return true;
   }
 
-  /** Forget every chat admitted with `/key` (the API key changed); returns how many there were. */
+  /**
+   * Forget the chats admitted with API_KEY (it changed); returns how many there were. Chats bound
+   * by a personal key stay: that key still stands, and revoking it is what ends them.
+   */
   clearAdmitted(): number {
-    const count = this.storedChats().length;
-    if (count > 0) this.write([]);
-    return count;
+    const chats = this.storedChats();
+    const kept = chats.filter((chat) => chat.key_id !== undefined);
+    if (kept.length < chats.length) this.write(kept);
+    return chats.length - kept.length;
   }
 
   /** The next update id to ask the platform for (0: whatever is pending) for the bot `botId`. */
@@ -97,8 +113,14 @@ export class ChatbotStore {
       // Rows written before titles were kept hold bare ids.
       if (Number.isSafeInteger(item)) chats.push({ id: item as number, title: null, admitted_at: null });
       else if (item && typeof item === 'object' && Number.isSafeInteger((item as AdmittedChat).id)) {
-        const { id, title, admitted_at, owner_id } = item as AdmittedChat;
-        chats.push({ id, title: typeof title === 'string' ? title : null, admitted_at: typeof admitted_at === 'string' ? admitted_at : null, ...(typeof owner_id === 'string' && owner_id !== OWNER_ID ? { owner_id } : {}) });
+        const { id, title, admitted_at, owner_id, key_id } = item as AdmittedChat;
+        chats.push({
+          id,
+          title: typeof title === 'string' ? title : null,
+          admitted_at: typeof admitted_at === 'string' ? admitted_at : null,
+          ...(typeof owner_id === 'string' ? { owner_id } : {}),
+          ...(typeof key_id === 'string' ? { key_id } : {}),
+        });
       }
     }
     return chats;

@@ -98,11 +98,18 @@ export class Conversation {
 
   private async showPresets(chatId: number): Promise<void> {
     let presets: PresetEntry[];
+    let closed: number;
     try {
-      // Private presets stay out of the chat (documented in the README).
-      presets = (await this.deps.studio.presets()).filter((p) => !p.private);
+      // Private presets stay out of the chat (documented in the README), and so do those the chat's person may not run.
+      const listed = (await this.deps.studio.presets(chatId)).filter((p) => !p.private);
+      presets = listed.filter((p) => p.runnable !== false);
+      closed = listed.length - presets.length;
     } catch (err) {
       await this.deps.platform.sendMessage(chatId, `I could not list the presets: ${explain(err)}.`);
+      return;
+    }
+    if (presets.length === 0 && closed > 0) {
+      await this.deps.platform.sendMessage(chatId, `You may not run any of the ${closed} preset(s) here: your role or key may only look, or your allow-list leaves out their workflows.`);
       return;
     }
     if (presets.length === 0) {
@@ -120,7 +127,7 @@ export class Conversation {
     const entry = session.presets[index];
     if (!entry) return;
     try {
-      const [detail, questions] = await Promise.all([this.deps.studio.preset(entry.id), this.deps.studio.placeholders(entry.id)]);
+      const [detail, questions] = await Promise.all([this.deps.studio.preset(chatId, entry.id), this.deps.studio.placeholders(chatId, entry.id)]);
       const detected = detail.detected_type ?? detail.source?.detected_type ?? entry.detected_type ?? '';
       // i2i / i2v presets (from model hub images) start from a picture; others are found out by the run's 400.
       const needsImage = detail.needs_image === true || /^i2/.test(detected);
@@ -157,7 +164,7 @@ export class Conversation {
     const chosen = session.chosen!;
     let promptId: string;
     try {
-      promptId = await this.deps.studio.run(chosen.id, session.answers, image, chatId);
+      promptId = await this.deps.studio.run(chatId, chosen.id, session.answers, image);
     } catch (err) {
       // The preset list does not say whether a workflow takes an image; the runner's 400 does.
       if (!image && err instanceof StudioApiError && err.status === 400 && /missing parameter "[^"]*image[^"]*"/i.test(err.detail)) {

@@ -7,7 +7,11 @@ export function explain(err: unknown): string {
   if (err instanceof StudioApiError) {
     if (err.status === 404) return `Studio does not know it (${err.detail})`;
     if (err.status === 400) return `Studio refused it: ${err.detail}`;
-    if (err.status === 401 || err.status === 403) return 'Studio refused the bot\'s key; the owner should check the API key';
+    // 401: the personal key that bound this chat was revoked, or its person disabled (issue 43).
+    if (err.status === 401) return 'Studio no longer accepts the key this chat was admitted with (revoked, or its person disabled); send /key followed by a new personal key';
+    // 403: past the chat's person's role, key scope or allow-list; Studio's detail names what.
+    if (err.status === 403) return `Studio refused it: ${err.detail}`;
+    if (err.status === 429) return `you reached a limit: ${err.detail}`;
     if (err.status === 503) return 'Studio is busy updating; try again in a minute';
     return `Studio could not do it: ${err.detail}`;
   }

@@ -8,7 +8,7 @@ import type { Logger } from '../logging.js';
 import type { Clock } from '../process/clock.js';
 import { ChatPlatformError, type ChatPlatformClient, type MediaKind } from './chat-platform.client.js';
 import { explain } from './explain.js';
-import type { OutputFile, RunStatus, StudioApiClient } from './studio-api.client.js';
+import { StudioApiError, type OutputFile, type RunStatus, type StudioApiClient } from './studio-api.client.js';
 
 /** Multipart upload limits of the platform: 10 MB for a photo, 50 MB for any other file. */
 export const PHOTO_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -70,11 +70,13 @@ export class RunReporter {
     while (!signal.aborted) {
       let status: RunStatus;
       try {
-        status = await studio.status(promptId);
+        status = await studio.status(chatId, promptId);
         failures = 0;
       } catch (err) {
         if (signal.aborted) return;
-        if (++failures < MAX_STATUS_FAILURES) {
+        // Access ended (the chat's key revoked, its person disabled): no point asking again.
+        const ended = err instanceof StudioApiError && err.status === 401;
+        if (++failures < MAX_STATUS_FAILURES && !ended) {
           await clock.sleep(this.deps.pollMs, signal);
           continue;
         }
@@ -103,7 +105,7 @@ export class RunReporter {
     if (!file) return 'The job finished without an output file.';
     const { platform } = this.deps;
     try {
-      const { bytes, size, contentType } = await this.deps.studio.view(file, FILE_LIMIT_BYTES);
+      const { bytes, size, contentType } = await this.deps.studio.view(chatId, file, FILE_LIMIT_BYTES);
       const kind = bytes ? mediaKind(contentType, size) : null;
       if (!bytes || !kind) return `The result (${megabytes(size)} MB) is larger than the ${megabytes(FILE_LIMIT_BYTES)} MB the chat allows; find ${file.filename} in Studio's outputs.`;
       await platform.uploading(chatId, kind);

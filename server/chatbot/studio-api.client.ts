@@ -3,6 +3,8 @@
  * local HTTP. The bot never reaches into services directly, so what it can do is what the API
  * allows. It authenticates with Studio's in-process credential rather than `X-API-Key`: the
  * public key check is throttled, and a stranger's wrong keys must not silence the owner's bot.
+ * Every call is made for one chat: a chat bound to a person calls as that person (the credential
+ * names them), so the API's own rules (role, scope, private records, allow-lists, quotas) apply.
  */
 import { z } from 'zod';
 import { localRequest, type LocalResponse, type LoopbackTrust } from '../process/local-http.js';
@@ -15,6 +17,8 @@ const presetEntry = z.object({
   workflow_id: z.string().nullish(),
   workflow_name: z.string().nullish(),
   detected_type: z.string().nullish(),
+  /** False when the chat's person may not run it (issue 43). */
+  runnable: z.boolean().nullish(),
 });
 export type PresetEntry = z.infer<typeof presetEntry>;
 
@@ -57,6 +61,8 @@ export class StudioApiError extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
+    /** A 429's `Retry-After` in seconds. */
+    readonly retryAfterS: number | null = null,
   ) {
     super(`Studio answered ${status}: ${detail}`);
   }
@@ -67,12 +73,14 @@ export interface StudioApiOptions {
   trust: LoopbackTrust | undefined;
   /** Studio's local address, known once it listens. */
   baseUrl: () => string;
-  /** The headers that authenticate the bot (Studio's in-process credential). */
-  credential: () => Record<string, string>;
+  /** The headers that authenticate the bot's calls for one chat (Studio's in-process credential, naming the chat's person). */
+  credential: (chatId: number) => Record<string, string>;
   signal: AbortSignal;
 }
 
 interface RequestOptions {
+  /** The chat the call is made for: its person is who Studio sees. */
+  chatId: number;
   method?: string;
   body?: Buffer;
   type?: string;
@@ -93,22 +101,22 @@ export class StudioApiClient {
   constructor(private readonly options: StudioApiOptions) {}
 
   /** `GET /api/admin/presets`. */
-  async presets(): Promise<PresetEntry[]> {
-    return z.array(presetEntry).parse(await this.json('/api/admin/presets'));
+  async presets(chatId: number): Promise<PresetEntry[]> {
+    return z.array(presetEntry).parse(await this.json('/api/admin/presets', { chatId }));
   }
 
   /** `GET /api/admin/presets/{id}`. */
-  async preset(id: string): Promise<PresetDetail> {
-    return presetDetail.parse(await this.json(`/api/admin/presets/${encodeURIComponent(id)}`));
+  async preset(chatId: number, id: string): Promise<PresetDetail> {
+    return presetDetail.parse(await this.json(`/api/admin/presets/${encodeURIComponent(id)}`, { chatId }));
   }
 
   /** `GET /api/admin/presets/{id}/placeholders`. */
-  async placeholders(id: string): Promise<Placeholder[]> {
-    return z.array(placeholder).parse(await this.json(`/api/admin/presets/${encodeURIComponent(id)}/placeholders`));
+  async placeholders(chatId: number, id: string): Promise<Placeholder[]> {
+    return z.array(placeholder).parse(await this.json(`/api/admin/presets/${encodeURIComponent(id)}/placeholders`, { chatId }));
   }
 
   /** `POST /api/admin/presets/{id}/run` with the answers (index → option) and an optional image. */
-  async run(id: string, answers: Record<string, string>, image?: RunImage, chatId?: number | string): Promise<string> {
+  async run(chatId: number, id: string, answers: Record<string, string>, image?: RunImage): Promise<string> {
     const form = new FormData();
     form.set('seed', '-1');
     form.set('answers', JSON.stringify(answers));
@@ -118,30 +126,29 @@ export class StudioApiClient {
     const body = Buffer.from(await encoded.arrayBuffer());
     const type = encoded.headers.get('content-type') ?? 'multipart/form-data';
     // The image goes on to the engine before the answer: allow for a slow engine.
-    // Each chat is its own submitter for the queue's fair share.
-    const submitter = chatId === undefined ? undefined : `chat:${chatId}`;
-    const answer = await this.json(`/api/admin/presets/${encodeURIComponent(id)}/run`, { method: 'POST', body, type, timeoutMs: 120_000, submitter });
+    // Each chat is its own submitter for the queue's fair share (a bound chat's person is one submitter, whatever it sends).
+    const answer = await this.json(`/api/admin/presets/${encodeURIComponent(id)}/run`, { chatId, method: 'POST', body, type, timeoutMs: 120_000, submitter: `chat:${chatId}` });
     return runAnswer.parse(answer).prompt_id;
   }
 
   /** `GET /api/run/status/{prompt_id}`. */
-  async status(promptId: string): Promise<RunStatus> {
-    return runStatus.parse(await this.json(`/api/run/status/${encodeURIComponent(promptId)}`));
+  async status(chatId: number, promptId: string): Promise<RunStatus> {
+    return runStatus.parse(await this.json(`/api/run/status/${encodeURIComponent(promptId)}`, { chatId }));
   }
 
   /** `GET /api/engine/view`: the bytes (null above `maxBytes`), size and type of an output file. */
-  async view(file: OutputFile, maxBytes: number): Promise<{ bytes: Uint8Array | null; size: number; contentType: string }> {
+  async view(chatId: number, file: OutputFile, maxBytes: number): Promise<{ bytes: Uint8Array | null; size: number; contentType: string }> {
     const query = new URLSearchParams({ filename: file.filename, type: file.type, subfolder: file.subfolder });
-    const res = await this.request(`/api/engine/view?${query.toString()}`, { maxBytes, timeoutMs: 120_000 });
+    const res = await this.request(`/api/engine/view?${query.toString()}`, { chatId, maxBytes, timeoutMs: 120_000 });
     return { bytes: res.body, size: res.size, contentType: String(res.headers['content-type'] ?? 'application/octet-stream') };
   }
 
-  private async json(pathname: string, init: RequestOptions = {}): Promise<unknown> {
+  private async json(pathname: string, init: RequestOptions): Promise<unknown> {
     const res = await this.request(pathname, init);
     return JSON.parse((res.body ?? Buffer.alloc(0)).toString('utf8')) as unknown;
   }
 
-  private async request(pathname: string, init: RequestOptions = {}): Promise<LocalResponse> {
+  private async request(pathname: string, init: RequestOptions): Promise<LocalResponse> {
     const res = await localRequest(this.options.baseUrl() + pathname, {
       method: init.method,
       body: init.body,
@@ -151,7 +158,7 @@ export class StudioApiClient {
       trust: this.options.trust,
       signal: this.options.signal,
       headers: {
-        ...this.options.credential(),
+        ...this.options.credential(init.chatId),
         Accept: 'application/json',
         ...(init.type ? { 'Content-Type': init.type } : {}),
         ...(init.submitter ? { 'X-Studio-Submitter': init.submitter } : {}),
@@ -166,6 +173,7 @@ export class StudioApiClient {
     } catch {
       // Not JSON: the raw text is the best detail there is.
     }
-    throw new StudioApiError(res.status, detail);
+    const retryAfter = Number(res.headers['retry-after']);
+    throw new StudioApiError(res.status, detail, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null);
   }
 }

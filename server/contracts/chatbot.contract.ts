@@ -40,8 +40,10 @@ export interface AdmittedChat {
   title: string | null;
   /** ISO time of admission; null for chats admitted before it was recorded. */
   admitted_at: string | null;
-  /** The person whose key admitted it; absent for the owner of Studio. */
+  /** The person whose personal key admitted it; absent for a chat admitted with API_KEY. */
   owner_id?: string;
+  /** The id of that personal key: revoking it (or disabling its person) stops the chat until a new `/key`. */
+  key_id?: string;
 }
 
 /** `GET /api/admin/chatbot/chats`: who may use the bot. */

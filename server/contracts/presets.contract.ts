@@ -91,6 +91,8 @@ export interface PresetListEntry {
   owner_id?: string;
   /** Present (true) when shared with everyone. */
   shared?: true;
+  /** Present (false) when the asker may not run it: a viewer or read key, or a workflow outside their allow-list (issue 43). */
+  runnable?: false;
 }
 
 /** Fill the defaults of a validated input (`name` = id, `private` = false, …). */

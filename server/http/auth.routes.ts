@@ -66,6 +66,7 @@ function keyCheckError(result: AuthResult, res: Response, unauthenticated: strin
     res.set('Retry-After', String(result.retryAfterS));
     return new HttpError(429, `Too many wrong API keys; try again in ${result.retryAfterS} s`);
   }
+  if (result.kind === 'ended') return new HttpError(401, 'The personal key this chat was admitted with no longer works (revoked, or its person disabled)');
   return new HttpError(401, unauthenticated);
 }
 

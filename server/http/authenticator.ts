@@ -18,6 +18,18 @@ import { parseCookies, safeEqual, SESSION_COOKIE, type SessionPayload, type Sess
 
 /** The header carrying the internal credential of Studio's in-process clients. */
 const INTERNAL_AUTH_HEADER = 'X-Studio-Internal';
+/**
+ * The person a chat-bot chat is bound to and the personal key that bound it: read only beside the
+ * internal credential (nobody else can name a person), and checked on every call.
+ */
+const PERSON_HEADER = 'X-Studio-Person';
+const PERSON_KEY_HEADER = 'X-Studio-Person-Key';
+
+/** A chat bound to a person (issue 43): whose personal key admitted it. */
+export interface Binding {
+  userId: string;
+  keyId: string;
+}
 
 export type AuthResult =
   | { kind: 'key'; actor: Actor }
@@ -25,6 +37,8 @@ export type AuthResult =
   | { kind: 'cookie'; session: SessionPayload; actor: Actor }
   | { kind: 'none' }
   | { kind: 'bad-key' }
+  /** The internal credential named a person whose binding key is revoked, or who is disabled. */
+  | { kind: 'ended' }
   | { kind: 'throttled'; retryAfterS: number };
 
 /** A sign-in by name and password: the person, or why not. */
@@ -67,9 +81,9 @@ export class Authenticator {
     private readonly people: People | null = null,
   ) {}
 
-  /** The headers an in-process client (the chat bot) sends instead of the API key. */
-  internalCredential(): Record<string, string> {
-    return { [INTERNAL_AUTH_HEADER]: this.internalToken };
+  /** The headers an in-process client (the chat bot) sends instead of the API key; as the owner unless `as` binds a person. */
+  internalCredential(as: Binding | null = null): Record<string, string> {
+    return { [INTERNAL_AUTH_HEADER]: this.internalToken, ...(as ? { [PERSON_HEADER]: as.userId, [PERSON_KEY_HEADER]: as.keyId } : {}) };
   }
 
   /** How the request is authenticated (cookie first: a signed-in browser never meets the limiter). */
@@ -82,10 +96,19 @@ export class Authenticator {
       if (actor) return { kind: 'cookie', session, actor };
     }
     const internal = req.headers[INTERNAL_AUTH_HEADER.toLowerCase()];
-    if (typeof internal === 'string' && fromThisMachine(req) && safeEqual(internal, this.internalToken)) return { kind: 'internal', actor: OWNER_ACTOR };
+    if (typeof internal === 'string' && fromThisMachine(req) && safeEqual(internal, this.internalToken)) return this.internalActor(req);
     const key = req.headers['x-api-key'];
     if (typeof key !== 'string' || key.length === 0) return { kind: 'none' };
     return this.checkKey(clientAddress(req), key, true);
+  }
+
+  /** The internal credential's actor: the owner, or the person a bound chat names (asked every time). */
+  private internalActor(req: IncomingMessage): AuthResult {
+    const userId = req.headers[PERSON_HEADER.toLowerCase()];
+    if (userId === undefined) return { kind: 'internal', actor: OWNER_ACTOR };
+    const keyId = req.headers[PERSON_KEY_HEADER.toLowerCase()];
+    const actor = typeof userId === 'string' && typeof keyId === 'string' ? (this.people?.boundActor(userId, keyId) ?? null) : null;
+    return actor ? { kind: 'internal', actor } : { kind: 'ended' };
   }
 
   /**

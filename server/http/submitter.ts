@@ -3,7 +3,7 @@
  * client (`key:<address>`: one key is shared, so clients are told apart by address), or a chat of
  * the chat bot (`chat:<id>`, sent by the in-process bot in `X-Studio-Submitter`; only the bot's
  * credential may name a submitter, so no client can pose as many). A person other than the owner
- * is one submitter however many browsers and keys they use (`user:<id>`).
+ * is one submitter however many browsers, keys and bound chats they use (`user:<id>`).
  */
 import type { Request, Response } from 'express';
 import { OWNER_ID } from '../contracts/users.contract.js';
@@ -21,7 +21,7 @@ export function rememberAuth(res: Response, result: AuthResult): void {
 export function submitterOf(req: Request, res: Response): string {
   const auth = (res.locals as { auth?: AuthResult }).auth;
   const actor = actorOf(res);
-  if (auth && auth.kind !== 'internal' && actor.userId !== OWNER_ID) return `user:${actor.userId}`;
+  if (auth && actor.userId !== OWNER_ID) return `user:${actor.userId}`;
   switch (auth?.kind) {
     case 'cookie':
       return `session:${auth.session.sid}`;

@@ -171,10 +171,12 @@ export class JobLifecycle {
     if (move.to === 'queued') return { started_at: null, engine_id: null };
     if (move.to === 'stalled') return { error: stallMessage(move.reason), finished_at: localStamp(now) };
     if (move.to === 'cancelled') return { finished_at: localStamp(now) };
-    const startedAt = job.started_at ?? job.queued_at;
-    const startedMs = parseLocalStamp(startedAt);
+    // The run is timed from the engine's start (`running`): a job that never reached it (refused by
+    // the engine, or failed before it ran) has no run time, and its wait in the queue is not one
+    // (the GPU-seconds quota counts `duration`, issue 43).
+    const startedMs = parseLocalStamp(job.started_at);
     return {
-      started_at: startedAt,
+      started_at: job.started_at,
       finished_at: localStamp(now),
       duration: startedMs === null ? null : Math.max(0, Math.round((now.getTime() - startedMs) / 1000)),
       output: move.output ?? null,

@@ -23,6 +23,8 @@ export interface PresetsModuleDeps {
   workflows: WorkflowService;
   uploads: Uploads;
   logger: Logger;
+  /** The workflows a person may run (their allow-list); null: any. */
+  allowedWorkflows?: (userId: string) => readonly string[] | null;
 }
 
 export interface PresetsModule extends StudioModule {
@@ -46,6 +48,7 @@ export function createPresetsModule(deps: PresetsModuleDeps): PresetsModule {
     imageInput: async (id) => (await deps.workflows.definition(id)).manifest.inputs.find((input) => input.type === 'image')?.id ?? null,
     modelhubBaseUrl: deps.config.urls.modelhub,
     logger: deps.logger,
+    allowedWorkflows: deps.allowedWorkflows,
   });
   const runs = new PresetRunService({ presets: service, runner: deps.runner, workflows: deps.workflows });
   return {

@@ -20,7 +20,7 @@ import {
   type RenameInput,
 } from '../contracts/presets.contract.js';
 import { PresetFileError, type PresetStore } from './preset.store.js';
-import { mayTouch, OWNER_ACTOR, seesEveryone, type Actor } from '../http/actor.js';
+import { mayRun, mayTouch, OWNER_ACTOR, seesEveryone, type Actor } from '../http/actor.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
 import type { SavedPromptsMirror } from './saved-prompts.store.js';
 
@@ -35,6 +35,8 @@ export interface PresetsServiceDeps {
   /** `MODELHUB_BASE_URL`, for `modelhub_url` in the list. */
   modelhubBaseUrl: string;
   logger: Logger;
+  /** The workflows a person may run (their allow-list); null: any. The list marks the others. */
+  allowedWorkflows?: (userId: string) => readonly string[] | null;
 }
 
 /** `{id, message}`: the answer of create, import and from-job. */
@@ -62,9 +64,12 @@ export class PresetsService {
   async list(actor: Actor = OWNER_ACTOR): Promise<PresetListEntry[]> {
     const { presets, broken } = await this.deps.store.all();
     for (const err of broken) this.deps.logger.warn(`${err.message} (left out of the preset list)`);
+    // Issue 43: a preset the asker may not run stays listed (they may still read, rename or delete
+    // their own) but is marked, so no page or chat offers a Run that can only answer 403.
+    const allowed = mayRun(actor) ? (this.deps.allowedWorkflows?.(actor.userId) ?? null) : [];
     return presets
       .filter((p) => seesPreset(p, actor))
-      .map((p) => this.listEntry(p))
+      .map((p) => ({ ...this.listEntry(p), ...(allowed && !allowed.includes(p.workflow.workflow_id) ? { runnable: false as const } : {}) }))
       .sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }) || a.id.localeCompare(b.id));
   }
 

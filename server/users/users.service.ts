@@ -140,6 +140,18 @@ export class UsersService implements People {
     if (!candidate.startsWith(KEY_MARK)) return null;
     const key = this.deps.store.keyByHash(keyHash(candidate));
     if (!key) return null;
+    const actor = this.actorOfKey(key);
+    if (actor) this.touch(key.id);
+    return actor;
+  }
+
+  boundActor(userId: string, keyId: string): Actor | null {
+    const key = this.deps.store.keyById(keyId);
+    return key && key.userId === userId ? this.actorOfKey(key) : null;
+  }
+
+  /** Who a key in force acts as: null once its person is disabled. */
+  private actorOfKey(key: KeyRow): Actor | null {
     let base: Actor;
     if (key.userId === OWNER_ID) base = OWNER_ACTOR;
     else {
@@ -147,7 +159,6 @@ export class UsersService implements People {
       if (!user || user.disabled) return null;
       base = { userId: user.id, name: user.name, role: user.role, scope: null };
     }
-    this.touch(key.id);
     // A key never reaches past its person's role, even one made before the role was lowered.
     const scope = reaches(roleReach(base.role), key.scope) ? key.scope : roleReach(base.role);
     return { ...base, scope, keyId: key.id };

@@ -114,6 +114,12 @@ export class UsersStore {
     return raw ? keyFromRaw(raw) : undefined;
   }
 
+  /** The key in force with this id (a chat bound to it asks on each call). */
+  keyById(id: string): KeyRow | undefined {
+    const raw = this.db.prepare(`SELECT ${KEY_COLUMNS} FROM user_keys WHERE id = ? AND revoked_ms IS NULL`).get(id) as RawKey | undefined;
+    return raw ? keyFromRaw(raw) : undefined;
+  }
+
   /** Revoke one of a person's keys; false when they hold no such key in force. */
   revokeKey(userId: string, keyId: string, nowMs: number): boolean {
     return this.db.prepare('UPDATE user_keys SET revoked_ms = ? WHERE id = ? AND user_id = ? AND revoked_ms IS NULL').run(nowMs, keyId, userId).changes > 0;

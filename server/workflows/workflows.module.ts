@@ -19,7 +19,7 @@ import { WorkflowFormService } from './import/workflow-form.service.js';
 import { WorkflowImportService } from './import/workflow-import.service.js';
 import { seedWorkflows } from './workflow-seed.store.js';
 import { WorkflowService } from './workflow.service.js';
-import { workflowsRoutes } from './workflows.routes.js';
+import { workflowsRoutes, type RunChecks } from './workflows.routes.js';
 
 export interface WorkflowsModuleDeps {
   config: Readonly<Config>;
@@ -31,6 +31,8 @@ export interface WorkflowsModuleDeps {
   uploads: Uploads;
   events: EventBus;
   logger: Logger;
+  /** A person's allow-lists (the jobs capability's run limits, built later): `/build` shows no graph a person may not run. */
+  runChecks?: (userId: string) => RunChecks;
 }
 
 export interface WorkflowsModule extends StudioModule {
@@ -72,7 +74,7 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
   const forms = new WorkflowFormService({ dir: config.paths.workflows, importer, objectInfo: () => service.objectInfo() });
   return {
     name: 'workflows',
-    routers: [workflowsRoutes(service, deps.uploads), workflowImportRoutes(importer, deps.uploads, nodeMap, forms)],
+    routers: [workflowsRoutes(service, deps.uploads, deps.runChecks), workflowImportRoutes(importer, deps.uploads, nodeMap, forms)],
     service,
     knownNodeSources: () => nodeMap.knownSources(),
     async prepare() {

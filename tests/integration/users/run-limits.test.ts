@@ -9,6 +9,7 @@ import { jobFixtures } from '../../helpers/job-fixtures.js';
 import { addPerson, as, json, makeKey, signIn, type Person } from '../../helpers/people.js';
 import { executeRaw, jobRecord, plantModels, SHIPPED_MODELS } from '../../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
+import { localStamp } from '../../../server/time.js';
 
 type Auth = { cookie: string } | { key: string };
 
@@ -126,6 +127,22 @@ describe('quotas', () => {
   });
 });
 
+describe('GPU-seconds count the engine run only', () => {
+  it('a job that never reached running counts nothing, however long it waited', async () => {
+    const q = await addPerson(t, 'Quin', 'member', { quotas: { gpu_seconds_per_day: 100 } });
+    const cookie = { cookie: await signIn(t, q) };
+    // Two hours in the queue, then refused by the engine / failed before it ran.
+    for (const [id, end] of [['quin-refused', 'error'], ['quin-done', 'completed']] as const) {
+      await t.studio.lifecycle.submit(jobRecord({ prompt_id: id, status: 'queued', workflow_id: 'txt2img-sdxl', queued_at: localStamp(new Date(Date.now() - 2 * HOUR)), owner_id: q.id }), async () => undefined);
+      t.studio.lifecycle.move(id, end === 'error' ? { to: 'error', error: '[CheckpointLoaderSimple] refused' } : { to: 'completed', output: null });
+      expect(t.studio.jobsModule.jobs.get(id)).toMatchObject({ status: end, started_at: null, duration: null });
+    }
+    const me = (await (await as(t, cookie, '/api/me')).json()) as { use: { gpu_seconds_today: number } };
+    expect(me.use.gpu_seconds_today).toBe(0);
+    expect((await executeRaw(apiOf(cookie), 'txt2img-sdxl', sdxl)).status).toBe(200);
+  });
+});
+
 describe('allow-lists', () => {
   it('refuses a workflow outside the list with 403 naming it', async () => {
     const b = await addPerson(t, 'Bea', 'member', { allow: { workflows: ['txt2img-sdxl', 'txt2img-sdxl-lora'], models: ['checkpoints/'] } });
@@ -152,5 +169,32 @@ describe('allow-lists', () => {
     expect((await executeRaw(apiOf(key), 'txt2img-sdxl', sdxl)).status).toBe(200);
     expect((await executeRaw(t.api, 'txt2img-sdxl-lora', upscaled)).status).toBe(200);
   });
-});
 
+  it('shows no graph through /build that the person may not run: the same 403s as execute', async () => {
+    const b = await addPerson(t, 'Bex', 'member', { allow: { workflows: ['txt2img-sdxl', 'txt2img-sdxl-lora'], models: ['checkpoints/'] } });
+    const cookie = { cookie: await signIn(t, b) };
+    const build = (id: string, body: unknown) => as(t, cookie, `/api/run/${id}/build?format=api`, json('POST', body));
+    expect(await refusal(await build('image-filter', { params: {} }), 403)).toMatch(/"image-filter"/);
+    expect(await refusal(await build('txt2img-sdxl-lora', upscaled), 403)).toMatch(/RealESRGAN_x4plus\.pth/);
+    expect((await build('txt2img-sdxl', sdxl)).status).toBe(200);
+    // An unknown workflow is still the 404 it was; the owner builds anything.
+    expect((await build('no-such-workflow', sdxl)).status).toBe(404);
+    expect((await t.api('/api/run/txt2img-sdxl-lora/build?format=api', json('POST', upscaled))).status).toBe(200);
+  });
+
+  it('marks in the preset list the presets a person may not run; the owner\'s list is as before', async () => {
+    const p = await addPerson(t, 'Pia', 'member', { allow: { workflows: ['txt2img-sdxl'] } });
+    const v = await addPerson(t, 'Val', 'viewer');
+    for (const [id, workflow] of [['pia-sdxl', 'txt2img-sdxl'], ['pia-noise', 'image-filter']]) {
+      expect((await t.api('/api/admin/presets', json('POST', { id, shared: true, workflow: { workflow_id: workflow, params: {} } }))).status).toBe(200);
+    }
+    const marks = async (auth: { cookie: string } | null) => {
+      const res = auth ? await as(t, auth, '/api/admin/presets') : await t.api('/api/admin/presets');
+      const list = (await res.json()) as Array<{ id: string; runnable?: boolean }>;
+      return Object.fromEntries(list.filter((e) => e.id.startsWith('pia-')).map((e) => [e.id, 'runnable' in e ? e.runnable : 'absent']));
+    };
+    expect(await marks({ cookie: await signIn(t, p) })).toEqual({ 'pia-sdxl': 'absent', 'pia-noise': false });
+    expect(await marks({ cookie: await signIn(t, v) })).toEqual({ 'pia-sdxl': false, 'pia-noise': false });
+    expect(await marks(null)).toEqual({ 'pia-sdxl': 'absent', 'pia-noise': 'absent' });
+  });
+});

@@ -38,4 +38,19 @@ describe('the admitted chats', () => {
     expect(store.isAllowed(33)).toBe(false);
     expect(store.clearAdmitted()).toBe(0);
   });
+
+  it('binds a chat to the person whose key admitted it; a new key rebinds it; a new API_KEY leaves bound chats', () => {
+    const store = new ChatbotStore(new SettingsStore(db), []);
+    store.allow(1, 'Owner chat');
+    store.allow(2, 'Ann', new Date(), { userId: 'u_ann', keyId: 'k_1' });
+    expect(store.binding(1)).toBeNull();
+    expect(store.binding(2)).toEqual({ userId: 'u_ann', keyId: 'k_1' });
+    store.allow(2, 'Ann', new Date(), { userId: 'u_ann', keyId: 'k_2' });
+    expect(store.admitted().filter((c) => c.id === 2)).toEqual([expect.objectContaining({ owner_id: 'u_ann', key_id: 'k_2' })]);
+    expect(store.clearAdmitted()).toBe(1);
+    expect(store.admitted().map((c) => c.id)).toEqual([2]);
+    expect(store.binding(3)).toBeNull();
+    // CHATBOT_ALLOWED_CHATS decides alone: its chats act as the owner.
+    expect(new ChatbotStore(new SettingsStore(db), [2]).binding(2)).toBeNull();
+  });
 });
