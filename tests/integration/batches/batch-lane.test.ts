@@ -1,0 +1,97 @@
+/**
+ * The batch lane on a real queue (issue 45): a batch whose window opens in two minutes does not
+ * start before it (a test clock: an interactive job queued after it runs, the batch's jobs stay
+ * waiting) and runs once the clock reaches it; an interactive job submitted mid-batch starts
+ * before the next batch job; pause holds the batch's waiting cells, resume lets them go, cancel
+ * ends the rest. Events batch.created/paused/resumed/completed/cancelled.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execute, plantModels, SHIPPED_MODELS, waitForJob } from '../../helpers/runner.js';
+import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
+import { until } from '../../helpers/studio-ws.js';
+import { batchDetail, createBatch } from '../../helpers/batches.js';
+import type { BatchCreated } from '../../../server/contracts/batches.contract.js';
+
+let t: TestStudio;
+// 2026-01-15 00:58 in Studio's time (Rome, UTC+1 in winter).
+let now = Date.parse('2026-01-15T00:58:00+01:00');
+const WORKFLOW = 'txt2img-sdxl';
+
+const make = async (body: Record<string, unknown>): Promise<BatchCreated> => {
+  const res = await createBatch(t, { workflow_id: WORKFLOW, params: { steps: 2 }, ...body });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as BatchCreated;
+};
+const post = (p: string) => t.api(p, { method: 'POST' });
+const batchEvents = async () => ((await (await t.api('/api/admin/events?limit=1000&types=batch.*')).json()) as Array<{ type: string; data: { batch_id?: string } }>);
+
+beforeAll(async () => {
+  t = await startTestStudio({ startEngine: true, env: { STANDIN_STEP_MS: '40' }, batchClock: () => now });
+  plantModels(t.dir, SHIPPED_MODELS);
+  await until(async () => (await t.studio.engineModule.client.queue().catch(() => null)) !== null, 'the stand-in', 30_000);
+}, 60_000);
+
+afterAll(async () => {
+  await t?.stop();
+});
+
+describe('the batch lane', () => {
+  it('waits for its window: nothing starts before it opens, an interactive job still runs', async () => {
+    const batch = await make({ kind: 'list', rows: [{ steps: 2 }, { steps: 3 }], window: { from: '01:00', to: '07:00' } });
+    expect(batch.status).toBe('waiting');
+    // Queued after the batch, it runs: the queue went round and left the batch's jobs waiting.
+    const single = await execute(t.api, WORKFLOW, { params: { steps: 2 } });
+    await waitForJob(t.api, single.prompt_id, ['completed']);
+    t.studio.jobsModule.queue.schedule();
+    await waitForJob(t.api, single.prompt_id, ['completed']);
+    const before = await batchDetail(t, batch.id);
+    expect(before.status).toBe('waiting');
+    expect(before.cells.map((c) => c.status)).toEqual(['queued', 'queued']);
+    expect(before.cells.every((c) => c.engine_id === null)).toBe(true);
+    now += 2 * 60_000;
+    const after = await until(async () => {
+      const d = await batchDetail(t, batch.id);
+      return d.status === 'completed' ? d : undefined;
+    }, 'the batch ran in its window', 20_000);
+    expect(after.done).toBe(2);
+    expect((await batchEvents()).filter((e) => e.data.batch_id === batch.id).map((e) => e.type)).toEqual(['batch.created', 'batch.completed']);
+  }, 40_000);
+
+  it('lets an interactive job submitted mid-batch start before the next batch job', async () => {
+    const started: string[] = [];
+    const off = t.studio.jobsModule.lifecycle.subscribe((change) => {
+      if (change.type === 'job.started') started.push(change.job.prompt_id);
+    });
+    try {
+      const batch = await make({ kind: 'list', rows: Array.from({ length: 5 }, () => ({ steps: 6 })) });
+      await until(() => started.includes(batch.job_ids[0]!), 'the first batch job started');
+      const single = await execute(t.api, WORKFLOW, { params: { steps: 2 } });
+      await until(async () => (await batchDetail(t, batch.id)).status === 'completed', 'the batch completed', 30_000);
+      await waitForJob(t.api, single.prompt_id, ['completed']);
+      // Right after the batch job that was running when it came (no batch job was prefetched before it).
+      expect(started.indexOf(single.prompt_id)).toBe(started.indexOf(batch.job_ids[0]!) + 1);
+    } finally {
+      off();
+    }
+  }, 40_000);
+
+  it('pauses, resumes and cancels a batch, with its events', async () => {
+    const batch = await make({ kind: 'list', rows: Array.from({ length: 4 }, () => ({ steps: 4 })) });
+    expect((await (await post(`/api/admin/batches/${batch.id}/pause`)).json()) as { status: string }).toMatchObject({ status: 'paused' });
+    expect((await post(`/api/admin/batches/${batch.id}/pause`)).status).toBe(409);
+    // The jobs on the engine when it was paused finish; nothing more is handed over.
+    await until(async () => (await batchDetail(t, batch.id)).cells.every((c) => c.status !== 'running'), 'the handed cells finished', 20_000);
+    const paused = await batchDetail(t, batch.id);
+    const waiting = paused.cells.filter((c) => c.status === 'queued');
+    expect(waiting.length).toBeGreaterThan(0);
+    expect((await post(`/api/admin/batches/${batch.id}/resume`)).status).toBe(200);
+    await until(async () => (await batchDetail(t, batch.id)).done > paused.done, 'a cell ran after resume', 20_000);
+    const cancelled = (await (await post(`/api/admin/batches/${batch.id}/cancel`)).json()) as { status: string };
+    expect(cancelled.status).toBe('cancelled');
+    const detail = await batchDetail(t, batch.id);
+    expect(detail.cells.every((c) => c.status === 'completed' || c.status === 'cancelled')).toBe(true);
+    const list = await batchEvents();
+    const mine = list.filter((e) => e.data?.batch_id === batch.id).map((e) => e.type);
+    expect(new Set(mine)).toEqual(new Set(['batch.created', 'batch.paused', 'batch.resumed', 'batch.cancelled']));
+  }, 60_000);
+});
