@@ -34,16 +34,24 @@ export class BatchLane {
     this.gate = gate;
   }
 
-  /** Put a new job in the waiting line: an interactive one at its fair place among the interactive ones, a batch job last. */
-  enqueue(store: QueueStore, promptId: string, entry: { submitter: string; graph: ApiGraph; extraData: Record<string, unknown>; batchId?: string }): void {
+  /**
+   * Put a new job in the waiting line: an interactive one at its fair place among the interactive
+   * ones, a batch job last. True when a hand-over round is due: not for a batch job, which cannot
+   * start while its batch is still being submitted (the batch wakes the queue once it is).
+   */
+  enqueue(store: QueueStore, promptId: string, entry: { submitter: string; graph: ApiGraph; extraData: Record<string, unknown>; batchId?: string }): boolean {
     const row = { prompt_id: promptId, submitter: entry.submitter, graph: entry.graph, extra_data: entry.extraData, batch_id: entry.batchId ?? null };
-    if (entry.batchId) return store.append(row);
+    if (entry.batchId) {
+      store.append(row);
+      return false;
+    }
     const waiting = store.waiting();
     const interactive = waiting.filter((r) => r.batch_id === null);
     const at = fairIndex(interactive, entry.submitter, store.handed().filter((r) => r.batch_id === null));
     const next = interactive[at];
     const last = interactive.at(-1);
     store.insertAt(row, next ? waiting.indexOf(next) : last ? waiting.indexOf(last) + 1 : 0);
+    return true;
   }
 
   /** The lane for one round of handing jobs to engines. */

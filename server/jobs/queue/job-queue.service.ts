@@ -135,8 +135,7 @@ export class JobQueueService {
 
   /** Put a recorded job in the queue, at its fair place (a batch's job in the batch lane). Called inside the lifecycle's submit. */
   enqueue(promptId: string, entry: QueueEntry): void {
-    this.lane.enqueue(this.deps.store, promptId, entry);
-    this.schedule();
+    if (this.lane.enqueue(this.deps.store, promptId, entry)) this.schedule();
   }
 
   /**
