@@ -4,9 +4,8 @@
  * in the batch lane (after every waiting interactive job, inside the batch's time window).
  */
 import { z } from 'zod';
+import { MAX_AXES } from './batch-limits.js';
 
-/** At most this many axes in a grid (rows, columns, pages). */
-const MAX_AXES = 3;
 
 const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
 
