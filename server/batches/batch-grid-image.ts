@@ -59,12 +59,12 @@ function escapeXml(text: string): string {
   return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function clip(text: string): string {
-  return text.length > MAX_LABEL ? `${text.slice(0, MAX_LABEL - 1)}…` : text;
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-function text(x: number, y: number, value: string, size: number, anchor: 'start' | 'middle' | 'end' = 'start', weight = 'normal'): string {
-  return `<text x="${x}" y="${y}" font-family="${FONT}" font-size="${size}" font-weight="${weight}" text-anchor="${anchor}" fill="#111">${escapeXml(clip(value))}</text>`;
+function text(x: number, y: number, value: string, size: number, anchor: 'start' | 'middle' | 'end' = 'start', weight = 'normal', max = MAX_LABEL): string {
+  return `<text x="${x}" y="${y}" font-family="${FONT}" font-size="${size}" font-weight="${weight}" text-anchor="${anchor}" fill="#111">${escapeXml(clip(value, max))}</text>`;
 }
 
 /** Draw the grid of `cells` as a PNG. */
@@ -83,8 +83,10 @@ export async function renderGridPng(axes: readonly BatchAxis[], cells: readonly 
   };
   for (let p = 0; p < pages; p++) {
     const top = layout.at(0, 0, p).top;
-    const heading = grid && view.page !== null ? `${axes[view.page]!.label}: ${axes[view.page]!.labels[p]}` : grid ? `${axes[view.x]!.label}${view.y !== null ? ` × ${axes[view.y]!.label}` : ''}` : 'rows';
-    svg.push(text(GRID_PAD, top - LABEL_BAND - 12, heading, 22, 'start', 'bold'));
+    // Which axis runs across and down, and on a page of its own the page axis's value.
+    const across = grid ? `${axes[view.x]!.label} across${view.y !== null ? `, ${axes[view.y]!.label} down` : ''}` : 'rows';
+    const heading = grid && view.page !== null ? `${axes[view.page]!.label}: ${axes[view.page]!.labels[p]}   (${across})` : across;
+    svg.push(text(GRID_PAD, top - LABEL_BAND - 12, heading, 22, 'start', 'bold', 80));
     for (let c = 0; c < columns; c++) {
       const { left } = layout.at(c, 0, p);
       const label = grid ? `${axes[view.x]!.labels[c]}` : '';
