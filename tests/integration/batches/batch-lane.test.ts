@@ -10,6 +10,7 @@ import { execute, plantModels, SHIPPED_MODELS, waitForJob } from '../../helpers/
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 import { until } from '../../helpers/studio-ws.js';
 import { batchDetail, createBatch } from '../../helpers/batches.js';
+import { addPerson, as, json, signIn } from '../../helpers/people.js';
 import type { BatchCreated } from '../../../server/contracts/batches.contract.js';
 
 let t: TestStudio;
@@ -94,4 +95,22 @@ describe('the batch lane', () => {
     const mine = list.filter((e) => e.data?.batch_id === batch.id).map((e) => e.type);
     expect(new Set(mine)).toEqual(new Set(['batch.created', 'batch.paused', 'batch.resumed', 'batch.cancelled']));
   }, 60_000);
+
+  it("counts a member's batch jobs against their quotas and allow-list, refusing the batch whole", async () => {
+    const member = await addPerson(t, 'quinn', 'member', { quotas: { waiting: 2 }, allow: { workflows: [WORKFLOW] } });
+    const cookie = await signIn(t, member);
+    const post = (body: Record<string, unknown>) => as(t, { cookie }, '/api/admin/batches', json('POST', { params: { steps: 2 }, ...body }));
+    await t.api('/api/admin/queue/pause', { method: 'POST' });
+    try {
+      const over = await post({ workflow_id: WORKFLOW, kind: 'list', rows: [{ steps: 2 }, { steps: 3 }, { steps: 4 }] });
+      expect(over.status).toBe(429);
+      expect(((await over.json()) as { detail: string }).detail).toMatch(/^row 3: .*waiting at once/);
+      const other = await post({ workflow_id: 'txt2img-sd15', kind: 'list', rows: [{ steps: 2 }] });
+      expect(other.status).toBe(403);
+      expect(await (await as(t, { cookie }, '/api/admin/queue')).json()).toEqual([]);
+      expect(await (await as(t, { cookie }, '/api/admin/batches')).json()).toEqual([]);
+    } finally {
+      await t.api('/api/admin/queue/resume', { method: 'POST' });
+    }
+  });
 });
