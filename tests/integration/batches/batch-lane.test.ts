@@ -3,7 +3,8 @@
  * start before it (a test clock: an interactive job queued after it runs, the batch's jobs stay
  * waiting) and runs once the clock reaches it; an interactive job submitted mid-batch starts
  * before the next batch job; pause holds the batch's waiting cells, resume lets them go, cancel
- * ends the rest. Events batch.created/paused/resumed/completed/cancelled.
+ * ends the rest. Events batch.created/paused/resumed/completed/cancelled. A member's batch counts
+ * against their quotas and allow-list; a preset's batch runs over the preset's values.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute, plantModels, SHIPPED_MODELS, waitForJob } from '../../helpers/runner.js';
@@ -112,5 +113,23 @@ describe('the batch lane', () => {
     } finally {
       await t.api('/api/admin/queue/resume', { method: 'POST' });
     }
+  });
+
+  it("runs a preset's batch over its stored values, each job recording the preset", async () => {
+    const preset = { id: 'fox-sweep', name: 'Fox', workflow: { workflow_id: WORKFLOW, params: { positive: 'a fox', steps: 2, cfg: 6 } } };
+    expect((await t.api('/api/admin/presets', json('POST', preset))).status).toBe(200);
+    const res = await createBatch(t, { preset_id: 'fox-sweep', kind: 'grid', axes: [{ input: 'positive', values: { replace: 'fox', with: ['fox', 'owl'] } }] });
+    expect(res.status).toBe(200);
+    const batch = (await res.json()) as BatchCreated;
+    const done = await until(async () => {
+      const d = await batchDetail(t, batch.id);
+      return d.status === 'completed' ? d : undefined;
+    }, 'the preset batch completed', 20_000);
+    expect(done.workflow_id).toBe(WORKFLOW);
+    const jobs = await Promise.all(batch.job_ids.map((id) => waitForJob(t.api, id, ['completed'])));
+    expect(jobs.map((j) => [j.preset_id, (j.params as { positive: string }).positive, (j.params as { cfg: number }).cfg])).toEqual([
+      ['fox-sweep', 'a fox', 6],
+      ['fox-sweep', 'a owl', 6],
+    ]);
   });
 });
