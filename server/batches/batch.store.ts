@@ -94,9 +94,11 @@ export class BatchStore {
     this.insertStmt.run({ ...batch, params: JSON.stringify(batch.params), axes: JSON.stringify(batch.axes), time_window: batch.window ? JSON.stringify(batch.window) : null });
   }
 
-  /** A cell whose job is queued. */
-  addCell(batchId: string, cell: CellRow): void {
-    this.cellStmt.run(batchId, cell.idx, cell.prompt_id, JSON.stringify(cell.values), cell.coords ? JSON.stringify(cell.coords) : null);
+  /** The cells of a batch whose jobs are queued, in one transaction. */
+  addCells(batchId: string, cells: readonly CellRow[]): void {
+    this.db.transaction(() => {
+      for (const cell of cells) this.cellStmt.run(batchId, cell.idx, cell.prompt_id, JSON.stringify(cell.values), cell.coords ? JSON.stringify(cell.coords) : null);
+    })();
   }
 
   /**

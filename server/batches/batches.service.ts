@@ -25,6 +25,8 @@ import { inWindow } from './batch-window.js';
 import { cellOutputs } from './batch-files.js';
 
 const FINISHED = new Set(['completed', 'error', 'stalled', 'cancelled', 'deleted']);
+/** Cells queued at once while a batch is made. */
+const SUBMITTERS = 3;
 
 export interface BatchesDeps {
   store: BatchStore;
@@ -36,6 +38,8 @@ export interface BatchesDeps {
   cancelJob: (promptId: string, actor: Actor) => Promise<unknown>;
   /** Delete job records and folders (a refused batch's jobs). */
   deleteJobs: (promptIds: readonly string[]) => Promise<unknown>;
+  /** Put a batch's waiting jobs in its cells' order (the queue's lane). */
+  orderJobs: (promptIds: readonly string[]) => void;
   /** Ask the queue for a hand-over round (a resumed batch's jobs may go now). */
   wake: () => void;
   outputsDir: string;
@@ -106,20 +110,36 @@ export class BatchesService {
       created_at: localStamp(new Date(created)),
     };
     this.deps.store.insert(batch);
-    const queued: Array<{ values: Record<string, unknown>; prompt_id: string }> = [];
-    try {
-      for (const [idx, cell] of plan.cells.entries()) {
-        const origin = { presetId: body.preset_id, submitter, ownerId: actor.userId, actor, countsFor: actor.userId, batchId: batch.id };
-        const result = await this.deps.runner.execute(workflowId, cell.params, undefined, origin).catch((err: unknown) => {
-          throw cellError(err, body.kind === 'grid' ? `cell ${idx + 1} (${describe(cell.values)})` : `row ${body.kind === 'csv' ? idx + 2 : idx + 1}`);
-        });
-        this.deps.store.addCell(batch.id, { idx, prompt_id: result.prompt_id, values: cell.values, coords: cell.coords });
-        queued.push({ values: cell.values, prompt_id: result.prompt_id });
+    const origin = { presetId: body.preset_id, submitter, ownerId: actor.userId, actor, countsFor: actor.userId, batchId: batch.id };
+    const ids: Array<string | undefined> = [];
+    const refused: { first: { idx: number; err: unknown } | null } = { first: null };
+    // The first refused cell in the batch's order is the one named (cells finish out of order).
+    const refuse = (idx: number, err: unknown) => {
+      if (!refused.first || idx < refused.first.idx) refused.first = { idx, err };
+    };
+    let next = 0;
+    // A few cells at a time: each waits on the workflow's files and the engine's check, which overlap.
+    const worker = async () => {
+      while (!refused.first && next < plan.cells.length) {
+        const idx = next++;
+        const cell = plan.cells[idx]!;
+        try {
+          ids[idx] = (await this.deps.runner.execute(workflowId, cell.params, undefined, origin)).prompt_id;
+        } catch (err) {
+          refuse(idx, err);
+        }
       }
-    } catch (err) {
-      await this.discard(batch, queued.map((q) => q.prompt_id), actor);
-      throw err;
+    };
+    await Promise.all(Array.from({ length: Math.min(SUBMITTERS, plan.cells.length) }, worker));
+    const queuedIds = ids.filter((id): id is string => id !== undefined);
+    if (refused.first) {
+      const { idx, err } = refused.first;
+      await this.discard(batch, queuedIds, actor);
+      throw cellError(err, body.kind === 'grid' ? `cell ${idx + 1} (${describe(plan.cells[idx]!.values)})` : `row ${body.kind === 'csv' ? idx + 2 : idx + 1}`);
     }
+    this.deps.store.addCells(batch.id, plan.cells.map((cell, idx) => ({ idx, prompt_id: ids[idx]!, values: cell.values, coords: cell.coords })));
+    this.deps.orderJobs(queuedIds);
+    const queued = plan.cells.map((cell, idx) => ({ values: cell.values, prompt_id: ids[idx]! }));
     this.deps.store.setState(batch.id, 'running');
     const summary = this.summary({ ...batch, state: 'running' });
     this.deps.events.emit('batch.created', 'info', `Batch made: ${batch.name} (${queued.length} jobs)`, { batch_id: batch.id, kind: batch.kind, cells: queued.length, user_id: batch.owner_id });

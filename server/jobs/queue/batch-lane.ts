@@ -30,6 +30,14 @@ export interface LaneRound {
 export class BatchLane {
   private gate: BatchGate | null = null;
 
+  /** @param store the queue's store, read when used (the queue builds its lane before its own fields are set). */
+  constructor(private readonly store: () => QueueStore) {}
+
+  /** A batch's waiting jobs in its cells' order (they were queued a few at a time and may have landed out of it). */
+  orderWithin(promptIds: readonly string[]): void {
+    this.store().orderWithin(promptIds);
+  }
+
   bind(gate: BatchGate): void {
     this.gate = gate;
   }

@@ -69,7 +69,7 @@ export class JobQueueService {
   /** Jobs done, speed, last checkpoint and idle time of each engine (routing, the Engines page). */
   readonly stats = new EngineStatsBook();
   /** Where batch jobs wait and when they may start; the batches capability binds its gate to it. */
-  readonly lane = new BatchLane();
+  readonly lane = new BatchLane(() => this.deps.store);
 
   constructor(private readonly deps: JobQueueDeps) {}
 

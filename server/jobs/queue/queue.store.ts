@@ -96,6 +96,15 @@ export class QueueStore {
     this.appendStmt.run({ prompt_id: row.prompt_id, submitter: row.submitter, graph: JSON.stringify(row.graph), extra_data: JSON.stringify(row.extra_data), batch_id: row.batch_id });
   }
 
+  /** Put these waiting jobs in this order among the places they hold (the others keep theirs). */
+  orderWithin(promptIds: readonly string[]): void {
+    this.db.transaction(() => {
+      const rows = promptIds.map((id) => this.get(id)).filter((row): row is QueueRow => row !== null && row.engine_id === null);
+      const seqs = rows.map((row) => row.seq).sort((a, b) => a - b);
+      rows.forEach((row, i) => this.setSeqStmt.run(seqs[i], row.prompt_id));
+    })();
+  }
+
   /** Put the waiting jobs in this order (ids not waiting are ignored). */
   reorder(order: readonly string[]): void {
     this.db.transaction(() => this.renumber(order))();

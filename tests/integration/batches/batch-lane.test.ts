@@ -39,7 +39,10 @@ afterAll(async () => {
 
 describe('the batch lane', () => {
   it('waits for its window: nothing starts before it opens, an interactive job still runs', async () => {
-    const batch = await make({ kind: 'list', rows: [{ steps: 2 }, { steps: 3 }], window: { from: '01:00', to: '07:00' } });
+    const batch = await make({ kind: 'list', rows: [2, 3, 4, 5, 6, 7, 8].map((steps) => ({ steps })), window: { from: '01:00', to: '07:00' } });
+    // Queued a few at a time, waiting in the cells' order all the same.
+    const line = (await (await t.api('/api/admin/queue')).json()) as Array<{ prompt_id: string; position: number | null }>;
+    expect(line.filter((j) => batch.job_ids.includes(j.prompt_id)).map((j) => j.prompt_id)).toEqual(batch.job_ids);
     expect(batch.status).toBe('waiting');
     // Queued after the batch, it runs: the queue went round and left the batch's jobs waiting.
     const single = await execute(t.api, WORKFLOW, { params: { steps: 2 } });
@@ -48,14 +51,14 @@ describe('the batch lane', () => {
     await waitForJob(t.api, single.prompt_id, ['completed']);
     const before = await batchDetail(t, batch.id);
     expect(before.status).toBe('waiting');
-    expect(before.cells.map((c) => c.status)).toEqual(['queued', 'queued']);
+    expect(before.cells.every((c) => c.status === 'queued')).toBe(true);
     expect(before.cells.every((c) => c.engine_id === null)).toBe(true);
     now += 2 * 60_000;
     const after = await until(async () => {
       const d = await batchDetail(t, batch.id);
       return d.status === 'completed' ? d : undefined;
     }, 'the batch ran in its window', 20_000);
-    expect(after.done).toBe(2);
+    expect(after.done).toBe(7);
     expect((await batchEvents()).filter((e) => e.data.batch_id === batch.id).map((e) => e.type)).toEqual(['batch.created', 'batch.completed']);
   }, 40_000);
 

@@ -31,7 +31,7 @@ beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lane-'));
   db = openDatabase(path.join(dir, 'studio.db'));
   store = new QueueStore(db);
-  lane = new BatchLane();
+  lane = new BatchLane(() => store);
   lane.bind({ mayStart: (id) => open.has(id) });
 });
 afterEach(() => {
@@ -49,6 +49,15 @@ describe('batch lane', () => {
     add('b1-3', 'a', 'b1');
     // A's own 3 batch jobs do not push A's or C's single jobs behind them.
     expect(order()).toBe('a1 c1 a2 b1-1 b1-2 b1-3');
+  });
+
+  it("puts a batch's jobs back in its cells' order within the places they hold", () => {
+    add('b1-3', 'a', 'b1');
+    add('i1', 'z');
+    add('b1-1', 'a', 'b1');
+    add('b1-2', 'a', 'b1');
+    lane.orderWithin(['b1-1', 'b1-2', 'b1-3']);
+    expect(order()).toBe('i1 b1-1 b1-2 b1-3');
   });
 
   it('starts a batch job only when no runnable interactive job waits, its batch allows it, on an idle engine', () => {
