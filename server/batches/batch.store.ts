@@ -119,6 +119,11 @@ export class BatchStore {
     }));
   }
 
+  /** The cell's job is now `promptId` (a retry of it). */
+  repoint(batchId: string, idx: number, promptId: string): void {
+    this.db.prepare('UPDATE batch_cells SET prompt_id = ? WHERE batch_id = ? AND idx = ?').run(promptId, batchId, idx);
+  }
+
   /** How many of its cells' jobs are still queued or running. */
   unfinished(id: string): number {
     return (this.unfinishedStmt.get(id) as { n: number }).n;

@@ -45,6 +45,7 @@ export function createBatchesModule(deps: BatchesModuleDeps): BatchesModule {
     lifecycle: jobs.lifecycle,
     cancelJob: (id, actor) => jobs.queue.cancel(id, actor),
     deleteJobs: (ids) => jobs.queries.delete(ids, OWNER_ACTOR),
+    adopt: (id, batchId) => jobs.queue.lane.adopt(id, batchId),
     orderJobs: (ids) => jobs.queue.lane.orderWithin(ids),
     wake: () => jobs.queue.schedule(),
     outputsDir,

@@ -38,6 +38,8 @@ export interface BatchesDeps {
   cancelJob: (promptId: string, actor: Actor) => Promise<unknown>;
   /** Delete job records and folders (a refused batch's jobs). */
   deleteJobs: (promptIds: readonly string[]) => Promise<unknown>;
+  /** A waiting job joins a batch's lane (the queue's lane). */
+  adopt: (promptId: string, batchId: string) => void;
   /** Put a batch's waiting jobs in its cells' order (the queue's lane). */
   orderJobs: (promptIds: readonly string[]) => void;
   /** Ask the queue for a hand-over round (a resumed batch's jobs may go now). */
@@ -64,6 +66,7 @@ export class BatchesService {
     for (const b of this.deps.store.list()) if (b.state === 'submitting') this.deps.store.setState(b.id, 'cancelled');
     this.off = this.deps.lifecycle.subscribe((change) => {
       if (change.type === 'job.deleted') return;
+      if (change.type === 'job.queued' && change.job.retry_of) this.retried(change.job.prompt_id, change.job.retry_of);
       const cell = this.deps.store.cellOf(change.job.prompt_id);
       if (!cell) return;
       const batch = this.deps.store.get(cell.batch_id);
@@ -71,6 +74,22 @@ export class BatchesService {
       this.deps.hub.broadcast('batch.cell', { batch_id: batch.id, index: cell.idx, prompt_id: change.job.prompt_id, status: change.job.status }, ownerAudience(batch.owner_id));
       if ((batch.state === 'running' || batch.state === 'paused') && FINISHED.has(change.job.status) && this.deps.store.unfinished(batch.id) === 0) this.complete(batch);
     });
+  }
+
+  /**
+   * A retry of a cell that did not complete (stalled by a restart and resumed, failed, cancelled)
+   * takes the cell's place, waits in the batch's lane, and a batch that had finished runs again
+   * for it. A retry of a completed cell, or of a cancelled batch's, is a job of its own.
+   */
+  private retried(promptId: string, retryOf: string): void {
+    const cell = this.deps.store.cellOf(retryOf);
+    const batch = cell ? this.deps.store.get(cell.batch_id) : null;
+    if (!cell || !batch || batch.state === 'cancelled' || batch.state === 'submitting') return;
+    if (this.deps.store.cellJobs(batch.id).find((c) => c.idx === cell.idx)?.status === 'completed') return;
+    this.deps.store.repoint(batch.id, cell.idx, promptId);
+    this.deps.adopt(promptId, batch.id);
+    // A finished batch runs again for its retried cell (and completes again after it).
+    if (batch.state === 'completed') this.deps.store.setState(batch.id, 'running');
   }
 
   stop(): void {
@@ -240,7 +259,7 @@ export class BatchesService {
       id: batch.id,
       name: batch.name,
       kind: batch.kind,
-      status: statusOf(batch, this.now()),
+      status: statusOf(batch, this.now(), cells),
       workflow_id: batch.workflow_id,
       preset_id: batch.preset_id,
       owner_id: batch.owner_id,
@@ -254,8 +273,10 @@ export class BatchesService {
   }
 }
 
-function statusOf(batch: BatchRow, now: number): BatchStatus {
+function statusOf(batch: BatchRow, now: number, cells: readonly CellJob[]): BatchStatus {
   if (batch.state === 'submitting') return 'running';
+  // Every cell finished while no one listened (stalled at a restart, not retried): done all the same.
+  if ((batch.state === 'running' || batch.state === 'paused') && cells.length > 0 && cells.every((c) => FINISHED.has(c.status))) return 'completed';
   if (batch.state !== 'running') return batch.state;
   return inWindow(batch.window, now) ? 'running' : 'waiting';
 }

@@ -33,6 +33,11 @@ export class BatchLane {
   /** @param store the queue's store, read when used (the queue builds its lane before its own fields are set). */
   constructor(private readonly store: () => QueueStore) {}
 
+  /** A waiting job becomes a job of this batch (a retry of one of its cells, after a restart or by hand). */
+  adopt(promptId: string, batchId: string): void {
+    this.store().setBatch(promptId, batchId);
+  }
+
   /** A batch's waiting jobs in its cells' order (they were queued a few at a time and may have landed out of it). */
   orderWithin(promptIds: readonly string[]): void {
     this.store().orderWithin(promptIds);

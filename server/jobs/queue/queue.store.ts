@@ -96,6 +96,11 @@ export class QueueStore {
     this.appendStmt.run({ prompt_id: row.prompt_id, submitter: row.submitter, graph: JSON.stringify(row.graph), extra_data: JSON.stringify(row.extra_data), batch_id: row.batch_id });
   }
 
+  /** Move a waiting job into a batch's lane (a retried cell of the batch). */
+  setBatch(promptId: string, batchId: string): void {
+    this.db.prepare('UPDATE job_queue SET batch_id = ? WHERE prompt_id = ? AND engine_id IS NULL').run(batchId, promptId);
+  }
+
   /** Put these waiting jobs in this order among the places they hold (the others keep theirs). */
   orderWithin(promptIds: readonly string[]): void {
     this.db.transaction(() => {

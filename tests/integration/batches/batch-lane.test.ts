@@ -4,7 +4,8 @@
  * waiting) and runs once the clock reaches it; an interactive job submitted mid-batch starts
  * before the next batch job; pause holds the batch's waiting cells, resume lets them go, cancel
  * ends the rest. Events batch.created/paused/resumed/completed/cancelled. A member's batch counts
- * against their quotas and allow-list; a preset's batch runs over the preset's values.
+ * against their quotas and allow-list; a preset's batch runs over the preset's values; a retry of a
+ * cell that did not complete takes its place in the batch and its lane.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute, plantModels, SHIPPED_MODELS, waitForJob } from '../../helpers/runner.js';
@@ -134,5 +135,23 @@ describe('the batch lane', () => {
       ['fox-sweep', 'a fox', 6],
       ['fox-sweep', 'a owl', 6],
     ]);
+  });
+
+  it("lets a retry of a cell that did not complete take the cell's place, in the batch's lane", async () => {
+    const batch = await make({ kind: 'list', rows: [{ steps: 20 }, { steps: 3 }, { steps: 4 }] });
+    expect((await post(`/api/admin/batches/${batch.id}/pause`)).status).toBe(200);
+    await until(async () => (await batchDetail(t, batch.id)).cells.every((c) => c.status !== 'running' && (c.status !== 'queued' || c.engine_id === null)), 'nothing of the batch on the engine', 20_000);
+    const waiting = (await batchDetail(t, batch.id)).cells.find((c) => c.status === 'queued')!;
+    expect((await t.api('/api/admin/queue/cancel', json('POST', { prompt_id: waiting.prompt_id }))).status).toBe(200);
+    const retry = (await (await t.api('/api/admin/history/retry', json('POST', { prompt_id: waiting.prompt_id }))).json()) as { prompt_id: string };
+    const cell = (await batchDetail(t, batch.id)).cells[waiting.index]!;
+    expect(cell.prompt_id).toBe(retry.prompt_id);
+    // Paused, the retry waits like the batch's other cells: a single job queued after it runs first.
+    const single = await execute(t.api, WORKFLOW, { params: { steps: 2 } });
+    await waitForJob(t.api, single.prompt_id, ['completed']);
+    expect((await batchDetail(t, batch.id)).cells[waiting.index]).toMatchObject({ status: 'queued', engine_id: null });
+    expect((await post(`/api/admin/batches/${batch.id}/resume`)).status).toBe(200);
+    await until(async () => (await batchDetail(t, batch.id)).status === 'completed', 'the batch completed with its retried cell', 20_000);
+    expect((await batchDetail(t, batch.id)).done).toBe(3);
   });
 });
