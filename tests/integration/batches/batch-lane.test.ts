@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execute, plantModels, SHIPPED_MODELS, waitForJob } from '../../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
-import { until } from '../../helpers/studio-ws.js';
+import { connectStudioWs, until } from '../../helpers/studio-ws.js';
 import { batchDetail, createBatch } from '../../helpers/batches.js';
 import { addPerson, as, json, signIn } from '../../helpers/people.js';
 import type { BatchCreated } from '../../../server/contracts/batches.contract.js';
@@ -122,6 +122,7 @@ describe('the batch lane', () => {
   it("runs a preset's batch over its stored values, each job recording the preset", async () => {
     const preset = { id: 'fox-sweep', name: 'Fox', workflow: { workflow_id: WORKFLOW, params: { positive: 'a fox', steps: 2, cfg: 6 } } };
     expect((await t.api('/api/admin/presets', json('POST', preset))).status).toBe(200);
+    const ws = await connectStudioWs(t.url, t.apiKey);
     const res = await createBatch(t, { preset_id: 'fox-sweep', kind: 'grid', axes: [{ input: 'positive', values: { replace: 'fox', with: ['fox', 'owl'] } }] });
     expect(res.status).toBe(200);
     const batch = (await res.json()) as BatchCreated;
@@ -130,6 +131,11 @@ describe('the batch lane', () => {
       return d.status === 'completed' ? d : undefined;
     }, 'the preset batch completed', 20_000);
     expect(done.workflow_id).toBe(WORKFLOW);
+    // Every cell's start and end went out on the WebSocket, and the batch's end.
+    await until(() => ws.ofType('batch.state').some((f) => f.data.id === batch.id && f.data.status === 'completed'), 'batch.state completed on the socket');
+    const cellFrames = ws.ofType('batch.cell').filter((f) => f.data.batch_id === batch.id);
+    for (const [index, id] of batch.job_ids.entries()) expect(cellFrames.filter((f) => f.data.prompt_id === id && f.data.index === index).map((f) => f.data.status)).toEqual(['running', 'completed']);
+    await ws.close();
     const jobs = await Promise.all(batch.job_ids.map((id) => waitForJob(t.api, id, ['completed'])));
     expect(jobs.map((j) => [j.preset_id, (j.params as { positive: string }).positive, (j.params as { cfg: number }).cfg])).toEqual([
       ['fox-sweep', 'a fox', 6],
