@@ -84,7 +84,7 @@ export interface Config {
     nodeMap: string | null;
   };
   /** Jobs: a running job silent this long (no engine message) is marked stalled; 0 never. */
-  jobs: { stallMs: number; resumeAfterRestart: boolean };
+  jobs: { stallMs: number; resumeAfterRestart: boolean; batchMaxCells: number };
   llm: {
     /** `LLM_BINARY` when set (it wins over the installed builds), else null. */
     binary: string | null;
@@ -218,7 +218,7 @@ export async function loadConfig(
       desktopUpdates: v.DESKTOP_UPDATE_URL,
       nodeMap: v.NODE_MAP_URL,
     },
-    jobs: { stallMs: Math.round(v.JOB_STALL_MINUTES * 60_000), resumeAfterRestart: v.QUEUE_RESUME_AFTER_RESTART === 'on' },
+    jobs: { stallMs: Math.round(v.JOB_STALL_MINUTES * 60_000), resumeAfterRestart: v.QUEUE_RESUME_AFTER_RESTART === 'on', batchMaxCells: v.BATCH_MAX_CELLS },
     llm: {
       binary: v.LLM_BINARY,
       port: v.LLM_PORT,

@@ -28,6 +28,8 @@ export interface StudioOptions {
    * headless re-executes itself, Electron relaunches. Without it, restart answers 409.
    */
   relaunch?: () => void | Promise<void>;
+  /** The clock batch windows are read by (tests move it instead of waiting for the hour). */
+  batchClock?: () => number;
   /** The installed desktop app's updater (main/desktop-updater.ts); headless Studio has none. */
   desktopUpdates?: DesktopUpdates;
 }

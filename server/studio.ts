@@ -6,6 +6,7 @@
  * database. No domain logic lives here: only what is built, in which order, and what it is given.
  */
 import { createAssetsModule } from './assets/assets.module.js';
+import { createBatchesModule } from './batches/batches.module.js';
 import { AssetOwners } from './assets/asset-owners.js';
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
 import { llmCatalogAccess } from './catalog/llm-catalog-access.js';
@@ -121,6 +122,7 @@ export class Studio {
       uploads,
       allowedWorkflows: (userId) => users.limitsOf(userId)?.allow?.workflows ?? null,
     }));
+    const batches = createBatchesModule({ ...base, hub, jobs, workflows: workflows.service, presets: presets.service, now: options.batchClock });
     const modelhub = createModelhubModule({
       ...base,
       catalogs: catalog.catalogs,
@@ -179,7 +181,7 @@ export class Studio {
     // Each module after what it uses; the engine before the jobs so it stops after the job watcher.
     // The view guard goes before the engine's routes: another person's file answers as a missing one.
     const viewGuard: StudioModule = { name: 'view-guard', routers: [assets.viewGuard] };
-    this.modules = [auth, users, eventsModule, viewGuard, engine, catalog, workflows, jobs, llm, presets, modelhub, assets, chatbot, nodes, disk, this.system, setup];
+    this.modules = [auth, users, eventsModule, viewGuard, engine, catalog, workflows, jobs, llm, presets, batches, modelhub, assets, chatbot, nodes, disk, this.system, setup];
     this.server = createStudioHttpServer({ config, logger, events, auth, hub, maintenance: this.maintenance, engine, modules: this.modules });
   }
 

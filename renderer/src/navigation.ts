@@ -27,6 +27,7 @@ const NAV_GROUPS: readonly NavGroup[] = [
       { to: '/home', label: 'Workflows', icon: '▦' },
       { to: '/presets', label: 'Presets', icon: '★' },
       { to: '/jobs', label: 'Queue & history', icon: '☰', badge: 'activeJobs' },
+      { to: '/batches', label: 'Batches', icon: '▥' },
       { to: '/assets', label: 'Assets', icon: '▣' },
     ],
   },

@@ -14,6 +14,8 @@ export function createStudioRouter(): Router {
       { path: '/run/:id', name: 'run', component: () => import('./views/RunView.vue'), meta: { title: 'Run' }, props: true },
       { path: '/workflows/:id/form', name: 'workflow-form', component: () => import('./views/WorkflowFormView.vue'), meta: { title: 'Edit form' }, props: true },
       { path: '/jobs/:promptId', name: 'job', component: () => import('./views/JobView.vue'), meta: { title: 'Job' }, props: true },
+      { path: '/batches', name: 'batches', component: () => import('./views/BatchesView.vue'), meta: { title: 'Batches' } },
+      { path: '/batches/:id', name: 'batch', component: () => import('./views/BatchView.vue'), meta: { title: 'Batch' }, props: true },
       { path: '/jobs', name: 'jobs', component: () => import('./views/JobsView.vue'), meta: { title: 'Queue & history' } },
       { path: '/assets', name: 'assets', component: () => import('./views/AssetsView.vue'), meta: { title: 'Assets' } },
       { path: '/models', name: 'models', component: () => import('./views/ModelsView.vue'), meta: { title: 'Models & LoRAs' } },

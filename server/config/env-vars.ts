@@ -68,6 +68,7 @@ export const ENV_VARS = {
   ENGINE_PIP_TIMEOUT_S: { group: 'config', default: '3600', parse: integer({ min: 1 }), description: 'Engine install: deadline of each package step (torch, requirements, node packages)' },
   ENGINE_PROVE_TIMEOUT_S: { group: 'config', default: '600', parse: integer({ min: 1 }), description: 'How long a new engine may take to start and run the smoke prompt before Studio switches to it' },
   QUEUE_RESUME_AFTER_RESTART: { group: 'config', default: 'on', parse: oneOf(['on', 'off'] as const), description: 'on: each job a restart left unfinished (marked stalled) is retried at once, in the old queue order (retry_of names it)' },
+  BATCH_MAX_CELLS: { group: 'config', default: '500', parse: integer({ min: 1 }), description: 'Most jobs one batch (grid, list, CSV) may make; a bigger one is refused (413) before anything is queued' },
   JOB_STALL_MINUTES: { group: 'config', default: '10', parse: nonNegativeNumber, description: 'Mark a running job stalled after this many minutes without progress from the engine (0: never)' },
   LLM_BINARY: { group: 'config', default: null, parse: text, description: 'The LLM server executable; when set it wins over the installed llama.cpp builds (unset: the active build, else llama-server on PATH)' },
   LLM_PORT: { group: 'config', default: '8080', parse: integer(), description: "The LLM server's port" },

@@ -4,6 +4,7 @@
  *
  * Binary frames carry preview images; their codec is `preview-frame.ts`.
  */
+import type { BatchCellMessage, BatchSummary } from './batches.contract.js';
 import type { StudioEvent } from './events.contract.js';
 import type { JobRecord, ProgressObject } from './jobs.contract.js';
 import type { SetupInstallMessage } from './setup.contract.js';
@@ -40,6 +41,10 @@ export interface WsEventMap {
   'job.progress': { prompt_id: string; progress: ProgressObject };
   /** Records removed by a history delete. */
   'job.deleted': { prompt_ids: string[] };
+  /** A cell of a batch changed (its job was queued, started, finished): one message per cell. */
+  'batch.cell': BatchCellMessage;
+  /** A batch was made, paused, resumed, completed or cancelled: its summary. */
+  'batch.state': BatchSummary;
   /** A telemetry sample, every few seconds (the history's newest point). */
   'telemetry.sample': TelemetrySample;
   /** An engine install, update or switch moved to a step, ended, or printed a line of output. */

@@ -338,4 +338,40 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 16,
+    name: 'Batches: grids, lists and CSV batches, their cells, and the batch lane of the queue (issue 45)',
+    sql: `
+      -- One batch, made by owner_id. state: submitting (its jobs are being queued: none starts),
+      -- running, paused, cancelled, completed. time_window is JSON {from, to} (HH:MM, Studio's time) or
+      -- null; axes JSON as resolved (input, label, values, labels); params the base values.
+      CREATE TABLE batches (
+        id          TEXT PRIMARY KEY,
+        owner_id    TEXT NOT NULL,
+        name        TEXT NOT NULL,
+        kind        TEXT NOT NULL CHECK (kind IN ('grid','list','csv')),
+        workflow_id TEXT NOT NULL,
+        preset_id   TEXT,
+        params      TEXT NOT NULL,
+        axes        TEXT NOT NULL,
+        time_window TEXT,
+        state       TEXT NOT NULL CHECK (state IN ('submitting','running','paused','cancelled','completed')),
+        created_ms  INTEGER NOT NULL,
+        created_at  TEXT NOT NULL
+      );
+      CREATE INDEX batches_owner ON batches (owner_id, created_ms);
+      -- One job per cell; the job row may be deleted from the history later (the cell stays).
+      CREATE TABLE batch_cells (
+        batch_id  TEXT NOT NULL REFERENCES batches(id) ON DELETE CASCADE,
+        idx       INTEGER NOT NULL,
+        prompt_id TEXT NOT NULL,
+        vals      TEXT NOT NULL,
+        coords    TEXT,
+        PRIMARY KEY (batch_id, idx)
+      );
+      CREATE INDEX batch_cells_prompt ON batch_cells (prompt_id);
+      -- A waiting job of a batch waits in the batch lane: after every interactive job.
+      ALTER TABLE job_queue ADD COLUMN batch_id TEXT;
+    `,
+  },
 ];

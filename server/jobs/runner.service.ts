@@ -42,11 +42,13 @@ export interface JobOrigin {
   actor?: Actor;
   /** The person whose allow-lists and quotas the run is checked against (none: Studio's own resubmission). */
   countsFor?: string;
+  /** The batch the job is a cell of: it waits in the queue's batch lane. */
+  batchId?: string;
 }
 
 /** Studio's queue, as the runner sees it. */
 export interface JobQueueing {
-  enqueue(promptId: string, entry: { submitter: string; graph: ApiGraph; extraData: Record<string, unknown> }): void;
+  enqueue(promptId: string, entry: { submitter: string; graph: ApiGraph; extraData: Record<string, unknown>; batchId?: string }): void;
 }
 
 export interface RunnerDeps {
@@ -220,7 +222,7 @@ export class RunnerService {
     this.deps.folders.create(folder);
     try {
       await this.deps.lifecycle.submit(job, async () => {
-        this.deps.queue.enqueue(promptId, { submitter: origin.submitter ?? 'anonymous', graph: run.graph, extraData: this.extraData(run.graph, objectInfo) });
+        this.deps.queue.enqueue(promptId, { submitter: origin.submitter ?? 'anonymous', graph: run.graph, extraData: this.extraData(run.graph, objectInfo), batchId: origin.batchId });
       });
     } catch (err) {
       this.deps.folders.remove(folder);

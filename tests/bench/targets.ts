@@ -15,6 +15,8 @@ export const TARGETS = {
   outputsZip: { text: '≤ 1.2× zip -0 -r', ratio: 1.2 },
   relay: { text: '≤ 1.5× bare ws relay', ratio: 1.5 },
   historyPage: { text: '< 10 ms', ms: 10 },
+  batchQueue: { text: '< 3 s', ms: 3000 },
+  batchPage: { text: '< 300 ms', ms: 300 },
 } as const;
 
 export interface TargetRow {

@@ -38,6 +38,8 @@ export interface TestStudioOptions {
   jobPollMs?: number;
   /** Chat bot options (library loader, backoff and progress timings). */
   chatbot?: StudioOptions['chatbot'];
+  /** The clock batch windows are read by. */
+  batchClock?: () => number;
   /** What `POST /api/admin/system/restart` and an applied update call to replace Studio. */
   relaunch?: () => void | Promise<void>;
 }
@@ -58,7 +60,7 @@ export async function startTestStudio(options: TestStudioOptions = {}): Promise<
     ...options.env,
   };
   const config = await loadConfig(env, { probeEngine: async () => false });
-  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs, sharedFolderRecheckMs: options.sharedFolderRecheckMs, engineProbeMs: options.engineProbeMs, jobPollMs: options.jobPollMs, chatbot: options.chatbot, relaunch: options.relaunch });
+  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs, sharedFolderRecheckMs: options.sharedFolderRecheckMs, engineProbeMs: options.engineProbeMs, jobPollMs: options.jobPollMs, chatbot: options.chatbot, relaunch: options.relaunch, batchClock: options.batchClock });
   await studio.start();
   const url = studio.url;
   return {

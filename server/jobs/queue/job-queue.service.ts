@@ -18,7 +18,7 @@ import type { SettingsStore } from '../../db/settings.store.js';
 import type { ApiGraph } from '../../engine/engine-graph.js';
 import { checkpointOf, missingFor } from '../../engine/pool/engine-needs.js';
 import { EngineStatsBook } from './engine-stats.js';
-import { fairIndex } from './fair-share.js';
+import { BatchLane } from './batch-lane.js';
 import { failoverJobs, LostCopies } from './failover.js';
 import { stopOnEngine, submitTo } from './hand-over.js';
 import type { QueueRow, QueueStore } from './queue.store.js';
@@ -33,6 +33,8 @@ export interface QueueEntry {
   submitter: string;
   graph: ApiGraph;
   extraData: Record<string, unknown>;
+  /** The batch it is a cell of: it waits in the batch lane (`batch-lane.ts`). */
+  batchId?: string;
 }
 
 export interface JobQueueDeps {
@@ -66,6 +68,8 @@ export class JobQueueService {
   private readonly lost = new LostCopies();
   /** Jobs done, speed, last checkpoint and idle time of each engine (routing, the Engines page). */
   readonly stats = new EngineStatsBook();
+  /** Where batch jobs wait and when they may start; the batches capability binds its gate to it. */
+  readonly lane = new BatchLane(() => this.deps.store);
 
   constructor(private readonly deps: JobQueueDeps) {}
 
@@ -129,11 +133,9 @@ export class JobQueueService {
     this.timer = null;
   }
 
-  /** Put a recorded job in the queue, at its fair place. Called inside the lifecycle's submit. */
+  /** Put a recorded job in the queue, at its fair place (a batch's job in the batch lane). Called inside the lifecycle's submit. */
   enqueue(promptId: string, entry: QueueEntry): void {
-    const index = fairIndex(this.deps.store.waiting(), entry.submitter, this.deps.store.handed());
-    this.deps.store.insertAt({ prompt_id: promptId, submitter: entry.submitter, graph: entry.graph, extra_data: entry.extraData }, index);
-    this.schedule();
+    if (this.lane.enqueue(this.deps.store, promptId, entry)) this.schedule();
   }
 
   /**
@@ -277,9 +279,11 @@ export class JobQueueService {
       const free = engines.filter((e) => e.online() && !unreachable.has(e.id) && !this.settling.has(e.id) && (held.get(e.id) ?? 0) < ENGINE_SLOTS);
       if (free.length === 0) return;
       let pick: { row: QueueRow; engine: QueueEngine } | null = null;
+      const lane = this.lane.round(waiting, engines, (e, graph) => this.canRun(e, graph));
       for (const row of waiting) {
+        if (!lane.startable(row)) continue;
         // One engine: the check at execute was made against it; nothing to choose.
-        const able = engines.length === 1 ? free : free.filter((e) => this.canRun(e, row.graph));
+        const able = lane.fit(row, engines.length === 1 ? free : free.filter((e) => this.canRun(e, row.graph)), held);
         const candidates = able.map((e) => ({ ...this.stats.of(e.id), id: e.id, held: held.get(e.id) ?? 0, engine: e }));
         const best = chooseEngine(candidates, checkpointOf(row.graph));
         if (best) {
@@ -371,11 +375,6 @@ export class JobQueueService {
   /** The engine a job is on (null: waiting in Studio, or not in the queue). */
   engineOf(promptId: string): string | null {
     return this.deps.store.get(promptId)?.engine_id ?? null;
-  }
-
-  /** True when the job is in the queue's hands (waiting or on an engine). */
-  holds(promptId: string): boolean {
-    return this.deps.store.get(promptId) !== null;
   }
 
   /** Take an active job off the engine it is on (a delete does this first, as cancel does). */

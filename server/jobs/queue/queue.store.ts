@@ -18,7 +18,11 @@ export interface QueueRow {
   handed_ms: number | null;
   /** How often its engine went offline with it (failover). */
   failovers: number;
+  /** The batch it is a cell of (the batch lane, `batch-lane.ts`); null for an interactive job. */
+  batch_id: string | null;
 }
+
+type NewRow = Omit<QueueRow, 'seq' | 'engine_id' | 'handed_ms' | 'failovers'>;
 
 interface RawRow extends Omit<QueueRow, 'graph' | 'extra_data'> {
   graph: string;
@@ -34,13 +38,18 @@ export class QueueStore {
   private readonly handStmt;
   private readonly removeStmt;
   private readonly failoverStmt;
+  private readonly appendStmt;
 
   constructor(private readonly db: Db) {
     this.getStmt = db.prepare('SELECT * FROM job_queue WHERE prompt_id = ?');
     this.waitingStmt = db.prepare('SELECT * FROM job_queue WHERE engine_id IS NULL ORDER BY seq');
     this.handedStmt = db.prepare('SELECT * FROM job_queue WHERE engine_id IS NOT NULL ORDER BY handed_ms');
     this.insertStmt = db.prepare(
-      'INSERT INTO job_queue (prompt_id, submitter, seq, graph, extra_data, engine_id, handed_ms) VALUES (@prompt_id, @submitter, @seq, @graph, @extra_data, NULL, NULL)',
+      'INSERT INTO job_queue (prompt_id, submitter, seq, graph, extra_data, engine_id, handed_ms, batch_id) VALUES (@prompt_id, @submitter, @seq, @graph, @extra_data, NULL, NULL, @batch_id)',
+    );
+    this.appendStmt = db.prepare(
+      `INSERT INTO job_queue (prompt_id, submitter, seq, graph, extra_data, engine_id, handed_ms, batch_id)
+       VALUES (@prompt_id, @submitter, (SELECT COALESCE(MAX(seq), -1) + 1 FROM job_queue), @graph, @extra_data, NULL, NULL, @batch_id)`,
     );
     this.setSeqStmt = db.prepare('UPDATE job_queue SET seq = ? WHERE prompt_id = ?');
     this.handStmt = db.prepare('UPDATE job_queue SET engine_id = ?, handed_ms = ? WHERE prompt_id = ?');
@@ -73,12 +82,31 @@ export class QueueStore {
   }
 
   /** Add a waiting job at `index` of the waiting order (renumbered in one transaction). */
-  insertAt(row: Omit<QueueRow, 'seq' | 'engine_id' | 'handed_ms' | 'failovers'>, index: number): void {
+  insertAt(row: NewRow, index: number): void {
     this.db.transaction(() => {
       const order = this.waiting().map((r) => r.prompt_id);
-      this.insertStmt.run({ prompt_id: row.prompt_id, submitter: row.submitter, seq: 0, graph: JSON.stringify(row.graph), extra_data: JSON.stringify(row.extra_data) });
+      this.insertStmt.run({ prompt_id: row.prompt_id, submitter: row.submitter, seq: 0, graph: JSON.stringify(row.graph), extra_data: JSON.stringify(row.extra_data), batch_id: row.batch_id });
       order.splice(Math.max(0, Math.min(index, order.length)), 0, row.prompt_id);
       this.renumber(order);
+    })();
+  }
+
+  /** Add a waiting job after every other (no renumbering: one statement whatever the length of the line). */
+  append(row: NewRow): void {
+    this.appendStmt.run({ prompt_id: row.prompt_id, submitter: row.submitter, graph: JSON.stringify(row.graph), extra_data: JSON.stringify(row.extra_data), batch_id: row.batch_id });
+  }
+
+  /** Move a waiting job into a batch's lane (a retried cell of the batch). */
+  setBatch(promptId: string, batchId: string): void {
+    this.db.prepare('UPDATE job_queue SET batch_id = ? WHERE prompt_id = ? AND engine_id IS NULL').run(batchId, promptId);
+  }
+
+  /** Put these waiting jobs in this order among the places they hold (the others keep theirs). */
+  orderWithin(promptIds: readonly string[]): void {
+    this.db.transaction(() => {
+      const rows = promptIds.map((id) => this.get(id)).filter((row): row is QueueRow => row !== null && row.engine_id === null);
+      const seqs = rows.map((row) => row.seq).sort((a, b) => a - b);
+      rows.forEach((row, i) => this.setSeqStmt.run(seqs[i], row.prompt_id));
     })();
   }
 
@@ -101,6 +129,21 @@ export class QueueStore {
   }
 }
 
+/**
+ * The graph and extra data are parsed when first read: a round of the queue reads every waiting
+ * row but looks at the graphs of only the few it may hand over (a batch of 1 000 waits mostly unread).
+ */
 function parse(row: RawRow): QueueRow {
-  return { ...row, graph: JSON.parse(row.graph) as ApiGraph, extra_data: JSON.parse(row.extra_data) as Record<string, unknown> };
+  const { graph, extra_data, ...rest } = row;
+  let parsedGraph: ApiGraph | undefined;
+  let parsedExtra: Record<string, unknown> | undefined;
+  return {
+    ...rest,
+    get graph() {
+      return (parsedGraph ??= JSON.parse(graph) as ApiGraph);
+    },
+    get extra_data() {
+      return (parsedExtra ??= JSON.parse(extra_data) as Record<string, unknown>);
+    },
+  };
 }
