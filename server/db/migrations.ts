@@ -374,4 +374,12 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE job_queue ADD COLUMN batch_id TEXT;
     `,
   },
+  {
+    version: 18,
+    name: 'the urgent mark: a waiting job an admin moved ahead keeps its place',
+    sql: `
+      -- 1: moved ahead by an admin (POST /api/admin/queue/move); a later job's fair place is after it.
+      ALTER TABLE job_queue ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

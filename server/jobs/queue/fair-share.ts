@@ -6,9 +6,12 @@
  * submitter: with A's a1 a2 a3 waiting, B's first job lands after a1, B's second after a2.
  * Jobs already handed to an engine (`handed`) count as turns taken: with a1 and a2 on the engine
  * and a3… waiting, B's first job goes before a3, not after it.
- * Manual moves are kept: placement reads the order as it is, it does not re-sort it.
+ * Manual moves are kept: placement reads the order as it is, it does not re-sort it. A job an admin
+ * moved ahead (`pinned`, the urgent mark) is not passed: a new job goes after the last of them,
+ * even when the pinned job's submitter has had more turns.
  */
-export function fairIndex(waiting: ReadonlyArray<{ submitter: string }>, submitter: string, handed: ReadonlyArray<{ submitter: string }> = []): number {
+export function fairIndex(waiting: ReadonlyArray<{ submitter: string; pinned?: boolean }>, submitter: string, handed: ReadonlyArray<{ submitter: string }> = []): number {
+  const after = waiting.findLastIndex((w) => w.pinned === true) + 1;
   const seen = new Map<string, number>();
   for (const h of handed) seen.set(h.submitter, (seen.get(h.submitter) ?? 0) + 1);
   const round = (seen.get(submitter) ?? 0) + waiting.filter((w) => w.submitter === submitter).length;
@@ -16,7 +19,7 @@ export function fairIndex(waiting: ReadonlyArray<{ submitter: string }>, submitt
     const who = waiting[i]!.submitter;
     const nth = seen.get(who) ?? 0;
     seen.set(who, nth + 1);
-    if (nth > round) return i;
+    if (nth > round && i >= after) return i;
   }
   return waiting.length;
 }

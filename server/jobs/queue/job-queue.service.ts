@@ -224,14 +224,12 @@ export class JobQueueService {
     return cancelled;
   }
 
-  /** Move a waiting job to `position` among the waiting (0 = next); clamped to the end. */
+  /** Move a waiting job to `position` among the waiting (0 = next); clamped to the end. Moved ahead is the urgent mark (pinned). */
   move(promptId: string, position: number, actor: Actor = OWNER_ACTOR): QueueState {
     const job = this.deps.jobs.get(promptId);
     if (!job || !mayTouch(actor, job.owner_id)) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (this.deps.store.get(promptId)?.engine_id !== null || job.status !== 'queued') throw new DomainError('conflict', `Job ${promptId} is no longer waiting (${job.status}${job.status === 'queued' ? ', on an engine' : ''})`);
-    const order = this.deps.store.waiting().map((r) => r.prompt_id).filter((id) => id !== promptId);
-    order.splice(Math.min(position, order.length), 0, promptId);
-    this.deps.store.reorder(order);
+    this.deps.store.move(promptId, position);
     return this.state();
   }
 

@@ -20,13 +20,16 @@ export interface QueueRow {
   failovers: number;
   /** The batch it is a cell of (the batch lane, `batch-lane.ts`); null for an interactive job. */
   batch_id: string | null;
+  /** An admin moved it ahead (the urgent mark): later jobs' fair places do not pass it (`fair-share.ts`). */
+  pinned: boolean;
 }
 
-type NewRow = Omit<QueueRow, 'seq' | 'engine_id' | 'handed_ms' | 'failovers'>;
+type NewRow = Omit<QueueRow, 'seq' | 'engine_id' | 'handed_ms' | 'failovers' | 'pinned'>;
 
-interface RawRow extends Omit<QueueRow, 'graph' | 'extra_data'> {
+interface RawRow extends Omit<QueueRow, 'graph' | 'extra_data' | 'pinned'> {
   graph: string;
   extra_data: string;
+  pinned: number;
 }
 
 export class QueueStore {
@@ -39,6 +42,7 @@ export class QueueStore {
   private readonly removeStmt;
   private readonly failoverStmt;
   private readonly appendStmt;
+  private readonly pinStmt;
 
   constructor(private readonly db: Db) {
     this.getStmt = db.prepare('SELECT * FROM job_queue WHERE prompt_id = ?');
@@ -55,6 +59,7 @@ export class QueueStore {
     this.handStmt = db.prepare('UPDATE job_queue SET engine_id = ?, handed_ms = ? WHERE prompt_id = ?');
     this.removeStmt = db.prepare('DELETE FROM job_queue WHERE prompt_id = ?');
     this.failoverStmt = db.prepare('UPDATE job_queue SET engine_id = NULL, handed_ms = NULL, failovers = failovers + 1 WHERE prompt_id = ?');
+    this.pinStmt = db.prepare('UPDATE job_queue SET pinned = 1 WHERE prompt_id = ?');
   }
 
   get(promptId: string): QueueRow | null {
@@ -110,9 +115,16 @@ export class QueueStore {
     })();
   }
 
-  /** Put the waiting jobs in this order (ids not waiting are ignored). */
-  reorder(order: readonly string[]): void {
-    this.db.transaction(() => this.renumber(order))();
+  /** Move a waiting job to `position` of the waiting order (clamped to the end); moved ahead, it is pinned. */
+  move(promptId: string, position: number): void {
+    this.db.transaction(() => {
+      const waiting = this.waiting().map((r) => r.prompt_id);
+      const order = waiting.filter((id) => id !== promptId);
+      const at = Math.min(position, order.length);
+      order.splice(at, 0, promptId);
+      if (at < waiting.indexOf(promptId)) this.pinStmt.run(promptId);
+      this.renumber(order);
+    })();
   }
 
   /** The job went to `engineId` (null: back to waiting, keeping its place). */
@@ -134,11 +146,12 @@ export class QueueStore {
  * row but looks at the graphs of only the few it may hand over (a batch of 1 000 waits mostly unread).
  */
 function parse(row: RawRow): QueueRow {
-  const { graph, extra_data, ...rest } = row;
+  const { graph, extra_data, pinned, ...rest } = row;
   let parsedGraph: ApiGraph | undefined;
   let parsedExtra: Record<string, unknown> | undefined;
   return {
     ...rest,
+    pinned: pinned === 1,
     get graph() {
       return (parsedGraph ??= JSON.parse(graph) as ApiGraph);
     },

@@ -82,6 +82,23 @@ describe('batch lane', () => {
   });
 });
 
+describe('the urgent mark', () => {
+  it('pins a job an admin moved ahead (kept across a reopen), and a newcomer does not pass it', () => {
+    for (const id of ['a1', 'a2', 'a3', 'a4']) add(id, 'a');
+    add('b1', 'b');
+    expect(order()).toBe('a1 b1 a2 a3 a4');
+    store.hand('a1', 'e1');
+    store.hand('a2', 'e1');
+    store.move('b1', 5); // moved back: no mark
+    store.move('a4', 0);
+    expect(store.waiting().map((r) => `${r.prompt_id}${r.pinned ? '*' : ''}`).join(' ')).toBe('a4* a3 b1');
+    store = new QueueStore(db);
+    // c has had no turn and a two: unpinned, c1 would go before a4.
+    add('c1', 'c');
+    expect(order()).toBe('a4 c1 a3 b1');
+  });
+});
+
 describe('batch window', () => {
   // 2026-01-15 is winter: Studio's time (Rome) is UTC+1.
   const at = (hhmm: string) => Date.parse(`2026-01-15T${hhmm}:00+01:00`);

@@ -42,4 +42,12 @@ describe('fair share', () => {
     expect(fairIndex(waiting, 'b')).toBe(1);
     expect(fairIndex(waiting, 'b', handed)).toBe(0);
   });
+
+  it('does not pass a job an admin moved ahead, even when its submitter has had more turns', () => {
+    const waiting = [{ submitter: 'a', name: 'a3', pinned: true }, ...['b1', 'a4'].map((name) => ({ submitter: name[0]!, name }))];
+    const handed = [{ submitter: 'a' }, { submitter: 'a' }];
+    // Unpinned, c's first job would go before a3 (a has had two turns); pinned, a3 stays next.
+    expect(fairIndex(waiting.map((w) => ({ ...w, pinned: false })), 'c', handed)).toBe(0);
+    expect(fairIndex(waiting, 'c', handed)).toBe(2);
+  });
 });
