@@ -338,4 +338,29 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 15,
+    name: "the engine's own API served by Studio: the prompts its clients sent",
+    sql: `
+      -- One row per prompt a client of the engine's API submitted through Studio's door (issue 44):
+      -- the client's id (its socket gets the prompt's messages), the graph and extra data as sent
+      -- (the queue and history answers show them), the outputs the engine reported (the history
+      -- answer after a restart), whether the final message reached the client, and whether the
+      -- client removed it from its history view (the Studio job stays).
+      CREATE TABLE comfy_prompts (
+        prompt_id   TEXT PRIMARY KEY,
+        client_id   TEXT,
+        owner_id    TEXT NOT NULL,
+        number      REAL NOT NULL,
+        prompt      TEXT NOT NULL,
+        extra_data  TEXT NOT NULL,
+        output_ids  TEXT NOT NULL,
+        outputs     TEXT NOT NULL DEFAULT '{}',
+        told_final  INTEGER NOT NULL DEFAULT 0,
+        hidden      INTEGER NOT NULL DEFAULT 0,
+        created_ms  INTEGER NOT NULL
+      );
+      CREATE INDEX comfy_prompts_client ON comfy_prompts (client_id, told_final);
+    `,
+  },
 ];

@@ -92,8 +92,9 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
       }
       done(true);
     },
+    actorOf: (req) => handshakeActors.get(req) ?? OWNER_ACTOR,
     routes: new Map<string, WsHandler>([
-      ['/ws', (socket, req) => deps.hub.add(socket, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null, handshakeActors.get(req) ?? OWNER_ACTOR)],
+      ['/ws', (socket, req, actor) => deps.hub.add(socket, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null, actor)],
       ...(deps.wsRoutes ?? []).map((route): [string, WsHandler] => [route.path, route.handle]),
     ]),
   });

@@ -1,0 +1,121 @@
+/**
+ * The engine's own API served by Studio (issue 44), as `studio.ts` builds it: the HTTP routes under
+ * `/comfy` and `/comfy/api`, the socket relay at `/comfy/ws` (fed by every engine of the pool),
+ * and the on/off setting (off until the owner turns it on, or `COMFY_API=on`).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import { SettingsStore } from '../db/settings.store.js';
+import type { EngineModule } from '../engine/engine.module.js';
+import type { ObjectInfo } from '../engine/engine-graph.js';
+import { serveEngineView } from '../engine/engine.routes.js';
+import { LOCAL_ENGINE_ID } from '../engine/pool/engine-pool.js';
+import type { Actor } from '../http/actor.js';
+import type { Uploads } from '../http/uploads.js';
+import type { WsHandler } from '../http/ws-server.js';
+import type { JobsModule } from '../jobs/jobs.module.js';
+import type { Logger } from '../logging.js';
+import type { StudioModule } from '../module.js';
+import type { ViewQuery } from '../contracts/engine.contract.js';
+import type { ComfyApiState } from '../contracts/comfy-api.contract.js';
+import { COMFY_PREFIXES, comfyApiRoutes } from './comfy-api.routes.js';
+import { ComfyApiService } from './comfy-api.service.js';
+import { ComfyPromptStore } from './comfy-prompts.store.js';
+import { ComfyRelay } from './comfy-relay.js';
+
+const ENABLED_KEY = 'comfy_api_enabled';
+
+export interface ComfyApiModuleDeps {
+  config: Readonly<Config>;
+  db: Db;
+  logger: Logger;
+  uploads: Uploads;
+  engine: Pick<EngineModule, 'pool' | 'client' | 'sharedFolders'>;
+  jobs: Pick<JobsModule, 'runner' | 'jobs' | 'queue' | 'lifecycle'>;
+  /** Whether `actor` may see a file (the assets capability knows whose each file is). */
+  mayView: (actor: Actor, query: ViewQuery) => boolean;
+  /** The socket relay's keepalive (tests shorten it). */
+  keepaliveMs?: number;
+}
+
+export interface ComfyApiModule extends StudioModule {
+  /** The door's socket paths, admitted like Studio's own. */
+  wsRoutes: Array<{ path: string; handle: WsHandler }>;
+  enabled(): boolean;
+}
+
+export function createComfyApiModule(deps: ComfyApiModuleDeps): ComfyApiModule {
+  const { config, engine, jobs } = deps;
+  const settings = new SettingsStore(deps.db);
+  const store = new ComfyPromptStore(deps.db);
+  const enabled = () => config.comfyApi.forcedOn || settings.get(ENABLED_KEY) === 'on';
+  const state = (): ComfyApiState => ({ enabled: enabled(), forced_by_env: config.comfyApi.forcedOn, path: COMFY_PREFIXES[0], port: config.comfyApi.port });
+  const online = () => engine.pool.list().filter((e) => e.status === 'online');
+  const objectInfos = async (): Promise<ObjectInfo[]> => (await Promise.all(online().map((e) => e.objectInfo().catch(() => null)))).filter((i): i is ObjectInfo => i !== null);
+  const service = new ComfyApiService({
+    store,
+    runGraph: (graph, run, origin) => jobs.runner.executeGraph(graph, run, origin),
+    job: (id) => jobs.jobs.get(id),
+    activeCount: () => jobs.jobs.activeCount(),
+    cancel: (id, actor) => jobs.queue.cancel(id, actor),
+    objectInfos,
+    engineHistory: async (job) => (engine.pool.get(job.engine_id ?? LOCAL_ENGINE_ID)?.client ?? engine.client).history(job.prompt_id),
+  });
+  const relay = new ComfyRelay({ store, service, job: (id) => jobs.jobs.get(id), enabled, logger: deps.logger, keepaliveMs: deps.keepaliveMs });
+  const detach = new Map<string, () => void>();
+  const attach = (member: { id: string; socket: Parameters<ComfyRelay['attach']>[1] }) => {
+    detach.get(member.id)?.();
+    detach.set(member.id, relay.attach(member.id, member.socket));
+  };
+  const offs = [
+    engine.pool.onAdded(attach),
+    engine.pool.onRemoved((member) => {
+      detach.get(member.id)?.();
+      detach.delete(member.id);
+    }),
+    jobs.lifecycle.subscribe((change) => {
+      if (change.type !== 'job.deleted') relay.jobChanged(change.job);
+    }),
+  ];
+  for (const member of engine.pool.list()) attach(member);
+  const embeddingsDir = path.join(config.paths.models, 'embeddings');
+
+  return {
+    name: 'comfy-api',
+    enabled,
+    routers: [
+      comfyApiRoutes({
+        service,
+        uploads: deps.uploads,
+        enabled,
+        state,
+        setEnabled: (on) => {
+          settings.set(ENABLED_KEY, on ? 'on' : 'off');
+          return state();
+        },
+        objectInfos,
+        systemStats: async () => {
+          const local = engine.pool.get(LOCAL_ENGINE_ID);
+          for (const member of [...(local?.status === 'online' ? [local] : []), ...online()]) {
+            const stats = await member.systemStats().catch(() => null);
+            if (stats) return stats;
+          }
+          return engine.client.systemStats();
+        },
+        embeddings: async () =>
+          (await fs.promises.readdir(embeddingsDir).catch(() => [] as string[])).filter((f) => !f.startsWith('.')).map((f) => f.replace(/\.[^.]+$/, '')),
+        storeInput: (file, ownerId) => jobs.runner.uploadImage(file, ownerId),
+        mayView: deps.mayView,
+        serveView: serveEngineView(engine.client, engine.sharedFolders),
+      }),
+    ],
+    wsRoutes: COMFY_PREFIXES.map((prefix) => ({ path: `${prefix}/ws`, handle: (socket, req, actor) => relay.connect(socket, req, actor) })),
+    stop() {
+      relay.stop();
+      for (const off of offs) off();
+      for (const off of detach.values()) off();
+    },
+  };
+}
