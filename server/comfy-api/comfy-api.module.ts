@@ -58,7 +58,6 @@ export function createComfyApiModule(deps: ComfyApiModuleDeps): ComfyApiModule {
     store,
     runGraph: (graph, run, origin) => jobs.runner.executeGraph(graph, run, origin),
     job: (id) => jobs.jobs.get(id),
-    activeCount: () => jobs.jobs.activeCount(),
     cancel: (id, actor) => jobs.queue.cancel(id, actor),
     objectInfos,
     engineHistory: async (job) => (engine.pool.get(job.engine_id ?? LOCAL_ENGINE_ID)?.client ?? engine.client).history(job.prompt_id),

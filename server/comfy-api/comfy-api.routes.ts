@@ -64,7 +64,7 @@ export function comfyApiRoutes(deps: ComfyRoutesDeps): express.Router {
       throw err;
     }
   });
-  router.get(at('/prompt'), (_req, res) => void res.json(service.status()));
+  router.get(at('/prompt'), (req, res) => void res.json(service.status(actorOf(res), typeof req.query.clientId === 'string' ? req.query.clientId : null)));
   router.get(at('/queue'), (_req, res) => void res.json(service.queue(actorOf(res))));
   router.post(at('/queue'), anyJson, async (req, res) => {
     await service.manageQueue(bodyOf(req), actorOf(res));

@@ -37,7 +37,6 @@ export interface ComfyApiDeps {
   store: ComfyPromptStore;
   runGraph: (graph: ApiGraph, run: { promptId: string; workflowId: string; name: string; extraData: Record<string, unknown> }, origin: { submitter: string; ownerId: string; actor: Actor; countsFor?: string }) => Promise<unknown>;
   job: (promptId: string) => JobRecord | null;
-  activeCount: () => number;
   cancel: (promptId: string, actor: Actor) => Promise<unknown>;
   /** The node lists of the pool's engines that answer. */
   objectInfos: () => Promise<ObjectInfo[]>;
@@ -88,9 +87,15 @@ export class ComfyApiService {
     return { prompt_id: promptId, number, node_errors: {} };
   }
 
-  /** `GET /prompt`: what waits or runs in Studio (the engine counts its whole queue). */
-  status(): { exec_info: { queue_remaining: number } } {
-    return { exec_info: { queue_remaining: this.deps.activeCount() } };
+  /**
+   * `GET /prompt` and the socket's `status`: the prompts of one client (else of the caller) that
+   * wait or run. Each client sees Studio as an engine of its own, so a client library's pool of
+   * connections to Studio (which waits for an idle one) is not held up by other clients' jobs;
+   * spreading them over the engines is Studio's pool's work.
+   */
+  status(actor: Actor, clientId?: string | null): { exec_info: { queue_remaining: number } } {
+    const mine = this.visible(actor).filter((p) => !clientId || p.client_id === clientId);
+    return { exec_info: { queue_remaining: mine.filter((p) => !isFinished(this.deps.job(p.prompt_id))).length } };
   }
 
   /** `GET /queue`: the caller's door prompts that wait (in Studio or on an engine) or run. */

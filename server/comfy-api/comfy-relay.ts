@@ -88,7 +88,7 @@ export class ComfyRelay {
       if (set.size === 0) this.clients.delete(clientId);
     });
     ws.on('error', () => undefined);
-    ws.send(JSON.stringify({ type: 'status', data: { status: this.deps.service.status(), sid: clientId } }));
+    ws.send(JSON.stringify({ type: 'status', data: { status: this.deps.service.status(actor, clientId), sid: clientId } }));
     void this.replayFinished(clientId, client);
   }
 
@@ -161,10 +161,13 @@ export class ComfyRelay {
     }
   }
 
+  /** Each socket hears its own client's count (`status` of the service). */
   private broadcastStatus(): void {
-    if (this.clients.size === 0) return;
-    const text = JSON.stringify({ type: 'status', data: { status: this.deps.service.status() } });
-    for (const set of this.clients.values()) for (const c of set) if (c.ws.readyState === WebSocket.OPEN) c.ws.send(text);
+    for (const set of this.clients.values()) {
+      for (const c of set) {
+        if (c.ws.readyState === WebSocket.OPEN) c.ws.send(JSON.stringify({ type: 'status', data: { status: this.deps.service.status(c.actor, c.clientId) } }));
+      }
+    }
   }
 
   private doorPrompt(promptId: string): { clientId: string | null; ownerId: string } | null {
