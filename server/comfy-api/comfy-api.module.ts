@@ -60,6 +60,12 @@ export function createComfyApiModule(deps: ComfyApiModuleDeps): ComfyApiModule {
     job: (id) => jobs.jobs.get(id),
     cancel: (id, actor) => jobs.queue.cancel(id, actor),
     objectInfos,
+    folderOutputs: (job) => {
+      if (!job.output_dir) return [];
+      const sub = `${job.output_dir}/final`;
+      const files = fs.existsSync(path.join(config.paths.assetsOutput, sub)) ? fs.readdirSync(path.join(config.paths.assetsOutput, sub)) : [];
+      return files.filter((f) => !f.startsWith('.')).sort().map((filename) => ({ filename, subfolder: sub }));
+    },
     engineHistory: async (job) => (engine.pool.get(job.engine_id ?? LOCAL_ENGINE_ID)?.client ?? engine.client).history(job.prompt_id),
   });
   const relay = new ComfyRelay({ store, service, job: (id) => jobs.jobs.get(id), enabled, logger: deps.logger, keepaliveMs: deps.keepaliveMs });

@@ -22,6 +22,8 @@ const COMFY_API_WORKFLOW = 'comfy-api';
 const JOB_NAME = 'ComfyUI API';
 /** `extra_data` keys the engine treats as secret: never stored nor shown. */
 const SECRET_EXTRA = ['auth_token_comfy_org', 'api_key_comfy_org'];
+/** How long a history answer waits for an engine's own history. */
+const ENGINE_HISTORY_WAIT_MS = 3_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The engine's 400 body for a prompt it refuses. */
@@ -42,6 +44,8 @@ export interface ComfyApiDeps {
   objectInfos: () => Promise<ObjectInfo[]>;
   /** The engine's own history entry of a job (where it ran), when the door saw none of its outputs. */
   engineHistory: (job: JobRecord) => Promise<HistoryEntry | null>;
+  /** The final files in a job's folder, as the engine names outputs (subfolder under its output folder). */
+  folderOutputs: (job: JobRecord) => Array<{ filename: string; subfolder: string }>;
 }
 
 export interface SubmitBody {
@@ -152,7 +156,17 @@ export class ComfyApiService {
   async entryOf(prompt: ComfyPrompt): Promise<Record<string, unknown>> {
     const job = this.deps.job(prompt.prompt_id)!;
     let outputs = prompt.outputs;
-    if (Object.keys(outputs).length === 0 && job.status === 'completed') outputs = (await this.deps.engineHistory(job).catch(() => null))?.outputs ?? {};
+    // Outputs the door did not see (the job ran while Studio was down): the files in the job's
+    // folder for its one output node, else the engine's own history (asked briefly: an engine
+    // that is starting must not hold the answer up).
+    if (Object.keys(outputs).length === 0 && job.status === 'completed' && prompt.output_ids.length === 1) {
+      const images = this.deps.folderOutputs(job);
+      if (images.length) outputs = { [prompt.output_ids[0]!]: { images: images.map((f) => ({ ...f, type: 'output' })) } };
+    }
+    if (Object.keys(outputs).length === 0 && job.status === 'completed') {
+      const timeout = new Promise<null>((resolve) => setTimeout(resolve, ENGINE_HISTORY_WAIT_MS, null).unref());
+      outputs = (await Promise.race([this.deps.engineHistory(job).catch(() => null), timeout]))?.outputs ?? {};
+    }
     const ok = job.status === 'completed';
     const at = (stamp: string | null) => (stamp ? Date.parse(stamp) || Date.now() : Date.now());
     const messages: Array<[string, Record<string, unknown>]> = [['execution_start', { prompt_id: prompt.prompt_id, timestamp: at(job.started_at) }]];
