@@ -15,6 +15,8 @@ import { OWNER_ID } from '../contracts/users.contract.js';
 import type { JobRecord } from '../contracts/jobs.contract.js';
 import type { ComfyPrompt, ComfyPromptStore } from './comfy-prompts.store.js';
 import { outputNodesOf, unionObjectInfo } from './pool-nodes.js';
+import { validatePrompt } from '../engine/prompt-rules/validator.js';
+import type { NodeInfo } from '../engine/prompt-rules/node-inputs.js';
 
 /** The workflow id a person's allow-list must name for them to submit through the door. */
 const COMFY_API_WORKFLOW = 'comfy-api';
@@ -63,7 +65,7 @@ export class ComfyApiService {
   constructor(private readonly deps: ComfyApiDeps) {}
 
   /** `POST /prompt`. */
-  async submit(body: SubmitBody, actor: Actor, submitter: string): Promise<{ prompt_id: string; number: number; node_errors: Record<string, never> }> {
+  async submit(body: SubmitBody, actor: Actor, submitter: string): Promise<{ prompt_id: string; number: number; node_errors: Record<string, unknown> }> {
     const graph = body.prompt;
     if (graph === null || typeof graph !== 'object' || Array.isArray(graph)) throw refusal('no_prompt', 'No prompt provided');
     let promptId: string = crypto.randomUUID();
@@ -78,9 +80,11 @@ export class ComfyApiService {
     for (const key of [...SECRET_EXTRA, 'client_id']) delete extra[key];
     const clientId = typeof body.client_id === 'string' && body.client_id !== '' ? body.client_id : null;
     const infos = await this.deps.objectInfos().catch(() => []);
-    const outputs = outputNodesOf(graph as ApiGraph, unionObjectInfo(infos));
+    // What the engine answers with its 200: the output nodes that validated, and the others' errors
+    // (Studio's pre-check below refuses only a graph with no valid output; input files it checks itself).
+    const partial = partialCheck(graph as ApiGraph, unionObjectInfo(infos));
     // The row exists before the job is queued: the engine's first message of it finds its client.
-    this.deps.store.add({ prompt_id: promptId, client_id: clientId, owner_id: actor.userId, number, prompt: graph as ApiGraph, extra_data: { ...extra, ...(clientId ? { client_id: clientId } : {}) }, output_ids: outputs, created_ms: Date.now() });
+    this.deps.store.add({ prompt_id: promptId, client_id: clientId, owner_id: actor.userId, number, prompt: graph as ApiGraph, extra_data: { ...extra, ...(clientId ? { client_id: clientId } : {}) }, output_ids: partial.outputs, created_ms: Date.now() });
     try {
       await this.deps.runGraph(graph as ApiGraph, { promptId, workflowId: COMFY_API_WORKFLOW, name: JOB_NAME, extraData: pickEngineExtra(extra) }, { submitter, ownerId: actor.userId, actor, countsFor: actor.userId === OWNER_ID ? undefined : actor.userId });
     } catch (err) {
@@ -88,7 +92,7 @@ export class ComfyApiService {
       if (err instanceof EngineValidationError) throw new ComfyRefusal({ error: { type: err.engineBody.error.type, message: err.engineBody.error.message, details: err.engineBody.error.details ?? '', extra_info: err.engineBody.error.extra_info ?? {} }, node_errors: err.engineBody.node_errors });
       throw err;
     }
-    return { prompt_id: promptId, number, node_errors: {} };
+    return { prompt_id: promptId, number, node_errors: partial.nodeErrors };
   }
 
   /**
@@ -198,6 +202,18 @@ export function finalMessage(job: JobRecord, promptId: string, timestamp: number
 
 export function isFinished(job: JobRecord | null): job is JobRecord {
   return job !== null && job.status !== 'queued' && job.status !== 'running';
+}
+
+/** The engine's own validation over the pool's nodes: valid outputs and the per-node errors of the rest. */
+function partialCheck(graph: ApiGraph, info: ObjectInfo): { outputs: string[]; nodeErrors: Record<string, unknown> } {
+  const get = (classType: string) => (Object.hasOwn(info, classType) ? (info[classType] as unknown as NodeInfo) : undefined);
+  try {
+    const result = validatePrompt(graph, { catalog: { get, live: get, checksFileLists: true }, fileExists: () => true });
+    if (result.ok) return { outputs: result.outputs, nodeErrors: result.nodeErrors };
+  } catch {
+    // Not a graph the rules can read: the runner's check answers for it.
+  }
+  return { outputs: outputNodesOf(graph, info), nodeErrors: {} };
 }
 
 function itemOf(prompt: ComfyPrompt): QueueItem {
