@@ -12,7 +12,8 @@ import type { EngineModule } from '../engine/engine.module.js';
 import type { ObjectInfo } from '../engine/engine-graph.js';
 import { serveEngineView } from '../engine/engine.routes.js';
 import { LOCAL_ENGINE_ID } from '../engine/pool/engine-pool.js';
-import type { Actor } from '../http/actor.js';
+import { OWNER_ACTOR, type Actor } from '../http/actor.js';
+import { isKind } from '../domain-error.js';
 import type { Uploads } from '../http/uploads.js';
 import type { WsHandler } from '../http/ws-server.js';
 import type { JobsModule } from '../jobs/jobs.module.js';
@@ -68,7 +69,37 @@ export function createComfyApiModule(deps: ComfyApiModuleDeps): ComfyApiModule {
     },
     engineHistory: async (job) => (engine.pool.get(job.engine_id ?? LOCAL_ENGINE_ID)?.client ?? engine.client).history(job.prompt_id),
   });
-  const relay = new ComfyRelay({ store, service, job: (id) => jobs.jobs.get(id), enabled, logger: deps.logger, keepaliveMs: deps.keepaliveMs });
+  // Prompts a Studio restart stalled, run again once an engine can take them (the client's ids, in order).
+  const resuming = new Set<string>();
+  const relay = new ComfyRelay({ store, service, job: (id) => jobs.jobs.get(id), enabled, resuming: (id) => resuming.has(id), logger: deps.logger, keepaliveMs: deps.keepaliveMs });
+  let resumeTimer: NodeJS.Timeout | null = null;
+  let resumingNow = false;
+  const resume = async () => {
+    if (resumingNow || resuming.size === 0) return;
+    resumingNow = true;
+    try {
+      for (const id of [...resuming]) {
+        const prompt = store.get(id);
+        const job = prompt ? jobs.jobs.get(prompt.job_id) : null;
+        if (!prompt || job?.status !== 'stalled') {
+          resuming.delete(id);
+          continue;
+        }
+        try {
+          await service.resubmit(prompt, OWNER_ACTOR);
+          resuming.delete(id);
+        } catch (err) {
+          // No engine answers yet: the next round tries again. Anything else ends it (its client hears the end).
+          if (isKind(err, 'unavailable')) return;
+          resuming.delete(id);
+          deps.logger.warn(`the engine API prompt ${id} stalled by the restart could not run again`, err);
+          relay.jobChanged(job);
+        }
+      }
+    } finally {
+      resumingNow = false;
+    }
+  };
   const detach = new Map<string, () => void>();
   const attach = (member: { id: string; socket: Parameters<ComfyRelay['attach']>[1] }) => {
     detach.get(member.id)?.();
@@ -81,7 +112,13 @@ export function createComfyApiModule(deps: ComfyApiModuleDeps): ComfyApiModule {
       detach.delete(member.id);
     }),
     jobs.lifecycle.subscribe((change) => {
-      if (change.type !== 'job.deleted') relay.jobChanged(change.job);
+      if (change.type === 'job.deleted') return;
+      const cause = change.type === 'job.stalled' ? change.reason.cause : null;
+      if (config.jobs.resumeAfterRestart && (cause === 'restart' || cause === 'engine_restart')) {
+        const prompt = store.byJob(change.job.prompt_id);
+        if (prompt) resuming.add(prompt.prompt_id);
+      }
+      relay.jobChanged(change.job);
     }),
   ];
   for (const member of engine.pool.list()) attach(member);
@@ -117,7 +154,12 @@ export function createComfyApiModule(deps: ComfyApiModuleDeps): ComfyApiModule {
       }),
     ],
     wsRoutes: COMFY_PREFIXES.map((prefix) => ({ path: `${prefix}/ws`, handle: (socket, req, actor) => relay.connect(socket, req, actor) })),
+    start() {
+      resumeTimer = setInterval(() => void resume(), 1_000);
+      resumeTimer.unref();
+    },
     stop() {
+      if (resumeTimer) clearInterval(resumeTimer);
       relay.stop();
       for (const off of offs) off();
       for (const off of detach.values()) off();

@@ -39,7 +39,7 @@ const refusal = (type: string, message: string, details = '') => new ComfyRefusa
 
 export interface ComfyApiDeps {
   store: ComfyPromptStore;
-  runGraph: (graph: ApiGraph, run: { promptId: string; workflowId: string; name: string; extraData: Record<string, unknown> }, origin: { submitter: string; ownerId: string; actor: Actor; countsFor?: string }) => Promise<unknown>;
+  runGraph: (graph: ApiGraph, run: { promptId: string; workflowId: string; name: string; extraData: Record<string, unknown>; retryOf?: string }, origin: { submitter: string; ownerId: string; actor: Actor; countsFor?: string }) => Promise<unknown>;
   job: (promptId: string) => JobRecord | null;
   cancel: (promptId: string, actor: Actor) => Promise<unknown>;
   /** The node lists of the pool's engines that answer. */
@@ -96,6 +96,23 @@ export class ComfyApiService {
   }
 
   /**
+   * A prompt a Studio restart stalled (waiting in Studio's queue, or on the engine restarted with
+   * it) runs again as a new job; the client keeps its own id, and Studio's history links the two
+   * (`retry_of`). Studio's own resubmission: it counts against nobody's quotas.
+   */
+  async resubmit(prompt: ComfyPrompt, actor: Actor): Promise<string> {
+    const jobId = crypto.randomUUID();
+    this.deps.store.rebind(prompt.prompt_id, jobId);
+    try {
+      await this.deps.runGraph(prompt.prompt, { promptId: jobId, workflowId: COMFY_API_WORKFLOW, name: JOB_NAME, extraData: pickEngineExtra(prompt.extra_data), retryOf: prompt.job_id }, { submitter: `comfy:${prompt.client_id ?? prompt.owner_id}`, ownerId: prompt.owner_id, actor });
+    } catch (err) {
+      this.deps.store.rebind(prompt.prompt_id, prompt.job_id);
+      throw err;
+    }
+    return jobId;
+  }
+
+  /**
    * `GET /prompt` and the socket's `status`: the prompts of one client (else of the caller) that
    * wait or run. Each client sees Studio as an engine of its own, so a client library's pool of
    * connections to Studio (which waits for an idle one) is not held up by other clients' jobs;
@@ -103,7 +120,7 @@ export class ComfyApiService {
    */
   status(actor: Actor, clientId?: string | null): { exec_info: { queue_remaining: number } } {
     const mine = this.visible(actor).filter((p) => !clientId || p.client_id === clientId);
-    return { exec_info: { queue_remaining: mine.filter((p) => !isFinished(this.deps.job(p.prompt_id))).length } };
+    return { exec_info: { queue_remaining: mine.filter((p) => !isFinished(this.deps.job(p.job_id))).length } };
   }
 
   /** `GET /queue`: the caller's door prompts that wait (in Studio or on an engine) or run. */
@@ -111,7 +128,7 @@ export class ComfyApiService {
     const running: QueueItem[] = [];
     const pending: QueueItem[] = [];
     for (const prompt of this.visible(actor)) {
-      const status = this.deps.job(prompt.prompt_id)?.status;
+      const status = this.deps.job(prompt.job_id)?.status;
       if (status === 'running') running.push(itemOf(prompt));
       else if (status === 'queued') pending.push(itemOf(prompt));
     }
@@ -134,7 +151,7 @@ export class ComfyApiService {
 
   /** `GET /history`: finished prompts, oldest first; `max_items` alone keeps the newest. */
   async history(actor: Actor, maxItems?: number, offset?: number): Promise<Record<string, unknown>> {
-    let done = this.visible(actor).filter((p) => !p.hidden && isFinished(this.deps.job(p.prompt_id)));
+    let done = this.visible(actor).filter((p) => !p.hidden && isFinished(this.deps.job(p.job_id)));
     if (offset !== undefined) done = done.slice(offset, maxItems === undefined ? undefined : offset + maxItems);
     else if (maxItems !== undefined) done = done.slice(Math.max(0, done.length - maxItems));
     const out: Record<string, unknown> = {};
@@ -145,20 +162,20 @@ export class ComfyApiService {
   /** `GET /history/{id}`: `{}` while it waits or runs, or for an id that is not the caller's (as the engine). */
   async historyOf(promptId: string, actor: Actor): Promise<Record<string, unknown>> {
     const prompt = this.deps.store.get(promptId);
-    if (!prompt || prompt.hidden || !mayTouch(actor, prompt.owner_id) || !isFinished(this.deps.job(promptId))) return {};
+    if (!prompt || prompt.hidden || !mayTouch(actor, prompt.owner_id) || !isFinished(this.deps.job(prompt.job_id))) return {};
     return { [promptId]: await this.entryOf(prompt) };
   }
 
   /** `POST /history`: hides entries from this API's history (the Studio jobs and their outputs stay). */
   clearHistory(body: { delete?: unknown; clear?: unknown }, actor: Actor): void {
-    const mine = this.visible(actor).filter((p) => isFinished(this.deps.job(p.prompt_id)));
+    const mine = this.visible(actor).filter((p) => isFinished(this.deps.job(p.job_id)));
     const named = Array.isArray(body.delete) ? new Set(body.delete.filter((id) => typeof id === 'string')) : new Set<unknown>();
     this.deps.store.hide(mine.filter((p) => body.clear === true || named.has(p.prompt_id)).map((p) => p.prompt_id));
   }
 
   /** The engine's history entry of a finished prompt, from the outputs the door saw (else the engine's own). */
   async entryOf(prompt: ComfyPrompt): Promise<Record<string, unknown>> {
-    const job = this.deps.job(prompt.prompt_id)!;
+    const job = this.deps.job(prompt.job_id)!;
     let outputs = prompt.outputs;
     // Outputs the door did not see (the job ran while Studio was down): the files in the job's
     // folder for its one output node, else the engine's own history (asked briefly: an engine
@@ -183,9 +200,10 @@ export class ComfyApiService {
     return this.deps.store.list(seesEveryone(actor) ? null : actor.userId);
   }
 
+  /** Cancel the job that runs the prompt `id` (the client's id). */
   private async cancelQuietly(id: string, actor: Actor): Promise<void> {
     try {
-      await this.deps.cancel(id, actor);
+      await this.deps.cancel(this.deps.store.get(id)?.job_id ?? id, actor);
     } catch (err) {
       // Finished meanwhile: the engine answers 200 all the same.
       if (!isKind(err, 'not_found') && !isKind(err, 'invalid') && !isKind(err, 'conflict')) throw err;

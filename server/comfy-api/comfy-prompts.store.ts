@@ -9,6 +9,8 @@ import type { ApiGraph } from '../engine/engine-graph.js';
 
 export interface ComfyPrompt {
   prompt_id: string;
+  /** The Studio job running it now (the prompt id, or its resubmission after a restart). */
+  job_id: string;
   client_id: string | null;
   owner_id: string;
   number: number;
@@ -25,6 +27,7 @@ export interface ComfyPrompt {
 
 interface Row {
   prompt_id: string;
+  job_id: string;
   client_id: string | null;
   owner_id: string;
   number: number;
@@ -50,10 +53,10 @@ const fromRow = (row: Row): ComfyPrompt => ({
 export class ComfyPromptStore {
   constructor(private readonly db: Db) {}
 
-  add(prompt: Omit<ComfyPrompt, 'outputs' | 'told_final' | 'hidden'>): void {
+  add(prompt: Omit<ComfyPrompt, 'job_id' | 'outputs' | 'told_final' | 'hidden'>): void {
     this.db
-      .prepare('INSERT INTO comfy_prompts (prompt_id, client_id, owner_id, number, prompt, extra_data, output_ids, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(prompt.prompt_id, prompt.client_id, prompt.owner_id, prompt.number, JSON.stringify(prompt.prompt), JSON.stringify(prompt.extra_data), JSON.stringify(prompt.output_ids), prompt.created_ms);
+      .prepare('INSERT INTO comfy_prompts (prompt_id, job_id, client_id, owner_id, number, prompt, extra_data, output_ids, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(prompt.prompt_id, prompt.prompt_id, prompt.client_id, prompt.owner_id, prompt.number, JSON.stringify(prompt.prompt), JSON.stringify(prompt.extra_data), JSON.stringify(prompt.output_ids), prompt.created_ms);
   }
 
   remove(promptId: string): void {
@@ -63,6 +66,17 @@ export class ComfyPromptStore {
   get(promptId: string): ComfyPrompt | null {
     const row = this.db.prepare('SELECT * FROM comfy_prompts WHERE prompt_id = ?').get(promptId) as Row | undefined;
     return row ? fromRow(row) : null;
+  }
+
+  /** The prompt a Studio job runs (null: not the door's). */
+  byJob(jobId: string): ComfyPrompt | null {
+    const row = this.db.prepare('SELECT * FROM comfy_prompts WHERE job_id = ?').get(jobId) as Row | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  /** The prompt runs as another job from now on (resubmitted after a restart). */
+  rebind(promptId: string, jobId: string): void {
+    this.db.prepare("UPDATE comfy_prompts SET job_id = ?, outputs = '{}', told_final = 0 WHERE prompt_id = ?").run(jobId, promptId);
   }
 
   /** Whether a prompt id is the door's (cheap: the relay asks it for every message). */

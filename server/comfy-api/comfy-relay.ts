@@ -29,6 +29,13 @@ interface Client {
   metadata: boolean;
 }
 
+/** A door prompt as the relay routes it: the client's id for it, its client and owner. */
+interface Door {
+  promptId: string;
+  clientId: string | null;
+  ownerId: string;
+}
+
 /** The engine socket of one pool member, as the relay listens to it. */
 export interface EngineFeed {
   onMessage(fn: (msg: EngineMessage) => void): () => void;
@@ -40,6 +47,8 @@ export interface ComfyRelayDeps {
   service: Pick<ComfyApiService, 'status' | 'entryOf'>;
   job: (promptId: string) => JobRecord | null;
   enabled: () => boolean;
+  /** Whether Studio is about to run the prompt again (a restart stalled it): its end is not the end. */
+  resuming: (promptId: string) => boolean;
   logger: Logger;
   /** How often every client hears the queue's state (clients reconnect after ~10 s of silence). */
   keepaliveMs?: number;
@@ -50,7 +59,7 @@ export class ComfyRelay {
   /** Per engine, the prompt it runs (a preview or a re-sent `executing` carries no id). */
   private readonly running = new Map<string, string>();
   /** Door prompts by id (who sent them), cached: the relay asks for every message. */
-  private readonly known = new Map<string, { clientId: string | null; ownerId: string }>();
+  private readonly known = new Map<string, Door>();
   private readonly timer: NodeJS.Timeout;
   private stopped = false;
 
@@ -99,8 +108,9 @@ export class ComfyRelay {
     if (!isFinished(job)) return;
     setTimeout(() => {
       if (this.stopped) return;
-      const prompt = this.deps.store.get(job.prompt_id);
-      if (prompt && !prompt.told_final && prompt.client_id) void this.replayFinished(prompt.client_id, null, [prompt]);
+      // Still the prompt's job (not resubmitted meanwhile), and not one Studio is about to run again.
+      const prompt = this.deps.store.byJob(job.prompt_id);
+      if (prompt && !prompt.told_final && prompt.client_id && !this.deps.resuming(prompt.prompt_id)) void this.replayFinished(prompt.client_id, null, [prompt]);
     }, FINAL_GRACE_MS).unref();
   }
 
@@ -123,10 +133,11 @@ export class ComfyRelay {
     const door = this.doorPrompt(promptId);
     if (!door) return;
     // A new run of the prompt (another engine took it over): the first run's outputs are not its.
-    if (type === 'execution_start') this.deps.store.resetOutputs(promptId);
-    if (type === 'executed' && typeof data.node === 'string') this.deps.store.addOutput(promptId, data.node, data.output);
-    const sent = this.send(door, JSON.stringify({ type, data }));
-    if (FINAL.has(type) && sent) this.deps.store.toldFinal(promptId);
+    if (type === 'execution_start') this.deps.store.resetOutputs(door.promptId);
+    if (type === 'executed' && typeof data.node === 'string') this.deps.store.addOutput(door.promptId, data.node, data.output);
+    // The client hears of the prompt by its own id (a resubmitted prompt runs as another job).
+    const sent = this.send(door, JSON.stringify({ type, data: door.promptId === promptId ? data : { ...data, prompt_id: door.promptId } }));
+    if (FINAL.has(type) && sent) this.deps.store.toldFinal(door.promptId);
   }
 
   private onPreview(engineId: string, preview: EnginePreview): void {
@@ -144,8 +155,8 @@ export class ComfyRelay {
   /** The end of each finished, untold prompt of `clientId`: its outputs (`executed`), `executing` null, the final message. */
   private async replayFinished(clientId: string, only: Client | null, prompts?: ComfyPrompt[]): Promise<void> {
     for (const prompt of prompts ?? this.deps.store.untold(clientId)) {
-      const job = this.deps.job(prompt.prompt_id);
-      if (!isFinished(job)) continue;
+      const job = this.deps.job(prompt.job_id);
+      if (!isFinished(job) || this.deps.resuming(prompt.prompt_id)) continue;
       const targets = (only ? [only] : [...(this.clients.get(clientId) ?? [])]).filter((c) => mayTouch(c.actor, prompt.owner_id) && c.ws.readyState === WebSocket.OPEN);
       if (targets.length === 0) continue;
       const entry = (await this.deps.service.entryOf(prompt).catch(() => null)) as { outputs?: Record<string, unknown> } | null;
@@ -170,23 +181,24 @@ export class ComfyRelay {
     }
   }
 
-  private doorPrompt(promptId: string): { clientId: string | null; ownerId: string } | null {
-    const cached = this.known.get(promptId);
+  /** The door prompt a Studio job runs (by the job's id), with the client's own prompt id. */
+  private doorPrompt(jobId: string): Door | null {
+    const cached = this.known.get(jobId);
     if (cached) return cached;
-    const row = this.deps.store.get(promptId);
+    const row = this.deps.store.byJob(jobId);
     if (!row) return null;
-    const door = { clientId: row.client_id, ownerId: row.owner_id };
+    const door = { promptId: row.prompt_id, clientId: row.client_id, ownerId: row.owner_id };
     if (this.known.size > 5_000) this.known.clear();
-    this.known.set(promptId, door);
+    this.known.set(jobId, door);
     return door;
   }
 
-  private clientsOf(door: { clientId: string | null; ownerId: string }): Client[] {
+  private clientsOf(door: Door): Client[] {
     if (!door.clientId) return [];
     return [...(this.clients.get(door.clientId) ?? [])].filter((c) => c.ws.readyState === WebSocket.OPEN && mayTouch(c.actor, door.ownerId));
   }
 
-  private send(door: { clientId: string | null; ownerId: string }, text: string): boolean {
+  private send(door: Door, text: string): boolean {
     const targets = this.clientsOf(door);
     for (const client of targets) client.ws.send(text);
     return targets.length > 0;

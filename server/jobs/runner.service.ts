@@ -53,6 +53,7 @@ export interface GraphRun {
   name: string;
   /** The client's `extra_data` (its `extra_pnginfo` wins over Studio's). */
   extraData: Record<string, unknown>;
+  retryOf?: string; // the job this one runs again (a prompt a restart stalled)
 }
 
 /** Studio's queue, as the runner sees it. */
@@ -274,6 +275,7 @@ export class RunnerService {
       seeds: {},
       output: null,
       error: null,
+      ...(run.retryOf ? { retry_of: run.retryOf } : {}),
       ...(origin.ownerId && origin.ownerId !== OWNER_ID ? { owner_id: origin.ownerId } : {}),
     };
     limits?.checkQuotas();

@@ -3,6 +3,8 @@
  * client's prompt runs; its engine (an orphan now) finishes it; the new Studio completes the job,
  * and the client that reconnects its socket with its `clientId` gets the prompt's outputs and its
  * `execution_success`, and `GET /history/{id}` answers completed with the outputs, as the engine would.
+ * Studio stopped gracefully (its engine with it): the prompts it stalled run again as new jobs, and
+ * the client hears each end under its own prompt id.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -18,11 +20,12 @@ import { until } from '../../helpers/studio-ws.js';
 import { T2I } from './graphs.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-comfy-restart-'));
+const dir2 = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-comfy-restart2-'));
 const procs: StudioProcess[] = [];
 
 afterAll(async () => {
   for (const p of procs) await p.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  for (const d of [dir, dir2]) fs.rmSync(d, { recursive: true, force: true });
 });
 
 interface Frame {
@@ -80,4 +83,32 @@ describe("the engine's API across a Studio restart", () => {
     const view = await second.api(`/comfy/view?filename=${encodeURIComponent(image.filename)}&subfolder=${encodeURIComponent(image.subfolder)}&type=output`);
     expect(view.status).toBe(200);
   }, 150_000);
+
+  it('runs again the prompts a graceful restart stalled (waiting, and on the engine stopped with it): the client hears each end under its own id', async () => {
+    plantModels(dir2, { checkpoints: ['sd_xl_base_1.0.safetensors'] });
+    const env = { STUDIO_DIR: dir2, ENGINE_PORT: String(await freePort()), STANDIN_STEP_MS: '150', STANDIN_NODE_MS: '20', COMFY_API: 'on' };
+    const first = await startStudioProcess(env);
+    procs.push(first);
+    await until(async () => ((await (await first.api('/api/admin/engines')).json()) as { engines: Array<{ status: string }> }).engines[0]?.status === 'online', 'the engine online', 60_000);
+    const clientId = 'graceful-client';
+    const ids = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    for (const id of ids) expect((await first.api('/comfy/prompt', { method: 'POST', body: JSON.stringify({ prompt: T2I, client_id: clientId, prompt_id: id }) })).status).toBe(200);
+    await until(async () => ((await (await first.api('/comfy/queue')).json()) as { queue_running: unknown[] }).queue_running.length > 0, 'the first prompt running', 30_000);
+    await first.stop();
+
+    const second = await startStudioProcess(env);
+    procs.push(second);
+    const after = await door(second.url, clientId);
+    for (const id of ids) await until(() => after.frames.find((f) => f.type === 'execution_success' && f.data.prompt_id === id), `execution_success of ${id}`, 90_000);
+    expect(after.frames.some((f) => f.type === 'execution_error')).toBe(false);
+    after.ws.close();
+    for (const id of ids) {
+      const entry = ((await (await second.api(`/comfy/history/${id}`)).json()) as Record<string, { status: { completed: boolean }; outputs: Record<string, unknown> }>)[id];
+      expect(entry?.status.completed).toBe(true);
+      expect(Object.keys(entry?.outputs ?? {})).toEqual(['9']);
+    }
+    // Studio's history keeps the stalled job and names it in the job that ran it again.
+    const stalled = (await (await second.api(`/api/admin/history/${ids[2]}`)).json()) as { status: string };
+    expect(stalled.status).toBe('stalled');
+  }, 200_000);
 });
