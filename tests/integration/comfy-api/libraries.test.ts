@@ -19,6 +19,8 @@ import { T2I, I2I } from './graphs.js';
 
 let t: TestStudio;
 let doorPort: number;
+/** The owner's first prompt and its image (another person may see neither). */
+let ownerPrompt: { id: string; image: { filename: string; subfolder: string; type: string } } | null = null;
 const sdks: ComfyApi[] = [];
 
 const sdk = (clientId?: string) => {
@@ -64,6 +66,7 @@ describe("the engine's API through Studio, with @saintno/comfyui-sdk", () => {
     });
     expect(progress.length).toBeGreaterThan(0);
     expect(done.images.length).toBe(1);
+    ownerPrompt = { id: done.id, image: done.images[0]! };
     const image = await fetch(api.getPathImage(done.images[0]!), { headers: { Authorization: `Bearer ${t.apiKey}` } });
     expect(image.status).toBe(200);
     expect((await image.arrayBuffer()).byteLength).toBeGreaterThan(0);
@@ -152,6 +155,21 @@ describe('keys on the door', () => {
     expect((await fetch(`${t.url}/comfy/queue?token=${key}`)).status).toBe(200);
     // The token and Bearer ways stay on the door: Studio's own API does not take them.
     expect((await fetch(`${t.url}/api/admin/queue?token=${t.apiKey}`)).status).toBe(401);
+  });
+
+  it("shows a member neither the owner's prompts nor their files", async () => {
+    const member = await addPerson(t, 'max', 'member');
+    const cookie = await signIn(t, member);
+    const key = ((await (await as(t, { cookie }, '/api/me/keys', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'tool', scope: 'run' }) })).json()) as { key: string }).key;
+    const headers = { Authorization: `Bearer ${key}` };
+    const { id, image } = ownerPrompt!;
+    expect(await (await fetch(`${t.url}/comfy/history/${id}`, { headers })).json()).toEqual({});
+    expect(Object.keys((await (await fetch(`${t.url}/comfy/history`, { headers })).json()) as object)).toEqual([]);
+    const view = `filename=${encodeURIComponent(image.filename)}&subfolder=${encodeURIComponent(image.subfolder)}&type=output`;
+    expect((await fetch(`${t.url}/comfy/view?${view}`, { headers })).status).toBe(404);
+    expect((await fetch(`${t.url}/comfy/view?${view}`, { headers: { 'X-API-Key': t.apiKey } })).status).toBe(200);
+    // A bare interrupt stops only the caller's own: the owner's finished prompt stays completed, nothing errs.
+    expect((await fetch(`${t.url}/comfy/interrupt`, { method: 'POST', headers })).status).toBe(200);
   });
 
   it('is not there when turned off', async () => {
