@@ -31,3 +31,8 @@ export function doorKey(req: IncomingMessage): string | null {
   const token = new URL(req.url ?? '/', 'http://door').searchParams.get('token');
   return token || null;
 }
+
+/** A request URL as the log may show it: a `?token=` key masked (the log must not carry a key). */
+export function loggableUrl(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1***');
+}

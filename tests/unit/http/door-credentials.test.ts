@@ -1,7 +1,7 @@
 /** The ways an engine API client presents a Studio key (issue 44): on the door's paths only. */
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { doorKey, isDoorPath } from '../../../server/http/door-credentials.js';
+import { doorKey, isDoorPath, loggableUrl } from '../../../server/http/door-credentials.js';
 import { requiredReach } from '../../../server/http/route-policy.js';
 
 const req = (url: string, authorization?: string) => ({ url, headers: authorization ? { authorization } : {} }) as unknown as IncomingMessage;
@@ -18,6 +18,11 @@ describe('door credentials', () => {
     expect(doorKey(req('/api/admin/queue?token=k', 'Bearer k'))).toBeNull();
     expect(isDoorPath('/comfyx/prompt')).toBe(false);
     expect(isDoorPath('/COMFY/prompt')).toBe(true);
+  });
+
+  it('masks a ?token= key in the URLs the log shows', () => {
+    expect(loggableUrl('/comfy/view?filename=a.png&token=stk_secret123&type=output')).toBe('/comfy/view?filename=a.png&token=***&type=output');
+    expect(loggableUrl('/comfy/ws?TOKEN=abc')).toBe('/comfy/ws?TOKEN=***');
   });
 
   it('needs run to submit and change, read to read', () => {
