@@ -104,13 +104,15 @@ export class ComfyRelay {
   /** A job changed: every client hears the queue's state, and a door prompt that ended gets its last message. */
   jobChanged(job: JobRecord): void {
     if (!this.doorPrompt(job.prompt_id)) return;
-    this.broadcastStatus();
-    if (!isFinished(job)) return;
+    if (!isFinished(job)) return this.broadcastStatus();
+    // The queue's new state after the prompt's last message, as the engine orders them (a client
+    // that hears the prompt gone from the queue before its end takes it for lost).
     setTimeout(() => {
       if (this.stopped) return;
       // Still the prompt's job (not resubmitted meanwhile), and not one Studio is about to run again.
       const prompt = this.deps.store.byJob(job.prompt_id);
-      if (prompt && !prompt.told_final && prompt.client_id && !this.deps.resuming(prompt.prompt_id)) void this.replayFinished(prompt.client_id, null, [prompt]);
+      const replay = prompt && !prompt.told_final && prompt.client_id && !this.deps.resuming(prompt.prompt_id) ? this.replayFinished(prompt.client_id, null, [prompt]) : Promise.resolve();
+      void replay.catch(() => undefined).then(() => !this.stopped && this.broadcastStatus());
     }, FINAL_GRACE_MS).unref();
   }
 

@@ -99,6 +99,21 @@ describe("the engine's API through Studio, with @saintno/comfyui-sdk", () => {
     expect(images.length).toBe(1);
   }, 30_000);
 
+  it('interrupts a running prompt through the library: it hears execution_interrupted, and the job is cancelled', async () => {
+    const api = await sdk().init().waitForReady();
+    const long = t2i(api, 'a long one').input('step', 60);
+    const failed = new Promise<{ name: string; id?: string }>((resolve) => {
+      void new CallWrapper(api, long)
+        .onStart(() => void api.interrupt())
+        .onFinished(() => resolve({ name: 'finished' }))
+        .onFailed((err, id) => resolve({ name: err.name, id }))
+        .run();
+    });
+    const result = await failed;
+    expect(result.name).toBe('ExecutionInterruptedError');
+    await until(() => t.studio.jobs.get(result.id!)?.status === 'cancelled', 'the job cancelled');
+  }, 30_000);
+
   it('runs a pool of jobs (ComfyPool batch) to the end', async () => {
     const pool = new ComfyPool([sdk()], EQueueMode.PICK_ZERO);
     const run = (api: ComfyApi) =>
