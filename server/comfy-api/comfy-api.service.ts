@@ -155,7 +155,8 @@ export class ComfyApiService {
     if (offset !== undefined) done = done.slice(offset, maxItems === undefined ? undefined : offset + maxItems);
     else if (maxItems !== undefined) done = done.slice(Math.max(0, done.length - maxItems));
     const out: Record<string, unknown> = {};
-    for (const prompt of done) out[prompt.prompt_id] = await this.entryOf(prompt);
+    // A long list does not wait on engines for each entry (`/history/{id}` asks them).
+    for (const prompt of done) out[prompt.prompt_id] = await this.entryOf(prompt, false);
     return out;
   }
 
@@ -174,7 +175,7 @@ export class ComfyApiService {
   }
 
   /** The engine's history entry of a finished prompt, from the outputs the door saw (else the engine's own). */
-  async entryOf(prompt: ComfyPrompt): Promise<Record<string, unknown>> {
+  async entryOf(prompt: ComfyPrompt, askEngine = true): Promise<Record<string, unknown>> {
     const job = this.deps.job(prompt.job_id)!;
     let outputs = prompt.outputs;
     // Outputs the door did not see (the job ran while Studio was down): the files in the job's
@@ -184,7 +185,7 @@ export class ComfyApiService {
       const images = this.deps.folderOutputs(job);
       if (images.length) outputs = { [prompt.output_ids[0]!]: { images: images.map((f) => ({ ...f, type: 'output' })) } };
     }
-    if (Object.keys(outputs).length === 0 && job.status === 'completed') {
+    if (askEngine && Object.keys(outputs).length === 0 && job.status === 'completed') {
       const timeout = new Promise<null>((resolve) => setTimeout(resolve, ENGINE_HISTORY_WAIT_MS, null).unref());
       outputs = (await Promise.race([this.deps.engineHistory(job).catch(() => null), timeout]))?.outputs ?? {};
     }
