@@ -32,11 +32,12 @@ export interface StudioHttpDeps {
   maintenance: Maintenance;
   engine: EngineModule;
   modules: readonly StudioModule[];
-  /** More WebSocket paths (the engine API's socket, issue 44). */
+  /** More WebSocket paths (the engine API's socket, issue 44), and how many sockets an address holds there. */
   wsRoutes?: Array<{ path: string; handle: WsHandler }>;
+  otherSockets?: (address: string) => number;
 }
 
-export function createStudioHttpServer({ config, logger, events, auth, hub, maintenance, engine, modules, wsRoutes = [] }: StudioHttpDeps): http.Server {
+export function createStudioHttpServer({ config, logger, events, auth, hub, maintenance, engine, modules, wsRoutes = [], otherSockets }: StudioHttpDeps): http.Server {
   const agent = config.role === 'agent';
   const engineStatus = () => engine.process.state.status;
   return createHttpServer({
@@ -50,6 +51,7 @@ export function createStudioHttpServer({ config, logger, events, auth, hub, main
     routers: modules.flatMap((module) => module.routers),
     storage: reportedStorageFaults({ dataDir: config.paths.root, dbFile: config.paths.dbFile, events }),
     audit: events,
+    otherSockets,
     wsRoutes: agent ? [{ path: `${AGENT_ENGINE_PATH}/ws`, handle: agentSocketRelay(engine.process.url, logger, () => engine.process.state.pid) }] : wsRoutes,
     pageRouters: agent ? [] : [rendererRoutes({ distDir: path.join(APP_ROOT, 'renderer', 'dist'), fallback: homeRoutes({ version: config.version, engineStatus }) })],
   }).server;

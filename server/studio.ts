@@ -172,7 +172,7 @@ export class Studio {
     // The engine's own API for its clients (issue 44), over the jobs' queue and the engine pool.
     const comfyApi = createComfyApiModule({ ...base, uploads, engine, jobs, mayView: (actor, query) => assetOwners.reachesView(actor, query), keepaliveMs: options.comfyKeepaliveMs });
     this.modules = [auth, users, eventsModule, viewGuard, engine, catalog, workflows, jobs, llm, presets, modelhub, assets, chatbot, nodes, disk, this.system, setup, comfyApi];
-    this.server = createStudioHttpServer({ config, logger, events, auth, hub, maintenance: this.maintenance, engine, modules: this.modules, wsRoutes: comfyApi.wsRoutes });
+    this.server = createStudioHttpServer({ config, logger, events, auth, hub, maintenance: this.maintenance, engine, modules: this.modules, wsRoutes: comfyApi.wsRoutes, otherSockets: (address) => comfyApi.socketsFrom(address) });
     this.doorServer = config.comfyApi.port === null ? null : prefixListener(this.server, DOOR_PREFIX, config.tls);
   }
 

@@ -44,6 +44,8 @@ export interface ComfyApiModuleDeps {
 export interface ComfyApiModule extends StudioModule {
   /** The door's socket paths, admitted like Studio's own. */
   wsRoutes: Array<{ path: string; handle: WsHandler }>;
+  /** The door's sockets one client address holds (Studio's per-address cap counts them too). */
+  socketsFrom(address: string): number;
   enabled(): boolean;
 }
 
@@ -127,6 +129,7 @@ export function createComfyApiModule(deps: ComfyApiModuleDeps): ComfyApiModule {
   return {
     name: 'comfy-api',
     enabled,
+    socketsFrom: (address) => relay.countFrom(address),
     routers: [
       comfyApiRoutes({
         service,

@@ -11,6 +11,7 @@ import type http from 'node:http';
 import WebSocket from 'ws';
 import type { EngineMessage, EnginePreview } from '../engine/engine-messages.js';
 import { mayTouch, type Actor } from '../http/actor.js';
+import { clientAddress } from '../http/authenticator.js';
 import type { JobRecord } from '../contracts/jobs.contract.js';
 import type { Logger } from '../logging.js';
 import { finalMessage, isFinished, type ComfyApiService } from './comfy-api.service.js';
@@ -25,6 +26,8 @@ interface Client {
   ws: WebSocket;
   actor: Actor;
   clientId: string;
+  /** The client's address (Studio caps the sockets one address holds). */
+  address: string;
   /** It sent the feature flags asking for previews with metadata (binary type 4). */
   metadata: boolean;
 }
@@ -79,7 +82,7 @@ export class ComfyRelay {
     if (!this.deps.enabled()) return void ws.close(1008, 'The engine API is off');
     const asked = new URL(req.url ?? '/', 'http://door').searchParams.get('clientId');
     const clientId = asked && asked.length <= 200 ? asked : crypto.randomUUID().replace(/-/g, '');
-    const client: Client = { ws, actor, clientId, metadata: false };
+    const client: Client = { ws, actor, clientId, address: clientAddress(req), metadata: false };
     const set = this.clients.get(clientId) ?? new Set<Client>();
     set.add(client);
     this.clients.set(clientId, set);
@@ -114,6 +117,13 @@ export class ComfyRelay {
       const replay = prompt && !prompt.told_final && prompt.client_id && !this.deps.resuming(prompt.prompt_id) ? this.replayFinished(prompt.client_id, null, [prompt]) : Promise.resolve();
       void replay.catch(() => undefined).then(() => !this.stopped && this.broadcastStatus());
     }, FINAL_GRACE_MS).unref();
+  }
+
+  /** How many of the door's sockets `address` holds. */
+  countFrom(address: string): number {
+    let n = 0;
+    for (const set of this.clients.values()) for (const c of set) if (c.address === address) n++;
+    return n;
   }
 
   stop(): void {
