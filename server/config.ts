@@ -85,6 +85,8 @@ export interface Config {
   };
   /** Jobs: a running job silent this long (no engine message) is marked stalled; 0 never. */
   jobs: { stallMs: number; resumeAfterRestart: boolean; batchMaxCells: number };
+  /** The engine's own API served by Studio (issue 44): forced on by `COMFY_API=on`; its own port. */
+  comfyApi: { forcedOn: boolean; port: number | null };
   llm: {
     /** `LLM_BINARY` when set (it wins over the installed builds), else null. */
     binary: string | null;
@@ -219,6 +221,7 @@ export async function loadConfig(
       nodeMap: v.NODE_MAP_URL,
     },
     jobs: { stallMs: Math.round(v.JOB_STALL_MINUTES * 60_000), resumeAfterRestart: v.QUEUE_RESUME_AFTER_RESTART === 'on', batchMaxCells: v.BATCH_MAX_CELLS },
+    comfyApi: { forcedOn: v.COMFY_API === 'on', port: v.COMFY_API_PORT },
     llm: {
       binary: v.LLM_BINARY,
       port: v.LLM_PORT,

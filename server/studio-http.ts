@@ -18,6 +18,7 @@ import type { Maintenance } from './http/maintenance.js';
 import { rendererRoutes } from './http/renderer.routes.js';
 import { reportedStorageFaults } from './http/storage-faults.js';
 import type { WsHub } from './http/ws-hub.js';
+import type { WsHandler } from './http/ws-server.js';
 import type { Logger } from './logging.js';
 import type { StudioModule } from './module.js';
 import { STUDIO_TIME_ZONE } from './time.js';
@@ -31,9 +32,12 @@ export interface StudioHttpDeps {
   maintenance: Maintenance;
   engine: EngineModule;
   modules: readonly StudioModule[];
+  /** More WebSocket paths (the engine API's socket, issue 44), and how many sockets an address holds there. */
+  wsRoutes?: Array<{ path: string; handle: WsHandler }>;
+  otherSockets?: (address: string) => number;
 }
 
-export function createStudioHttpServer({ config, logger, events, auth, hub, maintenance, engine, modules }: StudioHttpDeps): http.Server {
+export function createStudioHttpServer({ config, logger, events, auth, hub, maintenance, engine, modules, wsRoutes = [], otherSockets }: StudioHttpDeps): http.Server {
   const agent = config.role === 'agent';
   const engineStatus = () => engine.process.state.status;
   return createHttpServer({
@@ -47,7 +51,8 @@ export function createStudioHttpServer({ config, logger, events, auth, hub, main
     routers: modules.flatMap((module) => module.routers),
     storage: reportedStorageFaults({ dataDir: config.paths.root, dbFile: config.paths.dbFile, events }),
     audit: events,
-    wsRoutes: agent ? [{ path: `${AGENT_ENGINE_PATH}/ws`, handle: agentSocketRelay(engine.process.url, logger, () => engine.process.state.pid) }] : [],
+    otherSockets,
+    wsRoutes: agent ? [{ path: `${AGENT_ENGINE_PATH}/ws`, handle: agentSocketRelay(engine.process.url, logger, () => engine.process.state.pid) }] : wsRoutes,
     pageRouters: agent ? [] : [rendererRoutes({ distDir: path.join(APP_ROOT, 'renderer', 'dist'), fallback: homeRoutes({ version: config.version, engineStatus }) })],
   }).server;
 }

@@ -32,4 +32,6 @@ export interface StudioOptions {
   batchClock?: () => number;
   /** The installed desktop app's updater (main/desktop-updater.ts); headless Studio has none. */
   desktopUpdates?: DesktopUpdates;
+  /** How often the engine API's sockets hear the queue's state (default 5000). */
+  comfyKeepaliveMs?: number;
 }

@@ -11,6 +11,7 @@ import { AssetOwners } from './assets/asset-owners.js';
 import { createCatalogModule, type CatalogModule } from './catalog/catalog.module.js';
 import { llmCatalogAccess } from './catalog/llm-catalog-access.js';
 import { createChatbotModule } from './chatbot/chatbot.module.js';
+import { createComfyApiModule } from './comfy-api/comfy-api.module.js';
 import { createDiskModule } from './disk/disk.module.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
@@ -19,6 +20,8 @@ import type { EventBus } from './events/event-bus.js';
 import { createEventsModule } from './http/events.module.js';
 import { createAuthModule } from './http/auth.module.js';
 import { boundPort, listen, localUrl } from './http/listen.js';
+import { prefixListener } from './http/prefix-listener.js';
+import { DOOR_PREFIX } from './http/door-credentials.js';
 import { Maintenance } from './http/maintenance.js';
 import { WsHub } from './http/ws-hub.js';
 import { createJobsModule, type JobsModule } from './jobs/jobs.module.js';
@@ -58,6 +61,8 @@ export class Studio {
   private readonly system: ReturnType<typeof createSystemModule>;
   private readonly mintCookie: () => string;
   private readonly server: ReturnType<typeof createStudioHttpServer>;
+  /** `COMFY_API_PORT`: the engine's API at the root of a port of its own (null: none). */
+  private readonly doorServer: ReturnType<typeof prefixListener> | null;
   private stopping: Promise<void> | null = null;
 
   private constructor(
@@ -181,13 +186,21 @@ export class Studio {
     // Each module after what it uses; the engine before the jobs so it stops after the job watcher.
     // The view guard goes before the engine's routes: another person's file answers as a missing one.
     const viewGuard: StudioModule = { name: 'view-guard', routers: [assets.viewGuard] };
-    this.modules = [auth, users, eventsModule, viewGuard, engine, catalog, workflows, jobs, llm, presets, batches, modelhub, assets, chatbot, nodes, disk, this.system, setup];
-    this.server = createStudioHttpServer({ config, logger, events, auth, hub, maintenance: this.maintenance, engine, modules: this.modules });
+    // The engine's own API for its clients (issue 44), over the jobs' queue and the engine pool.
+    const comfyApi = createComfyApiModule({ ...base, uploads, engine, jobs, mayView: (actor, query) => assetOwners.reachesView(actor, query), keepaliveMs: options.comfyKeepaliveMs });
+    this.modules = [auth, users, eventsModule, viewGuard, engine, catalog, workflows, jobs, llm, presets, batches, modelhub, assets, chatbot, nodes, disk, this.system, setup, comfyApi];
+    this.server = createStudioHttpServer({ config, logger, events, auth, hub, maintenance: this.maintenance, engine, modules: this.modules, wsRoutes: comfyApi.wsRoutes, otherSockets: (address) => comfyApi.socketsFrom(address) });
+    this.doorServer = config.comfyApi.port === null ? null : prefixListener(this.server, DOOR_PREFIX, config.tls);
   }
 
   /** Build a Studio: data directory, database and modules, nothing listening yet. */
   static create(config: Readonly<Config>, options: StudioOptions = {}): Studio {
     return new Studio(config, options);
+  }
+
+  /** The port the engine API's own listener bound (`COMFY_API_PORT`; null: none). */
+  get comfyPort(): number | null {
+    return this.doorServer ? boundPort(this.doorServer, this.config.comfyApi.port ?? 0) : null;
   }
 
   /** The port actually bound (useful with STUDIO_PORT=0). */
@@ -215,6 +228,7 @@ export class Studio {
   async start(): Promise<void> {
     for (const module of this.modules) await module.prepare?.();
     await listen(this.server, this.config.port, this.config.host);
+    if (this.doorServer) await listen(this.doorServer, this.config.comfyApi.port ?? 0, this.config.host);
     this.system.announce(this.port);
     for (const module of this.modules) await module.start?.();
   }
@@ -233,6 +247,8 @@ export class Studio {
   private async shutdown(): Promise<void> {
     this.logger.info('Studio is stopping');
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.doorServer?.close();
+    this.doorServer?.closeAllConnections();
     this.server.closeIdleConnections();
     this.hub.close();
     await stopModules(this.modules, this.logger);

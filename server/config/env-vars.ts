@@ -67,6 +67,8 @@ export const ENV_VARS = {
   ENGINE_VENV_TIMEOUT_S: { group: 'config', default: '300', parse: integer({ min: 1 }), description: 'Engine install: deadline of making the Python environment' },
   ENGINE_PIP_TIMEOUT_S: { group: 'config', default: '3600', parse: integer({ min: 1 }), description: 'Engine install: deadline of each package step (torch, requirements, node packages)' },
   ENGINE_PROVE_TIMEOUT_S: { group: 'config', default: '600', parse: integer({ min: 1 }), description: 'How long a new engine may take to start and run the smoke prompt before Studio switches to it' },
+  COMFY_API: { group: 'config', default: 'off', parse: oneOf(['on', 'off'] as const), description: "on: serve the engine's own API (its HTTP routes and /ws) under /comfy, behind Studio's keys, over Studio's queue and engine pool (the System page can turn it on too)" },
+  COMFY_API_PORT: { group: 'config', default: null, parse: integer(), description: "A port of its own where the engine's API is served at the root, for clients that cannot take a path (e.g. /ws at the root)" },
   QUEUE_RESUME_AFTER_RESTART: { group: 'config', default: 'on', parse: oneOf(['on', 'off'] as const), description: 'on: each job a restart left unfinished (marked stalled) is retried at once, in the old queue order (retry_of names it)' },
   BATCH_MAX_CELLS: { group: 'config', default: '500', parse: integer({ min: 1 }), description: 'Most jobs one batch (grid, list, CSV) may make; a bigger one is refused (413) before anything is queued' },
   JOB_STALL_MINUTES: { group: 'config', default: '10', parse: nonNegativeNumber, description: 'Mark a running job stalled after this many minutes without progress from the engine (0: never)' },

@@ -339,6 +339,35 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 15,
+    name: "the engine's own API served by Studio: the prompts its clients sent",
+    sql: `
+      -- One row per prompt a client of the engine's API submitted through Studio's door (issue 44):
+      -- the client's id (its socket gets the prompt's messages), the graph and extra data as sent
+      -- (the queue and history answers show them; a restart resubmits them), the outputs the engine reported (the history
+      -- answer after a restart), whether the final message reached the client, and whether the
+      -- client removed it from its history view (the Studio job stays).
+      CREATE TABLE comfy_prompts (
+        prompt_id   TEXT PRIMARY KEY,
+        job_id      TEXT NOT NULL,
+        client_id   TEXT,
+        owner_id    TEXT NOT NULL,
+        number      REAL NOT NULL,
+        prompt      TEXT NOT NULL,
+        extra_data  TEXT NOT NULL,
+        output_ids  TEXT NOT NULL,
+        outputs     TEXT NOT NULL DEFAULT '{}',
+        told_final  INTEGER NOT NULL DEFAULT 0,
+        hidden      INTEGER NOT NULL DEFAULT 0,
+        created_ms  INTEGER NOT NULL
+      );
+      CREATE INDEX comfy_prompts_client ON comfy_prompts (client_id, told_final);
+      -- The Studio job that runs the prompt now: its own id, or the job Studio resubmitted it as
+      -- after a restart stalled it (the client keeps tracking its own id).
+      CREATE INDEX comfy_prompts_job ON comfy_prompts (job_id);
+    `,
+  },
+  {
     version: 16,
     name: 'Batches: grids, lists and CSV batches, their cells, and the batch lane of the queue (issue 45)',
     sql: `

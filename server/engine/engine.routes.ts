@@ -26,8 +26,14 @@ const PASSED_HEADERS = ['content-length', 'content-range', 'accept-ranges', 'las
 /** Engine file routes. */
 export function engineRoutes(engine: EngineClient, shared: SharedFolders): express.Router {
   const router = express.Router();
-  router.get('/api/engine/view', async (req, res) => {
-    const query = validate(viewQuery, req.query, 'query');
+  const serve = serveEngineView(engine, shared);
+  router.get('/api/engine/view', async (req, res) => serve(req, res, validate(viewQuery, req.query, 'query')));
+  return router;
+}
+
+/** A file the engine serves, for `/api/engine/view` and the engine's own `/view` that Studio serves (issue 44). */
+export function serveEngineView(engine: EngineClient, shared: SharedFolders): (req: express.Request, res: express.Response, query: ViewQuery) => Promise<void> {
+  return async (req, res, query) => {
     const name = displayName(query.filename);
     res.set(USER_FILE_HEADERS);
     const local = shared.resolve(query);
@@ -40,8 +46,7 @@ export function engineRoutes(engine: EngineClient, shared: SharedFolders): expre
       within,
       missing: `File not found: ${query.filename}`,
     });
-  });
-  return router;
+  };
 }
 
 /**

@@ -47,6 +47,8 @@ export interface HttpDeps {
   routers: express.Router[];
   /** Routers that serve pages; mounted after the API routes and the `/api` 404. */
   pageRouters?: express.Router[];
+  /** Sockets an address holds on the other WebSocket paths (the engine API's), counted in its cap. */
+  otherSockets?: (address: string) => number;
   /** More WebSocket paths, admitted like `/ws` (an agent's engine relay). */
   wsRoutes?: Array<{ path: string; handle: WsHandler }>;
   /** Full-disk and damaged-database answers (507, a 500 that says what to do). */
@@ -87,13 +89,14 @@ export function createHttpServer(deps: HttpDeps): { app: express.Express; server
       if (result.kind !== 'cookie' && result.kind !== 'key' && result.kind !== 'internal') return done(false, 401, 'Not authenticated');
       handshakeActors.set(req, result.actor);
       const address = clientAddress(req);
-      if (!isLoopbackHost(address) && deps.hub.countFrom(address) >= MAX_WS_PER_ADDRESS) {
+      if (!isLoopbackHost(address) && deps.hub.countFrom(address) + (deps.otherSockets?.(address) ?? 0) >= MAX_WS_PER_ADDRESS) {
         return done(false, 429, `Too many open connections from ${address}`);
       }
       done(true);
     },
+    actorOf: (req) => handshakeActors.get(req) ?? OWNER_ACTOR,
     routes: new Map<string, WsHandler>([
-      ['/ws', (socket, req) => deps.hub.add(socket, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null, handshakeActors.get(req) ?? OWNER_ACTOR)],
+      ['/ws', (socket, req, actor) => deps.hub.add(socket, deps.greeting(), clientAddress(req), handshakeSessions.get(req) ?? null, actor)],
       ...(deps.wsRoutes ?? []).map((route): [string, WsHandler] => [route.path, route.handle]),
     ]),
   });

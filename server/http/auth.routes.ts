@@ -1,6 +1,7 @@
 /**
  * Login, logout, the login page, and the middleware that guards everything else.
  */
+import { isDoorPath } from './door-credentials.js';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { clientAddress, isLoopbackHost, isPublicPath, type AuthResult, type Authenticator } from './authenticator.js';
 import { HttpError, validate } from './errors.js';
@@ -82,7 +83,8 @@ export function requireAuth(auth: Authenticator): RequestHandler {
       return next();
     }
     if (result.kind === 'key' || result.kind === 'internal') return next();
-    if (result.kind === 'throttled' || req.path === '/api' || req.path.startsWith('/api/')) {
+    // The engine API's clients are programs: a 401, never the sign-in page.
+    if (result.kind === 'throttled' || req.path === '/api' || req.path.startsWith('/api/') || isDoorPath(req.path)) {
       next(keyCheckError(result, res, 'Not authenticated: sign in or send the X-API-Key header'));
       return;
     }

@@ -12,6 +12,7 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { OWNER_ACTOR, type Actor } from './actor.js';
+import { doorKey } from './door-credentials.js';
 import type { KeyLimiter, LimiterVerdict } from './key-limiter.js';
 import type { People } from './people.js';
 import { parseCookies, safeEqual, SESSION_COOKIE, type SessionPayload, type SessionSigner } from './session.js';
@@ -97,7 +98,9 @@ export class Authenticator {
     }
     const internal = req.headers[INTERNAL_AUTH_HEADER.toLowerCase()];
     if (typeof internal === 'string' && fromThisMachine(req) && safeEqual(internal, this.internalToken)) return this.internalActor(req);
-    const key = req.headers['x-api-key'];
+    const header = req.headers['x-api-key'];
+    // The engine API's clients present the key their own ways, on its paths only (issue 44).
+    const key = typeof header === 'string' && header.length > 0 ? header : doorKey(req);
     if (typeof key !== 'string' || key.length === 0) return { kind: 'none' };
     return this.checkKey(clientAddress(req), key, true);
   }

@@ -2,6 +2,7 @@
  * The one place that turns errors into `{"detail": ...}` responses: services raise
  * domain errors with a kind (`domain-error.ts`) and `STATUS_OF_KIND` gives each kind its status.
  */
+import { loggableUrl } from './door-credentials.js';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../logging.js';
 import { DomainError, type ErrorKind } from '../domain-error.js';
@@ -32,14 +33,14 @@ export function errorMiddleware(logger: Logger, storage?: StorageFaults): ErrorR
     }
     if (isAbortedUpload(err)) {
       // A client that gave up mid-upload is routine: one line, no stack.
-      logger.warn(`request ${getRequestId(req)} ${req.method} ${req.originalUrl}: upload aborted by the client`);
+      logger.warn(`request ${getRequestId(req)} ${req.method} ${loggableUrl(req.originalUrl)}: upload aborted by the client`);
       res.status(400).json({ detail: 'Upload aborted before it was complete' });
       return;
     }
     const fault = storage?.answer(err);
     if (fault) {
       // The log keeps the real error (which write, which file); the client gets what to do.
-      logger.warn(`request ${getRequestId(req)} ${req.method} ${req.originalUrl}: ${fault.detail}`, err);
+      logger.warn(`request ${getRequestId(req)} ${req.method} ${loggableUrl(req.originalUrl)}: ${fault.detail}`, err);
       res.status(fault.status).json({ detail: fault.detail });
       return;
     }
@@ -51,7 +52,7 @@ export function errorMiddleware(logger: Logger, storage?: StorageFaults): ErrorR
       return;
     }
     const id = getRequestId(req);
-    logger.error(`request ${id} ${req.method} ${req.originalUrl} failed`, err);
+    logger.error(`request ${id} ${req.method} ${loggableUrl(req.originalUrl)} failed`, err);
     res.status(500).json({ detail: `Internal server error (request ${id})` });
   };
 }

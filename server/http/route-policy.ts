@@ -46,6 +46,7 @@ const ADMIN_READS: readonly Rule[] = [
   // Every job's outputs at once: a person's own outputs come one job at a time.
   route('GET', '/api/admin/outputs-zip'),
   route('GET', '/api/admin/assets/download'),
+  route('GET', '/api/admin/comfy-api'),
 ];
 
 /** Changes a member makes: running, and their own records. */
@@ -77,6 +78,8 @@ const RUN_WRITES: readonly Rule[] = [
   route('PATCH', '/api/admin/llm/chats/:x'),
   route('DELETE', '/api/admin/llm/chats/:x'),
   route('POST', '/api/admin/llm/chats/:x/messages'),
+  // The engine's own API (issue 44): submitting, its queue and history, uploads.
+  ['POST', /^\/comfy(?:\/api)?\/(?:prompt|queue|interrupt|history|upload\/image|upload\/mask)\/?$/i],
 ];
 
 /** Changes anyone signed in makes about themselves (a `read` key included: its new keys stay `read`). */

@@ -9,9 +9,10 @@ import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type VerifyClientCallbackAsync, type WebSocket } from 'ws';
 import type { Logger } from '../logging.js';
+import type { Actor } from './actor.js';
 
-/** Takes over an admitted connection: the WebSocket and its upgrade request. */
-export type WsHandler = (socket: WebSocket, req: http.IncomingMessage) => void;
+/** Takes over an admitted connection: the WebSocket, its upgrade request and who it authenticated as. */
+export type WsHandler = (socket: WebSocket, req: http.IncomingMessage, actor: Actor) => void;
 
 export interface WsServerOptions {
   /** Handlers by path (`/ws`); a trailing slash is ignored, the query string too. */
@@ -20,6 +21,8 @@ export interface WsServerOptions {
   admit: VerifyClientCallbackAsync<http.IncomingMessage>;
   /** The largest frame a client may send (Studio's clients only listen). */
   maxPayload: number;
+  /** Who the handshake authenticated as. */
+  actorOf: (req: http.IncomingMessage) => Actor;
   logger: Logger;
 }
 
@@ -36,7 +39,7 @@ export function attachWebSockets(server: http.Server, options: WsServerOptions):
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const handler = options.routes.get(routePath(req.url));
     if (!handler) return refuseUpgrade(socket, 404, 'Not Found');
-    wss.handleUpgrade(req, socket, head, (ws) => handler(ws, req));
+    wss.handleUpgrade(req, socket, head, (ws) => handler(ws, req, options.actorOf(req)));
   });
   wss.on('error', (err) => options.logger.debug(`WebSocket server: ${err.message}`));
   return wss;

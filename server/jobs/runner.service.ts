@@ -5,7 +5,6 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import { DomainError, isKind } from '../domain-error.js';
 import type { EngineClient } from '../engine/engine.client.js';
 import { EngineValidationError } from '../engine/engine-errors.js';
@@ -19,10 +18,12 @@ import { localStamp } from '../time.js';
 import type { PreviewMethod } from '../config.js';
 import { prepareRun, renameInputImage } from '../workflows/graph-builder.js';
 import { apiToUiWorkflow } from '../workflows/graph-to-ui.js';
+import { redirectOutputs } from '../workflows/output-redirect.js';
 import type { ApiGraph, ObjectInfo } from '../engine/engine-graph.js';
 import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import { JobFolders, newJobFolderName } from './job-folders.store.js';
+import { firstObjectInfo, imageParam, stringOrNull, studioInputs, uniqueUploadName } from './runner-helpers.js';
 import type { JobLifecycle } from './job-lifecycle.js';
 import type { ExecuteResult, JobRecord } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
@@ -44,6 +45,17 @@ export interface JobOrigin {
   countsFor?: string;
   /** The batch the job is a cell of: it waits in the queue's batch lane. */
   batchId?: string;
+}
+
+/** A graph sent through the engine's own API: its id, the name the history shows, the client's extra data. */
+export interface GraphRun {
+  promptId: string;
+  /** Checked against a person's workflow allow-list (the door's own id). */
+  workflowId: string;
+  name: string;
+  /** The client's `extra_data` (its `extra_pnginfo` wins over Studio's). */
+  extraData: Record<string, unknown>;
+  retryOf?: string; // the job this one runs again (a prompt a restart stalled)
 }
 
 /** Studio's queue, as the runner sees it. */
@@ -232,6 +244,56 @@ export class RunnerService {
   }
 
   /**
+   * A graph in the engine's API format, as a client of the engine's own API sends it (issue 44):
+   * checked against the person's limits and the pool like a workflow's, its outputs pointed into
+   * a job folder, recorded as a job under the client's prompt id and queued. `name` is the
+   * workflow name the history shows.
+   */
+  async executeGraph(graph: ApiGraph, run: GraphRun, origin: JobOrigin = {}): Promise<{ prompt_id: string; graph: ApiGraph }> {
+    const limits = origin.countsFor === undefined ? undefined : this.deps.limits?.of(origin.countsFor);
+    limits?.checkWorkflow(run.workflowId);
+    limits?.checkModels(graph);
+    limits?.checkQuotas();
+    const local = await this.useLocal();
+    const others = local ? [] : (this.deps.otherEngines?.() ?? []).filter((e) => e.status === 'online');
+    if (!local && others.length === 0) this.deps.engine.assertAvailable();
+    const objectInfo = local ? await this.deps.workflows.objectInfo().catch(() => undefined) : await firstObjectInfo(others);
+    // The engine's own validation first: a bad graph is its 400, before any folder or row exists.
+    await (local ? this.precheck(graph, objectInfo, origin.actor) : this.precheckElsewhere(graph, others, origin.actor));
+    const folder = newJobFolderName(run.workflowId);
+    const redirected = redirectOutputs(graph, folder, { objectInfo }).graph;
+    const job: JobRecord = {
+      prompt_id: run.promptId,
+      workflow_id: null,
+      workflow_name: run.name,
+      output_dir: folder,
+      status: 'queued',
+      queued_at: localStamp(),
+      started_at: null,
+      finished_at: null,
+      duration: null,
+      input_image: null,
+      params: {},
+      seeds: {},
+      output: null,
+      error: null,
+      ...(run.retryOf ? { retry_of: run.retryOf } : {}),
+      ...(origin.ownerId && origin.ownerId !== OWNER_ID ? { owner_id: origin.ownerId } : {}),
+    };
+    limits?.checkQuotas();
+    this.deps.folders.create(folder);
+    try {
+      await this.deps.lifecycle.submit(job, async () => {
+        this.deps.queue.enqueue(run.promptId, { submitter: origin.submitter ?? 'anonymous', graph: redirected, extraData: { ...this.extraData(redirected, objectInfo), ...run.extraData } });
+      });
+    } catch (err) {
+      this.deps.folders.remove(folder);
+      throw err;
+    }
+    return { prompt_id: run.promptId, graph: redirected };
+  }
+
+  /**
    * The engine's validation, at once (a queued job may wait long before an engine takes it): a bad
    * graph is a 400 with the engine's node errors. A refusal is checked again against a fresh
    * `object_info`, so a model added a moment ago is not refused from a stale list.
@@ -336,40 +398,4 @@ export class RunnerService {
     });
     return { prompt_id: result.prompt_id, retry_of: promptId };
   }
-}
-
-/** `<base>_<YYYYMMDDHHMMSS>_<4 hex>.<ext>`: never clashes with an earlier upload of the same name. */
-function uniqueUploadName(original: string): string {
-  const ext = path.extname(original).toLowerCase().replace(/[^.a-z0-9]/g, '') || '.png';
-  const base = path.basename(original, path.extname(original)).replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60) || 'image';
-  const stamp = localStamp().replace(/[-T:]/g, '');
-  return `${base}_${stamp}_${crypto.randomBytes(2).toString('hex')}${ext}`;
-}
-
-/** The node list of the first engine that gives one (undefined: none did). */
-async function firstObjectInfo(engines: readonly OtherEngine[]): Promise<ObjectInfo | undefined> {
-  for (const engine of engines) {
-    const info = await engine.objectInfo();
-    if (info) return info;
-  }
-  return undefined;
-}
-
-/** Studio's input folder in the shape the pre-check asks an engine's `/view` (input files only). */
-function studioInputs(has: (name: string) => boolean): InputFileProbe {
-  return {
-    viewStream: async ({ filename, subfolder, type }) => {
-      const name = subfolder ? `${subfolder}/${filename}` : filename;
-      return { status: type === 'input' && has(name) ? 200 : 404, body: { destroy: () => undefined } };
-    },
-  };
-}
-
-function stringOrNull(value: unknown): string | null {
-  return typeof value === 'string' && value !== '' ? value : null;
-}
-
-function imageParam(inputs: ReadonlyArray<{ id: string; type: string }>, params: Record<string, unknown>): string | null {
-  const input = inputs.find((i) => i.type === 'image');
-  return input ? stringOrNull(params[input.id]) : null;
 }

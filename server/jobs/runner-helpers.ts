@@ -1,0 +1,45 @@
+/**
+ * The runner's small pure helpers: upload names, the first node list of the pool, Studio's input
+ * folder as the pre-check asks it, and the input image a job names.
+ */
+import crypto from 'node:crypto';
+import path from 'node:path';
+import type { ObjectInfo } from '../engine/engine-graph.js';
+import type { InputFileProbe } from '../engine/prompt-precheck.js';
+import { localStamp } from '../time.js';
+
+/** `<base>_<YYYYMMDDHHMMSS>_<4 hex>.<ext>`: never clashes with an earlier upload of the same name. */
+export function uniqueUploadName(original: string): string {
+  const ext = path.extname(original).toLowerCase().replace(/[^.a-z0-9]/g, '') || '.png';
+  const base = path.basename(original, path.extname(original)).replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60) || 'image';
+  const stamp = localStamp().replace(/[-T:]/g, '');
+  return `${base}_${stamp}_${crypto.randomBytes(2).toString('hex')}${ext}`;
+}
+
+/** The node list of the first engine that gives one (undefined: none did). */
+export async function firstObjectInfo(engines: ReadonlyArray<{ objectInfo(): Promise<ObjectInfo | null> }>): Promise<ObjectInfo | undefined> {
+  for (const engine of engines) {
+    const info = await engine.objectInfo();
+    if (info) return info;
+  }
+  return undefined;
+}
+
+/** Studio's input folder in the shape the pre-check asks an engine's `/view` (input files only). */
+export function studioInputs(has: (name: string) => boolean): InputFileProbe {
+  return {
+    viewStream: async ({ filename, subfolder, type }) => {
+      const name = subfolder ? `${subfolder}/${filename}` : filename;
+      return { status: type === 'input' && has(name) ? 200 : 404, body: { destroy: () => undefined } };
+    },
+  };
+}
+
+export function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+export function imageParam(inputs: ReadonlyArray<{ id: string; type: string }>, params: Record<string, unknown>): string | null {
+  const input = inputs.find((i) => i.type === 'image');
+  return input ? stringOrNull(params[input.id]) : null;
+}
