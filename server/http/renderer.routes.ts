@@ -7,6 +7,7 @@
 import express from 'express';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isDoorPath } from './door-credentials.js';
 
 export interface RendererRouteDeps {
   /** `renderer/dist` of the build. */
@@ -19,7 +20,8 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** Paths the SPA never owns: the API, the socket, the server's login page. */
 function isReserved(urlPath: string): boolean {
-  return urlPath === '/api' || urlPath.startsWith('/api/') || urlPath === '/ws' || urlPath.startsWith('/ws/') || urlPath === '/login';
+  // The engine's API (`/comfy…`) answers 404 for what it does not serve, never the app's page.
+  return urlPath === '/api' || urlPath.startsWith('/api/') || urlPath === '/ws' || urlPath.startsWith('/ws/') || urlPath === '/login' || isDoorPath(urlPath);
 }
 
 /** A request for a file (a dot in the last segment) rather than a page. */
