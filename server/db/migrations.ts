@@ -338,4 +338,17 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 17,
+    name: 'job locks: what each job ran on (issue 46)',
+    sql: `
+      -- The lock recorded at submission (engine, node packages, Python, model hashes, workflow
+      -- version, parameters, seeds) as JSON; it goes with its job.
+      CREATE TABLE job_locks (
+        prompt_id   TEXT PRIMARY KEY REFERENCES jobs (prompt_id) ON DELETE CASCADE,
+        lock        TEXT NOT NULL,
+        recorded_ms INTEGER NOT NULL
+      );
+    `,
+  },
 ];
