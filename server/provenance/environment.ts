@@ -3,8 +3,9 @@
  * version (its `/system_stats`) and commit (its checkout), each node package folder's origin
  * and commit, a hash of the engine Python's installed packages (`name==version`, sorted: what
  * `pip freeze` lists), and a model file's SHA-256 (the hash store's, kept while size and mtime
- * are unchanged). The engine, packages and Python are read at most once a minute: a burst of
- * submissions asks git and Python once.
+ * are unchanged). For locks the engine, packages and Python are read at most once a minute (a
+ * burst of submissions asks git and Python once); a comparison reads them afresh, so a fix just
+ * made shows at once.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -51,10 +52,10 @@ export class Environment {
 
   constructor(private readonly deps: EnvironmentDeps) {}
 
-  /** The engine, its node packages and its Python now (a reading at most `cacheMs` old). */
-  async current(): Promise<Omit<Reading, 'at'>> {
+  /** The engine, its node packages and its Python now (a reading at most `maxAgeMs`, default `cacheMs`, old). */
+  async current(maxAgeMs = this.deps.cacheMs ?? 60_000): Promise<Omit<Reading, 'at'>> {
     const now = Date.now();
-    if (!this.reading || now - this.readAt > (this.deps.cacheMs ?? 60_000)) {
+    if (!this.reading || now - this.readAt > maxAgeMs || maxAgeMs === 0) {
       this.readAt = now;
       this.reading = this.read().catch((err: unknown) => {
         this.reading = null;
@@ -63,11 +64,6 @@ export class Environment {
     }
     const { engine, packages, python } = await this.reading;
     return { engine, packages, python };
-  }
-
-  /** Forget the reading (a package was installed, the engine changed). */
-  invalidate(): void {
-    this.reading = null;
   }
 
   /** A model file here: its SHA-256 and size, or null when it is not there. */

@@ -84,7 +84,7 @@ export class LockService {
 
   /** How this Studio differs from what `lock` ran on (empty: the same). */
   async compare(lock: JobLock): Promise<LockDifference[]> {
-    const env = await this.deps.environment.current();
+    const env = await this.deps.environment.current(0);
     const out: LockDifference[] = [];
     const anyway: DifferenceFix = { action: 'run_anyway', label: 'Run anyway' };
     if (lock.engine.version !== env.engine.version || (lock.engine.commit && env.engine.commit && lock.engine.commit !== env.engine.commit)) {
