@@ -5,7 +5,7 @@
 import type { DifferenceFix, JobLock, LockDifference, LockReport, RunAgainResult } from '../../../server/contracts/provenance.contract.js';
 import type { Http } from './http.js';
 
-export type { DifferenceFix, JobLock, LockDifference, LockReport, RunAgainResult };
+export type { DifferenceFix, LockReport };
 
 export class ProvenanceApi {
   constructor(private readonly http: Http) {}
