@@ -2,7 +2,7 @@
  * Provenance (issue 46): a job's lock and how this Studio differs from it, Run again (a job, or a
  * job package ZIP / output PNG brought from anywhere), and the fixes' own requests.
  */
-import type { DifferenceFix, JobLock, LockDifference, LockReport, RunAgainResult } from '../../../server/contracts/provenance.contract.js';
+import type { DifferenceFix, JobLock, LockReport, RunAgainResult } from '../../../server/contracts/provenance.contract.js';
 import type { Http } from './http.js';
 
 export type { DifferenceFix, LockReport };
