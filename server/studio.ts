@@ -13,6 +13,9 @@ import { llmCatalogAccess } from './catalog/llm-catalog-access.js';
 import { createChatbotModule } from './chatbot/chatbot.module.js';
 import { createComfyApiModule } from './comfy-api/comfy-api.module.js';
 import { createDiskModule } from './disk/disk.module.js';
+import { FileHashStore } from './disk/file-hash.store.js';
+import { findEntry } from './catalog/catalog-set.js';
+import { createProvenanceModule } from './provenance/provenance.module.js';
 import type { Config } from './config.js';
 import type { Db } from './db/database.js';
 import { createEngineModule, type EngineModule } from './engine/engine.module.js';
@@ -115,7 +118,22 @@ export class Studio {
     // Who each asset belongs to (issue 43): a job folder its job's owner's, an input its uploader's.
     // The asset owners and the jobs module use each other: the owners reach the jobs through this port.
     const assetOwners = new AssetOwners(db, (folder) => jobsPort.get().jobs.ownerOfFolder(folder));
-    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs, modelSha256: (file) => catalog.sha256Of(file), inputOwner: (name, owner) => assetOwners.recordInput(name, owner), inputOwnerOf: (name) => assetOwners.ownerOf('inputs', name), limitsOf: (id) => users.limitsOf(id) }));
+    // Provenance (issue 46) before the jobs, which call its hooks; it asks the jobs through the port.
+    const provenance = createProvenanceModule({
+      ...base,
+      uploads,
+      engineVersion: async () => (await engine.client.systemStats()).system.comfyui_version ?? null,
+      workflowVersion: async (id) => (await workflows.service.definition(id)).manifest.version,
+      hashes: new FileHashStore(db),
+      catalogSha256: (file) => catalog.sha256Of(file),
+      hubVersionId: (file) => findEntry(catalog.catalogs, file)?.entry.modelhub_version_id ?? null,
+      jobs: () => ({
+        visible: (id, actor) => jobsPort.get().queries.visible(id, actor),
+        retry: (id, submitter, actor) => jobsPort.get().runner.retry(id, submitter, actor),
+        execute: (id, params, image, origin) => jobsPort.get().runner.execute(id, params, image, origin),
+      }),
+    });
+    const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs, provenance: provenance.hooks, modelSha256: (file) => catalog.sha256Of(file), inputOwner: (name, owner) => assetOwners.recordInput(name, owner), inputOwnerOf: (name) => assetOwners.ownerOf('inputs', name), limitsOf: (id) => users.limitsOf(id) }));
     jobsPort.bind(jobs);
     const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads, llmCatalog: llmCatalogAccess(catalog.catalogs), hubToken: () => secrets.get('HUB_TOKEN') }));
     llmPort.bind(llm);
@@ -188,7 +206,7 @@ export class Studio {
     const viewGuard: StudioModule = { name: 'view-guard', routers: [assets.viewGuard] };
     // The engine's own API for its clients (issue 44), over the jobs' queue and the engine pool.
     const comfyApi = createComfyApiModule({ ...base, uploads, engine, jobs, mayView: (actor, query) => assetOwners.reachesView(actor, query), keepaliveMs: options.comfyKeepaliveMs });
-    this.modules = [auth, users, eventsModule, viewGuard, engine, catalog, workflows, jobs, llm, presets, batches, modelhub, assets, chatbot, nodes, disk, this.system, setup, comfyApi];
+    this.modules = [auth, users, eventsModule, viewGuard, engine, catalog, workflows, provenance, jobs, llm, presets, batches, modelhub, assets, chatbot, nodes, disk, this.system, setup, comfyApi];
     this.server = createStudioHttpServer({ config, logger, events, auth, hub, maintenance: this.maintenance, engine, modules: this.modules, wsRoutes: comfyApi.wsRoutes, otherSockets: (address) => comfyApi.socketsFrom(address) });
     this.doorServer = config.comfyApi.port === null ? null : prefixListener(this.server, DOOR_PREFIX, config.tls);
   }

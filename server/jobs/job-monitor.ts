@@ -244,7 +244,7 @@ export class JobMonitor {
   private async collectOutputs(promptId: string, history: HistoryEntry): Promise<void> {
     const job = this.deps.jobs.get(promptId);
     if (!job || !this.deps.collector || history.status?.status_str === 'error') return;
-    await this.deps.collector.collect(job, parseHistoryOutputs(history)).catch((err: unknown) => this.deps.logger.warn(`outputs of ${promptId} not copied`, err));
+    await this.deps.collector.collect(job, parseHistoryOutputs(history), graphOf(history)).catch((err: unknown) => this.deps.logger.warn(`outputs of ${promptId} not copied`, err));
   }
 
   /**
@@ -346,4 +346,10 @@ export function historyError(entry: HistoryEntry): string {
     if (name === 'execution_interrupted') return `[${String(data.node_type ?? 'Engine')}] Interrupted`;
   }
   return '[Engine] The engine reported an error';
+}
+
+/** The graph a history entry ran (`prompt[2]`), when it has one. */
+function graphOf(history: HistoryEntry): ApiGraph | undefined {
+  const graph = history.prompt?.[2];
+  return graph && typeof graph === 'object' && !Array.isArray(graph) ? (graph as ApiGraph) : undefined;
 }

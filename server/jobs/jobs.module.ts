@@ -23,7 +23,9 @@ import { Reconciler } from './job-reconcile.js';
 import { JobStore } from './job.store.js';
 import { jobsRoutes } from './jobs.routes.js';
 import { jobAudit } from './job-audit.js';
-import { OutputCollector } from './output-collector.js';
+import { OutputCollector, type OutputStamp } from './output-collector.js';
+import type { JobRecord } from '../contracts/jobs.contract.js';
+import type { ApiGraph } from '../engine/engine-graph.js';
 import { runRoutes } from './run.routes.js';
 import { RunnerService } from './runner.service.js';
 import { RunLimits, type PersonLimits } from './run-limits.js';
@@ -58,6 +60,8 @@ export interface JobsModuleDeps {
   limitsOf?: (userId: string) => PersonLimits | null;
   /** How often the monitor checks jobs the engine socket is silent about (tests set it out of reach). */
   pollMs?: number;
+  /** Provenance (issue 46): metadata into a finished job's outputs, the lock recorded at submission, a job's lock for its package. */
+  provenance?: { stamp: OutputStamp; recordLock: (job: JobRecord, graph: ApiGraph) => void; lockOf: (promptId: string) => unknown };
 }
 
 export interface JobsModule extends StudioModule {
@@ -89,7 +93,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const folders = new JobFolders(config.paths.assetsOutput);
   const shared = (folder: 'input' | 'output') => () => engine.sharedFolders.folders.includes(folder);
   const common = { engine: engine.client, jobs, lifecycle, folders, hub: deps.hub, logger };
-  const collector = new OutputCollector({ engine: engine.client, folders, outputShared: shared('output'), logger });
+  const collector = new OutputCollector({ engine: engine.client, folders, outputShared: shared('output'), stamp: deps.provenance?.stamp, logger });
   const monitor = new JobMonitor({ ...common, socket: engine.socket, collector, stallMs: config.jobs.stallMs, pollMs: deps.pollMs });
   // One queue engine per engine of the pool: its own monitor (its socket), output collector and reconciler.
   const members = new Map<string, { engine: QueueEngine; reconciler: Reconciler; stop: () => void }>();
@@ -106,7 +110,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     const local = member.id === LOCAL_ENGINE_ID;
     const own = local
       ? monitor
-      : new JobMonitor({ ...common, engine: member.client, socket: member.socket, stallMs: config.jobs.stallMs, pollMs: deps.pollMs, collector: new OutputCollector({ engine: member.client, folders, outputShared: () => member.sharesFolders(), logger }) });
+      : new JobMonitor({ ...common, engine: member.client, socket: member.socket, stallMs: config.jobs.stallMs, pollMs: deps.pollMs, collector: new OutputCollector({ engine: member.client, folders, outputShared: () => member.sharesFolders(), stamp: deps.provenance?.stamp, logger }) });
     if (!local) own.start();
     const engine: QueueEngine = {
       id: member.id,
@@ -167,6 +171,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const limits = new RunLimits({ jobs, limitsOf: deps.limitsOf ?? (() => null) });
   const runner = new RunnerService({
     ...common,
+    recordLock: deps.provenance?.recordLock,
     limits,
     previewMethod: config.engine.previewMethod,
     inputOwner: deps.inputOwner,
@@ -203,7 +208,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     name: 'jobs',
     routers: [
       runRoutes(runner, queries, deps.uploads),
-      jobsRoutes({ queries, runner, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput }, audited }),
+      jobsRoutes({ queries, runner, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput }, audited, lockOf: deps.provenance?.lockOf }),
       queueRoutes({ queue, retryStalled: new RetryStalled({ jobs, retry: (id, who, actor) => runner.retry(id, who, actor) }), audited }),
       enginesRoutes({ pool: engine.pool, queue, lacksOn: (info) => deps.workflows.lacksOn(info), sha256Of: deps.modelSha256 ?? (() => undefined), events: deps.events }),
     ],

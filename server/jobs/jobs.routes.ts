@@ -19,10 +19,12 @@ export interface JobsRouteDeps {
   dirs: { input: string; output: string };
   /** Records an owner's or admin's action on another person's job. */
   audited: AuditedJobAction;
+  /** The job's lock (provenance), carried in its package as `lock.json`. */
+  lockOf?: (promptId: string) => unknown;
 }
 
 /** Jobs routes. */
-export function jobsRoutes({ queries, runner, dirs, audited }: JobsRouteDeps): express.Router {
+export function jobsRoutes({ queries, runner, dirs, audited, lockOf }: JobsRouteDeps): express.Router {
   const router = express.Router();
 
   router.get('/api/admin/queue', (_req, res) => {
@@ -66,7 +68,7 @@ export function jobsRoutes({ queries, runner, dirs, audited }: JobsRouteDeps): e
     res.set('Content-Type', 'application/zip');
     res.set('Content-Disposition', `attachment; filename="job_${name}.zip"`);
     // A client that leaves midway ends the stream; that is not an error of the server's.
-    await writeJobPackage(job, dirs, res).catch((err: unknown) => {
+    await writeJobPackage(job, dirs, res, lockOf?.(job.prompt_id)).catch((err: unknown) => {
       if (!res.destroyed) throw err;
     });
   });

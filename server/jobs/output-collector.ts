@@ -4,6 +4,8 @@
  * the engine's output folder is not Studio's (the shared-folder probe says so), each output of a
  * finished job is streamed from the engine's `/view` into the job folder, in `final/`, `preview/`
  * or `intermediate/` as a shared folder would have it. Files are written to a temp name and renamed.
+ * Then, shared folder or not, the outputs get their provenance metadata (`stamp`, given by the
+ * provenance capability) from the graph that ran, before the job is marked completed.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -15,20 +17,33 @@ import type { EngineOutputFile } from '../engine/engine-outputs.js';
 import type { Logger } from '../logging.js';
 import type { JobFolders } from './job-folders.store.js';
 import type { JobRecord } from '../contracts/jobs.contract.js';
+import type { ApiGraph } from '../engine/engine-graph.js';
+
+/** Writes metadata into the outputs of a finished job's folder (`dir`), made from the graph that ran. */
+export type OutputStamp = (job: JobRecord, dir: string, graph: ApiGraph) => Promise<unknown>;
 
 export interface OutputCollectorDeps {
   engine: EngineClient;
   folders: JobFolders;
   /** True when the engine writes into Studio's own output folder (nothing to copy). */
   outputShared: () => boolean;
+  stamp?: OutputStamp;
   logger: Logger;
 }
 
 export class OutputCollector {
   constructor(private readonly deps: OutputCollectorDeps) {}
 
-  /** Copy `files` of a finished `job` into its folder unless the engine already wrote them there. */
-  async collect(job: JobRecord, files: readonly EngineOutputFile[]): Promise<number> {
+  /** Copy `files` of a finished `job` into its folder unless the engine already wrote them there, then stamp them. */
+  async collect(job: JobRecord, files: readonly EngineOutputFile[], graph?: ApiGraph): Promise<number> {
+    const copied = await this.copyAll(job, files);
+    if (graph && job.output_dir && files.length > 0 && this.deps.stamp) {
+      await this.deps.stamp(job, this.deps.folders.pathOf(job.output_dir), graph).catch((err: unknown) => this.deps.logger.warn(`no provenance metadata in the outputs of ${job.prompt_id}`, err));
+    }
+    return copied;
+  }
+
+  private async copyAll(job: JobRecord, files: readonly EngineOutputFile[]): Promise<number> {
     if (this.deps.outputShared() || !job.output_dir || files.length === 0) return 0;
     const jobDir = this.deps.folders.pathOf(job.output_dir);
     let copied = 0;

@@ -104,6 +104,8 @@ export interface RunnerDeps {
   limits?: RunLimits;
   events: EventBus;
   logger: Logger;
+  /** Records what the job runs on (its lock), once it is accepted. */
+  recordLock?: (job: JobRecord, graph: ApiGraph) => void;
 }
 
 /** Another engine of the pool, as the runner checks a graph against it. */
@@ -240,6 +242,7 @@ export class RunnerService {
       this.deps.folders.remove(folder);
       throw err;
     }
+    this.deps.recordLock?.(job, run.graph);
     return { prompt_id: promptId, client_id: this.deps.clientId, seeds: run.seeds };
   }
 

@@ -136,7 +136,7 @@ export class PromptExecutor {
             for (let i = 0; i < max; i += 1) events.step(id, i, max, { bytes: this.deps.media.png, png: true });
           }
         }
-        const result = runNode(this.context(id, node, info, values, keys, extraData));
+        const result = runNode(this.context(id, node, info, values, keys, extraData, graph));
         this.cache.set(key, result);
         values.set(id, result.outputs);
         if (result.ui) {
@@ -190,6 +190,7 @@ export class PromptExecutor {
     values: Map<string, NodeValue[]>,
     keys: Map<string, string>,
     extraData: Record<string, unknown>,
+    graph: ApiGraph,
   ): NodeRunContext {
     const inputs: Record<string, ResolvedInput> = {};
     for (const [name, value] of Object.entries(node.inputs)) {
@@ -202,7 +203,7 @@ export class PromptExecutor {
         inputs[name] = { kind: 'literal', value };
       }
     }
-    return { nodeId: id, classType: node.class_type, info, inputs, dirs: this.deps.dirs, media: this.deps.media, extraData };
+    return { nodeId: id, classType: node.class_type, info, inputs, dirs: this.deps.dirs, media: this.deps.media, extraData, graph };
   }
 }
 

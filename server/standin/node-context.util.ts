@@ -3,7 +3,7 @@
  */
 import type { EngineDirs } from '../engine/engine-paths.js';
 import type { StandinMedia } from './media.store.js';
-import type { ExtraData, NodeInfo, NodeUi, NodeValue } from './standin.types.js';
+import type { ApiGraph, ExtraData, NodeInfo, NodeUi, NodeValue } from './standin.types.js';
 
 /** An input as the node receives it: a literal from the graph, or the value on a link. */
 export type ResolvedInput = { kind: 'literal'; value: unknown } | { kind: 'link'; value: NodeValue | undefined };
@@ -16,6 +16,8 @@ export interface NodeRunContext {
   dirs: EngineDirs;
   media: StandinMedia;
   extraData: ExtraData;
+  /** The whole prompt as queued (SaveImage's hidden `prompt` input). */
+  graph: ApiGraph;
 }
 
 export interface NodeResult {

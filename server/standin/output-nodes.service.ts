@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { NodeFailure, linked, scalar, type NodeRunContext } from './node-context.util.js';
 import { pyStr, pyTruthy } from '../engine/prompt-rules/py-format.js';
+import { saveImageTexts, withTextChunks } from './png-text.util.js';
 import { SavePathError, comfyFileName, resolveSaveTarget, vhsFileName, type SaveTarget } from './save-path.util.js';
 import type { NodeUi, NodeValue } from './standin.types.js';
 
@@ -51,9 +52,11 @@ function saveImages(ctx: NodeRunContext, src: NodeValue | undefined, prefix: str
   const target = resolveSaveTarget(prefix, type === 'output' ? ctx.dirs.output : ctx.dirs.temp, sizeOf(src), 'comfy');
   const count = Math.min(MAX_FILES_PER_NODE, Math.max(1, src?.batch ?? 1));
   const results: Array<{ filename: string; subfolder: string; type: string }> = [];
+  // Like the engine's SaveImage (PreviewImage inherits it): the prompt and extra_pnginfo as tEXt chunks.
+  const png = withTextChunks(ctx.media.png, saveImageTexts(ctx.graph, ctx.extraData.extra_pnginfo));
   for (let batch = 0; batch < count; batch += 1) {
     const name = comfyFileName(target.filename.replaceAll('%batch_num%', String(batch)), target.counter + batch, 'png');
-    fs.writeFileSync(path.join(target.folder, name), ctx.media.png);
+    fs.writeFileSync(path.join(target.folder, name), png);
     results.push({ filename: name, subfolder: target.subfolder, type });
   }
   return results;

@@ -18,6 +18,7 @@ import { execute, jobRecord, SAMPLE_PNG, uploadSample, waitForJob } from '../../
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 import { until } from '../../helpers/studio-ws.js';
 import { jobFixtures } from '../../helpers/job-fixtures.js';
+import { textOf, withoutText } from '../../helpers/provenance-setup.js';
 
 type Api = TestStudio['api'];
 
@@ -254,7 +255,10 @@ describe('an external engine with folders of its own', () => {
     const job = t.studio.jobs.get(prompt_id)!;
     const engineFile = path.join(engineRoot, 'output', job.output_dir!, 'final', 'filtered_00001_.png');
     const studioFile = path.join(t.dir, 'assets', 'output', job.output_dir!, 'final', 'filtered_00001_.png');
-    expect(fs.readFileSync(studioFile).equals(fs.readFileSync(engineFile))).toBe(true);
+    // The engine's file, its image data byte for byte, with Studio's provenance text added (issue 46).
+    expect(withoutText(fs.readFileSync(studioFile)).equals(withoutText(fs.readFileSync(engineFile)))).toBe(true);
+    expect(textOf(fs.readFileSync(studioFile), 'prompt')).toBe(textOf(fs.readFileSync(engineFile), 'prompt'));
+    expect(textOf(fs.readFileSync(studioFile), 'studio_lock')).toContain(prompt_id);
     const zip = Buffer.from(await (await t.api(`/api/admin/history/${prompt_id}/package`)).arrayBuffer());
     expect(zip.includes(Buffer.from(`output/final/filtered_00001_.png`))).toBe(true);
     expect(zip.includes(Buffer.from(`input/${image}`))).toBe(true);

@@ -182,7 +182,7 @@ describe('POST /api/admin/history/retry', () => {
 });
 
 describe('GET /api/admin/history/{id}/package', () => {
-  it('streams a ZIP with job.json, input/ and output/', async () => {
+  it('streams a ZIP with job.json, lock.json, input/ and output/', async () => {
     const job = await runFilter();
     const res = await t.api(`/api/admin/history/${job.prompt_id}/package`);
     expect(res.status).toBe(200);
@@ -193,7 +193,8 @@ describe('GET /api/admin/history/{id}/package', () => {
       const file = path.join(dir, 'job.zip');
       fs.writeFileSync(file, Buffer.from(await res.arrayBuffer()));
       const listing = execFileSync('unzip', ['-Z1', file], { encoding: 'utf8' }).trim().split('\n').sort();
-      expect(listing).toEqual(['input/' + job.input_image, 'job.json', 'output/final/filtered_00001_.png'].sort());
+      expect(listing).toEqual(['input/' + job.input_image, 'job.json', 'lock.json', 'output/final/filtered_00001_.png'].sort());
+      expect(JSON.parse(execFileSync('unzip', ['-p', file, 'lock.json'], { encoding: 'utf8' }))).toMatchObject({ lock_version: 1, prompt_id: job.prompt_id });
       // `unzip -l` agrees (the archive is well-formed), and job.json is the full record.
       expect(execFileSync('unzip', ['-l', file], { encoding: 'utf8' })).toContain('job.json');
       const record = JSON.parse(execFileSync('unzip', ['-p', file, 'job.json'], { encoding: 'utf8' })) as JobRecord;
