@@ -1,12 +1,15 @@
 /**
- * The runner's small pure helpers: upload names, the first node list of the pool, Studio's input
- * folder as the pre-check asks it, and the input image a job names.
+ * The runner's small helpers: upload names, the first node list of the pool, Studio's input
+ * folder as the pre-check asks it, the input image a job names, and the engine's extra data.
  */
 import crypto from 'node:crypto';
 import path from 'node:path';
-import type { ObjectInfo } from '../engine/engine-graph.js';
+import type { ApiGraph, ObjectInfo } from '../engine/engine-graph.js';
 import type { InputFileProbe } from '../engine/prompt-precheck.js';
+import type { PreviewMethod } from '../config.js';
+import type { Logger } from '../logging.js';
 import { localStamp } from '../time.js';
+import { apiToUiWorkflow } from '../workflows/graph-to-ui.js';
 
 /** `<base>_<YYYYMMDDHHMMSS>_<4 hex>.<ext>`: never clashes with an earlier upload of the same name. */
 export function uniqueUploadName(original: string): string {
@@ -42,4 +45,20 @@ export function stringOrNull(value: unknown): string | null {
 export function imageParam(inputs: ReadonlyArray<{ id: string; type: string }>, params: Record<string, unknown>): string | null {
   const input = inputs.find((i) => i.type === 'image');
   return input ? stringOrNull(params[input.id]) : null;
+}
+
+/**
+ * What the engine reads besides the graph: the preview method, and the UI-format workflow in
+ * `extra_pnginfo`, which the engine embeds in every saved PNG/WEBP/video so an output dropped
+ * into the engine's editor opens with its layout.
+ */
+export function engineExtraData(graph: ApiGraph, objectInfo: ObjectInfo | undefined, previewMethod: PreviewMethod, logger: Logger): Record<string, unknown> {
+  const extra: Record<string, unknown> = { preview_method: previewMethod };
+  if (!objectInfo) return extra;
+  try {
+    extra.extra_pnginfo = { workflow: apiToUiWorkflow(graph, objectInfo) };
+  } catch (err) {
+    logger.warn(`no editor workflow embedded in the outputs: ${(err as Error).message}`);
+  }
+  return extra;
 }

@@ -17,13 +17,12 @@ import type { Logger } from '../logging.js';
 import { localStamp } from '../time.js';
 import type { PreviewMethod } from '../config.js';
 import { prepareRun, renameInputImage } from '../workflows/graph-builder.js';
-import { apiToUiWorkflow } from '../workflows/graph-to-ui.js';
 import { redirectOutputs } from '../workflows/output-redirect.js';
 import type { ApiGraph, ObjectInfo } from '../engine/engine-graph.js';
 import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import { JobFolders, newJobFolderName } from './job-folders.store.js';
-import { firstObjectInfo, imageParam, stringOrNull, studioInputs, uniqueUploadName } from './runner-helpers.js';
+import { engineExtraData, firstObjectInfo, imageParam, stringOrNull, studioInputs, uniqueUploadName } from './runner-helpers.js';
 import type { JobLifecycle } from './job-lifecycle.js';
 import type { ExecuteResult, JobRecord } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
@@ -236,7 +235,7 @@ export class RunnerService {
     this.deps.folders.create(folder);
     try {
       await this.deps.lifecycle.submit(job, async () => {
-        this.deps.queue.enqueue(promptId, { submitter: origin.submitter ?? 'anonymous', graph: run.graph, extraData: this.extraData(run.graph, objectInfo), batchId: origin.batchId });
+        this.deps.queue.enqueue(promptId, { submitter: origin.submitter ?? 'anonymous', graph: run.graph, extraData: engineExtraData(run.graph, objectInfo, this.deps.previewMethod, this.deps.logger), batchId: origin.batchId });
       });
     } catch (err) {
       this.deps.folders.remove(folder);
@@ -287,7 +286,7 @@ export class RunnerService {
     this.deps.folders.create(folder);
     try {
       await this.deps.lifecycle.submit(job, async () => {
-        this.deps.queue.enqueue(run.promptId, { submitter: origin.submitter ?? 'anonymous', graph: redirected, extraData: { ...this.extraData(redirected, objectInfo), ...run.extraData } });
+        this.deps.queue.enqueue(run.promptId, { submitter: origin.submitter ?? 'anonymous', graph: redirected, extraData: { ...engineExtraData(redirected, objectInfo, this.deps.previewMethod, this.deps.logger), ...run.extraData } });
       });
     } catch (err) {
       this.deps.folders.remove(folder);
@@ -358,22 +357,6 @@ export class RunnerService {
     if (!refused) this.deps.engine.assertAvailable();
     if (!refused) throw new DomainError('unavailable', `No engine can be asked: ${lacks.join('; ')}`);
     throw new EngineValidationError({ ...refused, error: { ...refused.error, message: 'No engine can run this job', details: lacks.join('; ') } });
-  }
-
-  /**
-   * What the engine reads besides the graph: the preview method, and the UI-format workflow in
-   * `extra_pnginfo`, which the engine embeds in every saved PNG/WEBP/video so an output dropped
-   * into the engine's editor opens with its layout.
-   */
-  private extraData(graph: ApiGraph, objectInfo: ObjectInfo | undefined): Record<string, unknown> {
-    const extra: Record<string, unknown> = { preview_method: this.deps.previewMethod };
-    if (!objectInfo) return extra;
-    try {
-      extra.extra_pnginfo = { workflow: apiToUiWorkflow(graph, objectInfo) };
-    } catch (err) {
-      this.deps.logger.warn(`no editor workflow embedded in the outputs: ${(err as Error).message}`);
-    }
-    return extra;
   }
 
   /** `POST /api/admin/history/retry`: same parameters, same resolved seeds, same input image. */
