@@ -63,6 +63,13 @@ export class ComfyRelay {
   private readonly running = new Map<string, string>();
   /** Door prompts by id (who sent them), cached: the relay asks for every message. */
   private readonly known = new Map<string, Door>();
+  /**
+   * An engine's last message for a prompt whose Studio job has not finished yet (its outputs are
+   * still being collected), and what the engine sent after it (`executing` null): held until it
+   * has, so that a client asking `/history/{id}` on hearing it finds the entry, as the engine
+   * answers once it has sent it.
+   */
+  private readonly heldFinal = new Map<string, string[]>();
   private readonly timer: NodeJS.Timeout;
   private stopped = false;
 
@@ -106,8 +113,14 @@ export class ComfyRelay {
 
   /** A job changed: every client hears the queue's state, and a door prompt that ended gets its last message. */
   jobChanged(job: JobRecord): void {
-    if (!this.doorPrompt(job.prompt_id)) return;
+    const door = this.doorPrompt(job.prompt_id);
+    if (!door) return;
     if (!isFinished(job)) return this.broadcastStatus();
+    // The engine's own last message, held until now: the job's entry is there for the client.
+    const held = this.heldFinal.get(job.prompt_id);
+    this.heldFinal.delete(job.prompt_id);
+    const now = this.deps.store.byJob(job.prompt_id);
+    if (held && now && !now.told_final && !this.deps.resuming(now.prompt_id) && held.map((text) => this.send(door, text)).some(Boolean)) this.deps.store.toldFinal(now.prompt_id);
     // The queue's new state after the prompt's last message, as the engine orders them (a client
     // that hears the prompt gone from the queue before its end takes it for lost).
     setTimeout(() => {
@@ -148,7 +161,11 @@ export class ComfyRelay {
     if (type === 'execution_start') this.deps.store.resetOutputs(door.promptId);
     if (type === 'executed' && typeof data.node === 'string') this.deps.store.addOutput(door.promptId, data.node, data.output);
     // The client hears of the prompt by its own id (a resubmitted prompt runs as another job).
-    const sent = this.send(door, JSON.stringify({ type, data: door.promptId === promptId ? data : { ...data, prompt_id: door.promptId } }));
+    const text = JSON.stringify({ type, data: door.promptId === promptId ? data : { ...data, prompt_id: door.promptId } });
+    const held = this.heldFinal.get(promptId);
+    if (held) return void held.push(text);
+    if (FINAL.has(type) && !isFinished(this.deps.job(promptId))) return void this.heldFinal.set(promptId, [text]);
+    const sent = this.send(door, text);
     if (FINAL.has(type) && sent) this.deps.store.toldFinal(door.promptId);
   }
 
