@@ -277,8 +277,8 @@ describe('Navigation on a phone', () => {
       expect(await nav.getByRole('button', { name: 'Create' }).getAttribute('aria-expanded')).toBe('true');
       expect(await nav.getByRole('link', { name: 'Presets' }).isVisible()).toBe(true);
       expect(await nav.getByRole('link', { name: 'LLM' }).isVisible()).toBe(false);
-      // A short drawer: the three group buttons and the open group's four links.
-      expect(await nav.getByRole('link').filter({ visible: true }).count()).toBe(4);
+      // A short drawer: the three group buttons and the open group's five links (Batches joined them).
+      expect(await nav.getByRole('link').filter({ visible: true }).count()).toBe(5);
       await nav.getByRole('button', { name: 'Models' }).click();
       expect(await nav.getByRole('link', { name: 'Presets' }).isVisible()).toBe(false);
       await saveScreenshot(p, 'nav-groups-phone', { fullPage: false });
