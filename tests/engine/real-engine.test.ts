@@ -14,6 +14,7 @@ import { execute, executeRaw, SAMPLE_PNG, uploadSample, waitForJob } from '../he
 import { freePort } from '../helpers/ports.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 import { connectStudioWs, decodeStudioPreview, until, type StudioWsClient } from '../helpers/studio-ws.js';
+import { withoutText } from '../helpers/provenance-setup.js';
 import { pngTextChunks } from './png-text.js';
 
 const engineDir = process.env.ENGINE_DIR;
@@ -178,6 +179,9 @@ describe.skipIf(!engineDir || !enginePython)('a real engine with folders of its 
     const job = s.studio.jobs.get(prompt_id)!;
     const copy = path.join(s.dir, 'assets', 'output', job.output_dir!, 'final', 'filtered_00001_.png');
     const original = path.join(root, 'output', job.output_dir!, 'final', 'filtered_00001_.png');
-    expect(fs.readFileSync(copy).equals(fs.readFileSync(original))).toBe(true);
+    // The engine's image, byte for byte, and its own chunks; the copy adds Studio's provenance text.
+    const [mine, engines] = [fs.readFileSync(copy), fs.readFileSync(original)];
+    expect(withoutText(mine).equals(withoutText(engines))).toBe(true);
+    expect(pngTextChunks(mine).prompt).toBe(pngTextChunks(engines).prompt);
   });
 });
