@@ -148,7 +148,17 @@ export async function startPoolFaults(options: { stepMs: number }): Promise<Pool
     async killMainAndRestart() {
       await main.kill();
       notes.push(`${new Date().toISOString()} fault: the main Studio killed`);
-      main = await startStudioProcess(mainEnv);
+      // Its engine, an orphan now, may finish a job while no Studio watches, and the new Studio ends
+      // it as it starts (its history goes with it): watch it closely until then.
+      let starting = true;
+      const close = (async () => {
+        while (starting) {
+          await poll();
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+      main = await startStudioProcess(mainEnv).finally(() => (starting = false));
+      await close;
     },
     async restartMain() {
       await main.stop();
