@@ -1,6 +1,7 @@
 /**
  * The runner's small helpers: upload names, the first node list of the pool, Studio's input
- * folder as the pre-check asks it, the input image a job names, and the engine's extra data.
+ * folder as the pre-check asks it, the input image a job names, the engine's extra data, and a
+ * new job's record.
  */
 import crypto from 'node:crypto';
 import path from 'node:path';
@@ -8,6 +9,8 @@ import type { ApiGraph, ObjectInfo } from '../engine/engine-graph.js';
 import type { InputFileProbe } from '../engine/prompt-precheck.js';
 import type { PreviewMethod } from '../config.js';
 import type { Logger } from '../logging.js';
+import type { JobRecord } from '../contracts/jobs.contract.js';
+import { OWNER_ID } from '../contracts/users.contract.js';
 import { localStamp } from '../time.js';
 import { apiToUiWorkflow } from '../workflows/graph-to-ui.js';
 
@@ -61,4 +64,26 @@ export function engineExtraData(graph: ApiGraph, objectInfo: ObjectInfo | undefi
     logger.warn(`no editor workflow embedded in the outputs: ${(err as Error).message}`);
   }
   return extra;
+}
+
+/** A new job's record as it is queued: `fields` over an empty one, owned by the origin's person. */
+export function queuedJob(promptId: string, folder: string, fields: Partial<JobRecord>, origin: { ownerId?: string }): JobRecord {
+  return {
+    prompt_id: promptId,
+    workflow_id: null,
+    workflow_name: null,
+    output_dir: folder,
+    status: 'queued',
+    queued_at: localStamp(),
+    started_at: null,
+    finished_at: null,
+    duration: null,
+    input_image: null,
+    params: {},
+    seeds: {},
+    output: null,
+    error: null,
+    ...fields,
+    ...(origin.ownerId && origin.ownerId !== OWNER_ID ? { owner_id: origin.ownerId } : {}),
+  };
 }

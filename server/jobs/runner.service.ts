@@ -14,7 +14,6 @@ import { missingFor } from '../engine/pool/engine-needs.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { UploadedFile } from '../http/uploads.js';
 import type { Logger } from '../logging.js';
-import { localStamp } from '../time.js';
 import type { PreviewMethod } from '../config.js';
 import { prepareRun, renameInputImage } from '../workflows/graph-builder.js';
 import { redirectOutputs } from '../workflows/output-redirect.js';
@@ -22,7 +21,7 @@ import type { ApiGraph, ObjectInfo } from '../engine/engine-graph.js';
 import { EXISTING_INPUT_IMAGE_KEY } from '../workflows/params.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import { JobFolders, newJobFolderName } from './job-folders.store.js';
-import { engineExtraData, firstObjectInfo, imageParam, stringOrNull, studioInputs, uniqueUploadName } from './runner-helpers.js';
+import { engineExtraData, firstObjectInfo, imageParam, queuedJob, stringOrNull, studioInputs, uniqueUploadName } from './runner-helpers.js';
 import type { JobLifecycle } from './job-lifecycle.js';
 import type { ExecuteResult, JobRecord } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
@@ -59,7 +58,23 @@ export interface GraphRun {
 
 /** Studio's queue, as the runner sees it. */
 export interface JobQueueing {
-  enqueue(promptId: string, entry: { submitter: string; graph: ApiGraph; extraData: Record<string, unknown>; batchId?: string }): void;
+  enqueue(promptId: string, entry: QueueEntry): void;
+}
+
+interface QueueEntry {
+  submitter: string;
+  graph: ApiGraph;
+  extraData: Record<string, unknown>;
+  batchId?: string;
+}
+
+type PersonChecks = ReturnType<RunLimits['of']>;
+
+/** The engine(s) a request's graph is checked against, and their `object_info`. */
+interface RunTarget {
+  local: boolean;
+  others: OtherEngine[];
+  objectInfo: ObjectInfo | undefined;
 }
 
 export interface RunnerDeps {
@@ -177,12 +192,8 @@ export class RunnerService {
     // Refused before anything is built, uploaded or written (the quotas checked again just before the job is).
     limits?.checkWorkflow(workflowId);
     limits?.checkQuotas();
-    // This computer's engine not answering: the other engines of the pool that answer may run it.
-    const local = await this.useLocal();
-    const others = local ? [] : (this.deps.otherEngines?.() ?? []).filter((e) => e.status === 'online');
-    // Nothing below can succeed while no engine that could run it answers: say so now (503).
-    if (!local && others.length === 0) this.deps.engine.assertAvailable();
-    const objectInfo = local ? await this.deps.workflows.objectInfo().catch(() => undefined) : await firstObjectInfo(others);
+    const target = await this.target();
+    const objectInfo = target.objectInfo;
     const promptId = crypto.randomUUID();
     const folder = newJobFolderName(workflowId);
     // Build (and so validate the parameters) before uploading: a 400 must not leave a stray input file.
@@ -190,57 +201,33 @@ export class RunnerService {
     let run = prepareRun(definition, params, folder, { uploadedImage, objectInfo });
     limits?.checkModels(run.graph);
     if (image && uploadedImage) {
-      const stored = await this.storeImage(image, uploadedImage, local);
+      const stored = await this.storeImage(image, uploadedImage, target.local);
       this.deps.inputOwner?.(stored, origin.ownerId ?? OWNER_ID);
       if (stored !== uploadedImage) run = renameInputImage(run, uploadedImage, stored);
       uploadedImage = stored;
     }
-    try {
-      await (local ? this.precheck(run.graph, objectInfo, origin.actor) : this.precheckElsewhere(run.graph, others, origin.actor));
-    } catch (err) {
-      // The image came with this request only for this prompt: nothing is left behind for it.
+    // The image came with this request only for this prompt: nothing is left behind for it.
+    const dropImage = async () => {
       if (image && uploadedImage) await this.deps.removeInput?.(uploadedImage).catch(() => undefined);
+    };
+    try {
+      await this.check(run.graph, target, origin.actor);
+    } catch (err) {
+      await dropImage();
       throw err;
     }
     const inputImage = uploadedImage ?? stringOrNull(params[EXISTING_INPUT_IMAGE_KEY]) ?? imageParam(definition.manifest.inputs, run.params);
-
-    const job: JobRecord = {
-      prompt_id: promptId,
+    const job = queuedJob(promptId, folder, {
       workflow_id: workflowId,
       workflow_name: definition.manifest.name,
-      output_dir: folder,
-      status: 'queued',
-      queued_at: localStamp(),
-      started_at: null,
-      finished_at: null,
-      duration: null,
       input_image: inputImage,
       params: run.params,
       seeds: run.seeds,
-      output: null,
-      error: null,
       ...(origin.retryOf ? { retry_of: origin.retryOf } : {}),
       ...(origin.presetId ? { preset_id: origin.presetId } : {}),
-      ...(origin.ownerId && origin.ownerId !== OWNER_ID ? { owner_id: origin.ownerId } : {}),
-    };
-    // Studio holds the queue: the job waits there and is handed to an engine when one has room
-    // (`queue/job-queue.service.ts`), with this prompt id as the engine's. The quotas again, with
-    // no wait between them and the job's row: two requests at once cannot both take the last slot.
-    try {
-      limits?.checkQuotas();
-    } catch (err) {
-      if (image && uploadedImage) await this.deps.removeInput?.(uploadedImage).catch(() => undefined);
-      throw err;
-    }
-    this.deps.folders.create(folder);
-    try {
-      await this.deps.lifecycle.submit(job, async () => {
-        this.deps.queue.enqueue(promptId, { submitter: origin.submitter ?? 'anonymous', graph: run.graph, extraData: engineExtraData(run.graph, objectInfo, this.deps.previewMethod, this.deps.logger), batchId: origin.batchId });
-      });
-    } catch (err) {
-      this.deps.folders.remove(folder);
-      throw err;
-    }
+    }, origin);
+    const extraData = engineExtraData(run.graph, objectInfo, this.deps.previewMethod, this.deps.logger);
+    await this.queueJob(job, limits, { submitter: origin.submitter ?? 'anonymous', graph: run.graph, extraData, batchId: origin.batchId }, dropImage);
     this.deps.recordLock?.(job, run.graph);
     return { prompt_id: promptId, client_id: this.deps.clientId, seeds: run.seeds };
   }
@@ -256,50 +243,55 @@ export class RunnerService {
     limits?.checkWorkflow(run.workflowId);
     limits?.checkModels(graph);
     limits?.checkQuotas();
-    const local = await this.useLocal();
-    const others = local ? [] : (this.deps.otherEngines?.() ?? []).filter((e) => e.status === 'online');
-    if (!local && others.length === 0) this.deps.engine.assertAvailable();
-    const objectInfo = local ? await this.deps.workflows.objectInfo().catch(() => undefined) : await firstObjectInfo(others);
+    const target = await this.target();
     // The engine's own validation first: a bad graph is its 400, before any folder or row exists.
-    await (local ? this.precheck(graph, objectInfo, origin.actor) : this.precheckElsewhere(graph, others, origin.actor));
+    await this.check(graph, target, origin.actor);
     const folder = newJobFolderName(run.workflowId);
-    const redirected = redirectOutputs(graph, folder, { objectInfo }).graph;
-    const job: JobRecord = {
-      prompt_id: run.promptId,
-      workflow_id: null,
-      workflow_name: run.name,
-      output_dir: folder,
-      status: 'queued',
-      queued_at: localStamp(),
-      started_at: null,
-      finished_at: null,
-      duration: null,
-      input_image: null,
-      params: {},
-      seeds: {},
-      output: null,
-      error: null,
-      ...(run.retryOf ? { retry_of: run.retryOf } : {}),
-      ...(origin.ownerId && origin.ownerId !== OWNER_ID ? { owner_id: origin.ownerId } : {}),
-    };
-    limits?.checkQuotas();
-    this.deps.folders.create(folder);
-    try {
-      await this.deps.lifecycle.submit(job, async () => {
-        this.deps.queue.enqueue(run.promptId, { submitter: origin.submitter ?? 'anonymous', graph: redirected, extraData: { ...engineExtraData(redirected, objectInfo, this.deps.previewMethod, this.deps.logger), ...run.extraData } });
-      });
-    } catch (err) {
-      this.deps.folders.remove(folder);
-      throw err;
-    }
+    const redirected = redirectOutputs(graph, folder, { objectInfo: target.objectInfo }).graph;
+    const job = queuedJob(run.promptId, folder, { workflow_name: run.name, ...(run.retryOf ? { retry_of: run.retryOf } : {}) }, origin);
+    const extraData = { ...engineExtraData(redirected, target.objectInfo, this.deps.previewMethod, this.deps.logger), ...run.extraData };
+    await this.queueJob(job, limits, { submitter: origin.submitter ?? 'anonymous', graph: redirected, extraData });
     return { prompt_id: run.promptId, graph: redirected };
   }
 
   /**
-   * The engine's validation, at once (a queued job may wait long before an engine takes it): a bad
-   * graph is a 400 with the engine's node errors. A refusal is checked again against a fresh
-   * `object_info`, so a model added a moment ago is not refused from a stale list.
+   * Where a request's graph is checked and then goes: this computer's engine when it answers, else
+   * the other engines of the pool that do (503 now when none does: nothing below could succeed).
    */
+  private async target(): Promise<RunTarget> {
+    const local = await this.useLocal();
+    const others = local ? [] : (this.deps.otherEngines?.() ?? []).filter((e) => e.status === 'online');
+    if (!local && others.length === 0) this.deps.engine.assertAvailable();
+    const objectInfo = local ? await this.deps.workflows.objectInfo().catch(() => undefined) : await firstObjectInfo(others);
+    return { local, others, objectInfo };
+  }
+
+  private check(graph: ApiGraph, target: RunTarget, actor: Actor | undefined): Promise<void> {
+    return target.local ? this.precheck(graph, target.objectInfo, actor) : this.precheckElsewhere(graph, target.others, actor);
+  }
+
+  /**
+   * Records the job and puts it in Studio's queue, which hands it to an engine when one has room,
+   * with its prompt id as the engine's. The quotas are checked again with no wait between them and
+   * the row, so two requests at once cannot both take the last slot (`refused` cleans up then).
+   */
+  private async queueJob(job: JobRecord, limits: PersonChecks | undefined, entry: QueueEntry, refused?: () => Promise<void>): Promise<void> {
+    try {
+      limits?.checkQuotas();
+    } catch (err) {
+      await refused?.();
+      throw err;
+    }
+    const folder = job.output_dir!;
+    this.deps.folders.create(folder);
+    try {
+      await this.deps.lifecycle.submit(job, async () => this.deps.queue.enqueue(job.prompt_id, entry));
+    } catch (err) {
+      this.deps.folders.remove(folder);
+      throw err;
+    }
+  }
+
   /** The engine's input files as `actor` may use them: another person's is missing. */
   private inputsFor(probe: InputFileProbe, actor: Actor | undefined): InputFileProbe {
     const ownerOf = this.deps.inputOwnerOf;
@@ -313,6 +305,11 @@ export class RunnerService {
     };
   }
 
+  /**
+   * The engine's validation, at once (a queued job may wait long before an engine takes it): a bad
+   * graph is a 400 with the engine's node errors. A refusal is checked again against a fresh
+   * `object_info`, so a model added a moment ago is not refused from a stale list.
+   */
   private async precheck(graph: ApiGraph, objectInfo: ObjectInfo | undefined, actor?: Actor): Promise<void> {
     if (!objectInfo) {
       // Unreachable engine: the same error a submit would have met.
