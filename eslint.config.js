@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 const CAPABILITY_LIST = ['engine', 'standin', 'workflows', 'jobs', 'batches', 'assets', 'catalog', 'downloads', 'presets', 'modelhub', 'modelhub-client', 'repohost', 'nodes', 'disk', 'llm', 'chatbot', 'system', 'gpu', 'setup', 'users', 'comfy-api'];
 const CAPABILITIES = CAPABILITY_LIST.join('|');
 /** Shared infrastructure that sits at the top of server/ beside the composition root. */
-const INFRA_ROOT_FILES = ['server/config.ts', 'server/logging.ts', 'server/time.ts', 'server/fs-durable.ts', 'server/free-space.ts', 'server/media-types.ts', 'server/zip-writer.ts', 'server/zip-reader.ts', 'server/versions.ts', 'server/redact.ts', 'server/domain-error.ts', 'server/start-failure.ts', 'server/infrastructure.ts'];
+const INFRA_ROOT_FILES = ['server/config.ts', 'server/logging.ts', 'server/time.ts', 'server/fs-durable.ts', 'server/free-space.ts', 'server/media-types.ts', 'server/zip-writer.ts', 'server/zip-reader.ts', 'server/png-chunks.ts', 'server/versions.ts', 'server/redact.ts', 'server/domain-error.ts', 'server/start-failure.ts', 'server/infrastructure.ts'];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'renderer/dist/', 'artifacts/', 'coverage/', '.cache/'] },
@@ -55,10 +55,10 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(\\.\\./)+(studio|studio-http|main)\\.js$', message: 'Capabilities get what they use from the composition root; they never import it (ARCHITECTURE.md).' }] }] },
   },
   {
-    // The stand-in is a separate program: it shares only the engine's path and prompt rules, the containment rule, logging, config and the Host rule.
+    // The stand-in is a separate program: it shares only the engine's path and prompt rules, the containment rule, logging, config, the Host rule and the PNG chunk writer.
     files: ['server/standin/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!(engine/(engine-paths|view-file|extra-model-paths|prompt-rules/[a-z-]+)|logging|config|http/(host-guard|contained-path))\\.js$)', message: 'The stand-in imports only the shared engine rules listed in ARCHITECTURE.md.' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^\\.\\./(?!(engine/(engine-paths|view-file|extra-model-paths|prompt-rules/[a-z-]+)|logging|config|png-chunks|http/(host-guard|contained-path))\\.js$)', message: 'The stand-in imports only the shared engine rules listed in ARCHITECTURE.md.' }] }],
     },
   },
   {

@@ -5,8 +5,7 @@
  * before the first `IDAT`: `tEXt` when the text is Latin-1, else `iTXt` (UTF-8), as A1111 writes it.
  */
 import zlib from 'node:zlib';
-
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+import { PNG_SIGNATURE as SIGNATURE, pngTextChunk as textChunk } from '../png-chunks.js';
 
 interface Chunk {
   type: string;
@@ -47,24 +46,6 @@ function textOf(chunk: Chunk): [string, string] | null {
   if (translated === -1) return null;
   const body = chunk.data.subarray(translated + 1);
   return [key, (compressed ? zlib.inflateSync(body) : body).toString('utf8')];
-}
-
-/** A text chunk: tEXt for Latin-1 text, iTXt otherwise. */
-function textChunk(key: string, text: string): Buffer {
-  const latin1 = [...text].every((c) => c.charCodeAt(0) <= 0xff);
-  const data = latin1
-    ? Buffer.concat([Buffer.from(key, 'latin1'), Buffer.from([0]), Buffer.from(text, 'latin1')])
-    : Buffer.concat([Buffer.from(key, 'latin1'), Buffer.from([0, 0, 0, 0, 0]), Buffer.from(text, 'utf8')]);
-  return chunk(latin1 ? 'tEXt' : 'iTXt', data);
-}
-
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(data, zlib.crc32(head.subarray(4))), 0);
-  return Buffer.concat([head, data, crc]);
 }
 
 /** Every text chunk's keyword and text, in file order. */

@@ -5,7 +5,7 @@
  * writes a `PngInfo`. `json.dumps` defaults (`", "`, `": "`, ASCII only) are copied so a file's
  * chunks read the same as the engine's.
  */
-import zlib from 'node:zlib';
+import { pngTextChunk } from '../png-chunks.js';
 
 /** Python's `json.dumps(value)` with its default separators and `ensure_ascii`. */
 export function pyJsonDumps(value: unknown): string {
@@ -36,15 +36,6 @@ export function saveImageTexts(prompt: unknown, extraPnginfo: unknown): Array<[s
 export function withTextChunks(png: Buffer, texts: ReadonlyArray<[string, string]>): Buffer {
   if (texts.length === 0 || png.length < 33 || png.toString('latin1', 12, 16) !== 'IHDR') return png;
   const ihdrEnd = 8 + 8 + png.readUInt32BE(8) + 4;
-  const chunks = texts.map(([key, text]) => chunk('tEXt', Buffer.concat([Buffer.from(key, 'latin1'), Buffer.from([0]), Buffer.from(text, 'latin1')])));
+  const chunks = texts.map(([key, text]) => pngTextChunk(key, text));
   return Buffer.concat([png.subarray(0, ihdrEnd), ...chunks, png.subarray(ihdrEnd)]);
-}
-
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(data, zlib.crc32(head.subarray(4))), 0);
-  return Buffer.concat([head, data, crc]);
 }

@@ -37,7 +37,7 @@ const CAPABILITY_ARROWS: Record<string, string[]> = {
 };
 
 /** The stand-in's only imports outside its folder. */
-const STANDIN_SHARES = new Set(['server/engine/engine-paths.ts', 'server/engine/view-file.ts', 'server/engine/extra-model-paths.ts', 'server/logging.ts', 'server/config.ts', 'server/http/host-guard.ts', 'server/http/contained-path.ts']);
+const STANDIN_SHARES = new Set(['server/engine/engine-paths.ts', 'server/engine/view-file.ts', 'server/engine/extra-model-paths.ts', 'server/logging.ts', 'server/config.ts', 'server/http/host-guard.ts', 'server/http/contained-path.ts', 'server/png-chunks.ts']);
 
 /** The engine's prompt rules (`engine/prompt-rules/`): Studio's pre-check and the stand-in's `/prompt` share them. */
 const isStandinShare = (file: string) => STANDIN_SHARES.has(file) || file.startsWith('server/engine/prompt-rules/');
