@@ -53,6 +53,7 @@ export function createBatchesModule(deps: BatchesModuleDeps): BatchesModule {
     events: deps.events,
     logger: deps.logger,
     maxCells: deps.config.jobs.batchMaxCells,
+    resumesStalled: deps.config.jobs.resumeAfterRestart,
     now: deps.now,
   });
   jobs.queue.lane.bind(service);

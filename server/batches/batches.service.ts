@@ -49,6 +49,8 @@ export interface BatchesDeps {
   events: EventBus;
   logger: Logger;
   maxCells: number;
+  /** QUEUE_RESUME_AFTER_RESTART: cells a restart stalled come back as retries (a batch then does not end at boot). */
+  resumesStalled: boolean;
   now?: () => number;
 }
 
@@ -72,8 +74,15 @@ export class BatchesService {
       const batch = this.deps.store.get(cell.batch_id);
       if (!batch) return;
       this.deps.hub.broadcast('batch.cell', { batch_id: batch.id, index: cell.idx, prompt_id: change.job.prompt_id, status: change.job.status }, ownerAudience(batch.owner_id));
-      if ((batch.state === 'running' || batch.state === 'paused') && FINISHED.has(change.job.status) && this.deps.store.unfinished(batch.id) === 0) this.complete(batch);
+      if (FINISHED.has(change.job.status)) this.completeIfDone(batch);
     });
+    // Cells stalled at boot (the queue stalls what a crash left waiting before this module listens)
+    // and not retried: a batch with nothing left to run ends now, or it would say "running" for ever.
+    if (!this.deps.resumesStalled) for (const b of this.deps.store.list()) this.completeIfDone(b);
+  }
+
+  private completeIfDone(batch: BatchRow): void {
+    if ((batch.state === 'running' || batch.state === 'paused') && this.deps.store.unfinished(batch.id) === 0) this.complete(batch);
   }
 
   /**
