@@ -265,7 +265,7 @@ export class RuntimesService {
 /** Why building from source is offered: never "no prebuilt build fits" when the release source did not answer. */
 function sourceBuildReason(fits: boolean, answered: boolean, error: string | null): string {
   if (fits) return 'A prebuilt build fits this machine; building from source is optional';
-  if (error) return `The release source did not answer (${error}): you can build from source instead`;
+  if (error) return 'The release source did not answer: you can build from source instead';
   if (!answered) return 'The release source lists no llama.cpp release: you can build from source instead';
   return 'No prebuilt build fits this machine: build from source';
 }
