@@ -41,6 +41,18 @@ afterAll(async () => {
 
 const runtime = () => page.getByRole('region', { name: /Runtime/ });
 
+describe('Improve prompt without an LLM', () => {
+  it('is not offered under the text fields (no 409 under each one)', async () => {
+    await page.goto(`${studio.url}/run/txt2img-sdxl`);
+    await page.getByLabel('Prompt', { exact: true }).fill('a lighthouse at dusk');
+    // The LLM status answered (can_improve false) before the fields were judged.
+    await expect.poll(async () => ((await (await studio.api('/api/admin/llm/status')).json()) as { can_improve: boolean }).can_improve).toBe(false);
+    await page.waitForTimeout(500);
+    expect(await page.getByRole('button', { name: /^Improve prompt/ }).count()).toBe(0);
+    expect(await page.getByText(/No LLM runtime is installed/).count()).toBe(0);
+  }, 30_000);
+});
+
 describe('Build from source', () => {
   it('says the release source did not answer, asks first with the estimate, and Build is not started by the question', async () => {
     await page.goto(`${studio.url}/llm`);
@@ -79,5 +91,29 @@ describe('Build from source', () => {
     await resizeTo(page, PHONE);
     expect([...(await overflowing(page)), ...(await axeViolations(page))]).toEqual([]);
     await saveScreenshot(page, 'llm-build-cancelled-phone');
+  }, 60_000);
+});
+
+describe('A failed build on a phone', () => {
+  let failing: TestStudio;
+  it('shows the failure in words and its log folded, within the phone width', async () => {
+    // The build folder's parent is a file: the script fails at once, its error quoting a long path.
+    const blocker = path.join(dir, 'a-file-where-the-build-folder-should-be-with-a-long-name-to-wrap');
+    fs.writeFileSync(blocker, '');
+    failing = await startTestStudio({ dir: path.join(dir, 'failing'), env: { LLM_RELEASES_URL: 'http://127.0.0.1:9/repos/ggml-org/llama.cpp', LLM_SOURCE_BUILD_DIR: path.join(blocker, 'llama-server-source-build-folder'), STUDIO_NVIDIA_SMI: '/nonexistent/nvidia-smi' } });
+    try {
+      const { context: phone, page: p } = await newSignedInPage(browser, failing, PHONE);
+      await p.goto(`${failing.url}/llm`);
+      await p.getByRole('button', { name: 'Build from source…' }).click();
+      await p.getByRole('dialog', { name: 'Build from source?' }).getByRole('button', { name: 'Build' }).click();
+      const panel = p.getByRole('region', { name: /Runtime/ });
+      await expect.poll(() => panel.textContent(), { timeout: 15_000 }).toMatch(/Not built.*The build failed \(exit 1\): Error: ENOTDIR: not a directory/s);
+      await panel.getByText(/^Build log/).click();
+      expect([...(await overflowing(p)), ...(await axeViolations(p))]).toEqual([]);
+      await saveScreenshot(p, 'llm-build-failed-phone');
+      await phone.close();
+    } finally {
+      await failing.stop();
+    }
   }, 60_000);
 });

@@ -24,3 +24,18 @@ function counter(current: BuildStep, done: number, total: number, text: string):
   if (!(total > 0) || done > total) return current;
   return { name: current.name === 'link' || LINK_PROGRAM.test(text) ? 'link' : 'compile', done, total };
 }
+
+/** Lines of a failing tool's output that say nothing of why (Node's stack trace and its frame). */
+const NOISE = /^(?:at |Node\.js v|[{}^]|\w+: '.*',?$|\w+: -?\d+,?$|node:[\w/]+:\d+$)/;
+const WHY = /error|cannot|can't|failed|not found|no such|denied|not a directory/i;
+
+const ERROR = /\berror\b/i;
+
+/**
+ * The line of a failed build's output that says why: the last one naming an error (the compiler's
+ * `fatal error`, Node's `Error:`), else the last one saying what failed, else the last line.
+ */
+export function failureLine(output: string): string {
+  const lines = output.split('\n').map((l) => l.trim()).filter((l) => l && !NOISE.test(l)).reverse();
+  return lines.find((l) => ERROR.test(l)) ?? lines.find((l) => WHY.test(l)) ?? lines[0] ?? '';
+}

@@ -10,7 +10,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { runCommand } from '../../process/run-command.js';
 import type { RuntimeJob } from '../../contracts/llm-runtimes.contract.js';
-import { nextStep } from './build-steps.js';
+import { failureLine, nextStep } from './build-steps.js';
 import { recordOf } from './runtime-install.js';
 import type { InstalledBuild } from './runtime.store.js';
 import { smokeTest } from './smoke-test.js';
@@ -66,7 +66,7 @@ export async function buildFromSource(o: SourceBuildOptions, job: RuntimeJob): P
     throw new BuildCancelled();
   }
   const binary = run.stdout.trim().split('\n').pop()?.trim() ?? '';
-  if (run.code !== 0 || !binary) throw new Error(`The build failed (exit ${run.code ?? 'none'}${run.timedOut ? ', timed out' : ''}): ${run.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  if (run.code !== 0 || !binary) throw new Error(`The build failed (exit ${run.code ?? 'none'}${run.timedOut ? ', timed out' : ''}): ${failureLine(run.stderr) || 'no output'}`);
   job.phase = 'testing';
   const smoke = await smokeTest({ binary, env: o.env, expectGpu: false, workDir: path.join(o.runtimesDir, 'smoke'), loadTimeoutMs: o.smokeTimeoutMs });
   job.log = smoke.log;
