@@ -13,6 +13,7 @@ import { EventBus } from '../../../server/events/event-bus.js';
 import { silentLogger } from '../../../server/logging.js';
 import { ReleaseSourceClient } from '../../../server/llm/runtimes/release-source.client.js';
 import { RuntimesService } from '../../../server/llm/runtimes/runtimes.service.js';
+import { startTestStudio } from '../../helpers/studio.js';
 
 const FAKE_BUILD = `
 const { spawn } = require('node:child_process');
@@ -103,4 +104,17 @@ describe('build from source: steps and Cancel', () => {
     // Nothing runs any more: a second Cancel is refused, a new build may start.
     await expect(rt.cancelBuild()).rejects.toMatchObject({ kind: 'conflict' });
   }, 30_000);
+});
+
+describe('POST /api/admin/llm/runtimes/build/cancel', () => {
+  it('is 409 with the reason in words when no build runs', async () => {
+    const t = await startTestStudio({ env: { LLM_RELEASES_URL: 'http://127.0.0.1:9/repos/ggml-org/llama.cpp' } });
+    try {
+      const res = await t.api('/api/admin/llm/runtimes/build/cancel', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+      expect(res.status).toBe(409);
+      expect(await res.json()).toEqual({ detail: 'No build from source is running' });
+    } finally {
+      await t.stop();
+    }
+  });
 });
