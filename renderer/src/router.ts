@@ -2,11 +2,12 @@
  * Page routes. Views load lazily (each its own chunk); the server answers every one of these
  * paths with index.html (history-API fallback).
  */
-import { createRouter, createWebHistory, type Router } from 'vue-router';
+import { createRouter, createWebHistory, START_LOCATION, type Router } from 'vue-router';
+import { useSetupStore } from './stores/setup.store.js';
 
 /** The app's router. */
 export function createStudioRouter(): Router {
-  return createRouter({
+  const router = createRouter({
     history: createWebHistory(),
     routes: [
       { path: '/', redirect: '/home' },
@@ -35,4 +36,15 @@ export function createStudioRouter(): Router {
       { path: '/:rest(.*)*', name: 'not-found', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
     ],
   });
+  // First start (no real engine configured, the stand-in not chosen): the setup page comes first,
+  // decided before Workflows renders so it does not flash and jump. Only the page's first
+  // navigation asks; a failed question leaves the user where they were going.
+  router.beforeEach(async (to, from) => {
+    if (from !== START_LOCATION || to.path !== '/home') return true;
+    const { first_start } = await useSetupStore()
+      .firstStart()
+      .catch(() => ({ first_start: false }));
+    return first_start ? { path: '/setup', replace: true } : true;
+  });
+  return router;
 }

@@ -88,6 +88,7 @@ export class ChatbotService {
       ...this.status(),
       last_error: state?.lastError ?? this.stoppedBecause,
       retry_in_s: retryAt === null ? null : Math.max(0, Math.ceil((retryAt - this.clock.now()) / 1000)),
+      failing_polls: this.running && !this.running.loop.ended ? (state?.failures ?? 0) : 0,
       allowed_chats: this.deps.store.allowedCount(),
     };
   }

@@ -22,6 +22,8 @@ export interface PollState {
   lastError: string | null;
   /** When the next poll is due while backing off (epoch ms). */
   retryAt: number | null;
+  /** Polls failed in a row (0 once one succeeds): the page says "failing" rather than "running". */
+  failures: number;
 }
 
 export interface PollLoopDeps {
@@ -40,7 +42,7 @@ export interface PollLoopDeps {
 
 /** Polls until stopped or until the platform rejects the token. */
 export class PollLoop {
-  readonly state: PollState = { phase: 'polling', lastError: null, retryAt: null };
+  readonly state: PollState = { phase: 'polling', lastError: null, retryAt: null, failures: 0 };
   private readonly abort = new AbortController();
   private done: Promise<void> | null = null;
 
@@ -79,6 +81,7 @@ export class PollLoop {
         const delay =
           error.kind === 'rate_limited' ? (error.retryAfterS ?? 1) * 1000 : backoffDelay(failures + 1, { baseMs: this.deps.backoff.initialMs, maxMs: this.deps.backoff.maxMs });
         failures++;
+        this.state.failures = failures;
         this.state.phase = 'backing_off';
         this.state.lastError = error.kind === 'rate_limited' ? `rate limited by the chat platform: ${error.message}` : error.message;
         this.state.retryAt = this.deps.clock.now() + delay;
@@ -87,6 +90,7 @@ export class PollLoop {
         continue;
       }
       failures = 0;
+      this.state.failures = 0;
       this.state.phase = 'polling';
       this.state.lastError = null;
       this.state.retryAt = null;

@@ -18,6 +18,8 @@ export interface ChatbotStatus {
 export interface ChatbotDetails extends ChatbotStatus {
   last_error: string | null;
   retry_in_s: number | null;
+  /** Polls of the chat platform failed in a row (0 while they succeed): running, but not answering chats. */
+  failing_polls: number;
   allowed_chats: number;
 }
 

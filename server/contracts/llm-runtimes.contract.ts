@@ -41,12 +41,38 @@ export interface AvailableRuntime {
   for_this_machine: boolean;
 }
 
+/** Where a build from source is: fetching the source, configure, compile n/N, link. */
+export interface BuildStep {
+  name: 'source' | 'configure' | 'compile' | 'link';
+  /** The build tool's own counter (`[n/N]`), 0/0 before it counts. */
+  done: number;
+  total: number;
+}
+
+/** What a build from source will cost here, asked before it starts. */
+export interface BuildEstimate {
+  cores: number;
+  seconds_low: number;
+  seconds_high: number;
+  /** Compile steps of the measured build. */
+  steps: number;
+  /** Disk the build needs at its peak, and what stays once it is done. */
+  need_bytes: number;
+  kept_bytes: number;
+  free_bytes: number | null;
+  enough_space: boolean;
+  /** How the numbers were got. */
+  basis: string;
+}
+
 export interface RuntimeJob {
   id: string;
   kind: 'install' | 'build';
   asset: string | null;
   variant: string;
-  phase: 'downloading' | 'unpacking' | 'testing' | 'building' | 'installed' | 'failed';
+  phase: 'downloading' | 'unpacking' | 'testing' | 'building' | 'installed' | 'failed' | 'cancelled';
+  /** A build from source's step (null for a download). */
+  step?: BuildStep | null;
   bytes: number;
   total: number;
   error: string | null;
@@ -66,6 +92,6 @@ export interface RuntimesView {
   available_error: string | null;
   /** A newer release than every installed build exists (nothing installs by itself). */
   update_available: boolean;
-  source_build: { possible: boolean; reason: string };
+  source_build: { possible: boolean; reason: string; estimate: BuildEstimate | null };
   job: RuntimeJob | null;
 }

@@ -97,6 +97,8 @@ export interface KeptVersion {
 export interface SetupReport {
   /** Show the setup page at first start: no real engine is configured and the stand-in was not chosen. */
   first_start: boolean;
+  /** The stand-in runs because it was kept on purpose ("Keep the stand-in"): the guide's engine step is done. */
+  standin_kept: boolean;
   engine: {
     mode: 'standin' | 'managed' | 'external';
     mode_reason: string;

@@ -61,6 +61,10 @@ export function llmRoutes(llm: LlmService, runtimes: RuntimesService, fit: FitSe
     res.status(202).json({ status: 'building', job: await runtimes.build(body.activate ?? true) });
   });
 
+  router.post('/api/admin/llm/runtimes/build/cancel', async (_req, res) => {
+    res.json({ status: 'cancelled', job: await runtimes.cancelBuild() });
+  });
+
   router.post('/api/admin/llm/runtimes/activate', async (req, res) => {
     res.json(await runtimes.activate(validate(runtimeActivateBody, req.body ?? {}).id));
   });

@@ -71,6 +71,9 @@ export class LlmService {
       parked: this.resumable?.why === 'parked',
       idle_stopped: this.resumable?.why === 'idle',
       last_error: this.lastCrash,
+      // Whether "Improve prompt" can answer (running, or a runtime and a model to start it with):
+      // the Run page hides its buttons otherwise instead of a 409 under every field.
+      can_improve: running || this.resumable !== null || (this.server.binaryExists() && this.helpModel() !== null),
     };
   }
 

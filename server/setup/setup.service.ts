@@ -70,6 +70,7 @@ export class SetupService {
     await fsp.mkdir(config.paths.engine, { recursive: true });
     return {
       ...this.firstStart(),
+      standin_kept: config.engine.mode === 'standin' && choice.standin_chosen,
       engine: {
         mode: config.engine.mode,
         mode_reason: config.engine.modeReason,

@@ -114,9 +114,15 @@ function lenientJson(req: Request): unknown {
   }
 }
 
-/** Fake GPU box numbers in the engine's shape (bytes everywhere). */
+/** The stand-in's one device: the CPU, and it says it is the stand-in (it has no GPU). */
+const STANDIN_DEVICE = 'cpu (stand-in engine, no GPU)';
+
+/**
+ * The box's numbers in the engine's shape (bytes everywhere). The stand-in computes nothing on a
+ * GPU, so it claims none: its one device is the CPU, as the engine started with `--cpu` reports it
+ * (system memory as the device's memory), named so every page can say it is the stand-in.
+ */
 function systemStats(argv: string[]): Record<string, unknown> {
-  const vramTotal = 25_757_220_864;
   return {
     system: {
       // Like 0.29.0: sys.platform ("linux", "win32", "darwin").
@@ -139,13 +145,13 @@ function systemStats(argv: string[]): Record<string, unknown> {
     },
     devices: [
       {
-        name: 'cuda:0 NVIDIA GeForce RTX 4090 (stand-in) : cudaMallocAsync',
-        type: 'cuda',
-        index: 0,
-        vram_total: vramTotal,
-        vram_free: vramTotal - 1_288_490_188,
-        torch_vram_total: 0,
-        torch_vram_free: 0,
+        name: STANDIN_DEVICE,
+        type: 'cpu',
+        index: null,
+        vram_total: os.totalmem(),
+        vram_free: os.freemem(),
+        torch_vram_total: os.totalmem(),
+        torch_vram_free: os.freemem(),
       },
     ],
   };

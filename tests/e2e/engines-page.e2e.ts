@@ -46,6 +46,9 @@ describe('the Engines page and dragging in the queue', () => {
     await expect.poll(() => cards.count()).toBe(2);
     await expect.poll(() => cards.nth(1).textContent(), { timeout: 15_000 }).toMatch(/Second box\s*online/);
     expect(await cards.nth(0).textContent()).toMatch(/This computer/);
+    // The stand-in claims no GPU (issue 47): the same answer as the setup and LLM pages on this box.
+    await expect.poll(() => cards.nth(0).textContent()).toMatch(/GPU\s*none: the stand-in engine has no GPU/);
+    expect(await page.locator('body').textContent()).not.toMatch(/RTX|cuda:0/);
     await shoot('engines-desktop');
   });
 

@@ -282,7 +282,8 @@ describe('Chat bot page', () => {
 
   beforeAll(async () => {
     platform = await startFakeChatPlatform();
-    botStudio = await startTestStudio({ env: { CHATBOT_API_BASE_URL: platform.url, CHATBOT_BOT_NAME: 'studio_e2e_bot' } });
+    // Short long polls: a failure set up mid-test is met within a second.
+    botStudio = await startTestStudio({ env: { CHATBOT_API_BASE_URL: platform.url, CHATBOT_BOT_NAME: 'studio_e2e_bot', CHATBOT_POLL_TIMEOUT_S: '1' } });
     ({ context: ctx, page: p } = await newSignedInPage(browser, { url: botStudio.url, apiKey: studio.apiKey }));
   });
 
@@ -316,6 +317,10 @@ describe('Chat bot page', () => {
     await p.getByRole('dialog', { name: 'Remove chat' }).getByRole('button', { name: 'Remove' }).click();
     await p.getByText('No chat has been admitted with').waitFor();
     expect(((await (await botStudio.api('/api/admin/chatbot/chats')).json()) as { admitted: unknown[] }).admitted).toEqual([]);
+    // Its polls fail (the platform drops them): the page says "failing" and why, not "running".
+    platform.failNext('getUpdates', ...Array.from({ length: 30 }, () => 'drop' as const));
+    await expect.poll(() => state.textContent(), { timeout: 20_000 }).toBe('failing');
+    expect(await p.getByText(/Started, but no chat is answered: the last (poll|\d+ polls) of the chat platform failed\. Last error: the chat platform could not be reached/).count()).toBe(1);
     await p.getByRole('button', { name: 'Stop' }).click();
     await expect.poll(() => state.textContent()).toBe('stopped');
     await expect.poll(() => p.getByRole('status', { name: 'Last action' }).textContent()).toContain('stopped');

@@ -27,6 +27,8 @@ export interface LlmStatus {
   parked?: boolean;
   idle_stopped?: boolean;
   last_error?: string | null;
+  /** "Improve prompt" can answer: the server runs, or a runtime and a model can start it. */
+  can_improve?: boolean;
 }
 
 export interface ChatMessage {

@@ -20,6 +20,9 @@ export class LlmRuntimesApi {
   build(): Promise<{ status: string; job: RuntimeJob }> {
     return this.http.post('/api/admin/llm/runtimes/build', {});
   }
+  cancelBuild(): Promise<{ status: string; job: RuntimeJob }> {
+    return this.http.post('/api/admin/llm/runtimes/build/cancel', {});
+  }
   activate(id: string): Promise<{ status: string; active: string }> {
     return this.http.post('/api/admin/llm/runtimes/activate', { id });
   }

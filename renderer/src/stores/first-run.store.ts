@@ -20,6 +20,8 @@ export const useFirstRunStore = defineStore('first-run', () => {
   /** A job has completed (null until known). */
   const jobFinished = ref<boolean | null>(null);
   const error = ref<string | null>(null);
+  /** The stand-in was kept on purpose (Engine setup): the engine step counts as done. */
+  const standinKept = ref(false);
 
   async function refresh(): Promise<void> {
     try {
@@ -31,7 +33,11 @@ export const useFirstRunStore = defineStore('first-run', () => {
       error.value = errorText(err);
     }
     // The GPU does not change while the page is open: read once (the setup report probes it).
-    if (!gpu.value) gpu.value = await setup.report().then((r) => r.gpu, () => null);
+    if (!gpu.value) {
+      const setupReport = await setup.report().catch(() => null);
+      gpu.value = setupReport?.gpu ?? null;
+      if (setupReport?.standin_kept) standinKept.value = true;
+    }
   }
 
   async function update(body: FirstRunBody): Promise<void> {
@@ -40,5 +46,5 @@ export const useFirstRunStore = defineStore('first-run', () => {
 
   const phoneDone = computed(() => !!report.value && (report.value.other_device_signed_in || report.value.ticked.includes('phone')));
 
-  return { report, gpu, jobFinished, error, phoneDone, refresh, update };
+  return { report, gpu, jobFinished, error, standinKept, phoneDone, refresh, update };
 });

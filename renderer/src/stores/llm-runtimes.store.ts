@@ -17,7 +17,7 @@ export const useLlmRuntimesStore = defineStore('llm-runtimes', () => {
   const repo = ref<RepoGgufView | null>(null);
   let timer: ReturnType<typeof setTimeout> | null = null;
 
-  const running = () => !!view.value?.job && !['installed', 'failed'].includes(view.value.job.phase);
+  const running = () => !!view.value?.job && !['installed', 'failed', 'cancelled'].includes(view.value.job.phase);
 
   async function refresh(fresh = false): Promise<void> {
     try {
@@ -44,6 +44,10 @@ export const useLlmRuntimesStore = defineStore('llm-runtimes', () => {
     await api.build();
     await refresh();
   }
+  async function cancelBuild(): Promise<void> {
+    await api.cancelBuild();
+    await refresh();
+  }
   async function activate(id: string): Promise<void> {
     await api.activate(id);
     await refresh();
@@ -66,5 +70,5 @@ export const useLlmRuntimesStore = defineStore('llm-runtimes', () => {
     return result;
   }
 
-  return { view, error, repo, refresh, idle, install, build, activate, rollback, remove, lookup, addFromRepo };
+  return { view, error, repo, refresh, idle, install, build, cancelBuild, activate, rollback, remove, lookup, addFromRepo };
 });

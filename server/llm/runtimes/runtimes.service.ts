@@ -15,7 +15,8 @@ import { buildsOf, type RuntimeBuild } from './release-assets.js';
 import type { Release, ReleaseSourceClient } from './release-source.client.js';
 import { installBuild, type PendingArchive, type RuntimeDownloads } from './runtime-install.js';
 import { RuntimeStore, type InstalledBuild } from './runtime.store.js';
-import { buildFromSource, sourceBuildTools } from './source-build.js';
+import { buildEstimate } from './build-estimate.js';
+import { BuildCancelled, buildFromSource, sourceBuildTools } from './source-build.js';
 import { chooseVariant, platformOf, type MachineFacts } from './variant-choice.js';
 
 /** How many builds are kept (the active one and the rollback target are never removed). */
@@ -53,6 +54,9 @@ export class RuntimesService {
   private job: RuntimeJob | null = null;
   private cached: { at: number; release: Release | null; error: string | null } | null = null;
   private tools: { at: number; result: { ok: boolean; reason: string } } | null = null;
+  /** Aborts the build from source in progress (Cancel). */
+  private buildAbort: AbortController | null = null;
+  private buildDone: Promise<void> | null = null;
 
   constructor(private readonly deps: RuntimesDeps) {
     this.store = new RuntimeStore(path.join(deps.runtimesDir, 'runtimes.json'));
@@ -95,7 +99,11 @@ export class RuntimesService {
         : null,
       available_error: error,
       update_available: release !== null && choice.build !== null && (newest === null || tagNumber(release.tag) > newest) && !installed.some((b) => b.tag === release.tag),
-      source_build: { possible: tools.ok, reason: tools.ok ? (choice.build ? 'A prebuilt build fits this machine; building from source is optional' : 'No prebuilt build fits: build from source') : tools.reason },
+      source_build: {
+        possible: tools.ok,
+        reason: tools.ok ? sourceBuildReason(choice.build !== null, release !== null, error) : tools.reason,
+        estimate: tools.ok ? await buildEstimate(this.deps.sourceBuild.cacheDir) : null,
+      },
       job: this.job,
     };
   }
@@ -135,11 +143,26 @@ export class RuntimesService {
     this.refuseWhileBusy();
     const tools = await this.buildTools();
     if (!tools.ok) throw new DomainError('conflict', tools.reason);
-    const job: RuntimeJob = (this.job = { id: 'source', kind: 'build', asset: null, variant: 'cpu', phase: 'building', bytes: 0, total: 0, error: null, log: [] });
-    void buildFromSource({ ...this.deps.sourceBuild, env: this.deps.env, runtimesDir: this.deps.runtimesDir, smokeTimeoutMs: this.deps.smokeTimeoutMs }, job).then(
-      (record) => this.installed(record, job, activate),
-      (err: unknown) => this.refused(job, err),
-    );
+    const job: RuntimeJob = (this.job = { id: 'source', kind: 'build', asset: null, variant: 'cpu', phase: 'building', step: null, bytes: 0, total: 0, error: null, log: [] });
+    const abort = (this.buildAbort = new AbortController());
+    this.buildDone = buildFromSource({ ...this.deps.sourceBuild, env: this.deps.env, runtimesDir: this.deps.runtimesDir, smokeTimeoutMs: this.deps.smokeTimeoutMs, signal: abort.signal }, job)
+      .then(
+        (record) => this.installed(record, job, activate),
+        (err: unknown) => (err instanceof BuildCancelled ? this.cancelled(job) : this.refused(job, err)),
+      )
+      .finally(() => {
+        if (this.buildAbort === abort) this.buildAbort = null;
+      });
+    return job;
+  }
+
+  /** Cancel the build from source in progress: its whole process tree ends, its folder is removed. */
+  async cancelBuild(): Promise<RuntimeJob> {
+    const job = this.job;
+    if (!job || job.kind !== 'build' || job.phase !== 'building' || !this.buildAbort) throw new DomainError('conflict', 'No build from source is running');
+    this.buildAbort.abort();
+    // Answer once the group is dead and the folder removed: the page then says "Cancelled".
+    await this.buildDone;
     return job;
   }
 
@@ -171,7 +194,7 @@ export class RuntimesService {
   }
 
   private refuseWhileBusy(): void {
-    if (this.job && !['installed', 'failed'].includes(this.job.phase)) throw new DomainError('conflict', `An install is already running (${this.job.id}, ${this.job.phase})`);
+    if (this.job && !['installed', 'failed', 'cancelled'].includes(this.job.phase)) throw new DomainError('conflict', `An install is already running (${this.job.id}, ${this.job.phase})`);
   }
 
   private async installed(record: InstalledBuild, job: RuntimeJob, activate: boolean): Promise<void> {
@@ -181,6 +204,12 @@ export class RuntimesService {
     await this.prune();
     // Finished only once it is active and a running server moved onto it.
     job.phase = 'installed';
+  }
+
+  private cancelled(job: RuntimeJob): void {
+    job.phase = 'cancelled';
+    job.error = null;
+    this.deps.events.emit('llm.runtime.refused', 'info', 'The build of llama-server from source was cancelled', { id: job.id, error: 'Cancelled', log: job.log.slice(-10) });
   }
 
   private refused(job: RuntimeJob, err: unknown): void {
@@ -231,6 +260,14 @@ export class RuntimesService {
     }
     return this.cached;
   }
+}
+
+/** Why building from source is offered: never "no prebuilt build fits" when the release source did not answer. */
+function sourceBuildReason(fits: boolean, answered: boolean, error: string | null): string {
+  if (fits) return 'A prebuilt build fits this machine; building from source is optional';
+  if (error) return 'The release source did not answer: you can build from source instead';
+  if (!answered) return 'The release source lists no llama.cpp release: you can build from source instead';
+  return 'No prebuilt build fits this machine: build from source';
 }
 
 /** The build number of a `b1234` tag (other tags count as 0). */

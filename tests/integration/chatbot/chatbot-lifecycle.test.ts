@@ -37,7 +37,7 @@ describe('chat bot lifecycle', () => {
       env: { CHATBOT_BOT_TOKEN: platform.token, CHATBOT_BOT_NAME: 'Studio Bot', CHATBOT_API_BASE_URL: platform.url },
     });
     const booted = await status(studio);
-    expect(booted).toMatchObject({ running: true, name: 'Studio Bot', last_error: null, retry_in_s: null, allowed_chats: 0 });
+    expect(booted).toMatchObject({ running: true, name: 'Studio Bot', last_error: null, retry_in_s: null, failing_polls: 0, allowed_chats: 0 });
     // Europe/Rome time with its offset (+01:00 in winter, +02:00 in summer).
     expect(booted.started_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0[12]:00$/);
     await platform.waitFor(() => platform!.openPolls() === 1);

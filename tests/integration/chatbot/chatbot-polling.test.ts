@@ -67,14 +67,15 @@ describe('chat bot polling', () => {
     ] as const) {
       await heldAre(clock, [delay]);
       expect(platform.callsOf('getUpdates')).toHaveLength(i);
-      expect(await status(studio)).toMatchObject({ running: true, last_error: expect.stringMatching(error) as unknown, retry_in_s: 1 });
+      // Running, yet failing: the count of failed polls in a row lets the page say so.
+      expect(await status(studio)).toMatchObject({ running: true, failing_polls: i, last_error: expect.stringMatching(error) as unknown, retry_in_s: 1 });
       clock.release();
     }
     await platform.waitFor(() => platform!.callsOf('getUpdates').length >= 5);
     expect(clock.sleeps).toEqual([400, 800, 800, 800]);
     platform.sendText(CHAT, 'hello');
     await platform.waitFor(() => repliedTo(platform!, CHAT).length > 0);
-    expect(await status(studio)).toMatchObject({ running: true, last_error: null });
+    expect(await status(studio)).toMatchObject({ running: true, failing_polls: 0, last_error: null });
   });
 
   it('a failed poll never shows the bot token whole: not in status, the page it feeds, nor an event', async () => {

@@ -53,9 +53,11 @@ afterAll(async () => {
 describe('LLM server lifecycle', () => {
   it('reports stopped, then starts with the stored config merged with the request once /health is 200', async () => {
     const before = (await (await t.api('/api/admin/llm/status')).json()) as Record<string, unknown>;
-    expect(before).toMatchObject({ running: false, active_model: null, health: null, binary_exists: true, port: t.studio.llm.port });
+    // A runtime but no model yet: "Improve prompt" cannot answer, and the status says so.
+    expect(before).toMatchObject({ running: false, active_model: null, health: null, binary_exists: true, port: t.studio.llm.port, can_improve: false });
     expect(Object.keys(before.config as object).some((k) => k.startsWith('_'))).toBe(false);
     const name = model('slow-load.gguf', { loadMs: 800 });
+    expect(await (await t.api('/api/admin/llm/status')).json()).toMatchObject({ running: false, can_improve: true });
     const res = await t.api('/api/admin/llm/start', json({ model: name, ctx_size: 2048, temp: 0.3 }));
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'started', model: name, port: t.studio.llm.port });

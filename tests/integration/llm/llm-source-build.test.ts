@@ -28,7 +28,7 @@ describe('build from source', () => {
     const before = (await (await t.api('/api/admin/llm/runtimes')).json()) as RuntimesView;
     expect(before.available).toBeNull();
     expect(before.available_error).toMatch(/did not answer/);
-    expect(before.source_build).toEqual({ possible: true, reason: 'No prebuilt build fits: build from source' });
+    expect(before.source_build).toMatchObject({ possible: true, reason: 'The release source did not answer: you can build from source instead' });
     const res = await t.api('/api/admin/llm/runtimes/build', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(202);
     let view: RuntimesView;

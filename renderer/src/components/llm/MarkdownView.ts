@@ -26,7 +26,8 @@ function inline(nodes: Inline[]): Array<VNode | string> {
 function block(b: Block): VNode {
   switch (b.kind) {
     case 'code':
-      return h('pre', { class: 'md-code', 'data-lang': b.lang || undefined }, [h('code', b.text)]);
+      // A code block scrolls sideways on a phone: focusable, so a keyboard can scroll it (axe scrollable-region-focusable).
+      return h('pre', { class: 'md-code', 'data-lang': b.lang || undefined, tabindex: 0 }, [h('code', b.text)]);
     case 'heading':
       // Answers sit inside a page with its own h1/h2: start answer headings at h3.
       return h(`h${Math.min(6, b.level + 2)}`, inline(b.children));
