@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /** Server folders that hold a capability (ARCHITECTURE.md); shared infrastructure imports none. */
-const CAPABILITY_LIST = ['engine', 'standin', 'workflows', 'jobs', 'batches', 'assets', 'catalog', 'downloads', 'presets', 'modelhub', 'modelhub-client', 'repohost', 'nodes', 'disk', 'llm', 'chatbot', 'system', 'gpu', 'setup', 'users', 'comfy-api'];
+const CAPABILITY_LIST = ['engine', 'standin', 'workflows', 'jobs', 'batches', 'assets', 'catalog', 'downloads', 'presets', 'modelhub', 'modelhub-client', 'repohost', 'nodes', 'disk', 'llm', 'chatbot', 'system', 'gpu', 'setup', 'users', 'comfy-api', 'notifications'];
 const CAPABILITIES = CAPABILITY_LIST.join('|');
 /** Shared infrastructure that sits at the top of server/ beside the composition root. */
 const INFRA_ROOT_FILES = ['server/config.ts', 'server/logging.ts', 'server/time.ts', 'server/fs-durable.ts', 'server/free-space.ts', 'server/media-types.ts', 'server/zip-writer.ts', 'server/zip-reader.ts', 'server/png-chunks.ts', 'server/versions.ts', 'server/redact.ts', 'server/domain-error.ts', 'server/start-failure.ts', 'server/infrastructure.ts'];

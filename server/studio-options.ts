@@ -34,4 +34,6 @@ export interface StudioOptions {
   desktopUpdates?: DesktopUpdates;
   /** How often the engine API's sockets hear the queue's state (default 5000). */
   comfyKeepaliveMs?: number;
+  /** The wait between a notification's attempts (tests make it short). */
+  notifySleep?: (ms: number) => Promise<void>;
 }

@@ -5,6 +5,7 @@
  * the modules in reverse order, each within its deadline, then the listener, the bus and the
  * database. No domain logic lives here: only what is built, in which order, and what it is given.
  */
+import fs from 'node:fs/promises';
 import { createAssetsModule } from './assets/assets.module.js';
 import { createBatchesModule } from './batches/batches.module.js';
 import { AssetOwners } from './assets/asset-owners.js';
@@ -35,12 +36,14 @@ import { ModelhubClient } from './modelhub-client/modelhub.client.js';
 import { createModelhubModule } from './modelhub/modelhub.module.js';
 import { LateBound, stopModules, withDeadline, type StudioModule } from './module.js';
 import { createNodesModule } from './nodes/nodes.module.js';
+import { createNotificationsModule } from './notifications/notifications.module.js';
 import { nodePackageCount } from './nodes/package-count.js';
 import { createPresetsModule, type PresetsModule } from './presets/presets.module.js';
 import { GpuProbe } from './gpu/index.js';
 import { createSetupModule } from './setup/setup.module.js';
 import { createUsersModule } from './users/users.module.js';
 import { createSecrets, createSystemModule } from './system/system.module.js';
+import { lanUrls } from './system/lan-addresses.js';
 import { createWorkflowsModule, type WorkflowsModule } from './workflows/workflows.module.js';
 import type { StudioOptions } from './studio-options.js';
 import { createStudioHttpServer } from './studio-http.js';
@@ -205,8 +208,17 @@ export class Studio {
     // The view guard goes before the engine's routes: another person's file answers as a missing one.
     const viewGuard: StudioModule = { name: 'view-guard', routers: [assets.viewGuard] };
     // The engine's own API for its clients (issue 44), over the jobs' queue and the engine pool.
+    // Word when a job is done (issue 47): links point where a phone reaches Studio (its first LAN address).
+    const notifications = createNotificationsModule({
+      ...base,
+      baseUrl: () => lanUrls({ host: config.host, port: this.port, tls: config.tls !== null, loopbackReason: config.loopbackReason }).urls[0] ?? this.url,
+      job: (id) => jobs.jobs.get(id),
+      thumbnail: async (job) => (job.output ? fs.readFile((await assets.service.thumbnail('outputs', [job.output.subfolder, job.output.filename].filter(Boolean).join('/'))).file) : null),
+      roleOf: (id) => users.roleOf(id),
+      sleep: options.notifySleep,
+    });
     const comfyApi = createComfyApiModule({ ...base, uploads, engine, jobs, mayView: (actor, query) => assetOwners.reachesView(actor, query), keepaliveMs: options.comfyKeepaliveMs });
-    this.modules = [auth, users, eventsModule, viewGuard, engine, catalog, workflows, provenance, jobs, llm, presets, batches, modelhub, assets, chatbot, nodes, disk, this.system, setup, comfyApi];
+    this.modules = [auth, users, eventsModule, viewGuard, engine, catalog, workflows, provenance, jobs, llm, presets, batches, modelhub, assets, chatbot, nodes, disk, this.system, setup, comfyApi, notifications];
     this.server = createStudioHttpServer({ config, logger, events, auth, hub, maintenance: this.maintenance, engine, modules: this.modules, wsRoutes: comfyApi.wsRoutes, otherSockets: (address) => comfyApi.socketsFrom(address) });
     this.doorServer = config.comfyApi.port === null ? null : prefixListener(this.server, DOOR_PREFIX, config.tls);
   }

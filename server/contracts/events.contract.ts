@@ -104,6 +104,7 @@ export const EVENT_TYPE_MEANINGS = {
   'disk.duplicates.linked': 'Copies of a model file were replaced by hard links to one file',
   'disk.orphans.deleted': 'Unused files chosen on the Disk page were deleted',
   'disk.retention.ran': 'The retention rule removed old job outputs',
+  'notify.failed': 'A notification was not delivered after its retries: `target_id`, `user_id` (whose target), `event`',
 } as const satisfies Record<string, string>;
 
 export type KnownEventType = keyof typeof EVENT_TYPE_MEANINGS;

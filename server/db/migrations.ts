@@ -150,4 +150,38 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE job_queue ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 19,
+    name: "word when a job is done: each person's notification targets and their deliveries (issue 47)",
+    sql: `
+      -- kind: ntfy | webhook. events: a JSON list of event types. secret: a webhook's HMAC key;
+      -- token: an ntfy access token. Both are sent to the receiver only, never back to a page.
+      CREATE TABLE notify_targets (
+        id         TEXT PRIMARY KEY,
+        owner_id   TEXT NOT NULL,
+        kind       TEXT NOT NULL CHECK (kind IN ('ntfy','webhook')),
+        name       TEXT NOT NULL,
+        url        TEXT NOT NULL,
+        events     TEXT NOT NULL,
+        secret     TEXT,
+        token      TEXT,
+        enabled    INTEGER NOT NULL DEFAULT 1,
+        created_ms INTEGER NOT NULL
+      );
+      CREATE INDEX notify_targets_owner ON notify_targets (owner_id);
+      -- The latest deliveries of each target (older ones are pruned).
+      CREATE TABLE notify_deliveries (
+        id          TEXT PRIMARY KEY,
+        target_id   TEXT NOT NULL REFERENCES notify_targets(id) ON DELETE CASCADE,
+        event       TEXT NOT NULL,
+        title       TEXT NOT NULL,
+        status      TEXT NOT NULL,
+        attempts    INTEGER NOT NULL,
+        http_status INTEGER,
+        detail      TEXT NOT NULL,
+        at_ms       INTEGER NOT NULL
+      );
+      CREATE INDEX notify_deliveries_target ON notify_deliveries (target_id, at_ms DESC);
+    `,
+  },
 ];

@@ -6,7 +6,7 @@
  *   updates, node packages, engines, setup, disk, chat bot, LLM runtimes, users, whole-output ZIPs);
  * - a change (any other method) needs `admin`, except the `run` families below (running, retrying,
  *   one's own presets, chats, uploads, history), and the personal ones anyone signed in may use
- *   (sign out, one's own keys).
+ *   (sign out, one's own keys and notification targets).
  *
  * The actor's reach is its role's (viewer read, member run, owner and admin admin) narrowed by a
  * personal key's scope. Which records a reach shows (one's own, or everyone's) is each
@@ -85,8 +85,19 @@ const RUN_WRITES: readonly Rule[] = [
   ['POST', /^\/comfy(?:\/api)?\/(?:prompt|queue|interrupt|history|upload\/image|upload\/mask)\/?$/i],
 ];
 
-/** Changes anyone signed in makes about themselves (a `read` key included: its new keys stay `read`). */
-const PERSONAL_WRITES: readonly Rule[] = [route('POST', '/api/auth/logout'), route('POST', '/api/me/keys'), route('DELETE', '/api/me/keys/:x')];
+/**
+ * Changes anyone signed in makes about themselves (a `read` key included: its new keys stay
+ * `read`), and their own notification targets (a viewer also wants word when something is done).
+ */
+const PERSONAL_WRITES: readonly Rule[] = [
+  route('POST', '/api/auth/logout'),
+  route('POST', '/api/me/keys'),
+  route('DELETE', '/api/me/keys/:x'),
+  route('POST', '/api/notifications/targets'),
+  route('PATCH', '/api/notifications/targets/:x'),
+  route('DELETE', '/api/notifications/targets/:x'),
+  route('POST', '/api/notifications/targets/:x/test'),
+];
 
 const matches = (rules: readonly Rule[], method: string, path: string): boolean => rules.some(([m, re]) => m === method && re.test(path));
 

@@ -6,7 +6,7 @@ import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Actor } from '../http/actor.js';
 import type { People } from '../http/people.js';
-import type { Allow, QuotaUse, Quotas } from '../contracts/users.contract.js';
+import type { Allow, QuotaUse, Quotas, Role } from '../contracts/users.contract.js';
 import type { StudioModule } from '../module.js';
 import { usersRoutes } from './users.routes.js';
 import { UsersService } from './users.service.js';
@@ -25,9 +25,11 @@ export interface UsersModule extends StudioModule {
   people: People;
   /** A person's stored quotas and allow-lists (the runner enforces them). */
   limitsOf: (userId: string) => { quotas: Quotas | null; allow: Allow | null } | null;
+  /** A person's role now (null: unknown or disabled). */
+  roleOf: (userId: string) => Role | null;
 }
 
 export function createUsersModule(deps: UsersModuleDeps): UsersModule {
   const service = new UsersService({ store: new UsersStore(deps.db), events: deps.events, endAccess: deps.endAccess, useOf: deps.useOf });
-  return { name: 'users', routers: [usersRoutes(service)], people: service, limitsOf: (id) => service.limitsOf(id) };
+  return { name: 'users', routers: [usersRoutes(service)], people: service, limitsOf: (id) => service.limitsOf(id), roleOf: (id) => service.roleOf(id) };
 }

@@ -10,7 +10,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { OWNER_ACTOR, reachOf, reaches, roleReach, type Actor } from '../http/actor.js';
 import { byWhom } from '../http/audit.js';
 import type { People } from '../http/people.js';
-import { OWNER_ID, type Allow, type Quotas, type KeyScope, type KeyView, type MeView, type NewKeyAnswer, type QuotaUse, type NewUser, type UserPatch, type UserView } from '../contracts/users.contract.js';
+import { OWNER_ID, type Allow, type Quotas, type KeyScope, type KeyView, type MeView, type NewKeyAnswer, type QuotaUse, type NewUser, type UserPatch, type UserView, type Role } from '../contracts/users.contract.js';
 import { romeIso } from '../time.js';
 import { checkPassword, DECOY_HASH, hashPassword, keyHash, KEY_MARK, newPersonalKey } from './secrets.js';
 import { nameKey, type KeyRow, type UserRow, type UsersStore } from './users.store.js';
@@ -107,6 +107,13 @@ export class UsersService implements People {
   limitsOf(userId: string): { quotas: Quotas | null; allow: Allow | null } | null {
     const user = this.deps.store.byId(userId);
     return user ? { quotas: user.quotas, allow: user.allow } : null;
+  }
+
+  /** A person's role now; null for someone unknown or disabled (the owner is always `owner`). */
+  roleOf(userId: string): Role | null {
+    if (userId === OWNER_ID) return 'owner';
+    const user = this.deps.store.byId(userId);
+    return user && !user.disabled ? user.role : null;
   }
 
   /** A personal key for `actor`, at most as far as they reach now (a `read` key makes `read` keys). */

@@ -42,6 +42,8 @@ export interface TestStudioOptions {
   batchClock?: () => number;
   /** What `POST /api/admin/system/restart` and an applied update call to replace Studio. */
   relaunch?: () => void | Promise<void>;
+  /** The wait between a notification's attempts. */
+  notifySleep?: (ms: number) => Promise<void>;
 }
 
 /** Start a Studio; call `stop()` in afterAll/afterEach. */
@@ -60,7 +62,7 @@ export async function startTestStudio(options: TestStudioOptions = {}): Promise<
     ...options.env,
   };
   const config = await loadConfig(env, { probeEngine: async () => false });
-  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs, sharedFolderRecheckMs: options.sharedFolderRecheckMs, engineProbeMs: options.engineProbeMs, jobPollMs: options.jobPollMs, chatbot: options.chatbot, relaunch: options.relaunch, batchClock: options.batchClock });
+  const studio = Studio.create(config, { logger: silentLogger, console: false, startEngine: options.startEngine ?? false, heartbeatMs: options.heartbeatMs, sharedFolderRecheckMs: options.sharedFolderRecheckMs, engineProbeMs: options.engineProbeMs, jobPollMs: options.jobPollMs, chatbot: options.chatbot, relaunch: options.relaunch, batchClock: options.batchClock, notifySleep: options.notifySleep });
   await studio.start();
   const url = studio.url;
   return {

@@ -13,7 +13,7 @@ import { APP_ROOT } from '../../../server/config.js';
 const SCANNED = ['server', 'renderer/src', 'main', 'preload'];
 
 /** Capability folders of server/ (everything else there is shared infrastructure or the root). */
-const CAPABILITIES = new Set(['engine', 'workflows', 'jobs', 'batches', 'assets', 'catalog', 'downloads', 'presets', 'modelhub', 'modelhub-client', 'repohost', 'nodes', 'disk', 'llm', 'chatbot', 'system', 'gpu', 'setup', 'comfy-api', 'provenance']);
+const CAPABILITIES = new Set(['engine', 'workflows', 'jobs', 'batches', 'assets', 'catalog', 'downloads', 'presets', 'modelhub', 'modelhub-client', 'repohost', 'nodes', 'disk', 'llm', 'chatbot', 'system', 'gpu', 'setup', 'comfy-api', 'provenance', 'users', 'notifications']);
 const COMPOSITION_ROOT = new Set(['server/studio.ts', 'server/studio-http.ts', 'server/studio-options.ts', 'server/main.ts']);
 
 /** What one capability uses of another (ARCHITECTURE.md, "between capabilities"); nothing else. */

@@ -27,6 +27,9 @@ describe('requiredReach', () => {
     }
     expect(requiredReach('POST', '/api/me/keys')).toBe('read');
     expect(requiredReach('POST', '/api/auth/logout')).toBe('read');
+    expect(requiredReach('POST', '/api/notifications/targets')).toBe('read');
+    expect(requiredReach('POST', '/api/notifications/targets/t1/test')).toBe('read');
+    expect(requiredReach('DELETE', '/api/notifications/targets/t1')).toBe('read');
     expect(isAdminChange('GET', '/api/admin/settings')).toBe(false);
   });
 });
