@@ -51,6 +51,7 @@ const NAV_GROUPS: readonly NavGroup[] = [
       { to: '/system', label: 'System', icon: '⚙', admin: true },
       { to: '/users', label: 'Users', icon: '☺', admin: true },
       { to: '/keys', label: 'My keys', icon: '◈' },
+      { to: '/notifications', label: 'Notifications', icon: '⚑' },
     ],
   },
 ];

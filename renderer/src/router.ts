@@ -32,6 +32,7 @@ export function createStudioRouter(): Router {
       { path: '/gallery/:modelId', name: 'gallery', component: () => import('./views/GalleryView.vue'), meta: { title: 'Gallery' }, props: true },
       { path: '/users', name: 'users', component: () => import('./views/UsersView.vue'), meta: { title: 'Users' } },
       { path: '/keys', name: 'keys', component: () => import('./views/KeysView.vue'), meta: { title: 'My keys' } },
+      { path: '/notifications', name: 'notifications', component: () => import('./views/NotificationsView.vue'), meta: { title: 'Notifications' } },
       { path: '/llm', name: 'llm', component: () => import('./views/LlmView.vue'), meta: { title: 'LLM' } },
       { path: '/:rest(.*)*', name: 'not-found', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
     ],
