@@ -189,7 +189,7 @@ export interface CatalogResponse {
 
 /** One line of the download activity log (`GET /api/admin/activity-log`). */
 export interface ActivityLine {
-  /** `HH:MM:SS`, Studio time zone (the spec's field). */
+  /** `HH:MM:SS`, the box's local time (the spec's field). */
   time: string;
   /** The same instant as ISO 8601 with its offset (the spec's `time` has no date and no zone): what the page shows, in the browser's zone. */
   at: string;
