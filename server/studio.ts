@@ -111,6 +111,7 @@ export class Studio {
       ...base,
       engine,
       destOf: (file) => catalog.destOf(file),
+      isShortFile: (file, bytes) => catalog.isShortFile(file, bytes),
       fileBySha256: (sha) => catalog.fileBySha256(sha),
       uploads,
       runChecks: (userId) => jobsPort.get().limits.of(userId),

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 
-/** The live status of a catalog entry (spec "Catalog model status"). */
-export type ModelStatus = 'present' | 'not_downloaded' | 'downloading' | 'queued' | 'error';
+/** The live status of a catalog entry (spec "Catalog model status"; `incomplete`, beyond it: a file well short of the catalog's size). */
+export type ModelStatus = 'present' | 'incomplete' | 'not_downloaded' | 'downloading' | 'queued' | 'error';
 
 /** Which catalog file an entry belongs to. */
 export type CatalogKind = 'models' | 'loras' | 'llm';

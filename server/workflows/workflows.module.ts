@@ -26,6 +26,8 @@ export interface WorkflowsModuleDeps {
   engine: Pick<EngineModule, 'client' | 'pool' | 'local'>;
   /** The `dest` folder the catalogs give a model file (the catalog capability's lookup). */
   destOf: (file: string) => string | undefined;
+  /** True when a model file of `bytes` is well short of its catalog's size (not ready). */
+  isShortFile?: (file: string, bytes: number) => boolean;
   /** The catalog file whose recorded SHA-256 is this one (imports match model files by content). */
   fileBySha256: (sha256: string) => string | undefined;
   uploads: Uploads;
@@ -59,6 +61,7 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
       return (await Promise.all(others.map((e) => e.objectInfo()))).filter((info) => info !== null);
     },
     destOf: deps.destOf,
+    isShortFile: deps.isShortFile,
     knownNodeSources: () => nodeMap.knownSources(),
     events: deps.events,
     logger,
