@@ -21,10 +21,6 @@ beforeAll(async () => {
   t = await startTestStudio({ startEngine: true });
   await t.studio.engineReady();
   plantModels(t.dir, { checkpoints: ['sd_xl_base_1.0.safetensors'] });
-  // The planted file is a few bytes; with the catalog's 6.94 GB it would be incomplete (not ready).
-  await t.studio.catalog.catalogs.models.update((draft) => {
-    for (const entry of draft.categories.flatMap((c) => c.models)) if (entry.file === 'sd_xl_base_1.0.safetensors') entry.size_gb = 0;
-  });
 });
 
 afterAll(async () => {
