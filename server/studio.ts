@@ -171,6 +171,7 @@ export class Studio {
       restartEngine: () => engine.process.restart(),
       workflows: async () => (await workflows.service.list()).workflows,
       knownNodeSources: () => workflows.knownNodeSources(),
+      nodeMapPackages: () => workflows.nodeMapPackages(),
       log: (level, message) => catalog.activity.add(level, message),
     });
     const disk = createDiskModule({

@@ -6,6 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SHIPPED_ROOT, type Config } from '../config.js';
+import type { MapPackage } from '../contracts/nodes.contract.js';
 import type { ObjectInfo } from '../engine/engine-graph.js';
 import type { EngineModule } from '../engine/engine.module.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -41,6 +42,8 @@ export interface WorkflowsModule extends StudioModule {
   service: WorkflowService;
   /** The install URLs the node maps know by package name (the node install route checks URLs against them). */
   knownNodeSources: () => Promise<KnownSources>;
+  /** The packages the node maps know (the Nodes page searches them). */
+  nodeMapPackages: () => Promise<MapPackage[]>;
 }
 
 export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModule {
@@ -80,6 +83,7 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
     routers: [workflowsRoutes(service, deps.uploads, deps.runChecks), workflowImportRoutes(importer, deps.uploads, nodeMap, forms)],
     service,
     knownNodeSources: () => nodeMap.knownSources(),
+    nodeMapPackages: () => nodeMap.packages(),
     async prepare() {
       const seeded = await seedWorkflows(path.join(SHIPPED_ROOT, 'workflows'), config.paths.workflows);
       if (seeded.seeded) logger.info(`seeded ${seeded.copied.length} workflow(s) into ${config.paths.workflows}`);

@@ -14,7 +14,7 @@ interface Live {
   date: string;
   stats: Record<string, number>;
   summary?: { total: number; present: number };
-  categories: Array<{ id: string; models: Array<{ file: string; status: string; on_disk_bytes: number; tags: string[] }> }>;
+  categories: Array<{ id: string; models: Array<{ file: string; status: string; on_disk_bytes: number; size_gb: number; tags: string[] }> }>;
 }
 
 const json = async <T>(res: Response | Promise<Response>): Promise<T> => (await (await res).json()) as T;
