@@ -16,13 +16,13 @@ describe('the Disk page figures', () => {
       { kind: 'models', path: 'models', bytes: 10, files: 1 },
       { kind: 'logs', path: 'logs', bytes: 5, files: 2 },
       { kind: 'logs', path: 'events.jsonl', bytes: 7, files: 1 },
-      { kind: 'caches', path: '/root/.cache/pip', bytes: 0, files: 0 },
-      { kind: 'caches', path: '/root/.cache/uv', bytes: 3, files: 4 },
+      { kind: 'caches', path: 'cache/pip', bytes: 0, files: 0 },
+      { kind: 'caches', path: 'cache/uv', bytes: 3, files: 4 },
     ]);
     expect(rows).toEqual([
       { kind: 'models', paths: ['models'], bytes: 10, files: 1 },
       { kind: 'logs', paths: ['logs', 'events.jsonl'], bytes: 12, files: 3 },
-      { kind: 'caches', paths: ['/root/.cache/pip', '/root/.cache/uv'], bytes: 3, files: 4 },
+      { kind: 'caches', paths: ['cache/pip', 'cache/uv'], bytes: 3, files: 4 },
     ]);
   });
 });
