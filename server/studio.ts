@@ -114,6 +114,7 @@ export class Studio {
       ...base,
       engine,
       destOf: (file) => catalog.destOf(file),
+      isShortFile: (file, bytes) => catalog.isShortFile(file, bytes),
       fileBySha256: (sha) => catalog.fileBySha256(sha),
       uploads,
       runChecks: (userId) => jobsPort.get().limits.of(userId),
@@ -173,6 +174,7 @@ export class Studio {
       restartEngine: () => engine.process.restart(),
       workflows: async () => (await workflows.service.list()).workflows,
       knownNodeSources: () => workflows.knownNodeSources(),
+      nodeMapPackages: () => workflows.nodeMapPackages(),
       log: (level, message) => catalog.activity.add(level, message),
     });
     const disk = createDiskModule({

@@ -69,3 +69,29 @@ export function minuteStamp(date: Date = new Date()): string {
   const p = romeParts(date);
   return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}`;
 }
+
+/**
+ * The box's own wall clock (the process's zone, `TZ`), for what a person reads beside the UI's
+ * times: file and folder names (uploads, job folders, ZIPs, snapshots) and log lines. The UI shows
+ * every instant in the viewer's zone, which on the box itself is this one; Rome's fixed zone
+ * (above) stays for the wire's records, which carry or imply their zone and are converted.
+ */
+function boxClock(date: Date): { date: string; time: string } {
+  if (Number.isNaN(date.getTime())) throw new RangeError('Invalid time value');
+  return {
+    date: `${String(date.getFullYear()).padStart(4, '0')}${pad(date.getMonth() + 1)}${pad(date.getDate())}`,
+    time: `${pad(date.getHours())}${pad(date.getMinutes())}${pad(date.getSeconds())}`,
+  };
+}
+
+/** `20261122-142233` in the box's local time (`sep` between date and time): names that sort by time. */
+export function fileStamp(date: Date = new Date(), sep = '-'): string {
+  const c = boxClock(date);
+  return `${c.date}${sep}${c.time}`;
+}
+
+/** `14:22:33` in the box's local time: a log line's time. */
+export function clockTime(date: Date = new Date()): string {
+  const t = boxClock(date).time;
+  return `${t.slice(0, 2)}:${t.slice(2, 4)}:${t.slice(4)}`;
+}

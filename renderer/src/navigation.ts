@@ -49,6 +49,7 @@ const NAV_GROUPS: readonly NavGroup[] = [
       { to: '/events', label: 'Events', icon: '◷' },
       { to: '/chatbot', label: 'Chat bot', icon: '✉', admin: true },
       { to: '/system', label: 'System', icon: '⚙', admin: true },
+      { to: '/disk', label: 'Disk', icon: '◔', admin: true },
       { to: '/users', label: 'Users', icon: '☺', admin: true },
       { to: '/keys', label: 'My keys', icon: '◈' },
       { to: '/notifications', label: 'Notifications', icon: '⚑' },
@@ -62,12 +63,17 @@ export function navFor(admin: boolean): NavGroup[] {
 }
 
 // Pages without a link of their own, by the link they belong under.
-const PARENT: Record<string, string> = { '/run': '/home', '/gallery': '/models', '/setup': '/system' };
+const PARENT: Record<string, string> = { '/run': '/home', '/workflows': '/home', '/gallery': '/models', '/setup': '/system' };
+
+/** The link the page at `path` is under (a job page under Queue & history, Run under Workflows): the one highlighted. */
+export function navLinkOf(path: string): string {
+  const segment = `/${path.split('/')[1] ?? ''}`;
+  return PARENT[segment] ?? segment;
+}
 
 /** The group holding the page at `path` (by its first segment), or the first group. */
 export function groupOf(path: string): string {
-  const segment = `/${path.split('/')[1] ?? ''}`;
-  const first = PARENT[segment] ?? segment;
+  const first = navLinkOf(path);
   const match = NAV_GROUPS.find((g) => g.links.some((l) => l.to === first));
   return (match ?? NAV_GROUPS[0]!).id;
 }

@@ -5,6 +5,7 @@
  */
 import type { Writable } from 'node:stream';
 import { isStoredInZip } from '../media-types.js';
+import { fileStamp } from '../time.js';
 import { filesBelow, writeZip } from '../zip-writer.js';
 
 /** Stream a ZIP of `root` (the files `keep` takes, by their entry name) into `out`; resolves when finalized, rejects on a read error or `signal`. */
@@ -17,6 +18,5 @@ export async function writeDirectoryZip(root: string, out: Writable, signal?: Ab
 
 /** `outputs_20261122-142233.zip` (local time). */
 export function outputsZipName(now = new Date()): string {
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `outputs_${now.getFullYear()}${p(now.getMonth() + 1)}${p(now.getDate())}-${p(now.getHours())}${p(now.getMinutes())}${p(now.getSeconds())}.zip`;
+  return `outputs_${fileStamp(now)}.zip`;
 }

@@ -1,21 +1,19 @@
 /**
- * A batch's time window (`{from, to}`, HH:MM in Studio's time, the box's local time): its jobs
+ * A batch's time window (`{from, to}`, HH:MM in the box's local time, the process's zone): its jobs
  * start only inside it. A window whose end is before its start runs over midnight (`22:00`–`06:00`);
  * `from` equal to `to` is the whole day. A job already on an engine at the end finishes there.
  */
 import type { BatchWindow } from '../contracts/batches.contract.js';
-import { romeOffsetMinutes } from '../time.js';
-
-const DAY_MINUTES = 24 * 60;
 
 function minutesOf(hhmm: string): number {
   const [h, m] = hhmm.split(':').map(Number);
   return h! * 60 + m!;
 }
 
-/** Minutes since local midnight at `ms`. */
+/** Minutes since the box's local midnight at `ms` (the process's zone, `TZ`). */
 function localMinute(ms: number): number {
-  return Math.floor((ms + romeOffsetMinutes(ms) * 60_000) / 60_000) % DAY_MINUTES;
+  const at = new Date(ms);
+  return at.getHours() * 60 + at.getMinutes();
 }
 
 /** Whether `ms` falls inside the window (no window: always). */

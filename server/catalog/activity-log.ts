@@ -3,7 +3,7 @@
  * download lifecycle for the models page. It lives in memory, newest last, bounded; the event
  * log is the durable record, this is the page's running commentary.
  */
-import { localStamp, romeIso } from '../time.js';
+import { clockTime, romeIso } from '../time.js';
 import type { ActivityLine } from '../contracts/catalog.contract.js';
 
 /** A bounded, in-memory list of activity lines. */
@@ -18,7 +18,7 @@ export class ActivityLog {
   /** Append a line (the oldest goes once the log is full). */
   add(level: ActivityLine['level'], message: string): void {
     const now = this.now();
-    this.lines.push({ time: localStamp(now).slice(11), at: romeIso(now), message, level });
+    this.lines.push({ time: clockTime(now), at: romeIso(now), message, level });
     if (this.lines.length > this.capacity) this.lines.splice(0, this.lines.length - this.capacity);
   }
 

@@ -92,7 +92,7 @@ export class CatalogActions {
   async removeFromCatalog(filename: string): Promise<{ status: 'removed'; file: string; catalog: string; version: number }> {
     const hit = await lookupEntry(this.deps.catalogs, filename, MODEL_KINDS);
     if (!hit) throw new DomainError('not_found', `Not in the models or LoRA catalog: ${filename}`);
-    if (this.isPresent(hit)) throw new DomainError('conflict', `${filename} is on disk: delete the file before removing it from the catalog`);
+    if (diskPresence(this.deps.dirs).isOnDisk(hit.entry, hit.kind)) throw new DomainError('conflict', `${filename} is on disk: delete the file before removing it from the catalog`);
     await this.deps.downloads.cancel(filename);
     await this.deps.downloads.discardPart(entryFilePath(this.deps.dirs, hit.entry, hit.kind));
     const store = this.deps.catalogs[hit.kind];

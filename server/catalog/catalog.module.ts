@@ -20,7 +20,7 @@ import { CatalogQueries } from './catalog-query.service.js';
 import { catalogRoutes } from './catalog.routes.js';
 import { CATALOG_FILE_NAMES, catalogSchemaFor } from '../contracts/catalog.contract.js';
 import { CatalogStore, seedCatalogs } from './catalog.store.js';
-import { diskPresence, presenceSummary } from './model-status.js';
+import { diskPresence, isShortOfCatalog, presenceSummary } from './model-status.js';
 import { findBySha256, findEntry, type CatalogSet } from './catalog-set.js';
 import { DiskUsage } from './disk-usage.js';
 import { MetadataService } from './metadata.service.js';
@@ -53,6 +53,8 @@ export interface CatalogModule extends StudioModule {
   catalogs: CatalogSet;
   /** The `dest` folder the model and LoRA catalogs give a model file. */
   destOf(file: string): string | undefined;
+  /** True when `bytes` is well short of the size the catalogs give `file` (workflow readiness: a cut-off file is not the model). */
+  isShortFile(file: string, bytes: number): boolean;
   /** The model or LoRA catalog file whose `sha256` is this one (any case), else undefined. */
   fileBySha256(sha256: string): string | undefined;
   /** A model or LoRA catalog entry's SHA-256 (lowercase; null when it records none), or undefined when the file is not catalogued. */
@@ -122,6 +124,10 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
     activity,
     streams: queue.streams,
     destOf: (file) => findEntry(catalogs, file)?.entry.dest,
+    isShortFile(file, bytes) {
+      const hit = findEntry(catalogs, file);
+      return hit ? isShortOfCatalog(bytes, hit.entry) : false;
+    },
     fileBySha256: (sha256) => findBySha256(catalogs, sha256)?.file,
     sha256Of(file) {
       const hit = findEntry(catalogs, file);

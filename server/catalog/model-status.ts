@@ -1,7 +1,9 @@
 /**
  * Live status of catalog entries. Nothing about presence is stored in the catalogs: a file is
  * `present` when it sits complete at its final path (a `.part` next to it does not count), and
- * the download queue's state, when there is one, wins over what is on disk.
+ * the download queue's state, when there is one, wins over what is on disk. A file far smaller
+ * than the catalog says is `incomplete` (a cut-off copy, an error page saved under the model's
+ * name): on disk, but not ready, and downloaded again on request.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,10 +16,24 @@ export interface ModelDirs {
   llmModels: string;
 }
 
-/** Tells whether an entry's file is on disk, and how big it is (0 when absent). */
+/** Tells whether an entry's file is on disk (complete or not), and how big it is (0 when absent). */
 export interface FilePresence {
+  /** On disk and not short of the catalog's size: usable. */
   isPresent(entry: CatalogEntry, kind: CatalogKind): boolean;
+  /** Anything at the final path, complete or not. */
+  isOnDisk(entry: CatalogEntry, kind: CatalogKind): boolean;
   bytesOnDisk(entry: CatalogEntry, kind: CatalogKind): number;
+}
+
+/**
+ * Below this share of the catalog's size a file is short. `size_gb` is rounded (two or three
+ * decimals), so a complete file may differ a little either way; a cut-off one is far below.
+ */
+const COMPLETE_SHARE = 0.9;
+
+/** True when `bytes` is well short of the catalog's `size_gb` (an unknown size, 0, never is). */
+export function isShortOfCatalog(bytes: number, entry: Pick<CatalogEntry, 'size_gb'>): boolean {
+  return entry.size_gb > 0 && bytes < entry.size_gb * 1e9 * COMPLETE_SHARE;
 }
 
 /** A catalog entry as the API returns it: stored fields plus the live ones. */
@@ -40,15 +56,20 @@ export function diskPresence(dirs: ModelDirs): FilePresence {
     }
   };
   return {
-    isPresent: (entry, kind) => size(entry, kind) >= 0,
+    isPresent: (entry, kind) => {
+      const bytes = size(entry, kind);
+      return bytes >= 0 && !isShortOfCatalog(bytes, entry);
+    },
+    isOnDisk: (entry, kind) => size(entry, kind) >= 0,
     bytesOnDisk: (entry, kind) => Math.max(0, size(entry, kind)),
   };
 }
 
-/** `present` / `not_downloaded`, overridden by a queue state when the file is being fetched. */
-export function resolveStatus(present: boolean, queue?: QueueState | null): ModelStatus {
+/** `present` / `incomplete` / `not_downloaded`, overridden by a queue state when the file is being fetched. */
+export function resolveStatus(present: boolean, queue?: QueueState | null, short = false): ModelStatus {
   if (queue === 'queued' || queue === 'downloading') return queue;
   if (present) return 'present';
+  if (short) return 'incomplete';
   return queue === 'error' ? 'error' : 'not_downloaded';
 }
 
@@ -64,9 +85,10 @@ export function withLiveStatus(
     categories: catalog.categories.map((category) => ({
       ...category,
       models: category.models.map((entry) => {
-        const present = presence.isPresent(entry, kind);
-        const bytes = present ? presence.bytesOnDisk(entry, kind) : 0;
-        return { ...entry, status: resolveStatus(present, queueState(entry.file)), on_disk_bytes: bytes };
+        const onDisk = presence.isOnDisk(entry, kind);
+        const present = onDisk && presence.isPresent(entry, kind);
+        const bytes = onDisk ? presence.bytesOnDisk(entry, kind) : 0;
+        return { ...entry, status: resolveStatus(present, queueState(entry.file), onDisk && !present), on_disk_bytes: bytes };
       }),
     })),
   };

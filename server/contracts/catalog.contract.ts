@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 
-/** The live status of a catalog entry (spec "Catalog model status"). */
-export type ModelStatus = 'present' | 'not_downloaded' | 'downloading' | 'queued' | 'error';
+/** The live status of a catalog entry (spec "Catalog model status"; `incomplete`, beyond it: a file well short of the catalog's size). */
+export type ModelStatus = 'present' | 'incomplete' | 'not_downloaded' | 'downloading' | 'queued' | 'error';
 
 /** Which catalog file an entry belongs to. */
 export type CatalogKind = 'models' | 'loras' | 'llm';
@@ -189,7 +189,7 @@ export interface CatalogResponse {
 
 /** One line of the download activity log (`GET /api/admin/activity-log`). */
 export interface ActivityLine {
-  /** `HH:MM:SS`, Studio time zone (the spec's field). */
+  /** `HH:MM:SS`, the box's local time (the spec's field). */
   time: string;
   /** The same instant as ISO 8601 with its offset (the spec's `time` has no date and no zone): what the page shows, in the browser's zone. */
   at: string;

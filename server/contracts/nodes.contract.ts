@@ -89,6 +89,24 @@ export interface NodeSnapshotSummary {
 
 /** `POST /api/admin/nodes/install`: the package's git URL (`repo_url` is accepted too); the installer checks its form. */
 const URL_REQUIRED = 'url is required (an https:// git URL)';
+/** A package the node maps know: its folder name, install URL and node types. */
+export interface MapPackage {
+  name: string;
+  url: string;
+  node_types: string[];
+}
+
+/** One answer of `GET /api/admin/nodes/search?q=`: the matching node types first, at most a few. */
+export interface NodeSearchHit {
+  name: string;
+  url: string;
+  /** The node types that match the words, else the first few. */
+  node_types: string[];
+  total_types: number;
+}
+
+export const nodeSearchQuery = z.object({ q: z.string().trim().min(2, 'q: type at least 2 characters').max(100, 'q: at most 100 characters') });
+
 export const nodeInstallBody = z.object({
   url: z.string(URL_REQUIRED).optional(),
   repo_url: z.string(URL_REQUIRED).optional(),

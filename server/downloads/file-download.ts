@@ -146,12 +146,13 @@ class DownloadRun {
         if (this.received > receivedBefore) failures = 0;
         failures += 1;
         if (failures > maxRetries) {
-          throw new DownloadError(error.kind, `${error.message} (gave up after ${failures} attempts)`, {
+          // Counted as the UI counts them ("retrying 5 of 5"): the retries, not the first try as well.
+          throw new DownloadError(error.kind, `${error.message} (gave up after ${maxRetries} ${maxRetries === 1 ? 'retry' : 'retries'})`, {
             status: error.status,
             cause: error,
           });
         }
-        // Users see "retrying 2 of 6" while we wait, not a frozen bar.
+        // Users see "retrying 2 of 5" while we wait, not a frozen bar.
         this.retry = { attempt: failures, of: maxRetries, reason: error.message };
         this.emitProgress();
         await sleep(this.backoffMs(failures, error), this.opts.signal);

@@ -5,19 +5,18 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { localStamp } from '../time.js';
+import { fileStamp } from '../time.js';
 
 const JOB_SUBFOLDERS = ['final', 'preview', 'intermediate'] as const;
 const INCOMPLETE_MARKER = '.incomplete';
 
 /**
  * `<workflow>_<YYYYMMDD-HHMMSS>_<6 hex>`: sortable by time, unique, safe as one path segment. The
- * time is Studio's (Europe/Rome) wall clock, like the job record's `queued_at`, not the host's zone.
+ * time is the box's local time, the instant the UI shows beside it (`fileStamp`).
  */
 export function newJobFolderName(workflowId: string, now = new Date()): string {
   const safe = workflowId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60) || 'job';
-  const stamp = localStamp(now).replace(/-/g, '').replace('T', '-').replace(/:/g, '');
-  return `${safe}_${stamp}_${crypto.randomBytes(3).toString('hex')}`;
+  return `${safe}_${fileStamp(now)}_${crypto.randomBytes(3).toString('hex')}`;
 }
 
 export class JobFolders {

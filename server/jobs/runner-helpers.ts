@@ -11,15 +11,14 @@ import type { PreviewMethod } from '../config.js';
 import type { Logger } from '../logging.js';
 import type { JobRecord } from '../contracts/jobs.contract.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
-import { localStamp } from '../time.js';
+import { fileStamp, localStamp } from '../time.js';
 import { apiToUiWorkflow } from '../workflows/graph-to-ui.js';
 
-/** `<base>_<YYYYMMDDHHMMSS>_<4 hex>.<ext>`: never clashes with an earlier upload of the same name. */
-export function uniqueUploadName(original: string): string {
+/** `<base>_<YYYYMMDDHHMMSS>_<4 hex>.<ext>` (the box's local time): never clashes with an earlier upload of the same name. */
+export function uniqueUploadName(original: string, now = new Date()): string {
   const ext = path.extname(original).toLowerCase().replace(/[^.a-z0-9]/g, '') || '.png';
   const base = path.basename(original, path.extname(original)).replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60) || 'image';
-  const stamp = localStamp().replace(/[-T:]/g, '');
-  return `${base}_${stamp}_${crypto.randomBytes(2).toString('hex')}${ext}`;
+  return `${base}_${fileStamp(now, '')}_${crypto.randomBytes(2).toString('hex')}${ext}`;
 }
 
 /** The node list of the first engine that gives one (undefined: none did). */

@@ -26,9 +26,29 @@ function quiet(run: GitRun): GitRun {
   return { ...run, onLine: undefined };
 }
 
+/**
+ * What git's own words mean, for a person (null: nothing recognised). Checked in this order:
+ * a network failure also mentions the URL, a missing local path also says "not a git repository".
+ */
+export function gitProblem(output: string): string | null {
+  if (/Could not resolve host|Failed to connect|Connection refused|Connection timed out|Network is unreachable|Operation timed out|SSL certificate problem/i.test(output)) {
+    return 'no network: the repository host could not be reached';
+  }
+  if (/not valid: is this a git repository|dumb http transport does not support/i.test(output)) return 'not a git repository (the URL answers, but not as git)';
+  if (/not found|does not appear to be a git repository|could not read Username|terminal prompts disabled|Authentication failed|returned error: 40[134]/i.test(output)) {
+    return 'the repository was not found (check the URL; a private repository needs access)';
+  }
+  if (/couldn't find remote ref|reference is not a tree|did not match any|not our ref|unadvertised object/i.test(output)) return 'that commit is not in the repository';
+  return null;
+}
+
+/** A failed git step in words (`git clone: the repository was not found…`); git's own text travels beside it as `git_output`. */
 function ensureOk(label: string, result: RunResult, timeoutMs: number): string {
-  if (result.timedOut) throw new DomainError('failed', `${label} timed out after ${Math.round(timeoutMs / 1000)} s`);
-  if (result.code !== 0) throw new DomainError('failed', `${label} failed (exit ${result.code ?? 'none'}): ${lastLines(result.stderr || result.stdout)}`);
+  if (result.timedOut) throw new DomainError('failed', `${label} timed out after ${Math.round(timeoutMs / 1000)} s (a slow network, or a very large repository)`);
+  if (result.code !== 0) {
+    const raw = lastLines(result.stderr || result.stdout);
+    throw new DomainError('failed', `${label}: ${gitProblem(raw) ?? `git failed (exit ${result.code ?? 'none'})`}`, { git_output: raw });
+  }
   return result.stdout.trim();
 }
 
@@ -56,7 +76,8 @@ export async function originUrl(run: GitRun, dir: string): Promise<string | null
 
 /** Clone `url` into `dest` (which must not exist) at `commit` (the default branch's head when null); returns the commit. */
 export async function cloneAt(run: GitRun, url: string, dest: string, commit: string | null): Promise<string> {
-  ensureOk('git clone', await git(run, ['clone', '--depth', '1', '--', url, dest], path.dirname(dest)), run.timeoutMs);
+  // git's own lines stay out of the log: a failure is said once, in words (`ensureOk`).
+  ensureOk('git clone', await git(quiet(run), ['clone', '--depth', '1', '--', url, dest], path.dirname(dest)), run.timeoutMs);
   const head = await headCommit(run, dest);
   if (commit && head !== commit) await checkoutCommit(run, dest, commit);
   return commit ?? head ?? '';
@@ -65,6 +86,6 @@ export async function cloneAt(run: GitRun, url: string, dest: string, commit: st
 /** Move the clone in `dir` to `commit`, fetching just that commit when the shallow clone lacks it. */
 export async function checkoutCommit(run: GitRun, dir: string, commit: string): Promise<void> {
   const has = await git(quiet(run), ['cat-file', '-e', `${commit}^{commit}`], dir);
-  if (has.code !== 0) ensureOk(`git fetch of commit ${commit.slice(0, 12)}`, await git(run, ['fetch', '--depth', '1', 'origin', commit], dir), run.timeoutMs);
-  ensureOk(`git checkout of commit ${commit.slice(0, 12)}`, await git(run, ['checkout', '--quiet', '--detach', commit], dir), run.timeoutMs);
+  if (has.code !== 0) ensureOk(`git fetch of commit ${commit.slice(0, 12)}`, await git(quiet(run), ['fetch', '--depth', '1', 'origin', commit], dir), run.timeoutMs);
+  ensureOk(`git checkout of commit ${commit.slice(0, 12)}`, await git(quiet(run), ['checkout', '--quiet', '--detach', commit], dir), run.timeoutMs);
 }

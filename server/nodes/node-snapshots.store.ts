@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { NodeSnapshot, NodeSnapshotSummary } from '../contracts/nodes.contract.js';
 import { notFound } from '../domain-error.js';
 import { writeFileAtomic } from '../fs-durable.js';
+import { fileStamp } from '../time.js';
 
 const ID = /^[0-9]{8}T[0-9]{6}-[0-9a-z]{4}$/;
 
@@ -17,8 +18,7 @@ export class NodeSnapshotStore {
 
   /** Store a snapshot; returns it with its new id. */
   async add(snapshot: Omit<NodeSnapshot, 'id'>, now = new Date()): Promise<NodeSnapshot> {
-    const stamp = now.toISOString().replace(/[-:]/g, '').slice(0, 15);
-    const id = `${stamp}-${Math.random().toString(36).slice(2, 6).padEnd(4, '0')}`;
+    const id = `${fileStamp(now, 'T')}-${Math.random().toString(36).slice(2, 6).padEnd(4, '0')}`;
     const full: NodeSnapshot = { id, ...snapshot };
     await writeFileAtomic(path.join(this.dir, `${id}.json`), JSON.stringify(full, null, 1));
     return full;

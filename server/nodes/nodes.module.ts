@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import type { Config } from '../config.js';
+import type { MapPackage } from '../contracts/nodes.contract.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { StudioModule } from '../module.js';
 import type { ObjectInfo } from '../engine/engine-graph.js';
@@ -33,6 +34,8 @@ export interface NodesModuleDeps {
   workflows: () => Promise<Record<string, unknown>[]>;
   /** The install URLs the node maps know by package name (an install from another URL must be confirmed). */
   knownNodeSources: () => Promise<KnownSources>;
+  /** The packages the node maps know, for the search (the workflows capability keeps the maps). */
+  nodeMapPackages: () => Promise<MapPackage[]>;
   /** The activity log installs write to (the catalog's). */
   log: (level: 'info' | 'ok' | 'error', message: string) => void;
 }
@@ -81,6 +84,7 @@ export function createNodesModule(deps: NodesModuleDeps): StudioModule {
         snapshots,
         engineMode: engine.mode,
         restartEngine: deps.restartEngine,
+        mapPackages: deps.nodeMapPackages,
       }),
     ],
   };

@@ -5,13 +5,14 @@
  */
 import express from 'express';
 import type { EngineMode } from '../config.js';
-import { nodeInstallBody, nodeUpdateBody } from '../contracts/nodes.contract.js';
+import { nodeInstallBody, nodeSearchQuery, nodeUpdateBody, type MapPackage } from '../contracts/nodes.contract.js';
 import { DomainError } from '../domain-error.js';
 import { validate } from '../http/errors.js';
 import type { NodeInstallService } from './node-install.service.js';
 import type { NodeListService } from './node-list.service.js';
 import type { NodeManageService } from './node-manage.service.js';
 import type { NodeSnapshotStore } from './node-snapshots.store.js';
+import { searchNodeMap } from './node-search.js';
 
 export interface NodesRouteDeps {
   list: NodeListService;
@@ -20,6 +21,8 @@ export interface NodesRouteDeps {
   snapshots: NodeSnapshotStore;
   engineMode: EngineMode;
   restartEngine: () => Promise<void>;
+  /** The packages the node maps know (shipped and cached). */
+  mapPackages: () => Promise<MapPackage[]>;
 }
 
 /** Managed and stand-in engines are Studio's children; an external one is someone else's. */
@@ -34,6 +37,12 @@ export function nodesRoutes(deps: NodesRouteDeps): express.Router {
     const rows = await deps.list.list(req.query.refresh_updates === '1' || req.query.refresh_updates === 'true');
     const loaded = rows.filter((p) => p.node_count > 0);
     res.json({ packages: rows, total_nodes: loaded.reduce((n, p) => n + p.node_count, 0), total_packages: loaded.length });
+  });
+
+  // Beyond the spec: find a package to install by its name or a node type it adds.
+  router.get('/api/admin/nodes/search', async (req, res) => {
+    const { q } = validate(nodeSearchQuery, req.query);
+    res.json({ query: q, results: searchNodeMap(await deps.mapPackages(), q) });
   });
 
   router.post('/api/admin/nodes/install', async (req, res) => {

@@ -6,8 +6,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isSafeRelativeName } from './params.js';
 
-/** An `isPresent(file)` for `readiness`; make one per request (it caches only the folder list). */
-export function createModelPresence(modelsDir: string, destOf: (file: string) => string | undefined): (file: string) => boolean {
+/** An `isPresent(file)` for `readiness`; make one per request (it caches only the folder list). A file `isShort` calls cut off does not count. */
+export function createModelPresence(
+  modelsDir: string,
+  destOf: (file: string) => string | undefined,
+  isShort: (file: string, bytes: number) => boolean = () => false,
+): (file: string) => boolean {
+  const isFile = (file: string, at: string): boolean => {
+    const bytes = fileBytes(at);
+    return bytes >= 0 && !isShort(file, bytes);
+  };
   let folders: string[] | undefined;
   const allFolders = (): string[] => {
     folders ??= listFolders(modelsDir);
@@ -16,8 +24,8 @@ export function createModelPresence(modelsDir: string, destOf: (file: string) =>
   return (file: string): boolean => {
     if (!isSafeRelativeName(file)) return false;
     const dest = destOf(file);
-    if (dest !== undefined) return isFile(path.join(modelsDir, dest, file));
-    return allFolders().some((folder) => isFile(path.join(modelsDir, folder, file)));
+    if (dest !== undefined) return isFile(file, path.join(modelsDir, dest, file));
+    return allFolders().some((folder) => isFile(file, path.join(modelsDir, folder, file)));
   };
 }
 
@@ -32,10 +40,12 @@ function listFolders(dir: string): string[] {
   }
 }
 
-function isFile(file: string): boolean {
+/** The size of a regular file, -1 when there is none. */
+function fileBytes(file: string): number {
   try {
-    return fs.statSync(file).isFile();
+    const stat = fs.statSync(file);
+    return stat.isFile() ? stat.size : -1;
   } catch {
-    return false;
+    return -1;
   }
 }

@@ -27,6 +27,8 @@ export interface WorkflowServiceDeps {
   nodes: Pick<PoolEngine, 'readObjectInfo' | 'lastObjectInfo' | 'clearObjectInfo'>;
   /** The catalogs' `dest` for a model file (undefined for a file in no catalog). */
   destOf: (file: string) => string | undefined;
+  /** True when a model file of `bytes` is well short of its catalog's size: on disk, but not ready. */
+  isShortFile?: (file: string, bytes: number) => boolean;
   /**
    * True for an external engine: its model folders are its own, so a model counts as present
    * only when the engine offers it (its loader combos), not when it is in Studio's `models/`.
@@ -131,7 +133,7 @@ export class WorkflowService {
 
   /** How readiness decides a model file is there: the engine's own lists, or Studio's disk. */
   private modelPresence(info: ObjectInfo | null): (file: string) => boolean {
-    if (!this.deps.modelsFromEngine) return createModelPresence(this.deps.modelsDir, this.deps.destOf);
+    if (!this.deps.modelsFromEngine) return createModelPresence(this.deps.modelsDir, this.deps.destOf, this.deps.isShortFile);
     return createEngineModelPresence(info);
   }
 

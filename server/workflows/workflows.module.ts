@@ -6,6 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SHIPPED_ROOT, type Config } from '../config.js';
+import type { MapPackage } from '../contracts/nodes.contract.js';
 import type { ObjectInfo } from '../engine/engine-graph.js';
 import type { EngineModule } from '../engine/engine.module.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -26,6 +27,8 @@ export interface WorkflowsModuleDeps {
   engine: Pick<EngineModule, 'client' | 'pool' | 'local'>;
   /** The `dest` folder the catalogs give a model file (the catalog capability's lookup). */
   destOf: (file: string) => string | undefined;
+  /** True when a model file of `bytes` is well short of its catalog's size (not ready). */
+  isShortFile?: (file: string, bytes: number) => boolean;
   /** The catalog file whose recorded SHA-256 is this one (imports match model files by content). */
   fileBySha256: (sha256: string) => string | undefined;
   uploads: Uploads;
@@ -39,6 +42,8 @@ export interface WorkflowsModule extends StudioModule {
   service: WorkflowService;
   /** The install URLs the node maps know by package name (the node install route checks URLs against them). */
   knownNodeSources: () => Promise<KnownSources>;
+  /** The packages the node maps know (the Nodes page searches them). */
+  nodeMapPackages: () => Promise<MapPackage[]>;
 }
 
 export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModule {
@@ -59,6 +64,7 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
       return (await Promise.all(others.map((e) => e.objectInfo()))).filter((info) => info !== null);
     },
     destOf: deps.destOf,
+    isShortFile: deps.isShortFile,
     knownNodeSources: () => nodeMap.knownSources(),
     events: deps.events,
     logger,
@@ -77,6 +83,7 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
     routers: [workflowsRoutes(service, deps.uploads, deps.runChecks), workflowImportRoutes(importer, deps.uploads, nodeMap, forms)],
     service,
     knownNodeSources: () => nodeMap.knownSources(),
+    nodeMapPackages: () => nodeMap.packages(),
     async prepare() {
       const seeded = await seedWorkflows(path.join(SHIPPED_ROOT, 'workflows'), config.paths.workflows);
       if (seeded.seeded) logger.info(`seeded ${seeded.copied.length} workflow(s) into ${config.paths.workflows}`);

@@ -67,11 +67,14 @@ describe('batch panel and Batch page', () => {
     await page.getByText('6 of 6 done').waitFor({ timeout: 60_000 });
     await page.locator('table.grid img').nth(5).waitFor();
     expect(await page.locator('table.grid img').count()).toBe(6);
-    expect(await page.locator('table.grid thead th').allInnerTexts()).toEqual(['Steps \\ Guidance (CFG)', '5', '7', '9']);
+    expect(await page.locator('table.grid thead th').allInnerTexts()).toEqual(['Guidance (CFG) →\nSteps ↓', '5', '7', '9']);
+    // The row-label header is whole, not cut by an ellipsis.
+    const corner = page.locator('table.grid th.corner');
+    expect(await corner.evaluate((el) => (el as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth <= (el as unknown as { clientWidth: number }).clientWidth)).toBe(true);
     expect(await page.locator('table.grid tbody th').allInnerTexts()).toEqual(['2', '3']);
     // Swapped: steps across, CFG down.
     await page.getByRole('combobox', { name: 'Axis across' }).selectOption({ label: 'Steps' });
-    expect(await page.locator('table.grid thead th').allInnerTexts()).toEqual(['Guidance (CFG) \\ Steps', '2', '3']);
+    expect(await page.locator('table.grid thead th').allInnerTexts()).toEqual(['Steps →\nGuidance (CFG) ↓', '2', '3']);
     expect(await page.locator('table.grid tbody th').allInnerTexts()).toEqual(['5', '7', '9']);
     await page.getByRole('checkbox', { name: 'Compare cell 1' }).check();
     await page.getByRole('checkbox', { name: 'Compare cell 6' }).check();

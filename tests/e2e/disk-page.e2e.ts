@@ -57,6 +57,13 @@ describe('Disk page', () => {
     await page.waitForURL((url) => url.pathname === '/disk');
     await page.getByRole('heading', { name: 'Volumes' }).waitFor();
     expect(await page.getByRole('row', { name: /Models/ }).first().textContent()).toContain('models');
+    // One row per kind (logs/ and events.jsonl are both Logs), and a volume's figures add up.
+    expect(await page.getByRole('row', { name: /^Logs/ }).count()).toBe(1);
+    expect(await page.getByRole('row', { name: /^Logs/ }).textContent()).toMatch(/logs.*events\.jsonl/);
+    expect(await page.locator('.figures').first().textContent()).toMatch(/used · .* free( · .* reserved by the system)? · .* in all/);
+    // Disk has its own entry in the navigation, highlighted here.
+    const entry = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Disk' });
+    expect(await entry.getAttribute('class')).toMatch(/\bactive\b/);
 
     await page.getByRole('button', { name: 'Find duplicates' }).click();
     await page.getByText('sdxl-second-copy.safetensors', { exact: false }).first().waitFor();

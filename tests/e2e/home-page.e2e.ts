@@ -186,6 +186,15 @@ describe('Home page: first-run guide', () => {
     await resize(page, DESKTOP);
 
     await model.getByRole('button', { name: 'Download 6.46 GB' }).click();
+    // The fake host serves 1 KB for the catalog's 6.94 GB: on disk, but not the model, so not done.
+    const sdxlStatus = async () => ((await (await studio.api('/api/admin/models')).json()) as { categories: Array<{ models: Array<{ file: string; status: string }> }> }).categories.flatMap((c) => c.models).find((m) => m.file === 'sd_xl_base_1.0.safetensors')?.status;
+    await expect.poll(sdxlStatus, { timeout: 30_000 }).toBe('incomplete');
+    expect(await model.textContent()).not.toMatch(/Done/);
+    // From here the catalog does not know the size, so the 1 KB file is the model for the rest of the story.
+    await studio.studio.catalog.catalogs.models.update((draft) => {
+      for (const entry of draft.categories.flatMap((c) => c.models)) if (entry.file === 'sd_xl_base_1.0.safetensors') entry.size_gb = 0;
+    });
+    await page.reload();
     await expect.poll(() => model.textContent(), { timeout: 30_000 }).toMatch(/sd_xl_base_1\.0 is on disk\.\s*$|is on disk/);
     expect(await model.textContent()).toMatch(/Done/);
     expect(fs.existsSync(path.join(dir!, 'models', 'checkpoints', 'sd_xl_base_1.0.safetensors'))).toBe(true);
@@ -253,6 +262,8 @@ describe('Home page: first-run guide on a set-up Studio', () => {
 
     // The other three from real state: a checkpoint on disk, a finished job, the phone ticked.
     plantModels(dir!, { checkpoints: ['sd_xl_base_1.0.safetensors'] });
+    // The planted file's catalog size is now unknown on disk; Studio read its catalog before.
+    await studio.studio.catalog.reload();
     const image = await uploadSample(studio.api);
     const { prompt_id } = await execute(studio.api, 'image-filter', { params: { _existing_input_image: image } });
     await waitForJob(studio.api, prompt_id, ['completed'], 60_000);

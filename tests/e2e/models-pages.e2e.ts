@@ -211,12 +211,14 @@ describe('Downloads tray and the models page (improvement 12, and the rows of 10
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByRole('menu').count()).toBe(0);
 
-    // The same control on the System page: a choice made there shows here.
+    // One control, here where downloads are watched: the System page has none.
     const models = page.getByRole('combobox', { name: 'Downloads at once' });
     await expect.poll(() => models.inputValue()).toBe('2');
-    await page.goto(`${studio.url}/system`);
-    await page.getByRole('combobox', { name: 'Downloads at once' }).selectOption('4');
+    await models.selectOption('4');
     await expect.poll(async () => (await json<{ max_concurrent: number }>('/api/admin/settings')).max_concurrent).toBe(4);
+    await page.goto(`${studio.url}/system`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    expect(await page.getByRole('combobox', { name: 'Downloads at once' }).count()).toBe(0);
     await page.goto(`${studio.url}/models`);
     await expect.poll(() => page.getByRole('combobox', { name: 'Downloads at once' }).inputValue()).toBe('4');
     await check('models');

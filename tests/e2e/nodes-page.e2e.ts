@@ -62,7 +62,12 @@ beforeAll(async () => {
   fs.cpSync(path.join(APP_ROOT, 'workflows', 'image-filter'), wf, { recursive: true });
   const manifest = fs.readFileSync(path.join(wf, 'manifest.yaml'), 'utf8');
   fs.writeFileSync(path.join(wf, 'manifest.yaml'), manifest.replace('id: image-filter', 'id: needs-pack').replace('name: Image noise and blur', 'name: Needs a pack').replace('required_nodes: []', 'required_nodes:\n  - Missing-Pack'));
-  studio = await startTestStudio({ dir: studioDir, startEngine: true, env: { ...installEnv(git, wheels), ENGINE_PYTHON: python, PATH: process.env.PATH ?? '/usr/bin', HOME: root } });
+  // The community node map as Studio caches it after a download (nothing is downloaded: the URL points nowhere).
+  const mapUrl = 'http://127.0.0.1:9/extension-node-map.json';
+  fs.mkdirSync(path.join(studioDir, 'cache'), { recursive: true });
+  const mapNodes = { Bumper: { package: 'numpy-bumper', url: `${FAKE_GIT_HOST}numpy-bumper.git` } };
+  fs.writeFileSync(path.join(studioDir, 'cache', 'node-map.json'), JSON.stringify({ source: mapUrl, fetched_at: new Date().toISOString(), nodes: mapNodes }));
+  studio = await startTestStudio({ dir: studioDir, startEngine: true, env: { ...installEnv(git, wheels), ENGINE_PYTHON: python, PATH: process.env.PATH ?? '/usr/bin', HOME: root, NODE_MAP_URL: mapUrl } });
   await studio.studio.engineReady(60_000);
   browser = await launchBrowser();
   ({ context: ctx, page: p } = await newSignedInPage(browser, studio));
@@ -114,10 +119,14 @@ describe('Node packages page', () => {
     await row.getByText('1 node', { exact: true }).waitFor();
   }, 180_000);
 
-  it('refuses a package that would move a held package, in plain words', async () => {
+  it('finds a package in the node map by a node type, shows its URL, and Install previews it: one that would move a held package is refused in plain words', async () => {
     const panel = p.getByRole('region', { name: 'Install a package' });
-    await panel.getByLabel(/Git repository URL/).fill(`${FAKE_GIT_HOST}numpy-bumper.git`);
-    await panel.getByRole('button', { name: 'Preview' }).click();
+    await panel.getByLabel('Find a package by name or node type').fill('Bumper');
+    const hit = panel.getByRole('list', { name: 'Packages found' }).getByRole('listitem').filter({ hasText: 'numpy-bumper' });
+    await hit.getByText(`${FAKE_GIT_HOST}numpy-bumper.git`).waitFor();
+    await saveScreenshot(p, 'nodes-search-desktop');
+    await hit.getByRole('button', { name: 'Install numpy-bumper' }).click();
+    expect(await panel.getByLabel(/Git repository URL/).inputValue()).toBe(`${FAKE_GIT_HOST}numpy-bumper.git`);
     await expect.poll(() => panel.getByRole('alert').textContent(), { timeout: 60_000 }).toMatch(/would change a package the engine holds \(numpy 1\.0\.0 → 2\.0\.0\)/);
   }, 90_000);
 
@@ -140,6 +149,21 @@ describe('Node packages page', () => {
     const panel = p.getByRole('region', { name: 'Install a package' });
     await panel.getByLabel(/Git repository URL/).fill(`${FAKE_GIT_HOST}no-such-pack.git`);
     await panel.getByRole('button', { name: 'Preview' }).click();
-    await expect.poll(() => panel.getByRole('alert').textContent(), { timeout: 30_000 }).toMatch(/clone/i);
+    await expect.poll(() => panel.getByRole('alert').textContent(), { timeout: 30_000 }).toBe('git clone: the repository was not found (check the URL; a private repository needs access)');
+    // Once: no second alert, no raw git text in the log; git's own words are folded away.
+    expect(await p.getByRole('alert').count()).toBe(1);
+    expect(await panel.getByText(/fatal:/).isVisible()).toBe(false);
+    const raw = panel.locator('details', { hasText: 'What git said' });
+    expect(await raw.getAttribute('open')).toBeNull();
+    await raw.locator('summary').click();
+    await raw.getByText(/fatal: .*no-such-pack/).waitFor();
+    await saveScreenshot(p, 'nodes-failed-desktop');
+    const { context: phone, page: q } = await newSignedInPage(browser, studio, PHONE);
+    await q.goto(`${studio.url}/nodes`);
+    await q.getByLabel('Find a package by name or node type').fill('Bumper');
+    await q.getByRole('button', { name: 'Install numpy-bumper' }).waitFor();
+    expect([...(await overflowing(q)), ...(await axeViolations(q))]).toEqual([]);
+    await saveScreenshot(q, 'nodes-search-phone');
+    await phone.close();
   });
 });

@@ -106,6 +106,27 @@ export function plantModels(studioDir: string, files: Record<string, readonly st
       fs.writeFileSync(file, 'stand-in weights');
     }
   }
+  forgetPlantedSizes(studioDir, new Set(Object.values(files).flat()));
+}
+
+/**
+ * A few bytes where a catalog says gigabytes is an incomplete file, not the model: the planted
+ * files' catalog entries (seeded from the shipped ones when Studio has not yet) get an unknown
+ * size (0), which is never short. Studio reads its catalogs on first use, after the planting.
+ */
+function forgetPlantedSizes(studioDir: string, planted: ReadonlySet<string>): void {
+  const dir = path.join(studioDir, 'catalogs');
+  for (const name of ['models.json', 'loras.json']) {
+    const target = path.join(dir, name);
+    const source = fs.existsSync(target) ? target : path.join(APP_ROOT, 'resources', 'catalogs', name);
+    const catalog = JSON.parse(fs.readFileSync(source, 'utf8')) as { categories: Array<{ models: Array<{ file: string; size_gb: number }> }> };
+    const entries = catalog.categories.flatMap((c) => c.models).filter((entry) => planted.has(entry.file));
+    if (entries.length === 0) continue;
+    for (const entry of entries) entry.size_gb = 0;
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(`${target}.tmp`, JSON.stringify(catalog, null, 2));
+    fs.renameSync(`${target}.tmp`, target);
+  }
 }
 
 /** The model files of the shipped workflows, by engine model folder. */

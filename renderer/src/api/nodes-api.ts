@@ -3,10 +3,10 @@
  * preview and then the install of one from a git URL (its output lands in the activity log),
  * update / disable / enable / uninstall, snapshots and their restore, and the engine restart.
  */
-import type { InstallPreview, InstallResult, NodePackageRow, NodeSnapshotSummary } from '../../../server/contracts/nodes.contract.js';
+import type { InstallPreview, InstallResult, NodePackageRow, NodeSearchHit, NodeSnapshotSummary } from '../../../server/contracts/nodes.contract.js';
 import type { Http } from './http.js';
 
-export type { InstallPreview, InstallResult, NodePackageRow, NodeSnapshotSummary };
+export type { InstallPreview, InstallResult, NodePackageRow, NodeSearchHit, NodeSnapshotSummary };
 
 export interface NodeListing {
   packages: NodePackageRow[];
@@ -30,6 +30,10 @@ export type InstallAnswer = (InstallResult & { engine_restart: string }) | (Inst
 export class NodesApi {
   constructor(private readonly http: Http) {}
 
+  /** Packages the node maps know whose name or node types match `q` (at least 2 characters). */
+  search(q: string): Promise<{ query: string; results: NodeSearchHit[] }> {
+    return this.http.get('/api/admin/nodes/search', { q });
+  }
   list(refreshUpdates = false): Promise<NodeListing> {
     return this.http.get('/api/admin/nodes', refreshUpdates ? { refresh_updates: '1' } : undefined);
   }

@@ -47,6 +47,8 @@ export const useNodesStore = defineStore('nodes', () => {
   const pending = ref<PendingChange | null>(null);
   const result = ref<(InstallResult & { engine_restart?: string }) | null>(null);
   const installError = ref<string | null>(null);
+  /** What git itself said about the failure, for the folded "What git said" (the error above is in words). */
+  const installErrorRaw = ref<string | null>(null);
   /** A URL the server refused because the node map gives its package name another source (409): the user may go ahead. */
   const sourceConflict = ref<string | null>(null);
   const snapshots = ref<NodeSnapshotSummary[]>([]);
@@ -82,6 +84,7 @@ export const useNodesStore = defineStore('nodes', () => {
     log.value = [];
     result.value = null;
     installError.value = null;
+    installErrorRaw.value = null;
     sourceConflict.value = null;
     let polling = true;
     const poll = async (): Promise<void> => {
@@ -96,6 +99,8 @@ export const useNodesStore = defineStore('nodes', () => {
       return await work();
     } catch (err) {
       installError.value = err instanceof Error ? err.message : String(err);
+      const raw = err instanceof ApiError ? (err.body as { git_output?: unknown } | undefined)?.git_output : undefined;
+      installErrorRaw.value = typeof raw === 'string' && raw ? raw : null;
       if (err instanceof ApiError && err.status === 409 && /confirm_source/.test(err.message)) sourceConflict.value = url;
       return null;
     } finally {
@@ -160,7 +165,7 @@ export const useNodesStore = defineStore('nodes', () => {
   }
 
   return {
-    packages, totals, error, loaded, query, filtered, installing, log, pending, result, installError, sourceConflict, snapshots,
+    packages, totals, error, loaded, query, filtered, installing, log, pending, result, installError, installErrorRaw, sourceConflict, snapshots,
     refresh, refreshSnapshots, preview, previewUpdate, confirm, cancel, setEnabled, uninstall, restore, restartEngine,
   };
 });

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { DomainError } from '../../domain-error.js';
 import type { NodeMap } from './requirements.js';
 import type { KnownSources } from './node-sources.js';
+import type { MapPackage } from '../../contracts/nodes.contract.js';
 
 const studioMapSchema = z.object({ nodes: z.record(z.string(), z.object({ package: z.string().min(1), url: z.string().url() })) });
 const cacheSchema = studioMapSchema.extend({ source: z.string(), fetched_at: z.string() });
@@ -93,6 +94,21 @@ export class NodeMapStore {
     add(await this.shippedMap());
     add((await this.cache())?.nodes ?? {});
     return known;
+  }
+
+  /** Every package the maps know by install URL, with its node types (the shipped map's first); never downloads. */
+  async packages(): Promise<MapPackage[]> {
+    const byUrl = new Map<string, MapPackage>();
+    const add = (map: NodeMap) => {
+      for (const [type, { package: pkg, url }] of Object.entries(map)) {
+        const entry = byUrl.get(url) ?? { name: pkg, url, node_types: [] };
+        if (!entry.node_types.includes(type)) entry.node_types.push(type);
+        byUrl.set(url, entry);
+      }
+    };
+    add(await this.shippedMap());
+    add((await this.cache())?.nodes ?? {});
+    return [...byUrl.values()];
   }
 
   /** Download the map now (the refresh route); 502 when the source fails, 409 when downloads are off. */

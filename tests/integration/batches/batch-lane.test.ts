@@ -16,8 +16,8 @@ import { addPerson, as, json, signIn } from '../../helpers/people.js';
 import type { BatchCreated } from '../../../server/contracts/batches.contract.js';
 
 let t: TestStudio;
-// 2026-01-15 00:58 in Studio's time (Rome, UTC+1 in winter).
-let now = Date.parse('2026-01-15T00:58:00+01:00');
+// 2026-01-15 00:58 on the box's own clock (the window's zone).
+let now = new Date(2026, 0, 15, 0, 58).getTime();
 const WORKFLOW = 'txt2img-sdxl';
 
 const make = async (body: Record<string, unknown>): Promise<BatchCreated> => {

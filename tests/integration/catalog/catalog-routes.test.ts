@@ -14,7 +14,7 @@ interface Live {
   date: string;
   stats: Record<string, number>;
   summary?: { total: number; present: number };
-  categories: Array<{ id: string; models: Array<{ file: string; status: string; on_disk_bytes: number; tags: string[] }> }>;
+  categories: Array<{ id: string; models: Array<{ file: string; status: string; on_disk_bytes: number; size_gb: number; tags: string[] }> }>;
 }
 
 const json = async <T>(res: Response | Promise<Response>): Promise<T> => (await (await res).json()) as T;
@@ -29,7 +29,8 @@ function upload(pathname: string, text: string): Promise<Response> {
 
 beforeAll(async () => {
   t = await startTestStudio({ env: { REPOHOST_BASE_URL: CLOSED, MODELHUB_BASE_URL: CLOSED } });
-  // One model on disk before the first listing (the disk numbers are cached for 60 s).
+  // One model file on disk before the first listing (the disk numbers are cached for 60 s): 4 KB
+  // where the catalog says 6.94 GB, so it is on disk but incomplete.
   fs.mkdirSync(path.join(t.dir, 'models', 'checkpoints'), { recursive: true });
   fs.writeFileSync(path.join(t.dir, 'models', 'checkpoints', 'sd_xl_base_1.0.safetensors'), Buffer.alloc(4096, 1));
 });
@@ -50,7 +51,7 @@ describe('catalog listings', () => {
     expect(live.stats.models_bytes).toBe(4096);
     expect(live.stats.free_bytes).toBeGreaterThan(0);
     const sdxl = all.find((m) => m.file === 'sd_xl_base_1.0.safetensors');
-    expect(sdxl).toMatchObject({ status: 'present', on_disk_bytes: 4096 });
+    expect(sdxl).toMatchObject({ status: 'incomplete', on_disk_bytes: 4096 });
     expect(all.filter((m) => m.status === 'not_downloaded')).toHaveLength(all.length - 1);
   });
 
@@ -64,6 +65,9 @@ describe('catalog listings', () => {
     expect(llm.summary).toEqual({ total: entries(llm).length, present: 0 });
     const first = entries(llm)[0]!;
     fs.writeFileSync(path.join(t.dir, 'llm', 'models', first.file), 'gguf');
+    expect((await json<Live>(t.api('/api/admin/llm/models'))).summary?.present).toBe(0);
+    // A file of the catalog's size (sparse: no disk is used) is the model.
+    fs.truncateSync(path.join(t.dir, 'llm', 'models', first.file), Math.round(first.size_gb * 1e9));
     expect((await json<Live>(t.api('/api/admin/llm/models'))).summary?.present).toBe(1);
   });
 
@@ -148,7 +152,7 @@ describe('catalog moves', () => {
 });
 
 describe('install-models and the activity log', () => {
-  it('queues the missing catalogued models of a workflow and skips unknown ones', async () => {
+  it('queues the missing (and incomplete) catalogued models of a workflow and skips unknown ones', async () => {
     const wf = path.join(t.dir, 'workflows', 'needs-models');
     fs.mkdirSync(wf, { recursive: true });
     fs.writeFileSync(
@@ -173,9 +177,10 @@ describe('install-models and the activity log', () => {
     const res = await t.api('/api/admin/workflows/needs-models/install-models', { method: 'POST' });
     expect(res.status).toBe(200);
     const body = await json<{ queued: string[]; skipped: string[]; message: string }>(res);
-    expect(body.queued).toEqual(['RealESRGAN_x4plus.pth', 'wan2.2_i2v_lightx2v_4steps_lora_v1_high_noise.safetensors']);
+    // The 4 KB sd_xl_base file is downloaded again.
+    expect(body.queued).toEqual(['sd_xl_base_1.0.safetensors', 'RealESRGAN_x4plus.pth', 'wan2.2_i2v_lightx2v_4steps_lora_v1_high_noise.safetensors']);
     expect(body.skipped).toEqual(['nowhere.safetensors']);
-    expect(body.message).toMatch(/Queued 2 model/);
+    expect(body.message).toMatch(/Queued 3 model/);
     expect((await t.api('/api/admin/workflows/no-such-workflow/install-models', { method: 'POST' })).status).toBe(404);
 
     const log = await json<Array<{ message: string; level: string }>>(t.api('/api/admin/activity-log'));

@@ -64,7 +64,7 @@ describe('download manager', () => {
   it('downloads a repohost file, verifies its SHA-256 and only then shows it present', async () => {
     const content = randomBytes(256 * 1024 + 3);
     const origin = await serve({ content });
-    const t = await boot([repoEntry('model.safetensors', { sha256: sha256(content).toUpperCase(), repo_path: 'split/model.safetensors' })], origin);
+    const t = await boot([repoEntry('model.safetensors', { size_gb: content.length / 1e9, sha256: sha256(content).toUpperCase(), repo_path: 'split/model.safetensors' })], origin);
 
     const res = await post(t, '/api/admin/models/download/model.safetensors');
     expect(res.status).toBe(200);
@@ -122,7 +122,7 @@ describe('download manager', () => {
     const content = randomBytes(128 * 1024);
     const cdn = await serve({ content });
     const origin = await serve({ redirectTo: cdn.url, redirectStatus: 307 });
-    const t = await boot([], origin, { MODELHUB_API_KEY: 'hub-secret' }, [hubEntry('style.safetensors', '77', { sha256: sha256(content) })]);
+    const t = await boot([], origin, { MODELHUB_API_KEY: 'hub-secret' }, [hubEntry('style.safetensors', '77', { size_gb: content.length / 1e9, sha256: sha256(content) })]);
     await post(t, '/api/admin/models/download/style.safetensors');
     await waitForStatus(t, 'style.safetensors', 'present', 'loras');
     expect(origin.requests[0]?.headers.authorization).toBe('Bearer hub-secret');
@@ -143,7 +143,7 @@ describe('download manager', () => {
   it('resumes with Range after a mid-stream disconnect and ends with the right file', async () => {
     const content = randomBytes(300 * 1024);
     const origin = await serve({ content, dropAfterBytes: 100 * 1024, dropTimes: 1 });
-    const t = await boot([repoEntry('drop.safetensors', { sha256: sha256(content) })], origin);
+    const t = await boot([repoEntry('drop.safetensors', { size_gb: content.length / 1e9, sha256: sha256(content) })], origin);
     await post(t, '/api/admin/models/download/drop.safetensors');
     await waitForStatus(t, 'drop.safetensors', 'present');
     expect(origin.requests.length).toBe(2);

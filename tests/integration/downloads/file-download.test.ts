@@ -212,6 +212,17 @@ describe('downloadFile', () => {
     expect(fs.existsSync(request('').finalFile)).toBe(false);
   });
 
+  it('counts its retries as the UI does: five retries are "gave up after 5 retries", each announced as n of 5', async () => {
+    const port = await freePort();
+    const seen: string[] = [];
+    const onProgress = (p: { retry?: { attempt: number; of: number } }) => {
+      if (p.retry && seen.at(-1) !== `${p.retry.attempt} of ${p.retry.of}`) seen.push(`${p.retry.attempt} of ${p.retry.of}`);
+    };
+    const error = await downloadError(downloadFile(request(`http://127.0.0.1:${port}/f`), { ...fast, maxRetries: 5, onProgress }));
+    expect(error.message).toMatch(/gave up after 5 retries\)$/);
+    expect(seen).toEqual(['1 of 5', '2 of 5', '3 of 5', '4 of 5', '5 of 5']);
+  });
+
   it('sends the token to the origin but never to the host it redirects to', async () => {
     const content = randomBytes(200 * 1024);
     const cdn = await serve({ content });
@@ -315,7 +326,7 @@ describe('downloadFile', () => {
     const port = await freePort();
     const error = await downloadError(downloadFile(request(`http://127.0.0.1:${port}/f`), { ...fast, maxRetries: 1 }));
     expect(error.kind).toBe('network');
-    expect(error.message).toMatch(/ECONNREFUSED.*gave up after 2 attempts/);
+    expect(error.message).toMatch(/ECONNREFUSED.*gave up after 1 retry\)/);
     expect(fs.existsSync(request('').finalFile)).toBe(false);
   });
 

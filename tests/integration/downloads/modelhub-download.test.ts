@@ -75,7 +75,7 @@ describe('model hub downloads', () => {
     const content = randomBytes(200 * 1024);
     await storageFor(content);
     hub.downloads.set('77', (fileId) => (fileId === '4521' ? storage.sign('/bucket/77/fp16.safetensors') : null));
-    const t = await boot(hubEntry('style.safetensors', '77', { sha256: sha256(content).toUpperCase(), modelhub_file_id: '4521' }));
+    const t = await boot(hubEntry('style.safetensors', '77', { size_gb: content.length / 1e9, sha256: sha256(content).toUpperCase(), modelhub_file_id: '4521' }));
     await download(t, 'style.safetensors');
     await waitFor(async () => (await statusOf(t, 'style.safetensors')) === 'present', 'the file to be present');
 
@@ -92,7 +92,7 @@ describe('model hub downloads', () => {
     const content = randomBytes(300 * 1024);
     // Each presigned URL serves one request: reusing the first one would be refused.
     await storageFor(content, { signatureUses: 1, dropAfterBytes: 100 * 1024, dropTimes: 1 });
-    const t = await boot(hubEntry('style.safetensors', '77', { sha256: sha256(content) }));
+    const t = await boot(hubEntry('style.safetensors', '77', { size_gb: content.length / 1e9, sha256: sha256(content) }));
     await download(t, 'style.safetensors');
     await waitFor(async () => (await statusOf(t, 'style.safetensors')) === 'present', 'the file to be present');
 
@@ -120,7 +120,7 @@ describe('model hub downloads', () => {
       if (calls === 1) storage.expireSignatures();
       return url;
     });
-    const t = await boot(hubEntry('style.safetensors', '77', { sha256: sha256(content) }));
+    const t = await boot(hubEntry('style.safetensors', '77', { size_gb: content.length / 1e9, sha256: sha256(content) }));
     await download(t, 'style.safetensors');
     await waitFor(async () => (await statusOf(t, 'style.safetensors')) === 'present', 'the file to be present');
 
@@ -133,7 +133,7 @@ describe('model hub downloads', () => {
   it('resume after a restart at a fresh link: the one from before has expired', async () => {
     const content = randomBytes(512 * 1024);
     await storageFor(content, { throttleBytesPerSec: 64 * 1024 });
-    let t = await boot(hubEntry('style.safetensors', '77', { sha256: sha256(content) }));
+    let t = await boot(hubEntry('style.safetensors', '77', { size_gb: content.length / 1e9, sha256: sha256(content) }));
     await download(t, 'style.safetensors');
     const part = `${finalFile()}.part`;
     await waitFor(() => fs.existsSync(part) && fs.statSync(part).size >= 64 * 1024, 'some bytes in the part file');

@@ -142,10 +142,15 @@ describe('node package install', () => {
     expect(fs.existsSync(path.join(customNodes(), 'slow-pack'))).toBe(false);
   }, 60_000);
 
-  it('fails a clone of an unknown repository with 500 and git stderr', async () => {
+  it('fails a clone of an unknown repository with 500 in words, git\'s own text beside it, said once in the log', async () => {
     const res = await install({ url: `${FAKE_GIT_HOST}no-such-pack.git` });
     expect(res.status).toBe(500);
-    expect(((await res.json()) as { detail: string }).detail).toMatch(/git clone failed/);
+    const body = (await res.json()) as { detail: string; git_output: string };
+    expect(body.detail).toBe('git clone: the repository was not found (check the URL; a private repository needs access)');
+    expect(body.git_output).toMatch(/fatal: .*no-such-pack/);
+    const log = ((await (await t.api('/api/admin/activity-log')).json()) as Array<{ message: string }>).map((l) => l.message);
+    const after = log.slice(log.findLastIndex((m) => m.startsWith('Previewing node package no-such-pack')));
+    expect(after.filter((m) => /fatal|not found/.test(m))).toEqual([`no-such-pack: ${body.detail}`]);
   }, 60_000);
 
   it('accepts only https:// URLs that end in a package name', async () => {

@@ -132,7 +132,9 @@ describe('GET /api/admin/system/status', () => {
     const t = await studio({ STUDIO_APP_DIR: appDir(), REPO_URL: 'https://example.invalid/studio.git', CHATBOT_BOT_NAME: 'studio_bot' });
     const modelsDir = path.join(t.dir, 'models', 'checkpoints');
     fs.mkdirSync(modelsDir, { recursive: true });
+    // The catalog's 6.94 GB as a sparse file (no disk used): a shorter file is incomplete, not present.
     fs.writeFileSync(path.join(modelsDir, 'sd_xl_base_1.0.safetensors'), 'x');
+    fs.truncateSync(path.join(modelsDir, 'sd_xl_base_1.0.safetensors'), 6.94e9);
     const body = await json<SystemStatus>(t.api('/api/admin/system/status'));
     expect(body).toMatchObject({ app_version: '2.3.4', date: '2026-11-20 09:30', repo_url: 'https://example.invalid/studio.git', repo_url_source: 'environment', runtime_version: 3, min_runtime: 2 });
     const models = JSON.parse(fs.readFileSync(path.join(t.dir, 'catalogs', 'models.json'), 'utf8')) as { version: number; date: string; categories: Array<{ models: unknown[] }> };

@@ -92,8 +92,14 @@ describe('GET /api/admin/workflows', () => {
   it('counts a model as present once its file is under models/<dest>/', async () => {
     const dir = path.join(t.dir, 'models', 'checkpoints');
     fs.mkdirSync(dir, { recursive: true });
+    // A few bytes where the catalog says 6.94 GB is a cut-off file, not the model: not ready.
     fs.writeFileSync(path.join(dir, 'sd_xl_base_1.0.safetensors'), 'weights');
     try {
+      const short = (await (await t.api('/api/admin/workflows/txt2img-sdxl')).json()) as Entry;
+      expect(short.models_status).toEqual({ total: 1, present: 0, missing: ['sd_xl_base_1.0.safetensors'] });
+      expect(short.ready).toBe(false);
+      // The catalog's size (a sparse file: no disk is used).
+      fs.truncateSync(path.join(dir, 'sd_xl_base_1.0.safetensors'), 6.94e9);
       const entry = (await (await t.api('/api/admin/workflows/txt2img-sdxl')).json()) as Entry;
       expect(entry.models_status).toEqual({ total: 1, present: 1, missing: [] });
       expect(entry.ready).toBe(true);

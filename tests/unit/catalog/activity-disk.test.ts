@@ -16,14 +16,16 @@ afterEach(() => {
 });
 
 describe('ActivityLog', () => {
-  it('keeps the newest lines with HH:MM:SS times in Studio time, and the instant with its offset', () => {
-    const log = new ActivityLog(2, () => new Date('2026-07-01T10:11:12Z'));
+  it("keeps the newest lines with HH:MM:SS times on the box's clock, and the instant with its offset", () => {
+    const at = new Date('2026-07-01T10:11:12Z');
+    const time = at.toTimeString().slice(0, 8);
+    const log = new ActivityLog(2, () => at);
     log.info('one');
     log.ok('two');
     log.error('three');
     expect(log.list()).toEqual([
-      { time: '12:11:12', at: '2026-07-01T12:11:12.000+02:00', message: 'two', level: 'ok' },
-      { time: '12:11:12', at: '2026-07-01T12:11:12.000+02:00', message: 'three', level: 'error' },
+      { time, at: '2026-07-01T12:11:12.000+02:00', message: 'two', level: 'ok' },
+      { time, at: '2026-07-01T12:11:12.000+02:00', message: 'three', level: 'error' },
     ]);
     log.clear();
     expect(log.list()).toEqual([]);

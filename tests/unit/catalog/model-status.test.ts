@@ -14,11 +14,11 @@ import {
 let root: string;
 let dirs: { models: string; llmModels: string };
 
-const entry = (file: string, dest: string): CatalogEntry => ({
+const entry = (file: string, dest: string, size_gb = 0.000001234): CatalogEntry => ({
   name: file,
   file,
   dest,
-  size_gb: 1,
+  size_gb,
   tags: [],
   source: 'repohost',
   hosted_repo: 'a/b',
@@ -49,7 +49,7 @@ describe('disk presence and live status', () => {
       {
         id: 'checkpoints',
         name: 'Checkpoints',
-        models: [entry('here.safetensors', 'checkpoints'), entry('partial.safetensors', 'checkpoints'), entry('queued.safetensors', 'checkpoints')],
+        models: [entry('here.safetensors', 'checkpoints'), entry('partial.safetensors', 'checkpoints'), entry('queued.safetensors', 'checkpoints'), entry('short.safetensors', 'checkpoints', 1.98)],
       },
     ],
   };
@@ -59,6 +59,8 @@ describe('disk presence and live status', () => {
     fs.writeFileSync(path.join(dirs.models, 'checkpoints', 'here.safetensors'), Buffer.alloc(1234));
     // An unfinished download is not the file.
     fs.writeFileSync(path.join(dirs.models, 'checkpoints', 'partial.safetensors.part'), Buffer.alloc(10));
+    // 4 KB where the catalog says 1.98 GB: on disk, but not the model.
+    fs.writeFileSync(path.join(dirs.models, 'checkpoints', 'short.safetensors'), Buffer.alloc(4096));
   });
 
   it('reports present files with their size and everything else as not downloaded', () => {
@@ -69,8 +71,11 @@ describe('disk presence and live status', () => {
       ['here.safetensors', 'present', 1234],
       ['partial.safetensors', 'not_downloaded', 0],
       ['queued.safetensors', 'queued', 0],
+      ['short.safetensors', 'incomplete', 4096],
     ]);
-    expect(presenceSummary(catalog, 'models', presence)).toEqual({ total: 3, present: 1 });
+    expect(presenceSummary(catalog, 'models', presence)).toEqual({ total: 4, present: 1 });
+    const short = catalog.categories[0]!.models[3]!;
+    expect([presence.isPresent(short, 'models'), presence.isOnDisk(short, 'models')]).toEqual([false, true]);
   });
 
   it('lets the queue state win, except that an old error does not hide a file that is there', () => {
@@ -80,5 +85,7 @@ describe('disk presence and live status', () => {
     expect(resolveStatus(true, 'error')).toBe('present');
     expect(resolveStatus(true, null)).toBe('present');
     expect(resolveStatus(false)).toBe('not_downloaded');
+    expect(resolveStatus(false, 'error', true)).toBe('incomplete');
+    expect(resolveStatus(false, 'downloading', true)).toBe('downloading');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseImageId } from '../../../renderer/src/api/modelhub-api.js';
 import type { TelemetrySample } from '../../../renderer/src/api/system-api.js';
-import { groupOf } from '../../../renderer/src/navigation.js';
+import { groupOf, navFor, navLinkOf } from '../../../renderer/src/navigation.js';
 import { installLines } from '../../../renderer/src/stores/nodes.store.js';
 import { presetSource } from '../../../renderer/src/stores/presets.store.js';
 import { trimSamples } from '../../../renderer/src/stores/system.store.js';
@@ -49,5 +49,16 @@ describe('presetSource and groupOf', () => {
     expect(groupOf('/gallery/12')).toBe('models');
     expect(groupOf('/system')).toBe('admin');
     expect(groupOf('/nowhere')).toBe('create');
+  });
+
+  it('highlights the link a page without its own is under, and lists Disk for admins', () => {
+    expect(navLinkOf('/run/image-filter')).toBe('/home');
+    expect(navLinkOf('/jobs/abc-123')).toBe('/jobs');
+    expect(navLinkOf('/batches/7')).toBe('/batches');
+    expect(navLinkOf('/setup')).toBe('/system');
+    expect(navLinkOf('/workflows/txt2img/form')).toBe('/home');
+    expect(groupOf('/disk')).toBe('admin');
+    expect(navFor(true).flatMap((g) => g.links).some((l) => l.to === '/disk')).toBe(true);
+    expect(navFor(false).flatMap((g) => g.links).some((l) => l.to === '/disk')).toBe(false);
   });
 });
