@@ -9,6 +9,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
+    /** The whole answer (a refused run carries `missing_models` beside its detail). */
+    readonly body: unknown = null,
   ) {
     super(detail);
     this.name = 'ApiError';
@@ -103,7 +105,7 @@ export class Http {
         parsed = text;
       }
     }
-    if (!res.ok) throw new ApiError(res.status, detailOf(parsed, res.status));
+    if (!res.ok) throw new ApiError(res.status, detailOf(parsed, res.status), parsed);
     return parsed as T;
   }
 }
