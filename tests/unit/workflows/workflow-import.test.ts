@@ -110,6 +110,20 @@ describe('the proposed form', () => {
     expect(form.inputs.find((input) => input.id === 'seed')).toMatchObject({ type: 'seed', node_id: 3, field: 'seed' });
   });
 
+  it('proposes every widget of the small utility nodes when the guesses leave few inputs (a blur: image, radius, sigma)', () => {
+    const blur = {
+      '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+      '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 3, sigma: 1.5 } },
+      '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'blurred' } },
+    };
+    const form = proposeForm(readWorkflowFile(json(blur), objectInfo), objectInfo);
+    expect(form.inputs.map((input) => [input.id, input.type, input.default])).toEqual([['image', 'image', 'example.png'], ['blur_radius', 'int', 3], ['sigma', 'float', 1.5]]);
+    expect(form.inputs.find((input) => input.id === 'sigma')).toMatchObject({ label: 'Sigma', node_id: 2, field: 'sigma', min: 0.1, max: 10 });
+    // A full text-to-image graph has enough guessed inputs: its small nodes' widgets stay out.
+    const classic = proposeForm(readWorkflowFile(json(classicUi()), objectInfo), objectInfo);
+    expect(classic.inputs.some((input) => input.id === 'filename_prefix' || input.id === 'ckpt_name')).toBe(false);
+  });
+
   it('puts App Mode inputs first, then nodes titled "Input:", then guesses; App Mode outputs pick the save nodes', () => {
     const ui = classicUi();
     (ui.extra as Record<string, unknown>).linearData = { inputs: [[5, 'width'], ['3', 'sampler_name', { height: 2 }]], outputs: [9] };
