@@ -67,7 +67,7 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
 
   const appMode = appModeData(read);
   for (const [node, field] of appMode.inputs) {
-    if (!add({ node, field }, field, humanize(field))) warnings.push(`App Mode input ${node}/${field} cannot be set from a form; it was left out`);
+    if (!add({ node, field }, field, appModeLabel(graph, objectInfo, node, field))) warnings.push(`App Mode input ${node}/${field} cannot be set from a form; it was left out`);
   }
   for (const [node, apiNode] of Object.entries(graph)) {
     const match = INPUT_TITLE.exec(apiNode._meta?.title ?? '');
@@ -95,6 +95,19 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
   const outputs = saveOutputs(graph, objectInfo, appMode.outputs);
   if (outputs.length === 0) warnings.push('the workflow has no save node: runs will finish without a result file');
   return { inputs, outputs, graph, placeholders: written, warnings };
+}
+
+/**
+ * An App Mode input's label: a bare widget name ("Text", "Value") says nothing, so the node's own
+ * title leads when it has one of its own ("Positive: Text"), else the node's display name
+ * ("CLIP Text Encode (Prompt): Text").
+ */
+function appModeLabel(graph: ApiGraph, objectInfo: ObjectInfo, node: string, field: string): string {
+  const apiNode = graph[node];
+  const display = objectInfo[apiNode?.class_type ?? '']?.display_name ?? apiNode?.class_type;
+  const title = apiNode?._meta?.title?.trim();
+  const named = title && title !== display && title !== apiNode?.class_type ? title : display;
+  return named ? `${named}: ${humanize(field)}` : humanize(field);
 }
 
 /** Below this many inputs a form says too little of the graph: the small nodes' widgets are proposed too. */

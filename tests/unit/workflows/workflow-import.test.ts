@@ -133,6 +133,8 @@ describe('the proposed form', () => {
     expect(form.inputs.slice(0, 3).map((input) => [input.id, input.type])).toEqual([['width', 'int'], ['sampler_name', 'select'], ['avoid', 'text']]);
     expect(form.inputs.filter((input) => input.id === 'negative')).toEqual([]);
     expect(form.inputs.find((input) => input.id === 'sampler_name')).toMatchObject({ default: 'euler', options: expect.arrayContaining(['euler', 'dpmpp_2m']) });
+    // App Mode labels name their node (a bare "Width" or "Text" says nothing of where it goes).
+    expect(form.inputs.slice(0, 2).map((input) => input.label)).toEqual(['Empty Latent Image: Width', 'KSampler: Sampler name']);
   });
 });
 
