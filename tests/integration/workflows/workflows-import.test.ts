@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execute, executeRaw, plantModels, SAMPLE_PNG, waitForJob } from '../../helpers/runner.js';
+import { execute, plantModels, SAMPLE_PNG, waitForJob } from '../../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
 import { classicApi, classicUi, img2imgUi, pngWithText } from '../../fixtures/workflow-import/fixtures.js';
 
