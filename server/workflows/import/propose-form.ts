@@ -97,17 +97,19 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
   return { inputs, outputs, graph, placeholders: written, warnings };
 }
 
+/** Widget names that say nothing of what they set (a CLIPTextEncode's `text`, a primitive's `value`). */
+const BARE_FIELDS = new Set(['text', 'value', 'string', 'int', 'float', 'number', 'boolean', 'strings']);
+
 /**
- * An App Mode input's label: a bare widget name ("Text", "Value") says nothing, so the node's own
- * title leads when it has one of its own ("Positive: Text"), else the node's display name
- * ("CLIP Text Encode (Prompt): Text").
+ * An App Mode input's label: its widget's name ("Width", "Guidance"), unless that name is bare
+ * ("Text"): then the node's own title ("Prompt"), else its display name ("CLIP Text Encode (Prompt)").
  */
 function appModeLabel(graph: ApiGraph, objectInfo: ObjectInfo, node: string, field: string): string {
+  if (!BARE_FIELDS.has(field.toLowerCase())) return humanize(field);
   const apiNode = graph[node];
   const display = objectInfo[apiNode?.class_type ?? '']?.display_name ?? apiNode?.class_type;
   const title = apiNode?._meta?.title?.trim();
-  const named = title && title !== display && title !== apiNode?.class_type ? title : display;
-  return named ? `${named}: ${humanize(field)}` : humanize(field);
+  return title || display || humanize(field);
 }
 
 /** Below this many inputs a form says too little of the graph: the small nodes' widgets are proposed too. */

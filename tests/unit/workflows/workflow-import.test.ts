@@ -133,8 +133,13 @@ describe('the proposed form', () => {
     expect(form.inputs.slice(0, 3).map((input) => [input.id, input.type])).toEqual([['width', 'int'], ['sampler_name', 'select'], ['avoid', 'text']]);
     expect(form.inputs.filter((input) => input.id === 'negative')).toEqual([]);
     expect(form.inputs.find((input) => input.id === 'sampler_name')).toMatchObject({ default: 'euler', options: expect.arrayContaining(['euler', 'dpmpp_2m']) });
-    // App Mode labels name their node (a bare "Width" or "Text" says nothing of where it goes).
-    expect(form.inputs.slice(0, 2).map((input) => input.label)).toEqual(['Empty Latent Image: Width', 'KSampler: Sampler name']);
+    expect(form.inputs.slice(0, 2).map((input) => input.label)).toEqual(['Width', 'Sampler name']);
+    // A bare widget name ("Text") is no label: the node's title, else its display name, is.
+    const texts = classicUi();
+    (texts.extra as Record<string, unknown>).linearData = { inputs: [[6, 'text']], outputs: [9] };
+    expect(proposeForm(readWorkflowFile(json(texts), objectInfo), objectInfo).inputs[0]).toMatchObject({ id: 'text', label: 'Positive' });
+    delete (texts.nodes as { id: number; title?: string }[]).find((n) => n.id === 6)!.title;
+    expect(proposeForm(readWorkflowFile(json(texts), objectInfo), objectInfo).inputs[0]).toMatchObject({ id: 'text', label: 'CLIP Text Encode (Prompt)' });
   });
 });
 
