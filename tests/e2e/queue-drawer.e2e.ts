@@ -125,7 +125,9 @@ describe('the queue drawer', () => {
     await page.goto(`${studio.url}/home`);
     await page.getByRole('button', { name: /^Queue/ }).click();
     const drawer = page.getByRole('complementary', { name: 'Queue' });
-    await expect.poll(() => drawer.getByRole('listitem').count()).toBe(1);
+    await expect.poll(() => drawer.getByRole('list', { name: 'Jobs in queue order' }).getByRole('listitem').count()).toBe(1);
+    // What left the queue is listed with its thumbnail: the cancelled job here.
+    await expect.poll(() => drawer.getByRole('list', { name: 'Just finished' }).getByRole('listitem').count()).toBeGreaterThan(0);
     expect(await overflowing(page)).toEqual([]);
     await shoot('queue-drawer-phone');
     await drawer.getByRole('button', { name: 'Close the queue' }).click();
