@@ -93,6 +93,8 @@ export interface PresetListEntry {
   shared?: true;
   /** Present (false) when the asker may not run it: a viewer or read key, or a workflow outside their allow-list (issue 43). */
   runnable?: false;
+  /** Present when the preset asks questions at each run (its `[[question:a|b]]` placeholders), in order. */
+  questions?: string[];
 }
 
 /** Fill the defaults of a validated input (`name` = id, `private` = false, …). */

@@ -15,19 +15,23 @@ import type { EngineValidationBody } from './engine-protocol.js';
 export { FILE_CHECKS } from './prompt-rules/validator.js';
 
 
-/** Null when the engine would accept `graph`; otherwise the body its `POST /prompt` would answer 400 with. */
 /** Where the pre-check asks whether an input file exists: an engine's `/view` (`EngineClient.viewStream`), or Studio's own folder. */
 export interface InputFileProbe {
   viewStream(req: { filename: string; subfolder: string; type: 'input' | 'output' | 'temp' }): Promise<{ status: number; body: { destroy(): void } } | null>;
 }
 
-export async function precheckPrompt(graph: Record<string, unknown>, objectInfo: ObjectInfo, engine: InputFileProbe): Promise<EngineValidationBody | null> {
+/**
+ * Null when the engine would accept `graph`; otherwise the body its `POST /prompt` would answer 400 with.
+ * `checksFileLists: false` is for the stand-in engine: it answers a graph whose model files are
+ * missing with a test card (the Run page promises so), so a model missing from its lists is no refusal.
+ */
+export async function precheckPrompt(graph: Record<string, unknown>, objectInfo: ObjectInfo, engine: InputFileProbe, checksFileLists = true): Promise<EngineValidationBody | null> {
   const existing = await existingInputFiles(graph, engine);
   const lookup: NodeLookup = {
     get: (classType: string) => (Object.hasOwn(objectInfo, classType) ? (objectInfo[classType] as unknown as NodeInfo) : undefined),
     live: (classType: string) => (Object.hasOwn(objectInfo, classType) ? (objectInfo[classType] as unknown as NodeInfo) : undefined),
     // The engine's object_info lists its files as they are: its combos are the truth.
-    checksFileLists: true,
+    checksFileLists,
   };
   const result = validatePrompt(graph, { catalog: lookup, fileExists: (name) => existing.has(name) });
   if (result.ok) return null;

@@ -174,6 +174,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     recordLock: deps.provenance?.recordLock,
     limits,
     previewMethod: config.engine.previewMethod,
+    standin: () => config.engine.mode === 'standin',
     inputOwner: deps.inputOwner,
     inputOwnerOf: deps.inputOwnerOf,
     keepInputCopy: (file, name) => inputs.keep(file.path, name),

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { DomainError, isKind } from '../domain-error.js';
 import type { EngineClient } from '../engine/engine.client.js';
-import { EngineValidationError } from '../engine/engine-errors.js';
+import { refusedRun } from './refusal-words.js';
 import type { EngineValidationBody } from '../engine/engine-protocol.js';
 import { precheckPrompt, type InputFileProbe } from '../engine/prompt-precheck.js';
 import { missingFor } from '../engine/pool/engine-needs.js';
@@ -116,6 +116,8 @@ export interface RunnerDeps {
   localEngine?: { status(): string; waitUp(ms: number): Promise<boolean> };
   /** Each person's allow-lists and quotas (none: nobody is limited). */
   limits?: RunLimits;
+  /** This computer's engine is the stand-in: it runs a graph whose model files are missing (with a test card). */
+  standin?: () => boolean;
   events: EventBus;
   logger: Logger;
   /** Records what the job runs on (its lock), once it is accepted. */
@@ -317,14 +319,15 @@ export class RunnerService {
       return;
     }
     const engineInputs = this.inputsFor(this.deps.engine, actor);
-    let refused = await precheckPrompt(graph, objectInfo, engineInputs);
+    const checksFileLists = !this.deps.standin?.();
+    let refused = await precheckPrompt(graph, objectInfo, engineInputs, checksFileLists);
     if (!refused) return;
     this.deps.workflows.invalidateNodes();
     const fresh = await this.deps.workflows.objectInfo();
-    refused = await precheckPrompt(graph, fresh, engineInputs);
+    refused = await precheckPrompt(graph, fresh, engineInputs, checksFileLists);
     if (!refused) return;
     const others = this.deps.otherEngines?.() ?? [];
-    if (others.length === 0) throw new EngineValidationError(refused);
+    if (others.length === 0) throw refusedRun(refused);
     // Another engine of the pool may have what this one lacks (input files are Studio's: asked of this engine).
     const lacks = [`this computer lacks ${missingFor(graph, fresh).join(', ') || 'nothing it names (see the node errors)'}`];
     for (const other of others) {
@@ -332,7 +335,7 @@ export class RunnerService {
       if (info && !(await precheckPrompt(graph, info, engineInputs))) return;
       lacks.push(info ? `${other.name} (${other.id}) lacks ${missingFor(graph, info).join(', ') || 'nothing it names'}` : `${other.name} (${other.id}) did not say what it has`);
     }
-    throw new EngineValidationError({ ...refused, error: { ...refused.error, message: 'No engine can run this job', details: lacks.join('; ') } });
+    throw refusedRun({ ...refused, error: { ...refused.error, message: 'No engine can run this job', details: lacks.join('; ') } }, `No engine can run it: ${lacks.join('; ')}.`);
   }
 
   /**
@@ -353,7 +356,7 @@ export class RunnerService {
     // None of them said what it has: as unreachable as this computer's engine (503).
     if (!refused) this.deps.engine.assertAvailable();
     if (!refused) throw new DomainError('unavailable', `No engine can be asked: ${lacks.join('; ')}`);
-    throw new EngineValidationError({ ...refused, error: { ...refused.error, message: 'No engine can run this job', details: lacks.join('; ') } });
+    throw refusedRun({ ...refused, error: { ...refused.error, message: 'No engine can run this job', details: lacks.join('; ') } }, `No engine can run it: ${lacks.join('; ')}.`);
   }
 
   /** `POST /api/admin/history/retry`: same parameters, same resolved seeds, same input image. */

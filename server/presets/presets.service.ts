@@ -23,6 +23,7 @@ import { PresetFileError, type PresetStore } from './preset.store.js';
 import { mayRun, mayTouch, OWNER_ACTOR, seesEveryone, type Actor } from '../http/actor.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
 import type { SavedPromptsMirror } from './saved-prompts.store.js';
+import { findPlaceholders, toQuestions } from '../contracts/placeholder-syntax.js';
 
 export interface PresetsServiceDeps {
   store: PresetStore;
@@ -263,6 +264,9 @@ export class PresetsService {
     };
     if (typeof p.owner_id === 'string') entry.owner_id = p.owner_id;
     if (p.shared === true) entry.shared = true;
+    // The card lists what a run will ask, so a person can pick a preset by its questions.
+    const questions = toQuestions(findPlaceholders(p.workflow.params)).map((q) => q.question);
+    if (questions.length) entry.questions = questions;
     if (p.source?.type === 'modelhub') {
       const imageId = p.source.modelhub_image_id ?? null;
       entry.source_type = 'modelhub';

@@ -10,7 +10,7 @@ import { isInside } from '../http/contained-path.js';
 import { annotatedPath } from '../engine/engine-paths.js';
 import { PromptExecutor, type ExecutorDeps } from './executor.service.js';
 import { HistoryStore } from './history.store.js';
-import { validatePrompt } from '../engine/prompt-rules/validator.js';
+import { validatePrompt, type NodeLookup } from '../engine/prompt-rules/validator.js';
 import { pyStr } from '../engine/prompt-rules/py-format.js';
 import { PromptQueue } from './queue.store.js';
 import type { ExtraData, QueueItem } from './standin.types.js';
@@ -32,8 +32,17 @@ export class StandinService {
   private readonly shutdown = new AbortController();
   private running: Promise<void> | null = null;
 
+  /**
+   * The catalog as `/prompt` checks it: a model file missing from the folders is no refusal (the
+   * real engine refuses it). Studio promises that the stand-in runs a not-ready workflow anyway and
+   * answers with a test card; `/object_info` still lists only the files there are.
+   */
+  private readonly lenientCatalog: NodeLookup;
+
   constructor(private readonly deps: StandinServiceDeps) {
     this.executor = new PromptExecutor({ ...deps, signal: this.shutdown.signal });
+    const catalog = deps.catalog;
+    this.lenientCatalog = { get: (c) => catalog.get(c), live: (c) => catalog.live(c), checksFileLists: false };
   }
 
   /** `POST /prompt`: the status code and body the engine would answer. */
@@ -55,7 +64,7 @@ export class StandinService {
       return { status: 400, body: { error, node_errors: {} } };
     }
     const promptId = body.prompt_id === undefined ? randomUUID() : pyStr(body.prompt_id);
-    const result = validatePrompt(body.prompt, { catalog: this.deps.catalog, fileExists: (name) => this.inputFileExists(name) }, body.partial_execution_targets);
+    const result = validatePrompt(body.prompt, { catalog: this.lenientCatalog, fileExists: (name) => this.inputFileExists(name) }, body.partial_execution_targets);
     if (!result.ok) {
       this.deps.logger.warn(`stand-in: invalid prompt: ${result.error.type}: ${result.error.message}`);
       return { status: 400, body: { error: result.error, node_errors: result.nodeErrors } };

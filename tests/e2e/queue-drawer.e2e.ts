@@ -66,6 +66,42 @@ describe('the queue drawer', () => {
     await expect.poll(async () => (await state()).paused).toBe(false);
   });
 
+  it('tells jobs of one workflow apart by prompt, seed and time; Escape closes the drawer (#47 point 3)', async () => {
+    const drawer = page.getByRole('complementary', { name: 'Queue' });
+    const links = drawer.getByRole('list', { name: 'Jobs in queue order' }).getByRole('link');
+    const names = await links.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+    expect(new Set(names).size).toBe(4);
+    expect(names[0]).toMatch(/^SDXL text to image, “a fox” · seed \d+ · queued \d/);
+    expect(await drawer.getByRole('button', { name: /^Cancel SDXL text to image, “an owl”/ }).count()).toBe(1);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('complementary', { name: 'Queue' }).count()).toBe(0);
+  });
+
+  it('says a paused queue where a waiting job is shown: the Run panel and the Queue page, each with Resume (#47 point 3)', async () => {
+    expect((await studio.api('/api/admin/queue/pause', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).status).toBe(200);
+    await page.goto(`${studio.url}/run/txt2img-sdxl?job=${ids[2]}`);
+    const stage = page.getByRole('region', { name: 'Job' });
+    await stage.getByText('Waiting — the queue is paused').waitFor();
+    expect(await stage.getByRole('button', { name: 'Resume' }).isVisible()).toBe(true);
+    await shoot('run-waiting-paused-desktop');
+    await page.goto(`${studio.url}/jobs`);
+    const section = page.getByRole('region', { name: 'Running and queued' });
+    await section.getByText('The queue is paused').waitFor();
+    // The drawer's controls on the Queue page: cancel, reorder, clear, resume.
+    await expect.poll(() => section.getByRole('button', { name: /^Cancel SDXL text to image, “a lynx”/ }).count()).toBe(1);
+    expect(await section.getByRole('button', { name: /^Move SDXL text to image, “an owl”.* down$/ }).count()).toBe(1);
+    expect(await section.getByRole('button', { name: 'Clear waiting' }).isEnabled()).toBe(true);
+    await saveScreenshot(page, 'queue-page-paused-desktop');
+    await resizeTo(page, PHONE);
+    expect(await overflowing(page)).toEqual([]);
+    await saveScreenshot(page, 'queue-page-paused-phone');
+    await resizeTo(page, { width: 1366, height: 900 });
+    await section.getByRole('button', { name: 'Resume', exact: true }).click();
+    await expect.poll(async () => (await state()).paused).toBe(false);
+    await expect.poll(() => section.getByText('The queue is paused').count()).toBe(0);
+    await page.getByRole('button', { name: /^Queue/ }).click();
+  });
+
   it('clears what waits, after asking, and retries all stalled', async () => {
     const drawer = page.getByRole('complementary', { name: 'Queue' });
     await drawer.getByRole('button', { name: 'Clear waiting' }).click();
@@ -89,7 +125,9 @@ describe('the queue drawer', () => {
     await page.goto(`${studio.url}/home`);
     await page.getByRole('button', { name: /^Queue/ }).click();
     const drawer = page.getByRole('complementary', { name: 'Queue' });
-    await expect.poll(() => drawer.getByRole('listitem').count()).toBe(1);
+    await expect.poll(() => drawer.getByRole('list', { name: 'Jobs in queue order' }).getByRole('listitem').count()).toBe(1);
+    // What left the queue is listed with its thumbnail: the cancelled job here.
+    await expect.poll(() => drawer.getByRole('list', { name: 'Just finished' }).getByRole('listitem').count()).toBeGreaterThan(0);
     expect(await overflowing(page)).toEqual([]);
     await shoot('queue-drawer-phone');
     await drawer.getByRole('button', { name: 'Close the queue' }).click();

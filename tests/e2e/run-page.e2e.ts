@@ -151,6 +151,8 @@ describe('Run page and presets (#30)', () => {
     ]);
     await dialog.getByRole('combobox', { name: 'Steps: fixed or asked' }).selectOption('asked');
     await dialog.getByRole('textbox', { name: 'Steps: answers (comma-separated)' }).fill('2, 3');
+    // Its answers box has a visible label too (#47 point 11), not only a placeholder.
+    expect(await dialog.getByText('Answers (comma-separated)', { exact: true }).isVisible()).toBe(true);
     await dialog.getByRole('combobox', { name: 'Seed: fixed or asked' }).selectOption('asked');
     expect(await checkBoth('run-save-preset-dialog')).toEqual([]);
     await dialog.getByRole('button', { name: 'Save preset' }).click();
@@ -204,6 +206,12 @@ describe('Run page and presets (#30)', () => {
     const started = (await jobsOf(WF)).find((j) => j.params.positive === 'a owl at dusk');
     expect(started?.seeds.seed).toBe(4242);
     await waitForJob(studio.api, started!.prompt_id, ['completed'], 60_000);
+    // The card lists what a run asks; the job page and the history say the job came from the preset (#47).
+    expect(await page.getByRole('list', { name: 'Questions Dusk asks' }).getByRole('listitem').allTextContents()).toEqual(['animal']);
+    await page.goto(`${studio.url}/jobs/${started!.prompt_id}`);
+    await page.getByText('from preset Dusk').waitFor();
+    await page.goto(`${studio.url}/jobs`);
+    await page.getByRole('row').filter({ hasText: 'a owl at dusk' }).getByText('from preset Dusk').waitFor();
   });
 
   it('Esc closes the shared confirmation dialog (improvement 14)', async () => {

@@ -102,8 +102,8 @@ describe('importing one workflow of each shape from the home page (#42)', () => 
       const result = page.getByRole('status', { name: 'Import result' });
       await result.waitFor();
 
-      // App Mode names its inputs: its prompt keeps the label the author gave it ("Text").
-      const prompt = entry.expect.positive_id ? 'Text' : 'Prompt';
+      // App Mode's prompt is a bare "text" widget: it is labelled by its node's title ("Prompt"), not "Text" (#47).
+      const prompt = 'Prompt';
       const labels = [prompt, ...(entry.expect.negative ? ['Negative prompt'] : []), 'Seed', 'Steps', 'Width', 'Height'];
       const proposed = (await result.locator('p').first().locator('span.small:not(.muted)').textContent())!.split(', ');
       expect(proposed).toEqual(expect.arrayContaining(labels));

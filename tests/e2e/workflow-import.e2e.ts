@@ -15,7 +15,7 @@ import { classicApi, classicUi, zipOf } from '../fixtures/workflow-import/fixtur
 import { launchBrowser, newSignedInPage, saveScreenshot, type TestBrowser, VIEWPORTS } from '../helpers/browser.js';
 import { axeViolations, overflowing } from '../helpers/page-checks.js';
 import { ensureRendererBuilt } from '../helpers/renderer-build.js';
-import { plantModels } from '../helpers/runner.js';
+import { plantModels, uploadSample } from '../helpers/runner.js';
 import { startTestStudio, type TestStudio } from '../helpers/studio.js';
 
 let studio: TestStudio;
@@ -49,7 +49,7 @@ describe('importing a workflow from the home page', () => {
       await page.getByRole('button', { name: 'Import', exact: true }).click();
       const result = page.getByRole('status', { name: 'Import result' });
       await result.waitFor();
-      await expect.poll(() => result.textContent()).toMatch(/Fox .*8 form input\(s\): Prompt, Negative prompt, Seed, Steps/);
+      await expect.poll(() => result.textContent()).toMatch(/Fox .*8 form inputs: Prompt, Negative prompt, Seed, Steps/);
       expect(await result.textContent()).toMatch(/Needs models: sd_xl_base_1\.0\.safetensors/);
       // The new workflow is listed with its category.
       const card = page.getByRole('region', { name: 'Workflows' }).getByRole('article', { name: `Fox ${label}` });
@@ -64,6 +64,61 @@ describe('importing a workflow from the home page', () => {
       await context.close();
     });
   }
+});
+
+describe('an editor graph of small utility nodes, its test run, and import errors (#47 point 7)', () => {
+  it('proposes the blur\'s radius and sigma beside the image, test-runs with the last upload, and shows an import error inline', async () => {
+    const graph = {
+      '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+      '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 3, sigma: 1.5 } },
+      '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'blurred' } },
+    };
+    const file = path.join(fileDir, 'Blur it.json');
+    fs.writeFileSync(file, JSON.stringify(graph));
+    const last = await uploadSample(studio.api, 'last-upload.png');
+    const { context, page } = await newSignedInPage(browser, studio, VIEWPORTS[1][1]);
+    await page.goto(`${studio.url}/`);
+    const panel = page.getByRole('region', { name: 'Import a workflow' });
+    // A file that is no workflow: the reason stays in the panel, in view (not a toast over the form).
+    const broken = path.join(fileDir, 'broken.json');
+    fs.writeFileSync(broken, '{ not json');
+    await panel.getByLabel('Workflow file').setInputFiles(broken);
+    await panel.getByRole('button', { name: 'Import', exact: true }).click();
+    const refused = panel.getByRole('alert').filter({ hasText: 'The file was not imported' });
+    await refused.waitFor();
+    expect(await refused.isVisible()).toBe(true);
+
+    await panel.getByLabel('Workflow file').setInputFiles(file);
+    await panel.getByRole('button', { name: 'Import', exact: true }).click();
+    const result = page.getByRole('status', { name: 'Import result' });
+    await expect.poll(() => result.textContent()).toMatch(/3 form inputs: Image, Blur radius, Sigma/);
+    expect(await refused.count()).toBe(0);
+    // The test run asks for a real image and starts from the last upload, not the graph's example.png.
+    const testRun = page.getByRole('region', { name: 'Test run' });
+    await expect.poll(() => testRun.getByRole('img', { name: /Chosen image for the test run/ }).getAttribute('src')).toContain(encodeURIComponent(last));
+    await testRun.getByRole('button', { name: 'Test run with this image' }).click();
+    await page.getByRole('status', { name: 'Test run result' }).locator('img').first().waitFor({ timeout: 30_000 });
+    expect(await overflowing(page)).toEqual([]);
+    await saveScreenshot(page, 'workflow-import-test-run-phone');
+    await context.close();
+  });
+
+  it('turns a workflow card ready when its model\'s download is announced, without a reload', async () => {
+    const graph = classicApi();
+    graph['4']!.inputs.ckpt_name = 'arrives-later.safetensors';
+    const file = path.join(fileDir, 'Later fox.json');
+    fs.writeFileSync(file, JSON.stringify(graph));
+    const { context, page } = await newSignedInPage(browser, studio, VIEWPORTS[0][1]);
+    await page.goto(`${studio.url}/`);
+    await page.getByLabel('Workflow file').setInputFiles(file);
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const card = page.getByRole('region', { name: 'Workflows' }).getByRole('article', { name: 'Later fox' });
+    await card.getByText('Not ready').waitFor();
+    plantModels(studio.dir, { checkpoints: ['arrives-later.safetensors'] });
+    studio.studio.events.emit('download.done', 'success', 'Downloaded arrives-later.safetensors', { filename: 'arrives-later.safetensors' });
+    await card.getByText('Ready', { exact: true }).waitFor({ timeout: 10_000 });
+    await context.close();
+  });
 });
 
 describe('a shared workflow ZIP naming its own repositories', () => {

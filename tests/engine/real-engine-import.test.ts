@@ -89,7 +89,7 @@ describe.skipIf(!available)('importing a workflow through a real engine', () => 
     const res = await executeRaw(t.api, 'blur-it');
     expect(res.status).toBe(400);
     const body = (await res.json()) as { detail: string; node_errors?: Record<string, unknown> };
-    expect(body.detail).toMatch(/LoadImage/);
+    expect(body.detail).toMatch(/The input file .* is not there/);
     expect(Object.keys(body.node_errors ?? {})).toContain('1');
   });
 });

@@ -101,7 +101,7 @@ describe.skipIf(!available)('a real engine', () => {
     const res = await executeRaw(t.api, 'image-filter', { params: { _existing_input_image: 'not-uploaded.png' } });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { detail: string; node_errors: Record<string, unknown> };
-    expect(body.detail).toMatch(/LoadImage/);
+    expect(body.detail).toMatch(/The input file “not-uploaded\.png” is not there/);
     expect(Object.keys(body.node_errors)).toContain('1');
   });
 

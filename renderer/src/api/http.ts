@@ -9,8 +9,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
-    /** The whole JSON answer: the fields a route sends beside `detail` (a node install's `git_output`). */
-    readonly body?: unknown,
+    /** The whole JSON answer: the fields a route sends beside `detail` (a node install's `git_output`, a refused run's `missing_models`). */
+    readonly body: unknown = null,
   ) {
     super(detail);
     this.name = 'ApiError';

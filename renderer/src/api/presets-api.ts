@@ -11,6 +11,8 @@ export interface PresetRunInput {
   /** Placeholder index → chosen option. */
   answers: Record<string, string>;
   image?: File;
+  /** An input already uploaded (the image field uploads at once, as on the Run page). */
+  existing_image?: string;
 }
 
 export interface PresetRenameInput {
@@ -44,6 +46,7 @@ export class PresetsApi {
     form.append('seed', String(input.seed ?? -1));
     form.append('answers', JSON.stringify(input.answers));
     if (input.image) form.append('input_image', input.image, input.image.name);
+    if (input.existing_image) form.append('existing_image', input.existing_image);
     return this.http.postForm(`${one(id)}/run`, form);
   }
   rename(id: string, body: PresetRenameInput): Promise<{ id: string; name: string }> {

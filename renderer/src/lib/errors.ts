@@ -41,3 +41,16 @@ export function runErrorText(err: unknown): string {
   if (err instanceof ApiError && err.status === 403) return `Not allowed: ${err.detail}`;
   return errorText(err);
 }
+
+/** A refused run for the panel beside Run: the words, and the model files whose Download it offers. */
+export interface RunRefusal {
+  text: string;
+  missingModels: string[];
+}
+
+/** The one place a run's failure becomes what the Run panel, a preset run and a batch show. */
+export function runRefusal(err: unknown): RunRefusal {
+  const body = err instanceof ApiError && err.body && typeof err.body === 'object' ? (err.body as { missing_models?: unknown }) : null;
+  const missing = Array.isArray(body?.missing_models) ? body.missing_models.filter((f): f is string => typeof f === 'string') : [];
+  return { text: runErrorText(err), missingModels: missing };
+}

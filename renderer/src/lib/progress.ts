@@ -28,9 +28,19 @@ function liveFacts(p: ProgressObject | null): ProgressFacts {
     steps: running && p.total_steps > 0 ? `Step ${p.step}/${p.total_steps}` : null,
     // A finished job's node count is noise (cached nodes never report), so only a running one shows it.
     nodes: running && p.total_nodes > 0 ? `Nodes ${p.nodes_done}/${p.total_nodes}` : null,
-    eta: running && p.eta_seconds !== null ? `About ${formatDuration(p.eta_seconds)} left` : null,
+    eta: running ? timeLeft(p) : null,
     rate: running && p.step_rate !== null ? `${p.step_rate.toFixed(2)} steps/s` : null,
   };
+}
+
+/**
+ * "About 1 min left" once there is something to measure by; before the first step or node ends
+ * the estimate is a guess of 0 s, so it says "Starting…" instead (and nothing once under a second).
+ */
+function timeLeft(p: ProgressObject): string | null {
+  if (p.step === 0 && p.nodes_done === 0) return 'Starting…';
+  if (p.eta_seconds === null || p.eta_seconds < 1) return null;
+  return `About ${formatDuration(p.eta_seconds)} left`;
 }
 
 /**

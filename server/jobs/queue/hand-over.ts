@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isKind } from '../../domain-error.js';
 import { isBelow, isContained } from '../../http/contained-path.js';
+import { EngineValidationError } from '../../engine/engine-errors.js';
 import { inputFilesOf } from '../../engine/pool/engine-needs.js';
+import { refusalInWords } from '../refusal-words.js';
 import type { Logger } from '../../logging.js';
 import type { QueueRow } from './queue.store.js';
 import type { QueueEngine } from './queue-engine.js';
@@ -37,6 +39,8 @@ export async function submitTo(engine: QueueEngine, row: QueueRow, ctx: { inputD
     if (Object.keys(submitted.node_errors).length) ctx.logger.warn(`prompt ${id} was queued with node errors: ${JSON.stringify(submitted.node_errors).slice(0, 1000)}`);
   } catch (err) {
     engine.monitor.untrack(id);
+    // The job's error is read by people: the engine's node errors in words (the one rule Run uses too).
+    if (err instanceof EngineValidationError) return { kind: 'refused', message: refusalInWords(err.engineBody).detail };
     if (isKind(err, 'rejected')) return { kind: 'refused', message: err.message };
     ctx.logger.warn(`engine ${engine.id} could not take job ${id}`, err);
     return { kind: 'failed' };

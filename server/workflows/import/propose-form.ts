@@ -5,7 +5,9 @@
  * after `@`: `Input: Style @text`); then guesses — the prompts feeding the samplers' positive and
  * negative sides (found by types, `prompt-sources.ts`), the seed (→ `seed`, default −1), steps,
  * cfg and denoise, the latent size and batch,
- * a `LoadImage`'s image. A primitive that feeds several widgets becomes one input written into
+ * a `LoadImage`'s image; and when that leaves the form with fewer than three inputs, every widget
+ * of the graph's small utility nodes (a blur's radius and sigma: up to four widgets, no loader,
+ * no save node). A primitive that feeds several widgets becomes one input written into
  * all of them as a `{{placeholder}}` in the stored graph; the workflow's own text is stored with
  * any `{{…}}` in it escaped (`\{{…}}`), so it stays text. Outputs: every save node.
  */
@@ -65,7 +67,7 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
 
   const appMode = appModeData(read);
   for (const [node, field] of appMode.inputs) {
-    if (!add({ node, field }, field, humanize(field))) warnings.push(`App Mode input ${node}/${field} cannot be set from a form; it was left out`);
+    if (!add({ node, field }, field, appModeLabel(graph, objectInfo, node, field))) warnings.push(`App Mode input ${node}/${field} cannot be set from a form; it was left out`);
   }
   for (const [node, apiNode] of Object.entries(graph)) {
     const match = INPUT_TITLE.exec(apiNode._meta?.title ?? '');
@@ -79,6 +81,7 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
     if (match && first) add(first, slug(match[1]!), match[1]!);
   }
   guess(graph, objectInfo, add);
+  if (inputs.length < FEW_INPUTS) utilityWidgets(graph, objectInfo, add);
 
   // The workflow's own text is stored escaped, so a prompt containing `{{x}}` stays text.
   for (const node of Object.values(graph)) {
@@ -92,6 +95,42 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
   const outputs = saveOutputs(graph, objectInfo, appMode.outputs);
   if (outputs.length === 0) warnings.push('the workflow has no save node: runs will finish without a result file');
   return { inputs, outputs, graph, placeholders: written, warnings };
+}
+
+/** Widget names that say nothing of what they set (a CLIPTextEncode's `text`, a primitive's `value`). */
+const BARE_FIELDS = new Set(['text', 'value', 'string', 'int', 'float', 'number', 'boolean', 'strings']);
+
+/**
+ * An App Mode input's label: its widget's name ("Width", "Guidance"), unless that name is bare
+ * ("Text"): then the node's own title ("Prompt"), else its display name ("CLIP Text Encode (Prompt)").
+ */
+function appModeLabel(graph: ApiGraph, objectInfo: ObjectInfo, node: string, field: string): string {
+  if (!BARE_FIELDS.has(field.toLowerCase())) return humanize(field);
+  const apiNode = graph[node];
+  const display = objectInfo[apiNode?.class_type ?? '']?.display_name ?? apiNode?.class_type;
+  const title = apiNode?._meta?.title?.trim();
+  return title || display || humanize(field);
+}
+
+/** Below this many inputs a form says too little of the graph: the small nodes' widgets are proposed too. */
+const FEW_INPUTS = 3;
+/** A node with more widgets than this is a main step (a sampler), not a small utility. */
+const UTILITY_WIDGETS = 4;
+/** Values that name a model file: the node is a loader, not a utility. */
+const MODEL_FILE = /\.(safetensors|ckpt|pt|pth|bin|gguf|sft|onnx|pkl)$/i;
+
+/** Every widget of the small utility nodes (ImageBlur's `blur_radius` and `sigma`), labelled by field. */
+function utilityWidgets(graph: ApiGraph, objectInfo: ObjectInfo, add: Add): void {
+  const ids = Object.keys(graph).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+  for (const node of ids) {
+    const apiNode = graph[node]!;
+    const info = objectInfo[apiNode.class_type];
+    if (info?.output_node || /save|preview|loadimage/i.test(apiNode.class_type)) continue;
+    const widgets = Object.entries(apiNode.inputs).filter(([field, value]) => field !== 'filename_prefix' && !isLink(value) && ['number', 'boolean', 'string'].includes(typeof value));
+    if (widgets.length === 0 || widgets.length > UTILITY_WIDGETS) continue;
+    if (widgets.some(([, value]) => typeof value === 'string' && MODEL_FILE.test(value))) continue;
+    for (const [field] of widgets) add({ node, field }, field, humanize(field));
+  }
 }
 
 type Add = (target: InputTarget | InputTarget[], id: string, label: string, opts?: { asSeed?: boolean }) => boolean;

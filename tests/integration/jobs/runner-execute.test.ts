@@ -116,8 +116,8 @@ describe('execute', () => {
     const res = await executeRaw(t.api, 'image-filter', { params: { _existing_input_image: 'missing-file.png' } });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { detail: string; error: { type: string }; node_errors: Record<string, { class_type: string; errors: unknown[] }> };
-    // detail stays a string (the one error shape) and names each node error in words…
-    expect(body.detail).toMatch(/\[LoadImage\] node 1: image: /);
+    // detail stays a string (the one error shape) and says in words what is wrong, without the engine's jargon…
+    expect(body.detail).toBe('This job cannot run. The input file “missing-file.png” is not there any more: pick or upload it again.');
     // …while the engine's structured errors travel beside it for programs.
     expect(body.error.type).toBe('prompt_outputs_failed_validation');
     expect(body.node_errors['1']?.class_type).toBe('LoadImage');

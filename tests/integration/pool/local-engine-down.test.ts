@@ -63,7 +63,7 @@ describe('execute with this computer’s engine down', () => {
     const video = await executeRaw(t.api, 'img2vid-wan', { params: { steps: 2 }, image: { data: fs.readFileSync(SAMPLE_PNG), name: 'no.png' } });
     expect(video.status).toBe(400);
     const body = await json<{ detail: string }>(video);
-    expect(body.detail).toContain('No engine can run this job');
+    expect(body.detail).toContain('No engine can run it: this computer does not answer');
     expect(body.detail).toMatch(new RegExp(`\\(${id}\\) lacks [^;]*model wan2.1_i2v_480p_14B_fp8_e4m3fn.safetensors`));
   }, 120_000);
 });

@@ -118,7 +118,8 @@ describe('GET /api/admin/presets and /{id}', () => {
         modelhub_url: 'http://hub.test:9/images/4242',
         detected_type: 'i2i',
       },
-      { id: 'fox', name: 'Fox v2', description: 'second', private: true, workflow_id: 'txt2img-sdxl', workflow_name: 'SDXL text to image' },
+      // The questions a run asks, for the card (only a preset with placeholders has them).
+      { id: 'fox', name: 'Fox v2', description: 'second', private: true, workflow_id: 'txt2img-sdxl', workflow_name: 'SDXL text to image', questions: ['Animal'] },
     ]);
   });
 

@@ -103,12 +103,16 @@ describe('stand-in engine (fast steps)', () => {
     expect(texts(frames, 'execution_success')).toHaveLength(1);
   });
 
-  it('refuses a model the model folders do not hold (value_not_in_list), like the engine', async () => {
+  it('runs a graph naming a model its folders do not hold (a test card), where the engine would refuse it', async () => {
+    // Studio's Run page promises that the stand-in runs a not-ready workflow anyway; the listing stays truthful.
     const graph = { ...samplerGraph(9), '1': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'missing.safetensors' } } };
-    const res = await postJson(engine, '/prompt', { prompt: graph });
-    expect(res.status).toBe(400);
-    const nodeErrors = res.json.node_errors as Record<string, { errors: Array<Record<string, unknown>> }>;
-    expect(nodeErrors['1']?.errors[0]).toMatchObject({ type: 'value_not_in_list', details: `ckpt_name: 'missing.safetensors' not in ['${MODEL}']` });
+    const from = ws.mark();
+    const res = await postJson(engine, '/prompt', { prompt: graph, client_id: 'client-a' });
+    expect(res.status).toBe(200);
+    const frames = await ws.untilDone(res.json.prompt_id as string, from);
+    expect(texts(frames, 'execution_success')).toHaveLength(1);
+    const info = (await (await fetch(`${engine.url}/object_info/CheckpointLoaderSimple`)).json()) as Record<string, { input: { required: { ckpt_name: [string[]] } } }>;
+    expect(info.CheckpointLoaderSimple!.input.required.ckpt_name[0]).toEqual([MODEL]);
   });
 
   it('converts images for /view preview= and channel= like the engine', async () => {

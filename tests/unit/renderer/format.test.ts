@@ -63,6 +63,10 @@ describe('progress display', () => {
     expect(stale).toMatchObject({ eta: null, rate: null });
     expect(stale.stage).toContain('Studio is unreachable');
   });
+  it('says "Starting…" before the first step or node ends, never "About 0 s left"', () => {
+    expect(progressFacts({ ...running, step: 0, nodes_done: 0, eta_seconds: 0 }).eta).toBe('Starting…');
+    expect(progressFacts({ ...running, step: 3, eta_seconds: 0.4 }).eta).toBeNull();
+  });
   it('says when a job waits, finished or failed, without stale step figures', () => {
     expect(progressFacts(null).stage).toBe('Waiting in the queue…');
     expect(progressFacts({ ...running, status: 'completed', percent: 100 })).toMatchObject({ stage: 'Finished', steps: null, eta: null, rate: null });

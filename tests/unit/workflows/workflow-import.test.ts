@@ -110,6 +110,20 @@ describe('the proposed form', () => {
     expect(form.inputs.find((input) => input.id === 'seed')).toMatchObject({ type: 'seed', node_id: 3, field: 'seed' });
   });
 
+  it('proposes every widget of the small utility nodes when the guesses leave few inputs (a blur: image, radius, sigma)', () => {
+    const blur = {
+      '1': { class_type: 'LoadImage', inputs: { image: 'example.png' } },
+      '2': { class_type: 'ImageBlur', inputs: { image: ['1', 0], blur_radius: 3, sigma: 1.5 } },
+      '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'blurred' } },
+    };
+    const form = proposeForm(readWorkflowFile(json(blur), objectInfo), objectInfo);
+    expect(form.inputs.map((input) => [input.id, input.type, input.default])).toEqual([['image', 'image', 'example.png'], ['blur_radius', 'int', 3], ['sigma', 'float', 1.5]]);
+    expect(form.inputs.find((input) => input.id === 'sigma')).toMatchObject({ label: 'Sigma', node_id: 2, field: 'sigma', min: 0.1, max: 10 });
+    // A full text-to-image graph has enough guessed inputs: its small nodes' widgets stay out.
+    const classic = proposeForm(readWorkflowFile(json(classicUi()), objectInfo), objectInfo);
+    expect(classic.inputs.some((input) => input.id === 'filename_prefix' || input.id === 'ckpt_name')).toBe(false);
+  });
+
   it('puts App Mode inputs first, then nodes titled "Input:", then guesses; App Mode outputs pick the save nodes', () => {
     const ui = classicUi();
     (ui.extra as Record<string, unknown>).linearData = { inputs: [[5, 'width'], ['3', 'sampler_name', { height: 2 }]], outputs: [9] };
@@ -119,6 +133,13 @@ describe('the proposed form', () => {
     expect(form.inputs.slice(0, 3).map((input) => [input.id, input.type])).toEqual([['width', 'int'], ['sampler_name', 'select'], ['avoid', 'text']]);
     expect(form.inputs.filter((input) => input.id === 'negative')).toEqual([]);
     expect(form.inputs.find((input) => input.id === 'sampler_name')).toMatchObject({ default: 'euler', options: expect.arrayContaining(['euler', 'dpmpp_2m']) });
+    expect(form.inputs.slice(0, 2).map((input) => input.label)).toEqual(['Width', 'Sampler name']);
+    // A bare widget name ("Text") is no label: the node's title, else its display name, is.
+    const texts = classicUi();
+    (texts.extra as Record<string, unknown>).linearData = { inputs: [[6, 'text']], outputs: [9] };
+    expect(proposeForm(readWorkflowFile(json(texts), objectInfo), objectInfo).inputs[0]).toMatchObject({ id: 'text', label: 'Positive' });
+    delete (texts.nodes as { id: number; title?: string }[]).find((n) => n.id === 6)!.title;
+    expect(proposeForm(readWorkflowFile(json(texts), objectInfo), objectInfo).inputs[0]).toMatchObject({ id: 'text', label: 'CLIP Text Encode (Prompt)' });
   });
 });
 
