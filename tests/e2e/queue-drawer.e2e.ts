@@ -87,6 +87,8 @@ describe('the queue drawer', () => {
     await page.goto(`${studio.url}/jobs`);
     const section = page.getByRole('region', { name: 'Running and queued' });
     await section.getByText('The queue is paused').waitFor();
+    // The header's Queue button says so too, on every page.
+    await page.getByRole('banner').getByRole('button', { name: /^Queue/ }).getByLabel('paused').waitFor();
     // The drawer's controls on the Queue page: cancel, reorder, clear, resume.
     await expect.poll(() => section.getByRole('button', { name: /^Cancel SDXL text to image, “a lynx”/ }).count()).toBe(1);
     expect(await section.getByRole('button', { name: /^Move SDXL text to image, “an owl”.* down$/ }).count()).toBe(1);
@@ -99,6 +101,7 @@ describe('the queue drawer', () => {
     await section.getByRole('button', { name: 'Resume', exact: true }).click();
     await expect.poll(async () => (await state()).paused).toBe(false);
     await expect.poll(() => section.getByText('The queue is paused').count()).toBe(0);
+    await expect.poll(() => page.getByRole('banner').getByLabel('paused').count()).toBe(0);
     await page.getByRole('button', { name: /^Queue/ }).click();
   });
 
