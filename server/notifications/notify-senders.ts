@@ -80,9 +80,11 @@ export async function sendOnce(target: SendTarget, message: NotifyMessage, fetch
     const cause = (err as { cause?: { code?: string } }).cause?.code;
     return { ok: false, retry: true, status: null, detail: `No answer from the receiver (${cause ?? (err as Error).message})`, retryAfterMs: null };
   }
-  const text = (await res.text().catch(() => '')).replace(/\s+/g, ' ').trim().slice(0, 200);
+  // The receiver's body is not passed on: a target may point anywhere on the LAN, and its answer
+  // would show a member what an internal service says. The status and its meaning are enough.
+  await res.body?.cancel().catch(() => undefined);
   if (res.ok) return { ok: true, retry: false, status: res.status, detail: `Received (HTTP ${res.status})`, retryAfterMs: null };
   const retry = res.status === 408 || res.status === 429 || res.status >= 500;
   const why = res.status === 401 || res.status === 403 ? 'the receiver refused the credentials (check the token)' : res.status === 404 ? 'no such topic or path' : retry ? 'the receiver is busy or failing' : 'the receiver refused the message';
-  return { ok: false, retry, status: res.status, detail: `HTTP ${res.status}: ${why}${text ? ` — ${text}` : ''}`, retryAfterMs: parseRetryAfter(res.headers.get('retry-after'), now()) };
+  return { ok: false, retry, status: res.status, detail: `HTTP ${res.status}: ${why}`, retryAfterMs: parseRetryAfter(res.headers.get('retry-after'), now()) };
 }
