@@ -53,6 +53,8 @@ describe('Disk page', () => {
   it('is reached from System, links a duplicate and deletes an unused file after confirmation', async () => {
     const { context: ctx, page } = await newSignedInPage(browser, studio);
     await page.goto(`${studio.url}/system`);
+    // The System page's figures add up as the Disk page's do: used, free, what the system keeps, the size.
+    await page.getByText(/\d.* used · .* free( · .* reserved by the system)? · .* in all/).waitFor();
     await page.getByRole('link', { name: 'Disk page' }).click();
     await page.waitForURL((url) => url.pathname === '/disk');
     await page.getByRole('heading', { name: 'Volumes' }).waitFor();
