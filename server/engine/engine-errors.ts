@@ -32,8 +32,16 @@ export class EngineHttpError extends EngineError {
 
 /** `POST /prompt` answered 400. The message names every node error; the engine's own body travels beside it. */
 export class EngineValidationError extends EngineError {
-  constructor(readonly engineBody: EngineValidationBody) {
-    super('rejected', summarizeValidation(engineBody), { error: engineBody.error, node_errors: engineBody.node_errors });
+  /**
+   * `words`: the refusal as a person reads it (Studio's runner says it so), with the models it
+   * misses; without it the message is the engine's own summary. The engine's body stays as it was
+   * (the engine API's door answers with exactly that).
+   */
+  constructor(
+    readonly engineBody: EngineValidationBody,
+    words?: { detail: string; missing_models: string[] },
+  ) {
+    super('rejected', words?.detail ?? summarizeValidation(engineBody), { error: engineBody.error, node_errors: engineBody.node_errors, ...(words ? { missing_models: words.missing_models } : {}) });
   }
 
   /** The engine's per-node errors (`{}` when the whole prompt was refused). */

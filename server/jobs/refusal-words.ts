@@ -5,7 +5,7 @@
  * `node_errors` into the sentence every run path shows (Run, presets, batches, a queued job's
  * hand-over); the engine's own body still travels beside it for API clients.
  */
-import { DomainError } from '../domain-error.js';
+import { EngineValidationError } from '../engine/engine-errors.js';
 import type { EngineValidationBody } from '../engine/engine-protocol.js';
 
 /** File names that are model weights, as opposed to images or free text. */
@@ -90,7 +90,7 @@ function topLine(error: EngineValidationBody['error']): string {
 }
 
 /** The error a refused run answers with: the words as its detail, the engine's body and the missing models beside them. */
-export function refusedRun(body: EngineValidationBody, also?: string): DomainError {
+export function refusedRun(body: EngineValidationBody, also?: string): EngineValidationError {
   const words = refusalInWords(body);
-  return new DomainError('rejected', also ? `${words.detail} ${also}` : words.detail, { error: body.error, node_errors: body.node_errors, missing_models: words.missing_models });
+  return new EngineValidationError(body, { detail: also ? `${words.detail} ${also}` : words.detail, missing_models: words.missing_models });
 }

@@ -213,7 +213,7 @@ export class RunnerService {
       if (image && uploadedImage) await this.deps.removeInput?.(uploadedImage).catch(() => undefined);
     };
     try {
-      await this.check(run.graph, target, origin.actor);
+      await this.check(run.graph, target, origin.actor, true);
     } catch (err) {
       await dropImage();
       throw err;
@@ -247,7 +247,7 @@ export class RunnerService {
     limits?.checkQuotas();
     const target = await this.target();
     // The engine's own validation first: a bad graph is its 400, before any folder or row exists.
-    await this.check(graph, target, origin.actor);
+    await this.check(graph, target, origin.actor, false);
     const folder = newJobFolderName(run.workflowId);
     const redirected = redirectOutputs(graph, folder, { objectInfo: target.objectInfo }).graph;
     const job = queuedJob(run.promptId, folder, { workflow_name: run.name, ...(run.retryOf ? { retry_of: run.retryOf } : {}) }, origin);
@@ -268,8 +268,15 @@ export class RunnerService {
     return { local, others, objectInfo };
   }
 
-  private check(graph: ApiGraph, target: RunTarget, actor: Actor | undefined): Promise<void> {
-    return target.local ? this.precheck(graph, target.objectInfo, actor) : this.precheckElsewhere(graph, target.others, actor);
+  /**
+   * `workflowRun`: a run of one of Studio's workflows, whose "not ready" banner promises that the
+   * stand-in runs it anyway. So with the stand-in as the only engine a missing model file is no
+   * refusal; a client of the engine's own API, and a pool (whose routing needs each engine's
+   * truth), meet the engine's rules as they are.
+   */
+  private check(graph: ApiGraph, target: RunTarget, actor: Actor | undefined, workflowRun: boolean): Promise<void> {
+    const lenient = workflowRun && this.deps.standin?.() === true && (this.deps.otherEngines?.() ?? []).length === 0;
+    return target.local ? this.precheck(graph, target.objectInfo, actor, !lenient) : this.precheckElsewhere(graph, target.others, actor);
   }
 
   /**
@@ -312,14 +319,13 @@ export class RunnerService {
    * graph is a 400 with the engine's node errors. A refusal is checked again against a fresh
    * `object_info`, so a model added a moment ago is not refused from a stale list.
    */
-  private async precheck(graph: ApiGraph, objectInfo: ObjectInfo | undefined, actor?: Actor): Promise<void> {
+  private async precheck(graph: ApiGraph, objectInfo: ObjectInfo | undefined, actor: Actor | undefined, checksFileLists: boolean): Promise<void> {
     if (!objectInfo) {
       // Unreachable engine: the same error a submit would have met.
       await this.deps.workflows.objectInfo();
       return;
     }
     const engineInputs = this.inputsFor(this.deps.engine, actor);
-    const checksFileLists = !this.deps.standin?.();
     let refused = await precheckPrompt(graph, objectInfo, engineInputs, checksFileLists);
     if (!refused) return;
     this.deps.workflows.invalidateNodes();

@@ -131,7 +131,7 @@ describe('the engine pool', () => {
     const res = await executeRaw(t.api, 'img2vid-wan', { params: { steps: 2 }, image: { data: fs.readFileSync(SAMPLE_PNG), name: 'cat.png' } });
     expect(res.status).toBe(400);
     const body = await json<{ detail: string }>(res);
-    expect(body.detail).toContain('No engine can run this job');
+    expect(body.detail).toContain('No engine can run it');
     expect(body.detail).toMatch(/this computer lacks [^;]*model wan2.1_i2v_480p_14B_fp8_e4m3fn.safetensors/);
     expect(body.detail).toContain(`(${smallId}) did not say what it has`);
   }, 60_000);
