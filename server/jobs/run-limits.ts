@@ -10,7 +10,7 @@ import { listSourceOf } from '../engine/prompt-rules/list-sources.js';
 import type { ApiGraph } from '../engine/engine-graph.js';
 import type { Allow, QuotaUse, Quotas } from '../contracts/users.contract.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
-import { localStamp } from '../time.js';
+import { fileStamp } from '../time.js';
 import type { JobStore } from './job.store.js';
 
 const HOUR_MS = 3_600_000;
@@ -152,9 +152,11 @@ function seconds(ms: number): number {
 }
 
 /** `14:05`, Studio's wall clock (a day away gets its date). */
+/** When, in words, in the box's own time (one clock, #47: the instant the UI shows on the box); the date too when not today. */
 function clock(ms: number, now: number): string {
-  const stamp = localStamp(new Date(ms));
-  return stamp.slice(0, 10) === localStamp(new Date(now)).slice(0, 10) ? stamp.slice(11, 16) : `${stamp.slice(11, 16)} on ${stamp.slice(0, 10)}`;
+  const at = fileStamp(new Date(ms));
+  const time = `${at.slice(9, 11)}:${at.slice(11, 13)}`;
+  return at.slice(0, 8) === fileStamp(new Date(now)).slice(0, 8) ? time : `${time} on ${at.slice(0, 4)}-${at.slice(4, 6)}-${at.slice(6, 8)}`;
 }
 
 function plural(n: number, word: string): string {

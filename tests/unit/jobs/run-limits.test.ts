@@ -51,3 +51,22 @@ describe('the model allow-list', () => {
     expect(() => limits(null, { jobs_per_day: 0 }).checkQuotas()).toThrow(/allows no jobs \(jobs per day is 0\)/);
   });
 });
+
+describe('when a person may run again', () => {
+  it("says it in the box's own time (one clock with the UI), with the date when it is not today", () => {
+    const saved = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      // 2026-11-28 23:30 in New York (04:30 UTC the next day, 05:30 in Rome): the job an hour ago frees the slot at 00:10 tomorrow.
+      const now = Date.parse('2026-11-29T04:30:00Z');
+      const oneJob = [{ createdMs: now - 20 * 60_000, duration: null }];
+      const hourly = new RunLimits({ jobs: { submittedSince: () => oneJob, activeCountOf: () => 0 }, limitsOf: () => ({ allow: null, quotas: { jobs_per_hour: 1 } }), now: () => now }).of('u_1');
+      expect(() => hourly.checkQuotas()).toThrow('1 job per hour reached; you can run again at 00:10 on 2026-11-29');
+      const sameDay = new RunLimits({ jobs: { submittedSince: () => [{ createdMs: now - 50 * 60_000, duration: null }], activeCountOf: () => 0 }, limitsOf: () => ({ allow: null, quotas: { jobs_per_hour: 1 } }), now: () => now }).of('u_1');
+      expect(() => sameDay.checkQuotas()).toThrow('1 job per hour reached; you can run again at 23:40');
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
+});
