@@ -121,8 +121,9 @@ describe('Presets page', () => {
     await panel.getByRole('button', { name: 'Run preset' }).click();
     const bar = panel.getByRole('progressbar', { name: 'Preset job progress' });
     await expect.poll(() => bar.getAttribute('aria-valuenow'), { timeout: 30_000 }).toBe('100');
-    const history = await json<Array<{ params: Record<string, unknown>; status: string }>>('/api/admin/history?limit=10');
-    expect(history[0]?.params.positive).toBe('a snow hare at dusk');
+    // The bar reaches 100 % with the last step; the job is in the history once its outputs are collected, a moment later.
+    const finished = async () => (await json<Array<{ params: Record<string, unknown>; status: string }>>('/api/admin/history?limit=10'))[0]?.params.positive;
+    await expect.poll(finished, { timeout: 15_000 }).toBe('a snow hare at dusk');
     await panel.getByRole('button', { name: 'Close' }).click();
   });
 
