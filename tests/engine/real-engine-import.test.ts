@@ -68,6 +68,8 @@ describe.skipIf(!available)('importing a workflow through a real engine', () => 
     expect(body.manifest.inputs).toEqual([
       expect.objectContaining({ id: 'blur_amount', label: 'Blur amount', type: 'int', default: 3, min: 1, max: 31, node_id: 2, field: 'blur_radius' }),
       expect.objectContaining({ id: 'image', type: 'image', default: 'example.png', node_id: 1, field: 'image' }),
+      // Few inputs: the blur's other widget is proposed too (issue 47, point 7), with the engine's own limits.
+      expect.objectContaining({ id: 'sigma', label: 'Sigma', type: 'float', default: 1, min: 0.1, max: 10, node_id: 2, field: 'sigma' }),
     ]);
     expect(body.manifest).toMatchObject({ required_nodes: [], required_models: [], outputs: [{ type: 'image', format: 'png' }] });
     const list = (await (await t.api('/api/admin/workflows')).json()) as { workflows: { id: string; ready: boolean }[] };
