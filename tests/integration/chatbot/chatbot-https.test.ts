@@ -2,30 +2,21 @@
  * With STUDIO_TLS_CERT Studio serves HTTPS with a certificate that does not name 127.0.0.1 and
  * that no public root signed: the bot still reaches Studio's API on loopback.
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFakeChatPlatform, type FakeChatPlatform } from '../../helpers/fake-chat-platform.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
+import { makeTestCert, type TestCert } from '../../helpers/tls-cert.js';
 
-let certDir: string;
+let cert: TestCert;
 let platform: FakeChatPlatform;
 let t: TestStudio;
 
 beforeAll(async () => {
-  certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-bot-tls-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=studio.lan',
-    '-addext', 'subjectAltName=DNS:studio.lan',
-    '-keyout', path.join(certDir, 'key.pem'), '-out', path.join(certDir, 'cert.pem'),
-  ], { stdio: 'ignore' });
+  cert = makeTestCert({ namesLoopback: false });
   platform = await startFakeChatPlatform();
   t = await startTestStudio({
     env: {
-      STUDIO_TLS_CERT: path.join(certDir, 'cert.pem'),
-      STUDIO_TLS_KEY: path.join(certDir, 'key.pem'),
+      ...cert.env,
       CHATBOT_BOT_TOKEN: platform.token,
       CHATBOT_API_BASE_URL: platform.url,
       CHATBOT_ALLOWED_CHATS: '99',
@@ -36,7 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.stop();
   await platform?.close();
-  fs.rmSync(certDir, { recursive: true, force: true });
+  cert?.remove();
 });
 
 it('lists the presets over HTTPS', async () => {

@@ -3,36 +3,28 @@
  * port speaks TLS too, with Studio's certificate — its HTTP routes at the root and its socket as
  * `wss://…/ws` — and still asks for a key (401 without one).
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import https from 'node:https';
-import os from 'node:os';
-import path from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { freePort } from '../../helpers/ports.js';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
+import { makeTestCert, type TestCert } from '../../helpers/tls-cert.js';
 
 let t: TestStudio;
-let certDir: string;
+let cert: TestCert;
 let doorPort: number;
 
 beforeAll(async () => {
-  certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-door-tls-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=studio.lan',
-    '-addext', 'subjectAltName=DNS:studio.lan,IP:127.0.0.1',
-    '-keyout', path.join(certDir, 'key.pem'), '-out', path.join(certDir, 'cert.pem'),
-  ], { stdio: 'ignore' });
+  cert = makeTestCert();
   doorPort = await freePort();
   t = await startTestStudio({
-    env: { STUDIO_TLS_CERT: path.join(certDir, 'cert.pem'), STUDIO_TLS_KEY: path.join(certDir, 'key.pem'), COMFY_API: 'on', COMFY_API_PORT: String(doorPort) },
+    env: { ...cert.env, COMFY_API: 'on', COMFY_API_PORT: String(doorPort) },
   });
 });
 afterAll(async () => {
   await t?.stop();
-  fs.rmSync(certDir, { recursive: true, force: true });
+  cert?.remove();
 });
 
 function get(pathname: string, headers: Record<string, string>): Promise<{ status: number; body: string; cert: tls.PeerCertificate }> {

@@ -2,32 +2,24 @@
  * Optional HTTPS: with STUDIO_TLS_CERT and STUDIO_TLS_KEY Studio serves HTTPS and WSS, and the
  * session cookie is Secure for every host name (a LAN name included).
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import https from 'node:https';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestStudio, type TestStudio } from '../../helpers/studio.js';
+import { makeTestCert, type TestCert } from '../../helpers/tls-cert.js';
 
 let t: TestStudio;
-let certDir: string;
+let tls: TestCert;
 
 beforeAll(async () => {
-  certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-tls-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=studio.lan',
-    '-addext', 'subjectAltName=DNS:studio.lan,IP:127.0.0.1',
-    '-keyout', path.join(certDir, 'key.pem'), '-out', path.join(certDir, 'cert.pem'),
-  ], { stdio: 'ignore' });
+  tls = makeTestCert();
   t = await startTestStudio({
-    env: { STUDIO_TLS_CERT: path.join(certDir, 'cert.pem'), STUDIO_TLS_KEY: path.join(certDir, 'key.pem'), STUDIO_ALLOWED_HOSTS: 'studio.lan' },
+    env: { ...tls.env, STUDIO_ALLOWED_HOSTS: 'studio.lan' },
   });
 });
 afterAll(async () => {
   await t.stop();
-  fs.rmSync(certDir, { recursive: true, force: true });
+  tls.remove();
 });
 
 function post(pathname: string, body: string, headers: Record<string, string>): Promise<{ status: number; cookie: string | undefined }> {
