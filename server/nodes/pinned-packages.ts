@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../fs-durable.js';
 const PINNED = ['torch', 'torchvision', 'torchaudio', 'numpy'] as const;
 
 /** `{package: version}` of the pinned packages installed in `python` (absent ones left out). */
-export async function readPinnedVersions(python: string, env: NodeJS.ProcessEnv, scratchDir?: string): Promise<Record<string, string>> {
+export async function readPinnedVersions(python: string, env: NodeJS.ProcessEnv, scratchDir: string): Promise<Record<string, string>> {
   const installed = await listInstalled(python, env, scratchDir);
   return Object.fromEntries(PINNED.flatMap((name) => (installed[name] ? [[name, installed[name]]] : [])));
 }

@@ -4,7 +4,6 @@
  * file, not stdout: a big environment's list is longer than the output tail `runCommand` keeps.
  */
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { PythonChanges } from '../contracts/nodes.contract.js';
 import { DomainError } from '../domain-error.js';
@@ -30,8 +29,8 @@ export function normalizeName(name: string): string {
   return name.replace(/[-_.]+/g, '-').toLowerCase();
 }
 
-/** Every distribution installed in `python`'s environment. */
-export async function listInstalled(python: string, env: NodeJS.ProcessEnv, scratchDir = os.tmpdir()): Promise<PackageVersions> {
+/** Every distribution installed in `python`'s environment; its answer file goes under `scratchDir` (inside the data folder, which a chrooted Python also sees). */
+export async function listInstalled(python: string, env: NodeJS.ProcessEnv, scratchDir: string): Promise<PackageVersions> {
   await fsp.mkdir(scratchDir, { recursive: true });
   const dir = await fsp.mkdtemp(path.join(scratchDir, 'pylist-'));
   try {

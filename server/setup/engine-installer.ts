@@ -146,7 +146,8 @@ async function runSteps(plan: InstallPlan, hooks: InstallHooks): Promise<Install
 async function heldPackages(python: string, target: string, hooks: InstallHooks): Promise<string> {
   let versions: Record<string, string>;
   try {
-    versions = await readPinnedVersions(python, hooks.env);
+    // Its scratch file goes in the target: a Python in a chroot sees only its own tree.
+    versions = await readPinnedVersions(python, hooks.env, target);
   } catch (err) {
     throw new InstallError(`Could not read the new environment's packages: ${String(err)}`);
   }

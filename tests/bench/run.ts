@@ -28,6 +28,13 @@ for (const file of fs.readdirSync(here).filter((f) => f.endsWith('.bench.ts')).s
   if (wanted.length && !wanted.includes(name)) continue;
   console.log(`\n# ${name}`);
   const mod = (await import(pathToFileURL(path.join(here, file)).href)) as { run: (root: string) => Promise<TargetRow[] | void> };
-  rows.push(...((await mod.run(root)) ?? []));
+  try {
+    rows.push(...((await mod.run(root)) ?? []));
+  } catch (err) {
+    // One bench that breaks (a real engine's install, say) leaves the others' numbers standing.
+    console.log(`${name}: failed: ${(err as Error).stack ?? String(err)}`);
+    rows.push({ measure: name, target: '(the bench failed)', value: `failed: ${(err as Error).message.split('\n')[0]}`, met: false });
+    process.exitCode = 1;
+  }
 }
 if (rows.length) console.log(`\n${targetTable(rows)}`);
