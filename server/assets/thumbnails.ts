@@ -5,28 +5,19 @@
  * source. Concurrent requests for one file share one generation, and at most a couple run at a
  * time (a folder of 200 videos must not start 200 ffmpegs).
  */
-import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { DomainError } from '../domain-error.js';
-import type { Logger } from '../logging.js';
 import { mediaKindOf } from '../media-types.js';
 import type { AssetType } from './asset-types.js';
-import { FfmpegMissingError, firstVideoFrame } from './video-frame.js';
+import { VideoFrames, type VideoFrameOptions } from './video-frame.js';
 import { writeJpegThumb } from './jpeg-thumb.js';
 
-export interface ThumbnailOptions {
+export interface ThumbnailOptions extends Omit<VideoFrameOptions, 'withoutFfmpeg'> {
   cacheDir: string;
-  logger: Logger;
-  /** The ffmpeg executable (default `ffmpeg` on PATH). */
-  ffmpegPath?: string;
-  /** The environment ffmpeg is started with (filtered again through the child allowlist). */
-  env?: NodeJS.ProcessEnv;
   /** Longest side in pixels. Default 320. */
   size?: number;
-  /** Per-video deadline for ffmpeg. Default 20 s. */
-  timeoutMs?: number;
   concurrency?: number;
 }
 
@@ -37,10 +28,9 @@ export class Thumbnails {
   private readonly inflight = new Map<string, Promise<string>>();
   /** Sources that failed, keyed with their mtime, so a broken file is not retried on every view. */
   private readonly failures = new Map<string, string>();
-  private readonly children = new Set<ChildProcess>();
+  private readonly frames: VideoFrames;
   private readonly waiting: Array<() => void> = [];
   private running = 0;
-  private ffmpegMissing = false;
 
   /** Where thumbnails are cached (the folder they are served from). */
   get cacheDir(): string {
@@ -50,6 +40,7 @@ export class Thumbnails {
 
   constructor(private readonly opts: ThumbnailOptions) {
     this.size = opts.size ?? 320;
+    this.frames = new VideoFrames({ ...opts, withoutFfmpeg: 'video thumbnails are off until it is installed and Studio restarts' });
   }
 
   /** The cached JPEG of `rel` under the root of `type`, generated when missing or stale. */
@@ -70,7 +61,7 @@ export class Thumbnails {
     const failureKey = `${target}@${sourceStat.mtimeMs}`;
     const failure = this.failures.get(failureKey);
     if (failure) throw new DomainError('not_found', failure);
-    if (media === 'video' && this.ffmpegMissing) throw new DomainError('not_found', 'Video thumbnails need ffmpeg, which is not installed');
+    if (media === 'video' && this.frames.missing) throw new DomainError('not_found', 'Video thumbnails need ffmpeg, which is not installed');
 
     let pending = this.inflight.get(target);
     if (!pending) {
@@ -81,7 +72,7 @@ export class Thumbnails {
       return await pending;
     } catch (err) {
       const message = err instanceof DomainError ? err.message : `No thumbnail for ${rel}: ${(err as Error).message}`;
-      if (!(media === 'video' && this.ffmpegMissing)) this.rememberFailure(failureKey, message);
+      if (!(media === 'video' && this.frames.missing)) this.rememberFailure(failureKey, message);
       throw new DomainError('not_found', message);
     }
   }
@@ -94,8 +85,7 @@ export class Thumbnails {
 
   /** Kill running ffmpeg children (shutdown). */
   stop(): void {
-    for (const child of this.children) child.kill('SIGKILL');
-    this.children.clear();
+    this.frames.stop();
   }
 
   private cachePath(type: AssetType, rel: string): string {
@@ -104,26 +94,10 @@ export class Thumbnails {
 
   private async generate(media: 'image' | 'video', source: string, target: string): Promise<string> {
     await fsp.mkdir(path.dirname(target), { recursive: true });
-    const input = media === 'image' ? source : await this.firstFrame(source);
+    const input = media === 'image' ? source : await this.frames.first(source);
+    if (input === null) throw new DomainError('not_found', 'Video thumbnails need ffmpeg, which is not installed');
     await writeJpegThumb(input, target, this.size);
     return target;
-  }
-
-  /** The first frame of a video (see video-frame.ts); remembers a missing ffmpeg. */
-  private async firstFrame(source: string): Promise<Buffer> {
-    try {
-      return await firstVideoFrame(source, {
-        ffmpegPath: this.opts.ffmpegPath,
-        env: this.opts.env,
-        timeoutMs: this.opts.timeoutMs,
-        track: (child, running) => (running ? this.children.add(child) : this.children.delete(child)),
-      });
-    } catch (err) {
-      if (!(err instanceof FfmpegMissingError)) throw err;
-      this.ffmpegMissing = true;
-      this.opts.logger.warn(`${err.message}: video thumbnails are off until it is installed and Studio restarts`);
-      throw new DomainError('not_found', 'Video thumbnails need ffmpeg, which is not installed');
-    }
   }
 
   private async withSlot<T>(task: () => Promise<T>): Promise<T> {

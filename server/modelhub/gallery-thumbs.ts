@@ -4,19 +4,12 @@
  * `vipsthumbnail` does); videos through their first frame (ffmpeg, see assets/video-frame.ts).
  * Without ffmpeg a video gets no thumbnail and the thumb route serves a placeholder drawn once.
  */
-import type { ChildProcess } from 'node:child_process';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { writeJpegThumb } from '../assets/jpeg-thumb.js';
-import { FfmpegMissingError, firstVideoFrame } from '../assets/video-frame.js';
-import type { Logger } from '../logging.js';
+import { VideoFrames, type VideoFrameOptions } from '../assets/video-frame.js';
 
-export interface GalleryThumbsOptions {
-  logger: Logger;
-  /** The ffmpeg executable (default `ffmpeg` on PATH). */
-  ffmpegPath?: string;
-  /** The environment ffmpeg is started with (filtered again through the child allowlist). */
-  env?: NodeJS.ProcessEnv;
+export interface GalleryThumbsOptions extends Omit<VideoFrameOptions, 'withoutFfmpeg'> {
   /** Longest side in pixels. Default 320. */
   size?: number;
 }
@@ -27,11 +20,12 @@ const PLACEHOLDER_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="320" hei
 <text x="160" y="150" font-family="sans-serif" font-size="15" fill="#d8dce3" text-anchor="middle">video (no ffmpeg for a preview)</text></svg>`;
 
 export class GalleryThumbs {
-  private readonly children = new Set<ChildProcess>();
-  private ffmpegMissing = false;
+  private readonly frames: VideoFrames;
   private placeholderFile: Promise<string> | null = null;
 
-  constructor(private readonly opts: GalleryThumbsOptions) {}
+  constructor(private readonly opts: GalleryThumbsOptions) {
+    this.frames = new VideoFrames({ ...opts, withoutFfmpeg: 'gallery videos get a placeholder instead of a thumbnail' });
+  }
 
   /**
    * Write the thumbnail of `source` to `target`; false when none could be made (no ffmpeg for a
@@ -39,7 +33,7 @@ export class GalleryThumbs {
    */
   async make(source: string, target: string, mediaType: 'image' | 'video'): Promise<boolean> {
     try {
-      const input = mediaType === 'image' ? source : await this.frame(source);
+      const input = mediaType === 'image' ? source : await this.frames.first(source);
       if (input === null) return false;
       await writeJpegThumb(input, target, this.opts.size ?? 320);
       return true;
@@ -65,23 +59,6 @@ export class GalleryThumbs {
 
   /** Kill running ffmpeg children (shutdown). */
   stop(): void {
-    for (const child of this.children) child.kill('SIGKILL');
-    this.children.clear();
-  }
-
-  private async frame(source: string): Promise<Buffer | null> {
-    if (this.ffmpegMissing) return null;
-    try {
-      return await firstVideoFrame(source, {
-        ffmpegPath: this.opts.ffmpegPath,
-        env: this.opts.env,
-        track: (child, running) => (running ? this.children.add(child) : this.children.delete(child)),
-      });
-    } catch (err) {
-      if (!(err instanceof FfmpegMissingError)) throw err;
-      this.ffmpegMissing = true;
-      this.opts.logger.warn(`${err.message}: gallery videos get a placeholder instead of a thumbnail`);
-      return null;
-    }
+    this.frames.stop();
   }
 }
