@@ -18,10 +18,11 @@ export interface ThumbnailOptions extends Omit<VideoFrameOptions, 'withoutFfmpeg
   cacheDir: string;
   /** Longest side in pixels. Default 320. */
   size?: number;
-  concurrency?: number;
 }
 
 const MAX_REMEMBERED_FAILURES = 1000;
+/** A folder of 200 videos must not start 200 ffmpegs. */
+const THUMBNAILS_AT_ONCE = 2;
 
 /** Generates and caches thumbnails. */
 export class Thumbnails {
@@ -101,8 +102,7 @@ export class Thumbnails {
   }
 
   private async withSlot<T>(task: () => Promise<T>): Promise<T> {
-    const limit = this.opts.concurrency ?? 2;
-    if (this.running >= limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.running >= THUMBNAILS_AT_ONCE) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.running += 1;
     try {
       return await task();

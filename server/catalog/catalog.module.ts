@@ -8,7 +8,7 @@ import { SHIPPED_ROOT, type Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Uploads } from '../http/uploads.js';
-import { createDownloadsModule, type Downloads, type DownloadTarget, type StatusStreams, type ThreadDownloadOptions } from '../downloads/index.js';
+import { createDownloadsModule, type Downloads, type DownloadTarget, type StatusStreams } from '../downloads/index.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import type { ModelhubClient } from '../modelhub-client/modelhub.client.js';
@@ -43,8 +43,6 @@ export interface CatalogModuleDeps {
   tokens: () => SourceTokens;
   /** The one model hub client (the composition root builds it; the model hub capability shares it). */
   modelhub: ModelhubClient;
-  /** Passed to every file download (tests shorten backoff and stall timeouts). */
-  downloadOptions?: ThreadDownloadOptions;
   /** Files another capability queues through the same download queue (the LLM runtimes' archives), asked first. */
   otherDownloads: (file: string) => DownloadTarget | null;
 }
@@ -103,7 +101,6 @@ export function createCatalogModule(deps: CatalogModuleDeps): CatalogModule {
     resolve: (file, kind) => deps.otherDownloads(file) ?? fromCatalogs(file, kind),
     activity,
     onFilesChanged: () => disk.invalidate(),
-    downloadOptions: deps.downloadOptions,
   });
   const downloads = queue.downloads;
   const metadata = new MetadataService({

@@ -16,7 +16,7 @@ import { removePart, sidecarPath } from './download-resume.js';
 import type { DownloadKind, DownloadRow, DownloadStore } from './download.store.js';
 import type { DownloadStatus, DownloadStatusEntry } from '../contracts/downloads.contract.js';
 import type { KnownEventType, Severity } from '../contracts/events.contract.js';
-import { downloadInThread, type ThreadDownloadOptions } from './download-thread.js';
+import { downloadInThread } from './download-thread.js';
 import { DownloadError } from './download-errors.js';
 import type { DownloadProgress, DownloadResult } from './download-options.js';
 import type { ActivitySink, DownloadJob, DownloadResolver, Downloads, DownloadTarget, QueueState } from './downloads.types.js';
@@ -35,8 +35,6 @@ export interface DownloadManagerOptions {
   logger: Logger;
   /** A file appeared on disk (the disk usage cache is stale). */
   onFilesChanged?: () => void;
-  /** Passed to every `downloadFile` call (tests shorten backoff and stall timeouts). */
-  downloadOptions?: ThreadDownloadOptions;
   /** The event log (queued, failed with the reason, done, verified), so the Events page shows downloads. */
   events?: DownloadEvents;
 }
@@ -262,7 +260,7 @@ export class DownloadManager implements Downloads {
           source: target.source,
           tokenName: target.tokenName,
         },
-        { ...this.opts.downloadOptions, signal: active.controller.signal, onProgress: (p) => this.onProgress(active, p) },
+        { signal: active.controller.signal, onProgress: (p) => this.onProgress(active, p) },
       );
     };
     active.done = run()

@@ -1,6 +1,6 @@
 /**
  * What the rest of Studio may import from `downloads/`: the `Downloads` facade and its shapes,
- * the module factory, and the thread options tests pass through. Everything else in the folder
+ * and the module factory. Everything else in the folder
  * is the queue's and the transport's own business.
  */
 export type { ActivitySink, DownloadJob, DownloadKind, DownloadResolver, Downloads, DownloadStatus, DownloadTarget, QueueState } from './downloads.types.js';

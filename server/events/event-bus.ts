@@ -16,10 +16,6 @@ export interface EventBusOptions {
   logger: Logger;
   /** Events kept in memory and after rotation (spec: 1000). */
   capacity?: number;
-  /** Rotate `events.jsonl` once it grows past this many bytes (spec: 5 MB). */
-  rotateBytes?: number;
-  /** Rows kept in the `events` table. */
-  tableRows?: number;
 }
 
 export interface EventQuery {
@@ -33,13 +29,16 @@ export interface EventQuery {
 
 type Listener = (event: StudioEvent) => void;
 
+/** Rotate `events.jsonl` once it grows past this (spec: 5 MB). */
+const ROTATE_BYTES = 5 * 1024 * 1024;
+/** Rows kept in the `events` table. */
+const TABLE_ROWS = 10_000;
+
 export class EventBus {
   private readonly ring: StudioEvent[] = [];
   private readonly listeners = new Set<Listener>();
   private readonly store: EventsFileStore;
   private readonly capacity: number;
-  private readonly rotateBytes: number;
-  private readonly tableRows: number;
   private readonly insert;
   private readonly prune;
   private sincePrune = 0;
@@ -47,8 +46,6 @@ export class EventBus {
   constructor(private readonly options: EventBusOptions) {
     this.store = new EventsFileStore(options.file);
     this.capacity = options.capacity ?? 1000;
-    this.rotateBytes = options.rotateBytes ?? 5 * 1024 * 1024;
-    this.tableRows = options.tableRows ?? 10_000;
     this.insert = options.db?.prepare(
       'INSERT INTO events (id, type, severity, timestamp, message, data) VALUES (@id, @type, @severity, @timestamp, @message, @data)',
     );
@@ -102,7 +99,7 @@ export class EventBus {
     try {
       const size = this.store.append(event);
       // The ring buffer holds exactly the latest `capacity` events, which is what must remain.
-      if (size > this.rotateBytes) this.store.rewrite(this.ring);
+      if (size > ROTATE_BYTES) this.store.rewrite(this.ring);
     } catch (err) {
       this.options.logger.error('could not write events.jsonl', err);
     }
@@ -111,7 +108,7 @@ export class EventBus {
         this.insert.run({ ...event, data: JSON.stringify(event.data) });
         if (++this.sincePrune >= 500) {
           this.sincePrune = 0;
-          this.prune.run(this.tableRows);
+          this.prune.run(TABLE_ROWS);
         }
       } catch (err) {
         this.options.logger.error('could not record event in the database', err);

@@ -31,8 +31,6 @@ export interface EnvironmentDeps {
   engineVersion(): Promise<string | null>;
   /** A file's SHA-256 (the hash store's). */
   hashFile(file: string): Promise<string>;
-  /** How long a reading is reused (default a minute). */
-  cacheMs?: number;
 }
 
 export type EngineFacts = JobLock['engine'];
@@ -52,8 +50,8 @@ export class Environment {
 
   constructor(private readonly deps: EnvironmentDeps) {}
 
-  /** The engine, its node packages and its Python now (a reading at most `maxAgeMs`, default `cacheMs`, old). */
-  async current(maxAgeMs = this.deps.cacheMs ?? 60_000): Promise<Omit<Reading, 'at'>> {
+  /** The engine, its node packages and its Python now (a reading at most `maxAgeMs`, default a minute, old). */
+  async current(maxAgeMs = 60_000): Promise<Omit<Reading, 'at'>> {
     const now = Date.now();
     if (!this.reading || now - this.readAt > maxAgeMs || maxAgeMs === 0) {
       this.readAt = now;
