@@ -1,11 +1,14 @@
 /**
  * What the event log and Studio's WebSocket clients learn of a job change: one event per job and
- * the whole record, derived from the lifecycle's published change (and only from it).
+ * the whole record, derived from the lifecycle's published change (and only from it); and the job
+ * folder's `.incomplete` marker, removed once the job has ended, however it ended.
  */
 import type { EventBus } from '../events/event-bus.js';
+import type { Logger } from '../logging.js';
+import type { JobFolders } from './job-folders.store.js';
 import { ownerAudience, type WsHub } from '../http/ws-hub.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
-import type { JobRecord } from '../contracts/jobs.contract.js';
+import { FINISHED_STATUSES, type JobRecord } from '../contracts/jobs.contract.js';
 import type { JobChange, JobLifecycle } from './job-lifecycle.js';
 
 /** Write every job change to the event log. */
@@ -60,5 +63,17 @@ export function broadcastJobChanges(lifecycle: JobLifecycle, hub: WsHub): () => 
     const byOwner = new Map<string, JobRecord[]>();
     for (const job of change.jobs) byOwner.set(job.owner_id ?? OWNER_ID, [...(byOwner.get(job.owner_id ?? OWNER_ID) ?? []), job]);
     for (const [ownerId, jobs] of byOwner) hub.broadcast('job.deleted', { prompt_ids: jobs.map((j) => j.prompt_id) }, ownerAudience(ownerId));
+  });
+}
+
+/** A finished job writes nothing more into its folder: its marker goes (a failure to is only logged). */
+export function clearFinishedMarkers(lifecycle: JobLifecycle, folders: JobFolders, logger: Logger): () => void {
+  return lifecycle.subscribe((change) => {
+    if (change.type === 'job.deleted' || !change.job.output_dir || !FINISHED_STATUSES.includes(change.job.status)) return;
+    try {
+      folders.markDone(change.job.output_dir);
+    } catch (err) {
+      logger.warn(`could not clear the marker of ${change.job.output_dir}`, err);
+    }
   });
 }

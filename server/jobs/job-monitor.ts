@@ -16,7 +16,6 @@ import { encodePreviewHead } from '../contracts/preview-frame.js';
 import { ownerAudience, type Audience, type WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import type { ApiGraph } from '../engine/engine-graph.js';
-import type { JobFolders } from './job-folders.store.js';
 import type { OutputCollector } from './output-collector.js';
 import type { JobRecord, ProgressObject } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
@@ -30,7 +29,6 @@ export interface JobMonitorDeps {
   jobs: JobStore;
   /** The one writer of job status. */
   lifecycle: JobLifecycle;
-  folders: JobFolders;
   hub: WsHub;
   logger: Logger;
   /** How often silent jobs are checked against `/history`. */
@@ -142,9 +140,7 @@ export class JobMonitor {
     const output = primary ? { filename: primary.filename, subfolder: primary.subfolder, type: primary.type ?? 'output' } : null;
     const statusStr = entry.status?.status_str;
     const error = statusStr === 'error' || (statusStr === undefined && trackerError) ? (trackerError ?? historyError(entry)) : null;
-    const result = error ? this.deps.lifecycle.fail(promptId, error, output) : this.deps.lifecycle.complete(promptId, output);
-    if (result.ok) this.clearMarker(result.job);
-    return result.job;
+    return (error ? this.deps.lifecycle.fail(promptId, error, output) : this.deps.lifecycle.complete(promptId, output)).job;
   }
 
   /**
@@ -156,21 +152,10 @@ export class JobMonitor {
     return this.finishFromHistory(promptId, entry);
   }
 
-  /** The engine has no record of the job, or it hung: `stalled`, marker removed; returns the record as it now is. */
+  /** The engine has no record of the job, or it hung: `stalled`; returns the record as it now is. */
   markStalled(promptId: string, reason: StallReason): JobRecord | null {
     this.tracked.delete(promptId);
-    const result = this.deps.lifecycle.stall(promptId, reason);
-    if (result.ok) this.clearMarker(result.job);
-    return result.job;
-  }
-
-  private clearMarker(job: JobRecord): void {
-    if (!job.output_dir) return;
-    try {
-      this.deps.folders.markDone(job.output_dir);
-    } catch (err) {
-      this.deps.logger.warn(`could not clear the marker of ${job.output_dir}`, err);
-    }
+    return this.deps.lifecycle.stall(promptId, reason).job;
   }
 
   private onMessage(msg: EngineMessage): void {

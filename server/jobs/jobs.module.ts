@@ -14,7 +14,7 @@ import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import { InputCopies } from './input-copies.js';
-import { broadcastJobChanges, logJobChanges } from './job-announce.js';
+import { broadcastJobChanges, clearFinishedMarkers, logJobChanges } from './job-announce.js';
 import { JobFolders } from './job-folders.store.js';
 import { JobLifecycle } from './job-lifecycle.js';
 import { JobMonitor } from './job-monitor.js';
@@ -89,8 +89,8 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const { config, logger, engine } = deps;
   const jobs = new JobStore(deps.db);
   const lifecycle = new JobLifecycle({ db: deps.db, jobs, logger });
-  const offs = [logJobChanges(lifecycle, deps.events), broadcastJobChanges(lifecycle, deps.hub)];
   const folders = new JobFolders(config.paths.assetsOutput);
+  const offs = [clearFinishedMarkers(lifecycle, folders, logger), logJobChanges(lifecycle, deps.events), broadcastJobChanges(lifecycle, deps.hub)];
   const shared = (folder: 'input' | 'output') => () => engine.sharedFolders.folders.includes(folder);
   const common = { engine: engine.client, jobs, lifecycle, folders, hub: deps.hub, logger };
   const collector = new OutputCollector({ engine: engine.client, folders, outputShared: shared('output'), stamp: deps.provenance?.stamp, logger });

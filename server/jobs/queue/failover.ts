@@ -6,7 +6,6 @@
  * there is no other: its jobs wait for it and are reconciled with it when it is back, as before.
  */
 import type { EventBus } from '../../events/event-bus.js';
-import type { JobRecord } from '../../contracts/jobs.contract.js';
 import type { JobLifecycle } from '../job-lifecycle.js';
 import type { JobStore } from '../job.store.js';
 import type { Logger } from '../../logging.js';
@@ -20,7 +19,6 @@ export interface FailoverDeps {
   lifecycle: JobLifecycle;
   events: EventBus;
   engines: () => QueueEngine[];
-  markDone: (job: JobRecord) => void;
 }
 
 /**
@@ -75,8 +73,7 @@ export function failoverJobs(engineId: string, deps: FailoverDeps): string[] {
     taken.push(id);
     if (row.failovers >= MAX_FAILOVERS) {
       deps.store.remove(id);
-      const failed = deps.lifecycle.fail(id, `Engine ${name} went offline while it had this job, after ${MAX_FAILOVERS} other engines had done the same; Studio stopped moving it`);
-      if (failed.ok) deps.markDone(failed.job);
+      deps.lifecycle.fail(id, `Engine ${name} went offline while it had this job, after ${MAX_FAILOVERS} other engines had done the same; Studio stopped moving it`);
       continue;
     }
     back.push(id);

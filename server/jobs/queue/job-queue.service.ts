@@ -8,7 +8,6 @@
 import { DomainError } from '../../domain-error.js';
 import { mayTouch, OWNER_ACTOR, type Actor } from '../../http/actor.js';
 import type { EventBus } from '../../events/event-bus.js';
-import type { JobFolders } from '../job-folders.store.js';
 import type { JobLifecycle } from '../job-lifecycle.js';
 import type { JobStore } from '../job.store.js';
 import type { JobRecord } from '../../contracts/jobs.contract.js';
@@ -41,7 +40,6 @@ export interface JobQueueDeps {
   store: QueueStore;
   jobs: JobStore;
   lifecycle: JobLifecycle;
-  folders: JobFolders;
   settings: SettingsStore;
   /** The engines of the pool, as they are now. */
   engines: () => QueueEngine[];
@@ -83,10 +81,7 @@ export class JobQueueService {
     for (const row of this.deps.store.waiting()) {
       const result = this.deps.lifecycle.stall(row.prompt_id, { cause: 'restart' });
       this.deps.store.remove(row.prompt_id);
-      if (result.ok) {
-        stalled.push(row.prompt_id);
-        this.markDone(result.job);
-      }
+      if (result.ok) stalled.push(row.prompt_id);
     }
     // Handed rows of jobs that finished while Studio was down (the reconciler settles the others).
     for (const row of this.deps.store.handed()) {
@@ -208,7 +203,6 @@ export class JobQueueService {
       if (!now) throw new DomainError('not_found', `Job not found: ${promptId}`);
       throw new DomainError('conflict', `Job ${promptId} could not be cancelled: ${result.refused}`);
     }
-    this.markDone(result.job);
     return result.job;
   }
 
@@ -216,10 +210,7 @@ export class JobQueueService {
   clear(actor: Actor = OWNER_ACTOR): number {
     let cancelled = 0;
     for (const row of this.deps.store.waiting()) {
-      const result = mayTouch(actor, this.deps.jobs.get(row.prompt_id)?.owner_id) ? this.deps.lifecycle.cancel(row.prompt_id) : null;
-      if (!result?.ok) continue;
-      cancelled++;
-      this.markDone(result.job);
+      if (mayTouch(actor, this.deps.jobs.get(row.prompt_id)?.owner_id) && this.deps.lifecycle.cancel(row.prompt_id).ok) cancelled++;
     }
     return cancelled;
   }
@@ -323,8 +314,7 @@ export class JobQueueService {
       }
       if (result.kind === 'refused') {
         // Valid when queued, refused now (a model was removed meanwhile): the job fails with the engine's words.
-        const failed = this.deps.lifecycle.fail(id, result.message);
-        if (failed.ok) this.markDone(failed.job);
+        this.deps.lifecycle.fail(id, result.message);
         this.deps.store.remove(id);
         return true;
       }
@@ -340,7 +330,7 @@ export class JobQueueService {
   /** An engine stopped answering: its jobs go back to the front of the queue for another engine (`failover.ts`). */
   failover(engineId: string): void {
     if (this.stopped) return;
-    const taken = failoverJobs(engineId, { ...this.deps, markDone: (job) => this.markDone(job) });
+    const taken = failoverJobs(engineId, this.deps);
     const engine = this.deps.engines().find((e) => e.id === engineId);
     // Cancelled on it before the next round hands them on (a frozen engine reads it when it runs again).
     if (engine && taken.length) this.lost.taken(engine, taken, this.deps.logger);
@@ -384,14 +374,5 @@ export class JobQueueService {
     const engines = this.deps.engines();
     const engine = engines.find((e) => e.id === engineId) ?? engines[0];
     if (engine) await stopOnEngine(engine, promptId, this.deps.logger);
-  }
-
-  private markDone(job: JobRecord): void {
-    if (!job.output_dir) return;
-    try {
-      this.deps.folders.markDone(job.output_dir);
-    } catch (err) {
-      this.deps.logger.warn(`could not clear the marker of ${job.output_dir}`, err);
-    }
   }
 }
