@@ -65,13 +65,19 @@ export class JobStore {
     // 16 ms sort of every finished row at 50 000 jobs).
     const where: string[] = [`+status IN (${FINISHED_STATUSES.map((s) => `'${s}'`).join(',')})`];
     const values: Record<string, unknown> = {};
-    if (query.status) {
-      where.push('status = @status');
-      values.status = query.status;
-    }
-    if (query.workflowId) {
-      where.push('workflow_id = @workflow_id');
-      values.workflow_id = query.workflowId;
+    // The plain filters: each a column compared with a named value (unset: no filter).
+    const filters = [
+      ['status = @status', query.status || undefined],
+      ['workflow_id = @workflow_id', query.workflowId || undefined],
+      ['created_ms >= @from_ms', query.fromMs],
+      ['created_ms < @to_ms', query.toMs],
+      ['owner_id = @owner_id', query.ownerId],
+      ['starred = @starred', query.starred === undefined ? undefined : Number(query.starred)],
+    ] as const;
+    for (const [clause, value] of filters) {
+      if (value === undefined) continue;
+      where.push(clause);
+      values[clause.slice(clause.indexOf('@') + 1)] = value;
     }
     if (query.text) {
       // Every word must appear, in a text parameter or the workflow name (LIKE: ASCII case-insensitive).
@@ -79,22 +85,6 @@ export class JobStore {
         where.push(`(workflow_name LIKE @w${i} ESCAPE '\\' OR EXISTS (SELECT 1 FROM json_each(params) WHERE type = 'text' AND value LIKE @w${i} ESCAPE '\\'))`);
         values[`w${i}`] = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       });
-    }
-    if (query.fromMs !== undefined) {
-      where.push('created_ms >= @from_ms');
-      values.from_ms = query.fromMs;
-    }
-    if (query.toMs !== undefined) {
-      where.push('created_ms < @to_ms');
-      values.to_ms = query.toMs;
-    }
-    if (query.ownerId !== undefined) {
-      where.push('owner_id = @owner_id');
-      values.owner_id = query.ownerId;
-    }
-    if (query.starred !== undefined) {
-      where.push('starred = @starred');
-      values.starred = query.starred ? 1 : 0;
     }
     let sql = `SELECT ${COLUMNS} FROM jobs WHERE ${where.join(' AND ')} ORDER BY created_ms DESC, rowid DESC`;
     if (query.limit !== undefined) {
