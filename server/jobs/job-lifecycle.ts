@@ -196,19 +196,11 @@ export class JobLifecycle {
   }
 }
 
+/** The change each move is published as. */
+const CHANGE_OF_MOVE = { queued: 'job.requeued', running: 'job.started', completed: 'job.completed', error: 'job.failed', stalled: 'job.stalled', cancelled: 'job.cancelled' } as const;
+
+/** The change a move makes, with what it carries besides the record: a failover's engine, a stall's cause. */
 function changeOf(job: JobRecord, from: JobStatus, move: JobMove): JobChange {
-  switch (move.to) {
-    case 'queued':
-      return { type: 'job.requeued', job, from, via: move.via };
-    case 'running':
-      return { type: 'job.started', job, from };
-    case 'completed':
-      return { type: 'job.completed', job, from };
-    case 'error':
-      return { type: 'job.failed', job, from };
-    case 'stalled':
-      return { type: 'job.stalled', job, from, reason: move.reason };
-    case 'cancelled':
-      return { type: 'job.cancelled', job, from };
-  }
+  const detail = move.to === 'queued' ? { via: move.via } : move.to === 'stalled' ? { reason: move.reason } : {};
+  return { type: CHANGE_OF_MOVE[move.to], job, from, ...detail } as JobChange;
 }

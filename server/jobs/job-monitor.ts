@@ -73,7 +73,8 @@ export class JobMonitor {
     this.offs.push(
       socket.onStateChange((state) => {
         const now = state.status === 'open';
-        if (now && !open) void this.checkAll();
+        // After a socket gap (or before its first open): anything the engine finished (or lost) meanwhile is settled here too.
+        if (now && !open) void this.recheck([...this.tracked.keys()]);
         open = now;
       }),
     );
@@ -132,8 +133,8 @@ export class JobMonitor {
     return this.tracked.get(promptId)?.tracker.snapshot() ?? null;
   }
 
-  /** Finish a job from an engine history entry (also used by boot reconciliation); returns its record as it now is. */
-  finishFromHistory(promptId: string, entry: HistoryEntry, trackerError?: string | null): JobRecord | null {
+  /** Finish a job from an engine history entry; returns its record as it now is. */
+  private finishFromHistory(promptId: string, entry: HistoryEntry, trackerError?: string | null): JobRecord | null {
     this.tracked.delete(promptId);
     const files = parseHistoryOutputs(entry);
     const primary = primaryOutput(files);
@@ -144,12 +145,13 @@ export class JobMonitor {
   }
 
   /**
-   * Finish a job the engine ended while nobody watched (reconciliation): its outputs are pulled
-   * into the job folder first when the engine's folders are its own, as for a job followed live.
+   * Finish a job from its history entry, followed live or ended while nobody watched
+   * (reconciliation): its outputs are pulled into the job folder first when the engine's folders
+   * are its own.
    */
-  async settleFromHistory(promptId: string, entry: HistoryEntry): Promise<JobRecord | null> {
+  async settleFromHistory(promptId: string, entry: HistoryEntry, trackerError?: string | null): Promise<JobRecord | null> {
     await this.collectOutputs(promptId, entry);
-    return this.finishFromHistory(promptId, entry);
+    return this.finishFromHistory(promptId, entry, trackerError);
   }
 
   /** The engine has no record of the job, or it hung: `stalled`; returns the record as it now is. */
@@ -180,7 +182,8 @@ export class JobMonitor {
     // it is lost when the engine socket (re)connects mid-prompt, and the job must not stay `queued`.
     if (!entry.started) {
       entry.started = true;
-      this.markStarted(promptId);
+      // Refused when the record is not `queued` (found running after a restart, or already finished).
+      this.deps.lifecycle.start(promptId);
     }
     this.deps.hub.broadcast('job.progress', { prompt_id: promptId, progress: entry.tracker.snapshot() }, this.audienceOf(promptId));
     if (entry.tracker.historyReady) void this.finish(promptId);
@@ -198,11 +201,6 @@ export class JobMonitor {
     return ownerAudience(this.deps.jobs.get(promptId)?.owner_id);
   }
 
-  private markStarted(promptId: string): void {
-    // Refused when the record is not `queued` (found running after a restart, or already finished).
-    this.deps.lifecycle.start(promptId);
-  }
-
   /** The engine said the prompt is done: its history is written (it may lag a moment). */
   private async finish(promptId: string): Promise<void> {
     const entry = this.tracked.get(promptId);
@@ -212,8 +210,7 @@ export class JobMonitor {
       try {
         const history = await this.deps.engine.history(promptId);
         if (history) {
-          await this.collectOutputs(promptId, history);
-          this.finishFromHistory(promptId, history, entry.tracker.error);
+          await this.settleFromHistory(promptId, history, entry.tracker.error);
           return;
         }
       } catch (err) {
@@ -232,22 +229,9 @@ export class JobMonitor {
     await this.deps.collector.collect(job, parseHistoryOutputs(history), graphOf(history)).catch((err: unknown) => this.deps.logger.warn(`outputs of ${promptId} not copied`, err));
   }
 
-  /**
-   * Check these prompts with the engine now. Reconciliation follows a prompt from the queue it
-   * read: one that finished between that read and being tracked sent its last message to no one.
-   */
-  async recheck(ids: readonly string[]): Promise<void> {
-    await this.check([...ids]);
-  }
-
-  /** After a socket gap (or before its first open): anything the engine finished (or lost) meanwhile is settled here too. */
-  private async checkAll(): Promise<void> {
-    await this.check([...this.tracked.keys()]);
-  }
-
   private async checkSilent(silentMs: number): Promise<void> {
     const now = Date.now();
-    await this.check([...this.tracked.entries()].filter(([, t]) => now - t.lastMessageAt > silentMs).map(([id]) => id));
+    await this.recheck([...this.tracked.entries()].filter(([, t]) => now - t.lastMessageAt > silentMs).map(([id]) => id));
   }
 
   /**
@@ -255,8 +239,10 @@ export class JobMonitor {
    * history → finished; in neither → the engine lost it (it restarted faster than its health
    * probe could notice) → `stalled`. The queue is read before the history: the engine moves a
    * prompt from its queue into its history in one step, so one finishing in between is found.
+   * Reconciliation asks it too: a prompt it follows from the queue it read may have finished
+   * between that read and being tracked, and sent its last message to no one.
    */
-  private async check(ids: string[]): Promise<void> {
+  async recheck(ids: readonly string[]): Promise<void> {
     const candidates = ids.filter((id) => this.checkable(id));
     if (candidates.length === 0) return;
     let inQueue: Set<string>;
@@ -315,12 +301,8 @@ export class JobMonitor {
     }
     if (this.tracked.get(promptId) !== entry || !this.checkable(promptId)) return;
     entry.finishing = true;
-    if (history) {
-      await this.collectOutputs(promptId, history);
-      this.finishFromHistory(promptId, history, entry.tracker.error);
-      return;
-    }
-    this.markStalled(promptId, { cause: 'lost' });
+    if (history) await this.settleFromHistory(promptId, history, entry.tracker.error);
+    else this.markStalled(promptId, { cause: 'lost' });
   }
 }
 
