@@ -93,8 +93,10 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const offs = [clearFinishedMarkers(lifecycle, folders, logger), logJobChanges(lifecycle, deps.events), broadcastJobChanges(lifecycle, deps.hub)];
   const shared = (folder: 'input' | 'output') => () => engine.sharedFolders.folders.includes(folder);
   const common = { engine: engine.client, jobs, lifecycle, folders, hub: deps.hub, logger };
-  const collector = new OutputCollector({ engine: engine.client, folders, outputShared: shared('output'), stamp: deps.provenance?.stamp, logger });
-  const monitor = new JobMonitor({ ...common, socket: engine.socket, collector, stallMs: config.jobs.stallMs, pollMs: deps.pollMs });
+  // Each engine's monitor follows its socket and copies outputs from it when its folders are its own.
+  const monitorOf = ({ client, socket }: Pick<PoolEngine, 'client' | 'socket'>, outputShared: () => boolean) =>
+    new JobMonitor({ ...common, engine: client, socket, stallMs: config.jobs.stallMs, pollMs: deps.pollMs, collector: new OutputCollector({ engine: client, folders, outputShared, stamp: deps.provenance?.stamp, logger }) });
+  const monitor = monitorOf(engine, shared('output'));
   // One queue engine per engine of the pool: its own monitor (its socket), output collector and reconciler.
   const members = new Map<string, { engine: QueueEngine; reconciler: Reconciler; stop: () => void }>();
   const queueStore = new QueueStore(deps.db);
@@ -108,9 +110,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   });
   const attach = (member: PoolEngine) => {
     const local = member.id === LOCAL_ENGINE_ID;
-    const own = local
-      ? monitor
-      : new JobMonitor({ ...common, engine: member.client, socket: member.socket, stallMs: config.jobs.stallMs, pollMs: deps.pollMs, collector: new OutputCollector({ engine: member.client, folders, outputShared: () => member.sharesFolders(), stamp: deps.provenance?.stamp, logger }) });
+    const own = local ? monitor : monitorOf(member, () => member.sharesFolders());
     if (!local) own.start();
     const engine: QueueEngine = {
       id: member.id,

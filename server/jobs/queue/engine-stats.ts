@@ -42,10 +42,6 @@ export class EngineStatsBook {
     const rate = (steps * 1000) / (now - startedAt);
     s.stepsPerSecond = s.stepsPerSecond === null ? rate : 0.7 * s.stepsPerSecond + 0.3 * rate;
   }
-
-  forget(engineId: string): void {
-    this.stats.delete(engineId);
-  }
 }
 
 /** The sampler steps of a graph (every numeric `steps` input). */
