@@ -98,12 +98,13 @@ export class ProgressTracker {
     // The reconnect copy of `executing` carries no prompt id: it cannot be attributed safely.
     if (msg.data.prompt_id !== this.promptId) return;
     const terminal = this.isTerminal();
+    // Once the prompt has ended only its end of execution and its outputs still count.
+    if (terminal && msg.type !== 'executing' && msg.type !== 'executed') return;
     switch (msg.type) {
       case 'execution_start':
-        if (!terminal) this.ensureRunning();
+        this.ensureRunning();
         break;
       case 'execution_cached':
-        if (terminal) break;
         this.ensureRunning();
         for (const raw of msg.data.nodes) {
           const id = this.resolve(raw);
@@ -123,10 +124,9 @@ export class ProgressTracker {
         if (!terminal) this.enter(this.resolve(msg.data.node, msg.data.display_node));
         break;
       case 'progress':
-        if (!terminal) this.onProgress(msg.data.node ?? null, msg.data.value, msg.data.max);
+        this.onProgress(msg.data.node ?? null, msg.data.value, msg.data.max);
         break;
       case 'progress_state':
-        if (terminal) break;
         for (const key in msg.data.nodes) {
           const state = msg.data.nodes[key];
           if (state?.state !== 'finished') continue;
@@ -142,16 +142,14 @@ export class ProgressTracker {
         }
         break;
       case 'execution_success':
-        if (!terminal) this.complete();
+        this.complete();
         break;
       case 'execution_error':
-        if (terminal) break;
         this.current = this.resolve(msg.data.node_id) ?? this.current;
         this.failure = `[${msg.data.node_type}] ${msg.data.exception_message}`;
         this.currentStatus = 'error';
         break;
       case 'execution_interrupted':
-        if (terminal) break;
         this.current = this.resolve(msg.data.node_id ?? null) ?? this.current;
         this.currentStatus = 'interrupted';
         break;

@@ -10,6 +10,7 @@ export interface EngineStats {
   jobsDone: number;
   lastCheckpoint: string | null;
   stepsPerSecond: number | null;
+  /** Epoch ms since it has had nothing to run (0: never ran a job). */
   idleSince: number;
 }
 

@@ -130,7 +130,7 @@ export class JobQueueService {
 
   /** Put a recorded job in the queue, at its fair place (a batch's job in the batch lane). Called inside the lifecycle's submit. */
   enqueue(promptId: string, entry: QueueEntry): void {
-    if (this.lane.enqueue(this.deps.store, promptId, entry)) this.schedule();
+    if (this.lane.enqueue(promptId, entry)) this.schedule();
   }
 
   /**
@@ -198,11 +198,8 @@ export class JobQueueService {
     if (job.status !== 'queued' && job.status !== 'running') throw new DomainError('conflict', `Job ${promptId} already finished (${job.status})`);
     await this.takeOff(promptId);
     const result = this.deps.lifecycle.cancel(promptId);
-    if (!result.ok) {
-      const now = this.deps.jobs.get(promptId);
-      if (!now) throw new DomainError('not_found', `Job not found: ${promptId}`);
-      throw new DomainError('conflict', `Job ${promptId} could not be cancelled: ${result.refused}`);
-    }
+    // Refused: the record as it is now says whether the job is gone or could not be cancelled.
+    if (!result.ok) throw result.job ? new DomainError('conflict', `Job ${promptId} could not be cancelled: ${result.refused}`) : new DomainError('not_found', `Job not found: ${promptId}`);
     return result.job;
   }
 
