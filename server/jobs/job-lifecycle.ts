@@ -30,7 +30,11 @@ export interface FailoverNote {
   failovers: number;
 }
 
-/** A move; to `queued` only back from `running` (failover: its engine went offline). */
+/**
+ * A move; to `queued` only back from `running` (failover: its engine went offline, the queue hands
+ * it to another engine); to `cancelled` when a user cancels it in Studio's queue; to `stalled` with
+ * the wording of its cause.
+ */
 export type JobMove =
   | { to: 'queued'; via: FailoverNote }
   | { to: 'running' }
@@ -94,36 +98,6 @@ export class JobLifecycle {
     const stored = this.deps.jobs.get(job.prompt_id) ?? job;
     this.publish({ type: 'job.queued', job: stored, from: null });
     return stored;
-  }
-
-  /** `queued → running`. */
-  start(promptId: string): MoveResult {
-    return this.move(promptId, { to: 'running' });
-  }
-
-  /** `queued|running → completed`. */
-  complete(promptId: string, output: OutputRef | null): MoveResult {
-    return this.move(promptId, { to: 'completed', output });
-  }
-
-  /** `queued|running → error`. */
-  fail(promptId: string, error: string, output: OutputRef | null = null): MoveResult {
-    return this.move(promptId, { to: 'error', error, output });
-  }
-
-  /** `queued|running → stalled`, with the wording of its cause. */
-  stall(promptId: string, reason: StallReason): MoveResult {
-    return this.move(promptId, { to: 'stalled', reason });
-  }
-
-  /** `queued|running → cancelled` (Studio's queue: the user cancelled it). */
-  cancel(promptId: string): MoveResult {
-    return this.move(promptId, { to: 'cancelled' });
-  }
-
-  /** `running → queued`: its engine went offline; the queue hands it to another engine. */
-  requeue(promptId: string, via: FailoverNote): MoveResult {
-    return this.move(promptId, { to: 'queued', via });
   }
 
   /**

@@ -141,7 +141,7 @@ export class JobMonitor {
     const output = primary ? { filename: primary.filename, subfolder: primary.subfolder, type: primary.type ?? 'output' } : null;
     const statusStr = entry.status?.status_str;
     const error = statusStr === 'error' || (statusStr === undefined && trackerError) ? (trackerError ?? historyError(entry)) : null;
-    return (error ? this.deps.lifecycle.fail(promptId, error, output) : this.deps.lifecycle.complete(promptId, output)).job;
+    return this.deps.lifecycle.move(promptId, error ? { to: 'error', error, output } : { to: 'completed', output }).job;
   }
 
   /**
@@ -157,7 +157,7 @@ export class JobMonitor {
   /** The engine has no record of the job, or it hung: `stalled`; returns the record as it now is. */
   markStalled(promptId: string, reason: StallReason): JobRecord | null {
     this.tracked.delete(promptId);
-    return this.deps.lifecycle.stall(promptId, reason).job;
+    return this.deps.lifecycle.move(promptId, { to: 'stalled', reason }).job;
   }
 
   private onMessage(msg: EngineMessage): void {
@@ -183,7 +183,7 @@ export class JobMonitor {
     if (!entry.started) {
       entry.started = true;
       // Refused when the record is not `queued` (found running after a restart, or already finished).
-      this.deps.lifecycle.start(promptId);
+      this.deps.lifecycle.move(promptId, { to: 'running' });
     }
     this.deps.hub.broadcast('job.progress', { prompt_id: promptId, progress: entry.tracker.snapshot() }, this.audienceOf(promptId));
     if (entry.tracker.historyReady) void this.finish(promptId);

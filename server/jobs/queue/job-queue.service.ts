@@ -79,7 +79,7 @@ export class JobQueueService {
   recover(): void {
     const stalled: string[] = [];
     for (const row of this.deps.store.waiting()) {
-      const result = this.deps.lifecycle.stall(row.prompt_id, { cause: 'restart' });
+      const result = this.deps.lifecycle.move(row.prompt_id, { to: 'stalled', reason: { cause: 'restart' } });
       this.deps.store.remove(row.prompt_id);
       if (result.ok) stalled.push(row.prompt_id);
     }
@@ -197,7 +197,7 @@ export class JobQueueService {
     if (!job || !mayTouch(actor, job.owner_id)) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (job.status !== 'queued' && job.status !== 'running') throw new DomainError('conflict', `Job ${promptId} already finished (${job.status})`);
     await this.takeOff(promptId);
-    const result = this.deps.lifecycle.cancel(promptId);
+    const result = this.deps.lifecycle.move(promptId, { to: 'cancelled' });
     // Refused: the record as it is now says whether the job is gone or could not be cancelled.
     if (!result.ok) throw result.job ? new DomainError('conflict', `Job ${promptId} could not be cancelled: ${result.refused}`) : new DomainError('not_found', `Job not found: ${promptId}`);
     return result.job;
@@ -207,7 +207,7 @@ export class JobQueueService {
   clear(actor: Actor = OWNER_ACTOR): number {
     let cancelled = 0;
     for (const row of this.deps.store.waiting()) {
-      if (mayTouch(actor, this.deps.jobs.get(row.prompt_id)?.owner_id) && this.deps.lifecycle.cancel(row.prompt_id).ok) cancelled++;
+      if (mayTouch(actor, this.deps.jobs.get(row.prompt_id)?.owner_id) && this.deps.lifecycle.move(row.prompt_id, { to: 'cancelled' }).ok) cancelled++;
     }
     return cancelled;
   }
@@ -311,7 +311,7 @@ export class JobQueueService {
       }
       if (result.kind === 'refused') {
         // Valid when queued, refused now (a model was removed meanwhile): the job fails with the engine's words.
-        this.deps.lifecycle.fail(id, result.message);
+        this.deps.lifecycle.move(id, { to: 'error', error: result.message });
         this.deps.store.remove(id);
         return true;
       }
