@@ -11,7 +11,6 @@ import { OWNER_ID } from '../contracts/users.contract.js';
 import { FINISHED_STATUSES, type JobRecord } from '../contracts/jobs.contract.js';
 import type { JobChange, JobLifecycle } from './job-lifecycle.js';
 
-/** Write every job change to the event log. */
 export function logJobChanges(lifecycle: JobLifecycle, events: EventBus): () => void {
   return lifecycle.subscribe((change) => {
     if (change.type === 'job.deleted') {

@@ -73,7 +73,6 @@ export class JobLifecycle {
     return () => this.listeners.delete(listener);
   }
 
-  /** How many jobs are queued or running. */
   activeCount(): number {
     return this.deps.jobs.activeCount();
   }

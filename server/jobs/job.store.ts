@@ -37,7 +37,6 @@ export class JobStore {
     this.activeCountStmt = db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE status IN ('queued','running')");
   }
 
-  /** One job, or null. */
   get(promptId: string): JobRecord | null {
     const row = this.getStmt.get(promptId) as JobRow | undefined;
     return row ? fromRow(row) : null;
@@ -48,7 +47,6 @@ export class JobStore {
     return (this.activeStmt.all() as JobRow[]).map(fromRow);
   }
 
-  /** How many jobs are queued or running. */
   activeCount(): number {
     return (this.activeCountStmt.get() as { n: number }).n;
   }
@@ -132,7 +130,6 @@ export class JobStore {
     return (this.db.prepare('SELECT DISTINCT retry_of AS id FROM jobs WHERE retry_of IS NOT NULL').all() as Array<{ id: string }>).map((r) => r.id);
   }
 
-  /** Rows in the table. */
   count(): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM jobs').get() as { n: number }).n;
   }

@@ -24,7 +24,6 @@ export class EngineStatsBook {
     return s;
   }
 
-  /** The engine began running a job. */
   jobStarted(promptId: string, now = Date.now()): void {
     this.started.set(promptId, now);
   }

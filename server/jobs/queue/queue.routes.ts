@@ -18,7 +18,6 @@ export interface QueueRouteDeps {
   audited: AuditedJobAction;
 }
 
-/** Queue routes. */
 export function queueRoutes({ queue, retryStalled, audited }: QueueRouteDeps): express.Router {
   const router = express.Router();
 
