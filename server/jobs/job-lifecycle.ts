@@ -50,7 +50,6 @@ export interface JobLifecycleDeps {
   db: Db;
   jobs: JobStore;
   logger: Logger;
-  now?: () => Date;
 }
 
 type Listener = (change: JobChange) => void;
@@ -60,11 +59,9 @@ export class JobLifecycle {
   private readonly listeners = new Set<Listener>();
   /** Jobs recorded but not yet accepted by the engine: nothing moves them until announced. */
   private readonly submitting = new Set<string>();
-  private readonly now: () => Date;
 
   constructor(private readonly deps: JobLifecycleDeps) {
     this.writer = new JobRecordWriter(deps.db);
-    this.now = deps.now ?? (() => new Date());
   }
 
   /** Receive every future change; returns the unsubscribe function. */
@@ -138,7 +135,7 @@ export class JobLifecycle {
   }
 
   private fieldsOf(job: JobRecord, move: JobMove) {
-    const now = this.now();
+    const now = new Date();
     if (move.to === 'running') return { started_at: localStamp(now) };
     // Back in Studio's queue: no engine holds it until the next hand-over.
     if (move.to === 'queued') return { started_at: null, engine_id: null };

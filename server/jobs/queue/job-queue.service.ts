@@ -47,8 +47,6 @@ export interface JobQueueDeps {
   inputDir: string;
   events: EventBus;
   logger: Logger;
-  /** How often the queue retries a hand-over that failed (engine down). */
-  retryMs?: number;
 }
 
 export class JobQueueService {
@@ -112,10 +110,10 @@ export class JobQueueService {
     });
   }
 
-  /** Begin handing jobs to the engines (and retrying a hand-over that failed, every `retryMs`). */
+  /** Begin handing jobs to the engines (and retrying a hand-over that failed, engine down, every second). */
   start(): void {
     this.stopped = false;
-    this.timer = setInterval(() => this.schedule(), this.deps.retryMs ?? 1_000);
+    this.timer = setInterval(() => this.schedule(), 1_000);
     this.timer.unref();
     this.schedule();
   }
