@@ -40,16 +40,12 @@ export interface CellJob extends CellRow {
   duration: number | null;
 }
 
-interface RawCellJob {
-  idx: number;
-  prompt_id: string;
+/** A cell and its job as the join reads them: JSON text, and no status for a deleted job. */
+interface RawCellJob extends Pick<CellJob, 'idx' | 'prompt_id' | 'engine_id' | 'output_dir' | 'duration'> {
   vals: string;
   coords: string | null;
   status: string | null;
-  engine_id: string | null;
   output: string | null;
-  output_dir: string | null;
-  duration: number | null;
 }
 
 interface RawBatch extends Omit<BatchRow, 'params' | 'axes' | 'window'> {
