@@ -28,6 +28,7 @@ import type { JobStore } from './job.store.js';
 import { mayTouch, OWNER_ACTOR, type Actor } from '../http/actor.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
 import type { RunLimits } from './run-limits.js';
+import type { PoolEngine } from '../engine/pool/pool-engine.js';
 import type { InputCopies } from './input-copies.js';
 import type { JobQueueService, QueueEntry } from './queue/job-queue.service.js';
 
@@ -111,13 +112,7 @@ export interface RunnerDeps {
 }
 
 /** Another engine of the pool, as the runner checks a graph against it. */
-interface OtherEngine {
-  id: string;
-  name: string;
-  /** `online` when it answers its health check. */
-  readonly status: string;
-  objectInfo(): Promise<ObjectInfo | null>;
-}
+type OtherEngine = Pick<PoolEngine, 'id' | 'name' | 'status' | 'objectInfo'>;
 
 /** How long a request waits for this computer's engine while it starts and no other engine answers. */
 const LOCAL_START_WAIT_MS = 20_000;
