@@ -37,7 +37,7 @@ import type { PoolEngine } from '../engine/pool/pool-engine.js';
 import { queueRoutes } from './queue/queue.routes.js';
 import { enginesRoutes } from './queue/engines.routes.js';
 import { QueueStore } from './queue/queue.store.js';
-import { RetryStalled } from './queue/retry-stalled.js';
+import { retryStalled } from './queue/retry-stalled.js';
 import { ResumeAfterRestart } from './queue/resume-after-restart.js';
 import { SettingsStore } from '../db/settings.store.js';
 import { OWNER_ACTOR } from '../http/actor.js';
@@ -207,7 +207,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     routers: [
       runRoutes(runner, queries, deps.uploads),
       jobsRoutes({ queries, runner, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput }, audited, lockOf: deps.provenance?.lockOf }),
-      queueRoutes({ queue, retryStalled: new RetryStalled({ jobs, retry: (id, who, actor) => runner.retry(id, who, actor) }), audited }),
+      queueRoutes({ queue, retryStalled: (submitter, actor) => retryStalled(jobs, runner, submitter, actor), audited }),
       enginesRoutes({ pool: engine.pool, queue, lacksOn: (info) => deps.workflows.lacksOn(info), sha256Of: deps.modelSha256 ?? (() => undefined), events: deps.events }),
     ],
     jobs,
