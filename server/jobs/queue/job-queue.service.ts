@@ -228,10 +228,6 @@ export class JobQueueService {
     }
     this.pumping = true;
     setImmediate(() => {
-      if (this.stopped) {
-        this.pumping = false;
-        return;
-      }
       // A round cut off by stop() (the database closes under it) is expected; others are logged.
       void this.pump()
         .catch((err: unknown) => {
@@ -255,7 +251,8 @@ export class JobQueueService {
   private async pump(): Promise<void> {
     const unreachable = new Set<string>();
     for (;;) {
-      if (this.paused || this.stopped) return;
+      // Stopped first: a round still scheduled at stop() must not read the database Studio is closing.
+      if (this.stopped || this.paused) return;
       const waiting = this.deps.store.waiting();
       if (waiting.length === 0) return;
       const held = this.heldByEngine();
