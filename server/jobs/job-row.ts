@@ -2,24 +2,14 @@
  * How a job record is laid out in the `jobs` table: the columns and the mapping both ways. Shared
  * by the read side (`job.store.ts`) and the one writer (`job-record.writer.ts`).
  */
-import type { JobRecord, JobStatus } from '../contracts/jobs.contract.js';
+import type { JobRecord } from '../contracts/jobs.contract.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
 
-export interface JobRow {
-  prompt_id: string;
-  workflow_id: string | null;
-  workflow_name: string | null;
-  output_dir: string | null;
-  status: JobStatus;
-  queued_at: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-  duration: number | null;
-  input_image: string | null;
+/** The record's plain columns as they are; the JSON ones as text, the optional ones as NULL. */
+export interface JobRow extends Omit<JobRecord, 'params' | 'seeds' | 'output' | 'retry_of' | 'preset_id' | 'starred' | 'progress' | 'engine_id' | 'owner_id' | 'position'> {
   params: string;
   seeds: string;
   output: string | null;
-  error: string | null;
   retry_of: string | null;
   preset_id: string | null;
   created_ms: number;
