@@ -28,28 +28,22 @@ export function logJobChanges(lifecycle: JobLifecycle, events: EventBus): () => 
     // Events say which engine did what: the engine the job was handed to, once it has one.
     // `user_id`: whose job it is (the events route shows a person only their own jobs' events).
     const ids = { prompt_id: job.prompt_id, workflow_id: job.workflow_id, ...(job.engine_id ? { engine_id: job.engine_id } : {}), user_id: job.owner_id ?? OWNER_ID };
+    const name = job.workflow_name ?? job.workflow_id ?? job.prompt_id;
     switch (change.type) {
       case 'job.queued':
-        events.emit('job.queued', 'info', `Job queued: ${job.workflow_name ?? job.workflow_id ?? job.prompt_id}`, ids);
-        return;
+        return events.emit('job.queued', 'info', `Job queued: ${name}`, ids);
       case 'job.started':
-        events.emit('job.started', 'info', `Job started: ${job.workflow_name ?? job.workflow_id ?? job.prompt_id}`, ids);
-        return;
+        return events.emit('job.started', 'info', `Job started: ${name}`, ids);
       case 'job.completed':
-        events.emit('job.completed', 'success', `Job completed in ${job.duration ?? 0}s`, { ...ids, duration: job.duration ?? 0 });
-        return;
+        return events.emit('job.completed', 'success', `Job completed in ${job.duration ?? 0}s`, { ...ids, duration: job.duration ?? 0 });
       case 'job.failed':
-        events.emit('job.failed', 'error', `Job failed: ${job.error}`, { ...ids, error: job.error });
-        return;
+        return events.emit('job.failed', 'error', `Job failed: ${job.error}`, { ...ids, error: job.error });
       case 'job.stalled':
-        events.emit('job.stalled', 'warning', `Job stalled: ${job.error}`, { ...ids, cause: change.reason.cause, error: job.error });
-        return;
+        return events.emit('job.stalled', 'warning', `Job stalled: ${job.error}`, { ...ids, cause: change.reason.cause, error: job.error });
       case 'job.requeued':
-        events.emit('job.requeued', 'warning', `Job back in the queue: its engine went offline (${job.workflow_name ?? job.workflow_id ?? job.prompt_id})`, { ...ids, ...change.via });
-        return;
+        return events.emit('job.requeued', 'warning', `Job back in the queue: its engine went offline (${name})`, { ...ids, ...change.via });
       case 'job.cancelled':
-        events.emit('job.cancelled', 'info', `Job cancelled: ${job.workflow_name ?? job.workflow_id ?? job.prompt_id}`, { ...ids, was: change.from });
-        return;
+        return events.emit('job.cancelled', 'info', `Job cancelled: ${name}`, { ...ids, was: change.from });
     }
   });
 }
