@@ -161,10 +161,8 @@ export class JobMonitor {
   }
 
   private onMessage(msg: EngineMessage): void {
-    const data = msg.data as { prompt_id?: unknown } | undefined;
-    const promptId = typeof data?.prompt_id === 'string' ? data.prompt_id : null;
-    if (!promptId) return;
-    const entry = this.tracked.get(promptId);
+    const promptId = (msg.data as { prompt_id?: unknown } | undefined)?.prompt_id;
+    const entry = typeof promptId === 'string' ? this.tracked.get(promptId) : undefined;
     if (!entry) return;
     entry.lastMessageAt = Date.now();
     // A message of the prompt means the engine is running it (see `announce`).
@@ -173,7 +171,7 @@ export class JobMonitor {
     entry.tracker.handle(msg);
     // `progress_state` floods: the matching `progress`/`executing` message carries the news.
     if (entry.held || (msg.type === 'progress_state' && entry.started)) return;
-    this.announce(promptId, entry);
+    this.announce(entry.tracker.promptId, entry);
   }
 
   /** Mark the job started if need be, relay its progress, and finish it once the engine is done. */

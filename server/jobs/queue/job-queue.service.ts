@@ -155,14 +155,12 @@ export class JobQueueService {
 
   state(): QueueState {
     const handed = this.deps.store.handed();
-    let running = 0;
     const engines = this.deps.engines().map((engine) => {
       const mine = handed.filter((r) => r.engine_id === engine.id).map((r) => this.deps.jobs.get(r.prompt_id));
-      const runningJob = mine.find((j) => j?.status === 'running') ?? null;
-      if (runningJob) running++;
-      return { id: engine.id, running: runningJob?.prompt_id ?? null, prefetched: mine.filter((j) => j?.status === 'queued').map((j) => j!.prompt_id) };
+      const running = mine.find((j) => j?.status === 'running')?.prompt_id ?? null;
+      return { id: engine.id, running, prefetched: mine.filter((j) => j?.status === 'queued').map((j) => j!.prompt_id) };
     });
-    return { paused: this.paused, waiting: this.deps.store.waiting().length, running, engines };
+    return { paused: this.paused, waiting: this.deps.store.waiting().length, running: engines.filter((e) => e.running !== null).length, engines };
   }
 
   /**
