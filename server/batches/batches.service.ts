@@ -12,6 +12,7 @@ import { DomainError } from '../domain-error.js';
 import { mayTouch, OWNER_ACTOR, type Actor } from '../http/actor.js';
 import { ownerAudience, type WsHub } from '../http/ws-hub.js';
 import type { EventBus } from '../events/event-bus.js';
+import type { Severity } from '../contracts/events.contract.js';
 import type { Logger } from '../logging.js';
 import type { JobLifecycle } from '../jobs/job-lifecycle.js';
 import type { JobQueries } from '../jobs/job-queries.service.js';
@@ -164,10 +165,7 @@ export class BatchesService {
     this.deps.store.addCells(batch.id, plan.cells.map((cell, idx) => ({ idx, prompt_id: ids[idx]!, values: cell.values, coords: cell.coords })));
     this.deps.queue.lane.orderWithin(queuedIds);
     const queued = plan.cells.map((cell, idx) => ({ values: cell.values, prompt_id: ids[idx]! }));
-    this.deps.store.setState(batch.id, 'running');
-    const summary = this.summary({ ...batch, state: 'running' });
-    this.deps.events.emit('batch.created', 'info', `Batch made: ${batch.name} (${queued.length} jobs)`, { batch_id: batch.id, kind: batch.kind, cells: queued.length, user_id: batch.owner_id });
-    this.deps.hub.broadcast('batch.state', summary, ownerAudience(batch.owner_id));
+    const summary = this.change(batch, 'running', 'batch.created', `Batch made: ${batch.name} (${queued.length} jobs)`, { kind: batch.kind, cells: queued.length });
     this.deps.queue.schedule();
     return { id: batch.id, status: summary.status, job_ids: queued.map((q) => q.prompt_id), cells: queued };
   }
@@ -236,19 +234,18 @@ export class BatchesService {
     return this.change({ ...batch, state: 'cancelled' }, 'cancelled', 'batch.cancelled', `Batch cancelled: ${batch.name} (${cancelled} jobs)`, { cancelled });
   }
 
-  private change(batch: BatchRow, state: BatchState, type: 'batch.paused' | 'batch.resumed' | 'batch.cancelled', message: string, data: Record<string, unknown>): BatchSummary {
+  /** The batch's new state, stored, logged as `type` and pushed to its owner's clients. */
+  private change(batch: BatchRow, state: BatchState, type: `batch.${'created' | 'paused' | 'resumed' | 'cancelled' | 'completed'}`, message: string, data: Record<string, unknown>, severity: Severity = 'info'): BatchSummary {
     this.deps.store.setState(batch.id, state);
     const summary = this.summary({ ...batch, state });
-    this.deps.events.emit(type, 'info', message, { batch_id: batch.id, user_id: batch.owner_id, ...data });
+    this.deps.events.emit(type, severity, message, { batch_id: batch.id, user_id: batch.owner_id, ...data });
     this.deps.hub.broadcast('batch.state', summary, ownerAudience(batch.owner_id));
     return summary;
   }
 
   private complete(batch: BatchRow): void {
-    this.deps.store.setState(batch.id, 'completed');
-    const summary = this.summary({ ...batch, state: 'completed' });
-    this.deps.events.emit('batch.completed', summary.failed ? 'warning' : 'success', `Batch completed: ${batch.name} (${summary.done} done, ${summary.failed} failed)`, { batch_id: batch.id, user_id: batch.owner_id, done: summary.done, failed: summary.failed });
-    this.deps.hub.broadcast('batch.state', summary, ownerAudience(batch.owner_id));
+    const { done, failed } = this.summary(batch);
+    this.change(batch, 'completed', 'batch.completed', `Batch completed: ${batch.name} (${done} done, ${failed} failed)`, { done, failed }, failed ? 'warning' : 'success');
   }
 
   /** A refused batch leaves nothing: its queued jobs are cancelled and deleted, the batch row too. */
