@@ -30,7 +30,8 @@ import { OWNER_ID } from '../contracts/users.contract.js';
 import type { RunLimits } from './run-limits.js';
 import type { PoolEngine } from '../engine/pool/pool-engine.js';
 import type { InputCopies } from './input-copies.js';
-import type { JobQueueService, QueueEntry } from './queue/job-queue.service.js';
+import type { JobQueueService } from './queue/job-queue.service.js';
+import type { QueueEntry } from './queue/queue.store.js';
 
 /** Where a job came from, recorded on it: a retried job, a preset run. */
 export interface JobOrigin {

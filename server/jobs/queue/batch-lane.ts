@@ -12,8 +12,7 @@
 import type { ApiGraph } from '../../engine/engine-graph.js';
 import { fairIndex } from './fair-share.js';
 import type { QueueEngine } from './queue-engine.js';
-import type { QueueEntry } from './job-queue.service.js';
-import type { QueueRow, QueueStore } from './queue.store.js';
+import type { QueueEntry, QueueRow, QueueStore } from './queue.store.js';
 
 /** The batches capability's say on its own jobs. */
 export interface BatchGate {

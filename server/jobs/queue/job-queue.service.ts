@@ -20,21 +20,12 @@ import { EngineStatsBook } from './engine-stats.js';
 import { BatchLane } from './batch-lane.js';
 import { failoverJobs, LostCopies } from './failover.js';
 import { stopOnEngine, submitTo } from './hand-over.js';
-import type { QueueRow, QueueStore } from './queue.store.js';
+import type { QueueEntry, QueueRow, QueueStore } from './queue.store.js';
 import { chooseEngine } from './routing.js';
 import { evictStrays } from './strays.js';
 import { ENGINE_SLOTS, type QueueEngine } from './queue-engine.js';
 
 const PAUSED_KEY = 'queue_paused';
-
-/** A job to queue: what is submitted to the engine when its turn comes. */
-export interface QueueEntry {
-  submitter: string;
-  graph: ApiGraph;
-  extraData: Record<string, unknown>;
-  /** The batch it is a cell of: it waits in the batch lane (`batch-lane.ts`). */
-  batchId?: string;
-}
 
 export interface JobQueueDeps {
   store: QueueStore;

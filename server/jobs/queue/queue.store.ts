@@ -24,6 +24,15 @@ export interface QueueRow {
   pinned: boolean;
 }
 
+/** A job to queue: what is submitted to the engine when its turn comes. */
+export interface QueueEntry {
+  submitter: string;
+  graph: ApiGraph;
+  extraData: Record<string, unknown>;
+  /** The batch it is a cell of: it waits in the batch lane (`batch-lane.ts`). */
+  batchId?: string;
+}
+
 type NewRow = Omit<QueueRow, 'seq' | 'engine_id' | 'handed_ms' | 'failovers' | 'pinned'>;
 
 interface RawRow extends Omit<QueueRow, 'graph' | 'extra_data' | 'pinned'> {
