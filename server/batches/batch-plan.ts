@@ -60,7 +60,7 @@ export function planBatch(inputs: readonly ManifestInput[], base: WorkflowParams
   return { axes, cells };
 }
 
-/** Every combination, the first axis varying fastest (columns, then rows, then pages). */
+/** Every combination, the first axis varying fastest (columns, then rows, then pages): each axis added varies slower than those before it. */
 function gridCoords(sizes: readonly number[]): number[][] {
   let out: number[][] = [[]];
   for (const size of sizes) {
@@ -68,13 +68,7 @@ function gridCoords(sizes: readonly number[]): number[][] {
     for (let v = 0; v < size; v++) for (const c of out) next.push([...c, v]);
     out = next;
   }
-  // Built slowest-first above; put the first axis fastest.
-  return out.sort((a, b) => compareFromLast(a, b));
-}
-
-function compareFromLast(a: readonly number[], b: readonly number[]): number {
-  for (let i = a.length - 1; i >= 0; i--) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return 0;
+  return out;
 }
 
 function baseId(key: string): string {
@@ -94,7 +88,7 @@ function resolveAxis(inputs: readonly ManifestInput[], base: WorkflowParams, axi
   const input = findInput(inputs, axis.input, where);
   const label = axis.label ?? (axis.input === input.id ? (input.label ?? input.id) : axis.input);
   const spec = axis.values;
-  if (Array.isArray(spec)) return { input: axis.input, label, values: spec, labels: spec.map(labelOf) };
+  if (Array.isArray(spec)) return { input: axis.input, label, values: spec, labels: spec.map(valueText) };
   if ('replace' in spec) {
     if (input.type !== 'text') throw new DomainError('invalid', `${where}: search-and-replace needs a text input, "${input.id}" is ${input.type}`);
     const prompt = String(base[input.id] ?? input.default ?? '');
@@ -109,15 +103,13 @@ function resolveAxis(inputs: readonly ManifestInput[], base: WorkflowParams, axi
   // Rounded to the step's decimals: 0.1 steps give 0.3, not 0.30000000000000004.
   const decimals = Math.min(10, Math.max(decimalsOf(spec.from), decimalsOf(spec.step)));
   const values = Array.from({ length: count }, (_, i) => Number((spec.from + i * spec.step).toFixed(decimals)));
-  return { input: axis.input, label, values, labels: values.map(labelOf) };
+  return { input: axis.input, label, values, labels: values.map(valueText) };
 }
 
 function decimalsOf(n: number): number {
   const text = String(n);
   return text.includes('.') ? text.length - text.indexOf('.') - 1 : 0;
 }
-
-const labelOf = valueText;
 
 /** Resolve -1 seeds once for the whole batch (the inputs an axis or a row sets keep theirs). */
 function fixSeeds(inputs: readonly ManifestInput[], base: WorkflowParams, targets: ReadonlySet<string>): WorkflowParams {
@@ -149,7 +141,7 @@ function applyValues(inputs: readonly ManifestInput[], base: WorkflowParams, val
     try {
       params[input.id] = coerceParam(input, next);
     } catch (err) {
-      throw new DomainError('invalid', `${where(key)}: value ${labelOf(value)}: ${(err as Error).message}`);
+      throw new DomainError('invalid', `${where(key)}: value ${valueText(value)}: ${(err as Error).message}`);
     }
   }
   return params;

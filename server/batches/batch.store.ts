@@ -4,24 +4,17 @@
  * the job store; this table never copies them.
  */
 import type { Db } from '../db/database.js';
-import type { BatchAxis, BatchKind, BatchWindow } from '../contracts/batches.contract.js';
+import type { BatchAxis, BatchSummary, BatchWindow } from '../contracts/batches.contract.js';
 import type { OutputRef } from '../contracts/jobs.contract.js';
 
 export type BatchState = 'submitting' | 'running' | 'paused' | 'cancelled' | 'completed';
 
-export interface BatchRow {
-  id: string;
-  owner_id: string;
-  name: string;
-  kind: BatchKind;
-  workflow_id: string;
-  preset_id: string | null;
+/** A batch as stored: what its summary says of it, and its base params, axes, state and creation time. */
+export interface BatchRow extends Pick<BatchSummary, 'id' | 'owner_id' | 'name' | 'kind' | 'workflow_id' | 'preset_id' | 'window' | 'created_at'> {
   params: Record<string, unknown>;
   axes: BatchAxis[];
-  window: BatchWindow | null;
   state: BatchState;
   created_ms: number;
-  created_at: string;
 }
 
 export interface CellRow {
@@ -40,16 +33,12 @@ export interface CellJob extends CellRow {
   duration: number | null;
 }
 
-interface RawCellJob {
-  idx: number;
-  prompt_id: string;
+/** A cell and its job as the join reads them: JSON text, and no status for a deleted job. */
+interface RawCellJob extends Pick<CellJob, 'idx' | 'prompt_id' | 'engine_id' | 'output_dir' | 'duration'> {
   vals: string;
   coords: string | null;
   status: string | null;
-  engine_id: string | null;
   output: string | null;
-  output_dir: string | null;
-  duration: number | null;
 }
 
 interface RawBatch extends Omit<BatchRow, 'params' | 'axes' | 'window'> {

@@ -12,7 +12,6 @@ import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import type { PresetsService } from '../presets/presets.service.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
-import { OWNER_ACTOR } from '../http/actor.js';
 import { BatchStore } from './batch.store.js';
 import { batchesRoutes } from './batches.routes.js';
 import { BatchesService } from './batches.service.js';
@@ -43,11 +42,8 @@ export function createBatchesModule(deps: BatchesModuleDeps): BatchesModule {
     workflows: deps.workflows,
     presets: deps.presets,
     lifecycle: jobs.lifecycle,
-    cancelJob: (id, actor) => jobs.queue.cancel(id, actor),
-    deleteJobs: (ids) => jobs.queries.delete(ids, OWNER_ACTOR),
-    adopt: (id, batchId) => jobs.queue.lane.adopt(id, batchId),
-    orderJobs: (ids) => jobs.queue.lane.orderWithin(ids),
-    wake: () => jobs.queue.schedule(),
+    queue: jobs.queue,
+    queries: jobs.queries,
     outputsDir,
     hub: deps.hub,
     events: deps.events,

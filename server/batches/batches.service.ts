@@ -9,11 +9,14 @@
  */
 import crypto from 'node:crypto';
 import { DomainError } from '../domain-error.js';
-import { mayTouch, type Actor } from '../http/actor.js';
+import { mayTouch, OWNER_ACTOR, type Actor } from '../http/actor.js';
 import { ownerAudience, type WsHub } from '../http/ws-hub.js';
 import type { EventBus } from '../events/event-bus.js';
+import type { Severity } from '../contracts/events.contract.js';
 import type { Logger } from '../logging.js';
 import type { JobLifecycle } from '../jobs/job-lifecycle.js';
+import type { JobQueries } from '../jobs/job-queries.service.js';
+import type { JobQueueService } from '../jobs/queue/job-queue.service.js';
 import type { RunnerService } from '../jobs/runner.service.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import type { PresetsService } from '../presets/presets.service.js';
@@ -34,16 +37,10 @@ export interface BatchesDeps {
   workflows: Pick<WorkflowService, 'definition'>;
   presets: Pick<PresetsService, 'get'>;
   lifecycle: Pick<JobLifecycle, 'subscribe'>;
-  /** Cancel a job wherever it is (the queue's cancel). */
-  cancelJob: (promptId: string, actor: Actor) => Promise<unknown>;
-  /** Delete job records and folders (a refused batch's jobs). */
-  deleteJobs: (promptIds: readonly string[]) => Promise<unknown>;
-  /** A waiting job joins a batch's lane (the queue's lane). */
-  adopt: (promptId: string, batchId: string) => void;
-  /** Put a batch's waiting jobs in its cells' order (the queue's lane). */
-  orderJobs: (promptIds: readonly string[]) => void;
-  /** Ask the queue for a hand-over round (a resumed batch's jobs may go now). */
-  wake: () => void;
+  /** Cancels a job wherever it is; its batch lane; a hand-over round (a resumed batch's jobs may go now). */
+  queue: Pick<JobQueueService, 'cancel' | 'lane' | 'schedule'>;
+  /** Deletes job records and folders (a refused batch's jobs). */
+  queries: Pick<JobQueries, 'delete'>;
   outputsDir: string;
   hub: WsHub;
   events: EventBus;
@@ -96,7 +93,7 @@ export class BatchesService {
     if (!cell || !batch || batch.state === 'cancelled' || batch.state === 'submitting') return;
     if (this.deps.store.cellJobs(batch.id).find((c) => c.idx === cell.idx)?.status === 'completed') return;
     this.deps.store.repoint(batch.id, cell.idx, promptId);
-    this.deps.adopt(promptId, batch.id);
+    this.deps.queue.lane.adopt(promptId, batch.id);
     // A finished batch runs again for its retried cell (and completes again after it).
     if (batch.state === 'completed') this.deps.store.setState(batch.id, 'running');
   }
@@ -166,13 +163,10 @@ export class BatchesService {
       throw cellError(err, body.kind === 'grid' ? `cell ${idx + 1} (${describe(plan.cells[idx]!.values)})` : `row ${body.kind === 'csv' ? idx + 2 : idx + 1}`);
     }
     this.deps.store.addCells(batch.id, plan.cells.map((cell, idx) => ({ idx, prompt_id: ids[idx]!, values: cell.values, coords: cell.coords })));
-    this.deps.orderJobs(queuedIds);
+    this.deps.queue.lane.orderWithin(queuedIds);
     const queued = plan.cells.map((cell, idx) => ({ values: cell.values, prompt_id: ids[idx]! }));
-    this.deps.store.setState(batch.id, 'running');
-    const summary = this.summary({ ...batch, state: 'running' });
-    this.deps.events.emit('batch.created', 'info', `Batch made: ${batch.name} (${queued.length} jobs)`, { batch_id: batch.id, kind: batch.kind, cells: queued.length, user_id: batch.owner_id });
-    this.deps.hub.broadcast('batch.state', summary, ownerAudience(batch.owner_id));
-    this.deps.wake();
+    const summary = this.change(batch, 'running', 'batch.created', `Batch made: ${batch.name} (${queued.length} jobs)`, { kind: batch.kind, cells: queued.length });
+    this.deps.queue.schedule();
     return { id: batch.id, status: summary.status, job_ids: queued.map((q) => q.prompt_id), cells: queued };
   }
 
@@ -220,7 +214,7 @@ export class BatchesService {
     const batch = this.batch(id, actor);
     if (batch.state !== 'paused') throw new DomainError('conflict', `Batch ${id} is ${batch.state}; only a paused batch can be resumed`);
     const summary = this.change(batch, 'running', 'batch.resumed', `Batch resumed: ${batch.name}`, {});
-    this.deps.wake();
+    this.deps.queue.schedule();
     return summary;
   }
 
@@ -232,7 +226,7 @@ export class BatchesService {
     let cancelled = 0;
     for (const cell of this.deps.store.cellJobs(id)) {
       if (FINISHED.has(cell.status)) continue;
-      await this.deps.cancelJob(cell.prompt_id, actor).then(
+      await this.deps.queue.cancel(cell.prompt_id, actor).then(
         () => cancelled++,
         (err: unknown) => this.deps.logger.warn(`batch ${id}: cell ${cell.idx} could not be cancelled`, err),
       );
@@ -240,25 +234,24 @@ export class BatchesService {
     return this.change({ ...batch, state: 'cancelled' }, 'cancelled', 'batch.cancelled', `Batch cancelled: ${batch.name} (${cancelled} jobs)`, { cancelled });
   }
 
-  private change(batch: BatchRow, state: BatchState, type: 'batch.paused' | 'batch.resumed' | 'batch.cancelled', message: string, data: Record<string, unknown>): BatchSummary {
+  /** The batch's new state, stored, logged as `type` and pushed to its owner's clients. */
+  private change(batch: BatchRow, state: BatchState, type: `batch.${'created' | 'paused' | 'resumed' | 'cancelled' | 'completed'}`, message: string, data: Record<string, unknown>, severity: Severity = 'info'): BatchSummary {
     this.deps.store.setState(batch.id, state);
     const summary = this.summary({ ...batch, state });
-    this.deps.events.emit(type, 'info', message, { batch_id: batch.id, user_id: batch.owner_id, ...data });
+    this.deps.events.emit(type, severity, message, { batch_id: batch.id, user_id: batch.owner_id, ...data });
     this.deps.hub.broadcast('batch.state', summary, ownerAudience(batch.owner_id));
     return summary;
   }
 
   private complete(batch: BatchRow): void {
-    this.deps.store.setState(batch.id, 'completed');
-    const summary = this.summary({ ...batch, state: 'completed' });
-    this.deps.events.emit('batch.completed', summary.failed ? 'warning' : 'success', `Batch completed: ${batch.name} (${summary.done} done, ${summary.failed} failed)`, { batch_id: batch.id, user_id: batch.owner_id, done: summary.done, failed: summary.failed });
-    this.deps.hub.broadcast('batch.state', summary, ownerAudience(batch.owner_id));
+    const { done, failed } = this.summary(batch);
+    this.change(batch, 'completed', 'batch.completed', `Batch completed: ${batch.name} (${done} done, ${failed} failed)`, { done, failed }, failed ? 'warning' : 'success');
   }
 
   /** A refused batch leaves nothing: its queued jobs are cancelled and deleted, the batch row too. */
   private async discard(batch: BatchRow, promptIds: readonly string[], actor: Actor): Promise<void> {
-    for (const id of promptIds) await this.deps.cancelJob(id, actor).catch(() => undefined);
-    await this.deps.deleteJobs(promptIds).catch((err: unknown) => this.deps.logger.warn(`batch ${batch.id}: its refused jobs could not be deleted`, err));
+    for (const id of promptIds) await this.deps.queue.cancel(id, actor).catch(() => undefined);
+    await this.deps.queries.delete(promptIds, OWNER_ACTOR).catch((err: unknown) => this.deps.logger.warn(`batch ${batch.id}: its refused jobs could not be deleted`, err));
     this.deps.store.delete(batch.id);
   }
 

@@ -1,14 +1,16 @@
 /**
  * What the event log and Studio's WebSocket clients learn of a job change: one event per job and
- * the whole record, derived from the lifecycle's published change (and only from it).
+ * the whole record, derived from the lifecycle's published change (and only from it); and the job
+ * folder's `.incomplete` marker, removed once the job has ended, however it ended.
  */
 import type { EventBus } from '../events/event-bus.js';
+import type { Logger } from '../logging.js';
+import type { JobFolders } from './job-folders.store.js';
 import { ownerAudience, type WsHub } from '../http/ws-hub.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
-import type { JobRecord } from '../contracts/jobs.contract.js';
+import { FINISHED_STATUSES, type JobRecord } from '../contracts/jobs.contract.js';
 import type { JobChange, JobLifecycle } from './job-lifecycle.js';
 
-/** Write every job change to the event log. */
 export function logJobChanges(lifecycle: JobLifecycle, events: EventBus): () => void {
   return lifecycle.subscribe((change) => {
     if (change.type === 'job.deleted') {
@@ -26,28 +28,22 @@ export function logJobChanges(lifecycle: JobLifecycle, events: EventBus): () => 
     // Events say which engine did what: the engine the job was handed to, once it has one.
     // `user_id`: whose job it is (the events route shows a person only their own jobs' events).
     const ids = { prompt_id: job.prompt_id, workflow_id: job.workflow_id, ...(job.engine_id ? { engine_id: job.engine_id } : {}), user_id: job.owner_id ?? OWNER_ID };
+    const name = job.workflow_name ?? job.workflow_id ?? job.prompt_id;
     switch (change.type) {
       case 'job.queued':
-        events.emit('job.queued', 'info', `Job queued: ${job.workflow_name ?? job.workflow_id ?? job.prompt_id}`, ids);
-        return;
+        return events.emit('job.queued', 'info', `Job queued: ${name}`, ids);
       case 'job.started':
-        events.emit('job.started', 'info', `Job started: ${job.workflow_name ?? job.workflow_id ?? job.prompt_id}`, ids);
-        return;
+        return events.emit('job.started', 'info', `Job started: ${name}`, ids);
       case 'job.completed':
-        events.emit('job.completed', 'success', `Job completed in ${job.duration ?? 0}s`, { ...ids, duration: job.duration ?? 0 });
-        return;
+        return events.emit('job.completed', 'success', `Job completed in ${job.duration ?? 0}s`, { ...ids, duration: job.duration ?? 0 });
       case 'job.failed':
-        events.emit('job.failed', 'error', `Job failed: ${job.error}`, { ...ids, error: job.error });
-        return;
+        return events.emit('job.failed', 'error', `Job failed: ${job.error}`, { ...ids, error: job.error });
       case 'job.stalled':
-        events.emit('job.stalled', 'warning', `Job stalled: ${job.error}`, { ...ids, cause: change.reason.cause, error: job.error });
-        return;
+        return events.emit('job.stalled', 'warning', `Job stalled: ${job.error}`, { ...ids, cause: change.reason.cause, error: job.error });
       case 'job.requeued':
-        events.emit('job.requeued', 'warning', `Job back in the queue: its engine went offline (${job.workflow_name ?? job.workflow_id ?? job.prompt_id})`, { ...ids, ...change.via });
-        return;
+        return events.emit('job.requeued', 'warning', `Job back in the queue: its engine went offline (${name})`, { ...ids, ...change.via });
       case 'job.cancelled':
-        events.emit('job.cancelled', 'info', `Job cancelled: ${job.workflow_name ?? job.workflow_id ?? job.prompt_id}`, { ...ids, was: change.from });
-        return;
+        return events.emit('job.cancelled', 'info', `Job cancelled: ${name}`, { ...ids, was: change.from });
     }
   });
 }
@@ -60,5 +56,17 @@ export function broadcastJobChanges(lifecycle: JobLifecycle, hub: WsHub): () => 
     const byOwner = new Map<string, JobRecord[]>();
     for (const job of change.jobs) byOwner.set(job.owner_id ?? OWNER_ID, [...(byOwner.get(job.owner_id ?? OWNER_ID) ?? []), job]);
     for (const [ownerId, jobs] of byOwner) hub.broadcast('job.deleted', { prompt_ids: jobs.map((j) => j.prompt_id) }, ownerAudience(ownerId));
+  });
+}
+
+/** A finished job writes nothing more into its folder: its marker goes (a failure to is only logged). */
+export function clearFinishedMarkers(lifecycle: JobLifecycle, folders: JobFolders, logger: Logger): () => void {
+  return lifecycle.subscribe((change) => {
+    if (change.type === 'job.deleted' || !change.job.output_dir || !FINISHED_STATUSES.includes(change.job.status)) return;
+    try {
+      folders.markDone(change.job.output_dir);
+    } catch (err) {
+      logger.warn(`could not clear the marker of ${change.job.output_dir}`, err);
+    }
   });
 }

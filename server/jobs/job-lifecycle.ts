@@ -30,7 +30,11 @@ export interface FailoverNote {
   failovers: number;
 }
 
-/** A move; to `queued` only back from `running` (failover: its engine went offline). */
+/**
+ * A move; to `queued` only back from `running` (failover: its engine went offline, the queue hands
+ * it to another engine); to `cancelled` when a user cancels it in Studio's queue; to `stalled` with
+ * the wording of its cause.
+ */
 export type JobMove =
   | { to: 'queued'; via: FailoverNote }
   | { to: 'running' }
@@ -46,7 +50,6 @@ export interface JobLifecycleDeps {
   db: Db;
   jobs: JobStore;
   logger: Logger;
-  now?: () => Date;
 }
 
 type Listener = (change: JobChange) => void;
@@ -56,11 +59,9 @@ export class JobLifecycle {
   private readonly listeners = new Set<Listener>();
   /** Jobs recorded but not yet accepted by the engine: nothing moves them until announced. */
   private readonly submitting = new Set<string>();
-  private readonly now: () => Date;
 
   constructor(private readonly deps: JobLifecycleDeps) {
     this.writer = new JobRecordWriter(deps.db);
-    this.now = deps.now ?? (() => new Date());
   }
 
   /** Receive every future change; returns the unsubscribe function. */
@@ -69,7 +70,6 @@ export class JobLifecycle {
     return () => this.listeners.delete(listener);
   }
 
-  /** How many jobs are queued or running. */
   activeCount(): number {
     return this.deps.jobs.activeCount();
   }
@@ -94,36 +94,6 @@ export class JobLifecycle {
     const stored = this.deps.jobs.get(job.prompt_id) ?? job;
     this.publish({ type: 'job.queued', job: stored, from: null });
     return stored;
-  }
-
-  /** `queued → running`. */
-  start(promptId: string): MoveResult {
-    return this.move(promptId, { to: 'running' });
-  }
-
-  /** `queued|running → completed`. */
-  complete(promptId: string, output: OutputRef | null): MoveResult {
-    return this.move(promptId, { to: 'completed', output });
-  }
-
-  /** `queued|running → error`. */
-  fail(promptId: string, error: string, output: OutputRef | null = null): MoveResult {
-    return this.move(promptId, { to: 'error', error, output });
-  }
-
-  /** `queued|running → stalled`, with the wording of its cause. */
-  stall(promptId: string, reason: StallReason): MoveResult {
-    return this.move(promptId, { to: 'stalled', reason });
-  }
-
-  /** `queued|running → cancelled` (Studio's queue: the user cancelled it). */
-  cancel(promptId: string): MoveResult {
-    return this.move(promptId, { to: 'cancelled' });
-  }
-
-  /** `running → queued`: its engine went offline; the queue hands it to another engine. */
-  requeue(promptId: string, via: FailoverNote): MoveResult {
-    return this.move(promptId, { to: 'queued', via });
   }
 
   /**
@@ -165,7 +135,7 @@ export class JobLifecycle {
   }
 
   private fieldsOf(job: JobRecord, move: JobMove) {
-    const now = this.now();
+    const now = new Date();
     if (move.to === 'running') return { started_at: localStamp(now) };
     // Back in Studio's queue: no engine holds it until the next hand-over.
     if (move.to === 'queued') return { started_at: null, engine_id: null };
@@ -196,19 +166,11 @@ export class JobLifecycle {
   }
 }
 
+/** The change each move is published as. */
+const CHANGE_OF_MOVE = { queued: 'job.requeued', running: 'job.started', completed: 'job.completed', error: 'job.failed', stalled: 'job.stalled', cancelled: 'job.cancelled' } as const;
+
+/** The change a move makes, with what it carries besides the record: a failover's engine, a stall's cause. */
 function changeOf(job: JobRecord, from: JobStatus, move: JobMove): JobChange {
-  switch (move.to) {
-    case 'queued':
-      return { type: 'job.requeued', job, from, via: move.via };
-    case 'running':
-      return { type: 'job.started', job, from };
-    case 'completed':
-      return { type: 'job.completed', job, from };
-    case 'error':
-      return { type: 'job.failed', job, from };
-    case 'stalled':
-      return { type: 'job.stalled', job, from, reason: move.reason };
-    case 'cancelled':
-      return { type: 'job.cancelled', job, from };
-  }
+  const detail = move.to === 'queued' ? { via: move.via } : move.to === 'stalled' ? { reason: move.reason } : {};
+  return { type: CHANGE_OF_MOVE[move.to], job, from, ...detail } as JobChange;
 }

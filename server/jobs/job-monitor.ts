@@ -16,7 +16,6 @@ import { encodePreviewHead } from '../contracts/preview-frame.js';
 import { ownerAudience, type Audience, type WsHub } from '../http/ws-hub.js';
 import type { Logger } from '../logging.js';
 import type { ApiGraph } from '../engine/engine-graph.js';
-import type { JobFolders } from './job-folders.store.js';
 import type { OutputCollector } from './output-collector.js';
 import type { JobRecord, ProgressObject } from '../contracts/jobs.contract.js';
 import type { JobStore } from './job.store.js';
@@ -30,7 +29,6 @@ export interface JobMonitorDeps {
   jobs: JobStore;
   /** The one writer of job status. */
   lifecycle: JobLifecycle;
-  folders: JobFolders;
   hub: WsHub;
   logger: Logger;
   /** How often silent jobs are checked against `/history`. */
@@ -75,7 +73,8 @@ export class JobMonitor {
     this.offs.push(
       socket.onStateChange((state) => {
         const now = state.status === 'open';
-        if (now && !open) void this.checkAll();
+        // After a socket gap (or before its first open): anything the engine finished (or lost) meanwhile is settled here too.
+        if (now && !open) void this.recheck([...this.tracked.keys()]);
         open = now;
       }),
     );
@@ -134,50 +133,36 @@ export class JobMonitor {
     return this.tracked.get(promptId)?.tracker.snapshot() ?? null;
   }
 
-  /** Finish a job from an engine history entry (also used by boot reconciliation); returns its record as it now is. */
-  finishFromHistory(promptId: string, entry: HistoryEntry, trackerError?: string | null): JobRecord | null {
+  /** Finish a job from an engine history entry; returns its record as it now is. */
+  private finishFromHistory(promptId: string, entry: HistoryEntry, trackerError?: string | null): JobRecord | null {
     this.tracked.delete(promptId);
     const files = parseHistoryOutputs(entry);
     const primary = primaryOutput(files);
     const output = primary ? { filename: primary.filename, subfolder: primary.subfolder, type: primary.type ?? 'output' } : null;
     const statusStr = entry.status?.status_str;
     const error = statusStr === 'error' || (statusStr === undefined && trackerError) ? (trackerError ?? historyError(entry)) : null;
-    const result = error ? this.deps.lifecycle.fail(promptId, error, output) : this.deps.lifecycle.complete(promptId, output);
-    if (result.ok) this.clearMarker(result.job);
-    return result.job;
+    return this.deps.lifecycle.move(promptId, error ? { to: 'error', error, output } : { to: 'completed', output }).job;
   }
 
   /**
-   * Finish a job the engine ended while nobody watched (reconciliation): its outputs are pulled
-   * into the job folder first when the engine's folders are its own, as for a job followed live.
+   * Finish a job from its history entry, followed live or ended while nobody watched
+   * (reconciliation): its outputs are pulled into the job folder first when the engine's folders
+   * are its own.
    */
-  async settleFromHistory(promptId: string, entry: HistoryEntry): Promise<JobRecord | null> {
+  async settleFromHistory(promptId: string, entry: HistoryEntry, trackerError?: string | null): Promise<JobRecord | null> {
     await this.collectOutputs(promptId, entry);
-    return this.finishFromHistory(promptId, entry);
+    return this.finishFromHistory(promptId, entry, trackerError);
   }
 
-  /** The engine has no record of the job, or it hung: `stalled`, marker removed; returns the record as it now is. */
+  /** The engine has no record of the job, or it hung: `stalled`; returns the record as it now is. */
   markStalled(promptId: string, reason: StallReason): JobRecord | null {
     this.tracked.delete(promptId);
-    const result = this.deps.lifecycle.stall(promptId, reason);
-    if (result.ok) this.clearMarker(result.job);
-    return result.job;
-  }
-
-  private clearMarker(job: JobRecord): void {
-    if (!job.output_dir) return;
-    try {
-      this.deps.folders.markDone(job.output_dir);
-    } catch (err) {
-      this.deps.logger.warn(`could not clear the marker of ${job.output_dir}`, err);
-    }
+    return this.deps.lifecycle.move(promptId, { to: 'stalled', reason }).job;
   }
 
   private onMessage(msg: EngineMessage): void {
-    const data = msg.data as { prompt_id?: unknown } | undefined;
-    const promptId = typeof data?.prompt_id === 'string' ? data.prompt_id : null;
-    if (!promptId) return;
-    const entry = this.tracked.get(promptId);
+    const promptId = (msg.data as { prompt_id?: unknown } | undefined)?.prompt_id;
+    const entry = typeof promptId === 'string' ? this.tracked.get(promptId) : undefined;
     if (!entry) return;
     entry.lastMessageAt = Date.now();
     // A message of the prompt means the engine is running it (see `announce`).
@@ -186,7 +171,7 @@ export class JobMonitor {
     entry.tracker.handle(msg);
     // `progress_state` floods: the matching `progress`/`executing` message carries the news.
     if (entry.held || (msg.type === 'progress_state' && entry.started)) return;
-    this.announce(promptId, entry);
+    this.announce(entry.tracker.promptId, entry);
   }
 
   /** Mark the job started if need be, relay its progress, and finish it once the engine is done. */
@@ -195,7 +180,8 @@ export class JobMonitor {
     // it is lost when the engine socket (re)connects mid-prompt, and the job must not stay `queued`.
     if (!entry.started) {
       entry.started = true;
-      this.markStarted(promptId);
+      // Refused when the record is not `queued` (found running after a restart, or already finished).
+      this.deps.lifecycle.move(promptId, { to: 'running' });
     }
     this.deps.hub.broadcast('job.progress', { prompt_id: promptId, progress: entry.tracker.snapshot() }, this.audienceOf(promptId));
     if (entry.tracker.historyReady) void this.finish(promptId);
@@ -213,11 +199,6 @@ export class JobMonitor {
     return ownerAudience(this.deps.jobs.get(promptId)?.owner_id);
   }
 
-  private markStarted(promptId: string): void {
-    // Refused when the record is not `queued` (found running after a restart, or already finished).
-    this.deps.lifecycle.start(promptId);
-  }
-
   /** The engine said the prompt is done: its history is written (it may lag a moment). */
   private async finish(promptId: string): Promise<void> {
     const entry = this.tracked.get(promptId);
@@ -227,8 +208,7 @@ export class JobMonitor {
       try {
         const history = await this.deps.engine.history(promptId);
         if (history) {
-          await this.collectOutputs(promptId, history);
-          this.finishFromHistory(promptId, history, entry.tracker.error);
+          await this.settleFromHistory(promptId, history, entry.tracker.error);
           return;
         }
       } catch (err) {
@@ -247,22 +227,9 @@ export class JobMonitor {
     await this.deps.collector.collect(job, parseHistoryOutputs(history), graphOf(history)).catch((err: unknown) => this.deps.logger.warn(`outputs of ${promptId} not copied`, err));
   }
 
-  /**
-   * Check these prompts with the engine now. Reconciliation follows a prompt from the queue it
-   * read: one that finished between that read and being tracked sent its last message to no one.
-   */
-  async recheck(ids: readonly string[]): Promise<void> {
-    await this.check([...ids]);
-  }
-
-  /** After a socket gap (or before its first open): anything the engine finished (or lost) meanwhile is settled here too. */
-  private async checkAll(): Promise<void> {
-    await this.check([...this.tracked.keys()]);
-  }
-
   private async checkSilent(silentMs: number): Promise<void> {
     const now = Date.now();
-    await this.check([...this.tracked.entries()].filter(([, t]) => now - t.lastMessageAt > silentMs).map(([id]) => id));
+    await this.recheck([...this.tracked.entries()].filter(([, t]) => now - t.lastMessageAt > silentMs).map(([id]) => id));
   }
 
   /**
@@ -270,8 +237,10 @@ export class JobMonitor {
    * history → finished; in neither → the engine lost it (it restarted faster than its health
    * probe could notice) → `stalled`. The queue is read before the history: the engine moves a
    * prompt from its queue into its history in one step, so one finishing in between is found.
+   * Reconciliation asks it too: a prompt it follows from the queue it read may have finished
+   * between that read and being tracked, and sent its last message to no one.
    */
-  private async check(ids: string[]): Promise<void> {
+  async recheck(ids: readonly string[]): Promise<void> {
     const candidates = ids.filter((id) => this.checkable(id));
     if (candidates.length === 0) return;
     let inQueue: Set<string>;
@@ -330,12 +299,8 @@ export class JobMonitor {
     }
     if (this.tracked.get(promptId) !== entry || !this.checkable(promptId)) return;
     entry.finishing = true;
-    if (history) {
-      await this.collectOutputs(promptId, history);
-      this.finishFromHistory(promptId, history, entry.tracker.error);
-      return;
-    }
-    this.markStalled(promptId, { cause: 'lost' });
+    if (history) await this.settleFromHistory(promptId, history, entry.tracker.error);
+    else this.markStalled(promptId, { cause: 'lost' });
   }
 }
 

@@ -10,10 +10,10 @@ import { isVideoOutput, parseHistoryOutputs, type EngineOutputFile } from '../en
 import { DomainError } from '../domain-error.js';
 import { contentTypeOf, mediaKindOf } from '../media-types.js';
 import { filesBelow } from '../zip-writer.js';
-import type { Logger } from '../logging.js';
 import type { JobFolders } from './job-folders.store.js';
 import type { JobLifecycle } from './job-lifecycle.js';
 import { historyError, type JobMonitor } from './job-monitor.js';
+import { ProgressTracker } from './progress-tracker.js';
 import type { JobRecord, ProgressObject } from '../contracts/jobs.contract.js';
 import type { HistoryQuery, JobStore } from './job.store.js';
 import { mayTouch, OWNER_ACTOR, seesEveryone, type Actor } from '../http/actor.js';
@@ -25,24 +25,17 @@ export interface JobQueriesDeps {
   /** Removes records (and announces it): the one writer of jobs. */
   lifecycle: JobLifecycle;
   monitor: Pick<JobMonitor, 'progress' | 'untrack'>;
-  /** This computer's engine: asked about prompts Studio does not know. */
-  engine: EngineClient;
-  /** The engine of the pool a job was handed to (its queue row, else its record's `engine_id`); default `engine`. */
-  engineOf?: (promptId: string) => EngineClient;
+  /** The engine of the pool a job was handed to (its queue row, else its record's `engine_id`; this computer's for a prompt Studio does not know). */
+  engineOf: (promptId: string) => EngineClient;
   /** Take an active job off the engine it is on (deleted from its queue, interrupted if it runs), as cancel does. */
-  stopActive?: (promptId: string) => Promise<void>;
+  stopActive: (promptId: string) => Promise<void>;
   folders: JobFolders;
-  logger: Logger;
   /** Studio's queue order of the active jobs, each with its `engine_id` and `position`. */
-  queueOrder?: (active: JobRecord[]) => JobRecord[];
+  queueOrder: (active: JobRecord[]) => JobRecord[];
 }
 
 export class JobQueries {
   constructor(private readonly deps: JobQueriesDeps) {}
-
-  private engineOf(promptId: string): EngineClient {
-    return this.deps.engineOf?.(promptId) ?? this.deps.engine;
-  }
 
   /** The job if it exists for `actor` (another person's job is, to them, no job at all). */
   visible(promptId: string, actor: Actor): JobRecord | null {
@@ -63,7 +56,7 @@ export class JobQueries {
     if (job?.status === 'cancelled') return { ...errorBody(promptId, 'Cancelled'), cancelled: true };
     // Finished, or unknown to Studio (a prompt submitted by someone else): the engine's history says.
     const settled = progress?.status === 'completed' || progress?.status === 'error' || progress?.status === 'interrupted';
-    const engine = this.engineOf(promptId);
+    const engine = this.deps.engineOf(promptId);
     if (!job || job.status === 'completed' || settled) {
       const history = await engine.history(promptId).catch(() => null);
       if (history) {
@@ -77,7 +70,7 @@ export class JobQueries {
     const queue = await engine.queue().catch(() => null);
     if (queue?.running.includes(promptId)) {
       // Running, but no live progress (Studio restarted, or the socket missed the start).
-      return { prompt_id: promptId, ...(progress ?? storedProgress(job ?? { status: 'running' })), status: 'running' };
+      return { prompt_id: promptId, ...(progress ?? storedProgress(job ?? { prompt_id: promptId, status: 'running' })), status: 'running' };
     }
     if (job?.status === 'queued') {
       // Studio's queue order: the jobs on the engine first, then those waiting in Studio.
@@ -98,7 +91,7 @@ export class JobQueries {
     const onDisk = job.output_dir && this.deps.folders.exists(job.output_dir) ? pickFile(filesBelow(this.deps.folders.pathOf(job.output_dir)).map((f) => f.file), outputType) : null;
     if (onDisk) return { path: onDisk, within: this.deps.folders.pathOf(job.output_dir!), filename: path.basename(onDisk), contentType: contentTypeOf(onDisk) };
     if (!job.output) throw new DomainError('not_found', `Job ${promptId} has no output`);
-    const response = await this.engineOf(promptId).viewStream({ filename: job.output.filename, subfolder: job.output.subfolder, type: job.output.type });
+    const response = await this.deps.engineOf(promptId).viewStream({ filename: job.output.filename, subfolder: job.output.subfolder, type: job.output.type });
     if (!response || response.status !== 200) {
       response?.body.destroy();
       throw new DomainError('not_found', `Output file of ${promptId} is missing`);
@@ -110,7 +103,7 @@ export class JobQueries {
   queue(actor: Actor = OWNER_ACTOR): JobRecord[] {
     const active = this.deps.jobs.active();
     // Ordered among everyone's (positions are places in the one queue), then narrowed to the actor's.
-    const ordered = (this.deps.queueOrder?.(active) ?? active).filter((job) => mayTouch(actor, job.owner_id));
+    const ordered = this.deps.queueOrder(active).filter((job) => mayTouch(actor, job.owner_id));
     return ordered.map((job) => {
       const live = this.deps.monitor.progress(job.prompt_id);
       // A prompt followed again after a restart runs before its new tracker hears from it.
@@ -140,7 +133,6 @@ export class JobQueries {
     return this.deps.jobs.history(seesEveryone(actor) ? query : { ...query, ownerId: actor.userId });
   }
 
-
   /** `POST /api/admin/history/delete`: records and folders; running jobs are cancelled first. */
   async delete(promptIds: readonly string[], actor: Actor = OWNER_ACTOR): Promise<{ deleted: string[]; errors: string[] }> {
     const errors: string[] = [];
@@ -154,11 +146,7 @@ export class JobQueries {
       if (job && (job.status === 'queued' || job.status === 'running')) {
         // Interrupted first on the engine it is on, as cancel does (a remote one would run it to the end).
         this.deps.monitor.untrack(id);
-        if (this.deps.stopActive) await this.deps.stopActive(id).catch(() => undefined);
-        else {
-          await this.deps.engine.deleteFromQueue([id]).catch(() => undefined);
-          await this.deps.engine.interrupt(id).catch(() => undefined);
-        }
+        await this.deps.stopActive(id).catch(() => undefined);
       }
     }
     const removed = this.deps.lifecycle.remove(known);
@@ -171,10 +159,8 @@ export class JobQueries {
         }
       }
     }
-    const deleted = removed.map((j) => j.prompt_id);
-    return { deleted, errors };
+    return { deleted: removed.map((j) => j.prompt_id), errors };
   }
-
 }
 
 function kindOf(filename: string): string {
@@ -209,20 +195,7 @@ function errorBody(promptId: string, error: string | null): Record<string, unkno
   return { status: 'error', prompt_id: promptId, error: error ?? '[Engine] The engine reported an error' };
 }
 
-function storedProgress(job: Pick<JobRecord, 'status'>): ProgressObject {
-  return {
-    status: job.status === 'running' ? 'running' : 'pending',
-    node_title: null,
-    node_type: null,
-    step: 0,
-    total_steps: 0,
-    nodes_done: 0,
-    total_nodes: 0,
-    effective_total: 0,
-    cached_count: 0,
-    percent: 0,
-    eta_seconds: null,
-    step_rate: null,
-    node_outputs: {},
-  };
+/** A job's progress when nobody is following it (Studio restarted): a tracker that has heard nothing yet, at the stored status. */
+function storedProgress(job: Pick<JobRecord, 'prompt_id' | 'status'>): ProgressObject {
+  return { ...new ProgressTracker({ promptId: job.prompt_id, graph: {} }).snapshot(), status: job.status === 'running' ? 'running' : 'pending' };
 }

@@ -8,8 +8,8 @@
 import type { EngineClient } from '../engine/engine.client.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
-import { backoffDelay, type BackoffPolicy } from '../process/backoff.js';
-import { systemClock, type Clock } from '../process/clock.js';
+import { backoffDelay } from '../process/backoff.js';
+import { systemClock } from '../process/clock.js';
 import type { ApiGraph } from '../engine/engine-graph.js';
 import type { OrphanSnapshot } from '../engine/engine-orphan.js';
 import type { StallReason } from './job-transitions.js';
@@ -24,10 +24,7 @@ export interface ReconcileDeps {
   events: EventBus;
   logger: Logger;
   /** True for a job still waiting in Studio's queue: the engine has not seen it, nothing to check. */
-  isWaiting?: (promptId: string) => boolean;
-  /** The waits before a check that could not finish is tried again (default 2 s doubling to 60 s). */
-  retry?: BackoffPolicy;
-  clock?: Clock;
+  isWaiting: (promptId: string) => boolean;
   /**
    * The local engine that Studio runs itself: at the first check after boot it is a new engine, so
    * a job it has not got was lost to the restart (`engine_restart`); and the snapshot of the orphan a
@@ -35,6 +32,9 @@ export interface ReconcileDeps {
    */
   ownEngine?: { orphan: () => OrphanSnapshot | null; orphanChecked: () => void };
 }
+
+/** The waits before a check that could not finish is tried again: 2 s doubling to 60 s. */
+const RETRY = { baseMs: 2000, maxMs: 60_000 };
 
 export interface ReconcileResult {
   followed: string[];
@@ -50,7 +50,7 @@ export interface ReconcileResult {
  * counts as what the watcher made of it.
  */
 async function reconcileJobs(deps: ReconcileDeps, lostReason: StallReason): Promise<ReconcileResult | null> {
-  const active = deps.jobs.active().filter((job) => !deps.isWaiting?.(job.prompt_id));
+  const active = deps.jobs.active().filter((job) => !deps.isWaiting(job.prompt_id));
   if (active.length === 0) return { followed: [], finished: [], stalled: [], unchecked: [] };
   let queue;
   try {
@@ -148,8 +148,8 @@ export class Reconciler {
     this.running = reconcileJobs(this.deps, lostReason)
       .then(
         (result) => {
-          if (result !== null) this.booted = true;
-          return result === null ? false : result.unchecked.length === 0;
+          this.booted ||= result !== null;
+          return result?.unchecked.length === 0;
         },
         (err: unknown) => {
           this.deps.logger.error('job reconciliation failed', err);
@@ -170,8 +170,7 @@ export class Reconciler {
     if (this.stopped) return;
     this.failures += 1;
     const wait = (this.retryWait = new AbortController());
-    const delay = backoffDelay(this.failures, this.deps.retry ?? { baseMs: 2000, maxMs: 60_000 });
-    void (this.deps.clock ?? systemClock).sleep(delay, wait.signal).then(() => {
+    void systemClock.sleep(backoffDelay(this.failures, RETRY), wait.signal).then(() => {
       if (!wait.signal.aborted && !this.stopped) void this.runIfPending();
     });
   }

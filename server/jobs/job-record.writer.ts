@@ -31,7 +31,6 @@ export class JobRecordWriter {
     return this.engineStmt.run(engineId, promptId).changes > 0;
   }
 
-  /** Store a new job. */
   insert(job: JobRecord, createdMs = Date.now()): void {
     this.insertStmt.run({ ...toRow(job), created_ms: createdMs });
   }

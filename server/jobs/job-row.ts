@@ -2,24 +2,14 @@
  * How a job record is laid out in the `jobs` table: the columns and the mapping both ways. Shared
  * by the read side (`job.store.ts`) and the one writer (`job-record.writer.ts`).
  */
-import type { JobRecord, JobStatus } from '../contracts/jobs.contract.js';
+import type { JobRecord } from '../contracts/jobs.contract.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
 
-export interface JobRow {
-  prompt_id: string;
-  workflow_id: string | null;
-  workflow_name: string | null;
-  output_dir: string | null;
-  status: JobStatus;
-  queued_at: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-  duration: number | null;
-  input_image: string | null;
+/** The record's plain columns as they are; the JSON ones as text, the optional ones as NULL. */
+export interface JobRow extends Omit<JobRecord, 'params' | 'seeds' | 'output' | 'retry_of' | 'preset_id' | 'starred' | 'progress' | 'engine_id' | 'owner_id' | 'position'> {
   params: string;
   seeds: string;
   output: string | null;
-  error: string | null;
   retry_of: string | null;
   preset_id: string | null;
   created_ms: number;
@@ -61,27 +51,18 @@ export function toRow(job: JobRecord): Omit<JobRow, 'created_ms'> {
 
 /** A row as the spec's record. */
 export function fromRow(row: JobRow): JobRecord {
-  const job: JobRecord = {
-    prompt_id: row.prompt_id,
-    workflow_id: row.workflow_id,
-    workflow_name: row.workflow_name,
-    output_dir: row.output_dir,
-    status: row.status,
-    queued_at: row.queued_at,
-    started_at: row.started_at,
-    finished_at: row.finished_at,
-    duration: row.duration,
-    input_image: row.input_image,
-    params: JSON.parse(row.params) as Record<string, unknown>,
-    seeds: JSON.parse(row.seeds) as Record<string, number>,
-    output: row.output ? (JSON.parse(row.output) as JobRecord['output']) : null,
-    error: row.error,
+  const { params, seeds, output, error, retry_of, preset_id, starred, engine_id, owner_id, created_ms: _created, ...plain } = row;
+  return {
+    ...plain,
+    params: JSON.parse(params) as Record<string, unknown>,
+    seeds: JSON.parse(seeds) as Record<string, number>,
+    output: output ? (JSON.parse(output) as JobRecord['output']) : null,
+    error,
+    ...(retry_of ? { retry_of } : {}),
+    ...(preset_id ? { preset_id } : {}),
+    ...(starred ? { starred: true } : {}),
+    ...(engine_id ? { engine_id } : {}),
+    // The owner's records read exactly as before people existed.
+    ...(owner_id !== OWNER_ID ? { owner_id } : {}),
   };
-  if (row.retry_of) job.retry_of = row.retry_of;
-  if (row.preset_id) job.preset_id = row.preset_id;
-  if (row.starred) job.starred = true;
-  if (row.engine_id) job.engine_id = row.engine_id;
-  // The owner's records read exactly as before people existed.
-  if (row.owner_id !== OWNER_ID) job.owner_id = row.owner_id;
-  return job;
 }

@@ -37,7 +37,6 @@ export class JobStore {
     this.activeCountStmt = db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE status IN ('queued','running')");
   }
 
-  /** One job, or null. */
   get(promptId: string): JobRecord | null {
     const row = this.getStmt.get(promptId) as JobRow | undefined;
     return row ? fromRow(row) : null;
@@ -48,7 +47,6 @@ export class JobStore {
     return (this.activeStmt.all() as JobRow[]).map(fromRow);
   }
 
-  /** How many jobs are queued or running. */
   activeCount(): number {
     return (this.activeCountStmt.get() as { n: number }).n;
   }
@@ -65,13 +63,19 @@ export class JobStore {
     // 16 ms sort of every finished row at 50 000 jobs).
     const where: string[] = [`+status IN (${FINISHED_STATUSES.map((s) => `'${s}'`).join(',')})`];
     const values: Record<string, unknown> = {};
-    if (query.status) {
-      where.push('status = @status');
-      values.status = query.status;
-    }
-    if (query.workflowId) {
-      where.push('workflow_id = @workflow_id');
-      values.workflow_id = query.workflowId;
+    // The plain filters: each a column compared with a named value (unset: no filter).
+    const filters = [
+      ['status = @status', query.status || undefined],
+      ['workflow_id = @workflow_id', query.workflowId || undefined],
+      ['created_ms >= @from_ms', query.fromMs],
+      ['created_ms < @to_ms', query.toMs],
+      ['owner_id = @owner_id', query.ownerId],
+      ['starred = @starred', query.starred === undefined ? undefined : Number(query.starred)],
+    ] as const;
+    for (const [clause, value] of filters) {
+      if (value === undefined) continue;
+      where.push(clause);
+      values[clause.slice(clause.indexOf('@') + 1)] = value;
     }
     if (query.text) {
       // Every word must appear, in a text parameter or the workflow name (LIKE: ASCII case-insensitive).
@@ -79,22 +83,6 @@ export class JobStore {
         where.push(`(workflow_name LIKE @w${i} ESCAPE '\\' OR EXISTS (SELECT 1 FROM json_each(params) WHERE type = 'text' AND value LIKE @w${i} ESCAPE '\\'))`);
         values[`w${i}`] = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       });
-    }
-    if (query.fromMs !== undefined) {
-      where.push('created_ms >= @from_ms');
-      values.from_ms = query.fromMs;
-    }
-    if (query.toMs !== undefined) {
-      where.push('created_ms < @to_ms');
-      values.to_ms = query.toMs;
-    }
-    if (query.ownerId !== undefined) {
-      where.push('owner_id = @owner_id');
-      values.owner_id = query.ownerId;
-    }
-    if (query.starred !== undefined) {
-      where.push('starred = @starred');
-      values.starred = query.starred ? 1 : 0;
     }
     let sql = `SELECT ${COLUMNS} FROM jobs WHERE ${where.join(' AND ')} ORDER BY created_ms DESC, rowid DESC`;
     if (query.limit !== undefined) {
@@ -142,7 +130,6 @@ export class JobStore {
     return (this.db.prepare('SELECT DISTINCT retry_of AS id FROM jobs WHERE retry_of IS NOT NULL').all() as Array<{ id: string }>).map((r) => r.id);
   }
 
-  /** Rows in the table. */
   count(): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM jobs').get() as { n: number }).n;
   }

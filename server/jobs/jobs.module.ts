@@ -14,7 +14,7 @@ import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import { InputCopies } from './input-copies.js';
-import { broadcastJobChanges, logJobChanges } from './job-announce.js';
+import { broadcastJobChanges, clearFinishedMarkers, logJobChanges } from './job-announce.js';
 import { JobFolders } from './job-folders.store.js';
 import { JobLifecycle } from './job-lifecycle.js';
 import { JobMonitor } from './job-monitor.js';
@@ -37,7 +37,7 @@ import type { PoolEngine } from '../engine/pool/pool-engine.js';
 import { queueRoutes } from './queue/queue.routes.js';
 import { enginesRoutes } from './queue/engines.routes.js';
 import { QueueStore } from './queue/queue.store.js';
-import { RetryStalled } from './queue/retry-stalled.js';
+import { retryStalled } from './queue/retry-stalled.js';
 import { ResumeAfterRestart } from './queue/resume-after-restart.js';
 import { SettingsStore } from '../db/settings.store.js';
 import { OWNER_ACTOR } from '../http/actor.js';
@@ -89,12 +89,14 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   const { config, logger, engine } = deps;
   const jobs = new JobStore(deps.db);
   const lifecycle = new JobLifecycle({ db: deps.db, jobs, logger });
-  const offs = [logJobChanges(lifecycle, deps.events), broadcastJobChanges(lifecycle, deps.hub)];
   const folders = new JobFolders(config.paths.assetsOutput);
+  const offs = [clearFinishedMarkers(lifecycle, folders, logger), logJobChanges(lifecycle, deps.events), broadcastJobChanges(lifecycle, deps.hub)];
   const shared = (folder: 'input' | 'output') => () => engine.sharedFolders.folders.includes(folder);
   const common = { engine: engine.client, jobs, lifecycle, folders, hub: deps.hub, logger };
-  const collector = new OutputCollector({ engine: engine.client, folders, outputShared: shared('output'), stamp: deps.provenance?.stamp, logger });
-  const monitor = new JobMonitor({ ...common, socket: engine.socket, collector, stallMs: config.jobs.stallMs, pollMs: deps.pollMs });
+  // Each engine's monitor follows its socket and copies outputs from it when its folders are its own.
+  const monitorOf = ({ client, socket }: Pick<PoolEngine, 'client' | 'socket'>, outputShared: () => boolean) =>
+    new JobMonitor({ ...common, engine: client, socket, stallMs: config.jobs.stallMs, pollMs: deps.pollMs, collector: new OutputCollector({ engine: client, folders, outputShared, stamp: deps.provenance?.stamp, logger }) });
+  const monitor = monitorOf(engine, shared('output'));
   // One queue engine per engine of the pool: its own monitor (its socket), output collector and reconciler.
   const members = new Map<string, { engine: QueueEngine; reconciler: Reconciler; stop: () => void }>();
   const queueStore = new QueueStore(deps.db);
@@ -108,9 +110,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
   });
   const attach = (member: PoolEngine) => {
     const local = member.id === LOCAL_ENGINE_ID;
-    const own = local
-      ? monitor
-      : new JobMonitor({ ...common, engine: member.client, socket: member.socket, stallMs: config.jobs.stallMs, pollMs: deps.pollMs, collector: new OutputCollector({ engine: member.client, folders, outputShared: () => member.sharesFolders(), stamp: deps.provenance?.stamp, logger }) });
+    const own = local ? monitor : monitorOf(member, () => member.sharesFolders());
     if (!local) own.start();
     const engine: QueueEngine = {
       id: member.id,
@@ -177,10 +177,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     standin: () => config.engine.mode === 'standin',
     inputOwner: deps.inputOwner,
     inputOwnerOf: deps.inputOwnerOf,
-    keepInputCopy: (file, name) => inputs.keep(file.path, name),
-    removeInput: (name) => inputs.remove(name),
-    storeInput: (file, name) => inputs.store(file.path, name),
-    hasInput: (name) => inputs.has(name),
+    inputs,
     workflows: deps.workflows,
     clientId: engine.socket.clientId,
     queue,
@@ -210,7 +207,7 @@ export function createJobsModule(deps: JobsModuleDeps): JobsModule {
     routers: [
       runRoutes(runner, queries, deps.uploads),
       jobsRoutes({ queries, runner, dirs: { input: config.paths.assetsInput, output: config.paths.assetsOutput }, audited, lockOf: deps.provenance?.lockOf }),
-      queueRoutes({ queue, retryStalled: new RetryStalled({ jobs, retry: (id, who, actor) => runner.retry(id, who, actor) }), audited }),
+      queueRoutes({ queue, retryStalled: (submitter, actor) => retryStalled(jobs, runner, submitter, actor), audited }),
       enginesRoutes({ pool: engine.pool, queue, lacksOn: (info) => deps.workflows.lacksOn(info), sha256Of: deps.modelSha256 ?? (() => undefined), events: deps.events }),
     ],
     jobs,

@@ -23,7 +23,6 @@ export interface JobsRouteDeps {
   lockOf?: (promptId: string) => unknown;
 }
 
-/** Jobs routes. */
 export function jobsRoutes({ queries, runner, dirs, audited, lockOf }: JobsRouteDeps): express.Router {
   const router = express.Router();
 

@@ -35,16 +35,15 @@ export class OutputCollector {
   constructor(private readonly deps: OutputCollectorDeps) {}
 
   /** Copy `files` of a finished `job` into its folder unless the engine already wrote them there, then stamp them. */
-  async collect(job: JobRecord, files: readonly EngineOutputFile[], graph?: ApiGraph): Promise<number> {
-    const copied = await this.copyAll(job, files);
+  async collect(job: JobRecord, files: readonly EngineOutputFile[], graph?: ApiGraph): Promise<void> {
+    await this.copyAll(job, files);
     if (graph && job.output_dir && files.length > 0 && this.deps.stamp) {
       await this.deps.stamp(job, this.deps.folders.pathOf(job.output_dir), graph).catch((err: unknown) => this.deps.logger.warn(`no provenance metadata in the outputs of ${job.prompt_id}`, err));
     }
-    return copied;
   }
 
-  private async copyAll(job: JobRecord, files: readonly EngineOutputFile[]): Promise<number> {
-    if (this.deps.outputShared() || !job.output_dir || files.length === 0) return 0;
+  private async copyAll(job: JobRecord, files: readonly EngineOutputFile[]): Promise<void> {
+    if (this.deps.outputShared() || !job.output_dir || files.length === 0) return;
     const jobDir = this.deps.folders.pathOf(job.output_dir);
     let copied = 0;
     for (const file of files) {
@@ -57,7 +56,6 @@ export class OutputCollector {
       }
     }
     if (copied) this.deps.logger.info(`copied ${copied} output file(s) of ${job.prompt_id} from the engine into ${job.output_dir}`);
-    return copied;
   }
 
   /** Where a file lands: its path under the job folder for redirected outputs, `preview/` for temp files. */

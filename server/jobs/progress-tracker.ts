@@ -13,7 +13,6 @@
  */
 import type { EngineMessage } from '../engine/engine-messages.js';
 import type { ApiGraph, ApiNode } from '../engine/engine-graph.js';
-import { RollingRate } from './progress-rate.js';
 import type { ProgressStatus, ProgressObject } from '../contracts/jobs.contract.js';
 
 export interface ProgressTrackerOptions {
@@ -98,12 +97,13 @@ export class ProgressTracker {
     // The reconnect copy of `executing` carries no prompt id: it cannot be attributed safely.
     if (msg.data.prompt_id !== this.promptId) return;
     const terminal = this.isTerminal();
+    // Once the prompt has ended only its end of execution and its outputs still count.
+    if (terminal && msg.type !== 'executing' && msg.type !== 'executed') return;
     switch (msg.type) {
       case 'execution_start':
-        if (!terminal) this.ensureRunning();
+        this.ensureRunning();
         break;
       case 'execution_cached':
-        if (terminal) break;
         this.ensureRunning();
         for (const raw of msg.data.nodes) {
           const id = this.resolve(raw);
@@ -123,10 +123,9 @@ export class ProgressTracker {
         if (!terminal) this.enter(this.resolve(msg.data.node, msg.data.display_node));
         break;
       case 'progress':
-        if (!terminal) this.onProgress(msg.data.node ?? null, msg.data.value, msg.data.max);
+        this.onProgress(msg.data.node ?? null, msg.data.value, msg.data.max);
         break;
       case 'progress_state':
-        if (terminal) break;
         for (const key in msg.data.nodes) {
           const state = msg.data.nodes[key];
           if (state?.state !== 'finished') continue;
@@ -142,16 +141,14 @@ export class ProgressTracker {
         }
         break;
       case 'execution_success':
-        if (!terminal) this.complete();
+        this.complete();
         break;
       case 'execution_error':
-        if (terminal) break;
         this.current = this.resolve(msg.data.node_id) ?? this.current;
         this.failure = `[${msg.data.node_type}] ${msg.data.exception_message}`;
         this.currentStatus = 'error';
         break;
       case 'execution_interrupted':
-        if (terminal) break;
         this.current = this.resolve(msg.data.node_id ?? null) ?? this.current;
         this.currentStatus = 'interrupted';
         break;
@@ -316,4 +313,39 @@ export class ProgressTracker {
 
 function lastSeparator(id: string): number {
   return Math.max(id.lastIndexOf('.'), id.lastIndexOf(':'));
+}
+
+/**
+ * Rolling step rate: steps per second over the last few seconds of `progress` messages. A short
+ * window follows a sampler that speeds up once its model is loaded, and a cumulative counter
+ * survives node changes (a second sampler restarts `value` at 1).
+ */
+export class RollingRate {
+  private readonly times: number[] = [];
+  private readonly counts: number[] = [];
+  private total = 0;
+
+  constructor(private readonly windowMs = 5_000) {}
+
+  /** Record `steps` more steps done at time `at` (ms). */
+  add(at: number, steps: number): void {
+    this.total += steps;
+    this.times.push(at);
+    this.counts.push(this.total);
+    // Keep two samples at least, so a stall longer than the window still yields the last rate.
+    while (this.times.length > 2 && this.times[1]! <= at - this.windowMs) {
+      this.times.shift();
+      this.counts.shift();
+    }
+  }
+
+  /** Steps per second over the window, or null with fewer than two samples. */
+  rate(): number | null {
+    const n = this.times.length;
+    if (n < 2) return null;
+    const dt = this.times[n - 1]! - this.times[0]!;
+    const steps = this.counts[n - 1]! - this.counts[0]!;
+    if (dt <= 0 || steps <= 0) return null;
+    return (steps * 1000) / dt;
+  }
 }

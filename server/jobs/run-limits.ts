@@ -151,7 +151,6 @@ function seconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
 
-/** `14:05`, Studio's wall clock (a day away gets its date). */
 /** When, in words, in the box's own time (one clock, #47: the instant the UI shows on the box); the date too when not today. */
 function clock(ms: number, now: number): string {
   const at = fileStamp(new Date(ms));

@@ -15,7 +15,6 @@ import type { JobQueries } from './job-queries.service.js';
 import type { RunnerService } from './runner.service.js';
 import { executeFields, runResultQuery } from '../contracts/jobs.contract.js';
 
-/** Runner routes. */
 export function runRoutes(runner: RunnerService, queries: JobQueries, uploads: Uploads): express.Router {
   const router = express.Router();
 

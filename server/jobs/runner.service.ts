@@ -28,6 +28,10 @@ import type { JobStore } from './job.store.js';
 import { mayTouch, OWNER_ACTOR, type Actor } from '../http/actor.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
 import type { RunLimits } from './run-limits.js';
+import type { PoolEngine } from '../engine/pool/pool-engine.js';
+import type { InputCopies } from './input-copies.js';
+import type { JobQueueService } from './queue/job-queue.service.js';
+import type { QueueEntry } from './queue/queue.store.js';
 
 /** Where a job came from, recorded on it: a retried job, a preset run. */
 export interface JobOrigin {
@@ -57,16 +61,7 @@ export interface GraphRun {
 }
 
 /** Studio's queue, as the runner sees it. */
-export interface JobQueueing {
-  enqueue(promptId: string, entry: QueueEntry): void;
-}
-
-interface QueueEntry {
-  submitter: string;
-  graph: ApiGraph;
-  extraData: Record<string, unknown>;
-  batchId?: string;
-}
+type JobQueueing = Pick<JobQueueService, 'enqueue'>;
 
 type PersonChecks = ReturnType<RunLimits['of']>;
 
@@ -81,19 +76,12 @@ export interface RunnerDeps {
   /** Sent as `extra_data.preview_method`: a real engine sends sampler previews only when asked. */
   previewMethod: PreviewMethod;
   /**
-   * Keeps a copy of an uploaded input in Studio's input folder when the engine's is its own (so
-   * the assets listing and the job ZIP have it, as with a shared folder).
-   */
-  keepInputCopy?: (file: UploadedFile, storedName: string) => Promise<void>;
-  /** Removes an input uploaded for a prompt the engine then refused (Studio's copy of it). */
-  removeInput?: (storedName: string) => Promise<void>;
-  /**
-   * With this computer's engine down and another engine of the pool up: an uploaded input goes
-   * into Studio's input folder (the engine that takes the job gets it at hand-over), and the
+   * Studio's copies of inputs: one kept when the engine's input folder is its own, one removed for
+   * a prompt the engine then refused; with this computer's engine down and another engine of the
+   * pool up, an upload goes there (the engine that takes the job gets it at hand-over) and the
    * check of a graph's input files asks that folder.
    */
-  storeInput?: (file: UploadedFile, storedName: string) => Promise<void>;
-  hasInput?: (storedName: string) => boolean;
+  inputs: Pick<InputCopies, 'keep' | 'store' | 'remove' | 'has'>;
   workflows: WorkflowService;
   /** Records who uploaded an input (members see only their own inputs). */
   inputOwner?: (storedName: string, ownerId: string) => void;
@@ -108,16 +96,16 @@ export interface RunnerDeps {
   /** Studio's queue: where a validated job waits for an engine. */
   queue: JobQueueing;
   /** The pool's other engines (a job this engine cannot run may run on one of them; one that does not answer says so). */
-  otherEngines?: () => ReadonlyArray<OtherEngine>;
+  otherEngines: () => ReadonlyArray<OtherEngine>;
   /**
    * This computer's engine answers now (not only "not known down": after a restart it is `starting`
    * for a second or more, and an upload to it then fails). Resolves true once it does, within `ms`.
    */
-  localEngine?: { status(): string; waitUp(ms: number): Promise<boolean> };
-  /** Each person's allow-lists and quotas (none: nobody is limited). */
-  limits?: RunLimits;
+  localEngine: { status(): string; waitUp(ms: number): Promise<boolean> };
+  /** Each person's allow-lists and quotas. */
+  limits: RunLimits;
   /** This computer's engine is the stand-in: it runs a graph whose model files are missing (with a test card). */
-  standin?: () => boolean;
+  standin: () => boolean;
   events: EventBus;
   logger: Logger;
   /** Records what the job runs on (its lock), once it is accepted. */
@@ -125,13 +113,7 @@ export interface RunnerDeps {
 }
 
 /** Another engine of the pool, as the runner checks a graph against it. */
-interface OtherEngine {
-  id: string;
-  name: string;
-  /** `online` when it answers its health check. */
-  readonly status: string;
-  objectInfo(): Promise<ObjectInfo | null>;
-}
+type OtherEngine = Pick<PoolEngine, 'id' | 'name' | 'status' | 'objectInfo'>;
 
 /** How long a request waits for this computer's engine while it starts and no other engine answers. */
 const LOCAL_START_WAIT_MS = 20_000;
@@ -146,33 +128,32 @@ export class RunnerService {
    * never fails because this engine is starting while another could take the job.
    */
   private async useLocal(): Promise<boolean> {
-    const localEngine = this.deps.localEngine;
-    const status = localEngine?.status() ?? (this.deps.engine.isAvailable() ? 'online' : 'offline');
+    const status = this.deps.localEngine.status();
     if (status === 'online') return true;
-    if ((this.deps.otherEngines?.() ?? []).some((e) => e.status === 'online')) return false;
-    if (status === 'starting') await localEngine?.waitUp(LOCAL_START_WAIT_MS);
+    if (this.deps.otherEngines().some((e) => e.status === 'online')) return false;
+    if (status === 'starting') await this.deps.localEngine.waitUp(LOCAL_START_WAIT_MS);
     return this.deps.engine.isAvailable();
   }
 
   /** Store an image in the engine's input directory under a unique name; returns that name. */
   async uploadImage(file: UploadedFile, ownerId: string = OWNER_ID): Promise<string> {
     // This computer's engine down, another up: Studio keeps it (the engine that runs a job gets it then).
-    const local = (await this.useLocal()) || !(this.deps.otherEngines?.() ?? []).some((e) => e.status === 'online');
+    const local = (await this.useLocal()) || !this.deps.otherEngines().some((e) => e.status === 'online');
     const stored = await this.storeImage(file, uniqueUploadName(file.originalname), local);
     this.deps.inputOwner?.(stored, ownerId);
     return stored;
   }
 
   private async storeImage(file: UploadedFile, name: string, local = true): Promise<string> {
-    if (!local && this.deps.storeInput) {
-      await this.deps.storeInput(file, name);
+    if (!local) {
+      await this.deps.inputs.store(file.path, name);
       return name;
     }
     try {
       // Streamed from the temporary file: an upload is never held in memory whole.
       const stored = await this.deps.engine.uploadImage(await fs.openAsBlob(file.path), name);
       const storedName = stored.subfolder ? `${stored.subfolder}/${stored.name}` : stored.name;
-      await this.deps.keepInputCopy?.(file, storedName).catch((err: unknown) => this.deps.logger.warn(`no local copy of input ${storedName}`, err));
+      await this.deps.inputs.keep(file.path, storedName).catch((err: unknown) => this.deps.logger.warn(`no local copy of input ${storedName}`, err));
       return storedName;
     } catch (err) {
       // An engine known to be down says so itself (503), not as a failed upload.
@@ -190,7 +171,7 @@ export class RunnerService {
   /** `POST /api/run/{id}/execute`. */
   async execute(workflowId: string, params: Record<string, unknown>, image?: UploadedFile, origin: JobOrigin = {}): Promise<ExecuteResult> {
     const definition = await this.deps.workflows.definition(workflowId);
-    const limits = origin.countsFor === undefined ? undefined : this.deps.limits?.of(origin.countsFor);
+    const limits = origin.countsFor === undefined ? undefined : this.deps.limits.of(origin.countsFor);
     // Refused before anything is built, uploaded or written (the quotas checked again just before the job is).
     limits?.checkWorkflow(workflowId);
     limits?.checkQuotas();
@@ -210,7 +191,7 @@ export class RunnerService {
     }
     // The image came with this request only for this prompt: nothing is left behind for it.
     const dropImage = async () => {
-      if (image && uploadedImage) await this.deps.removeInput?.(uploadedImage).catch(() => undefined);
+      if (image && uploadedImage) await this.deps.inputs.remove(uploadedImage).catch(() => undefined);
     };
     try {
       await this.check(run.graph, target, origin.actor, true);
@@ -241,7 +222,7 @@ export class RunnerService {
    * workflow name the history shows.
    */
   async executeGraph(graph: ApiGraph, run: GraphRun, origin: JobOrigin = {}): Promise<{ prompt_id: string; graph: ApiGraph }> {
-    const limits = origin.countsFor === undefined ? undefined : this.deps.limits?.of(origin.countsFor);
+    const limits = origin.countsFor === undefined ? undefined : this.deps.limits.of(origin.countsFor);
     limits?.checkWorkflow(run.workflowId);
     limits?.checkModels(graph);
     limits?.checkQuotas();
@@ -262,7 +243,7 @@ export class RunnerService {
    */
   private async target(): Promise<RunTarget> {
     const local = await this.useLocal();
-    const others = local ? [] : (this.deps.otherEngines?.() ?? []).filter((e) => e.status === 'online');
+    const others = local ? [] : this.deps.otherEngines().filter((e) => e.status === 'online');
     if (!local && others.length === 0) this.deps.engine.assertAvailable();
     const objectInfo = local ? await this.deps.workflows.objectInfo().catch(() => undefined) : await firstObjectInfo(others);
     return { local, others, objectInfo };
@@ -275,7 +256,7 @@ export class RunnerService {
    * truth), meet the engine's rules as they are.
    */
   private check(graph: ApiGraph, target: RunTarget, actor: Actor | undefined, workflowRun: boolean): Promise<void> {
-    const lenient = workflowRun && this.deps.standin?.() === true && (this.deps.otherEngines?.() ?? []).length === 0;
+    const lenient = workflowRun && this.deps.standin() && this.deps.otherEngines().length === 0;
     return target.local ? this.precheck(graph, target.objectInfo, actor, !lenient) : this.precheckElsewhere(graph, target.others, actor);
   }
 
@@ -332,7 +313,7 @@ export class RunnerService {
     const fresh = await this.deps.workflows.objectInfo();
     refused = await precheckPrompt(graph, fresh, engineInputs, checksFileLists);
     if (!refused) return;
-    const others = this.deps.otherEngines?.() ?? [];
+    const others = this.deps.otherEngines();
     if (others.length === 0) throw refusedRun(refused);
     // Another engine of the pool may have what this one lacks (input files are Studio's: asked of this engine).
     const lacks = [`this computer lacks ${missingFor(graph, fresh).join(', ') || 'nothing it names (see the node errors)'}`];
@@ -349,7 +330,7 @@ export class RunnerService {
    * engines that answer (their own `object_info`; input files are Studio's, uploaded at hand-over).
    */
   private async precheckElsewhere(graph: ApiGraph, others: readonly OtherEngine[], actor?: Actor): Promise<void> {
-    const inputs = this.inputsFor(studioInputs(this.deps.hasInput ?? (() => false)), actor);
+    const inputs = this.inputsFor(studioInputs((name) => this.deps.inputs.has(name)), actor);
     const lacks = ['this computer does not answer'];
     let refused: EngineValidationBody | null = null;
     for (const other of others) {

@@ -12,7 +12,7 @@
 import type { ApiGraph } from '../../engine/engine-graph.js';
 import { fairIndex } from './fair-share.js';
 import type { QueueEngine } from './queue-engine.js';
-import type { QueueRow, QueueStore } from './queue.store.js';
+import type { QueueEntry, QueueRow, QueueStore } from './queue.store.js';
 
 /** The batches capability's say on its own jobs. */
 export interface BatchGate {
@@ -52,7 +52,8 @@ export class BatchLane {
    * ones, a batch job last. True when a hand-over round is due: not for a batch job, which cannot
    * start while its batch is still being submitted (the batch wakes the queue once it is).
    */
-  enqueue(store: QueueStore, promptId: string, entry: { submitter: string; graph: ApiGraph; extraData: Record<string, unknown>; batchId?: string }): boolean {
+  enqueue(promptId: string, entry: QueueEntry): boolean {
+    const store = this.store();
     const row = { prompt_id: promptId, submitter: entry.submitter, graph: entry.graph, extra_data: entry.extraData, batch_id: entry.batchId ?? null };
     if (entry.batchId) {
       store.append(row);

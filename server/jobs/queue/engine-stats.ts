@@ -10,6 +10,7 @@ export interface EngineStats {
   jobsDone: number;
   lastCheckpoint: string | null;
   stepsPerSecond: number | null;
+  /** Epoch ms since it has had nothing to run (0: never ran a job). */
   idleSince: number;
 }
 
@@ -23,7 +24,6 @@ export class EngineStatsBook {
     return s;
   }
 
-  /** The engine began running a job. */
   jobStarted(promptId: string, now = Date.now()): void {
     this.started.set(promptId, now);
   }
@@ -41,10 +41,6 @@ export class EngineStatsBook {
     if (startedAt === undefined || steps === 0 || now <= startedAt) return;
     const rate = (steps * 1000) / (now - startedAt);
     s.stepsPerSecond = s.stepsPerSecond === null ? rate : 0.7 * s.stepsPerSecond + 0.3 * rate;
-  }
-
-  forget(engineId: string): void {
-    this.stats.delete(engineId);
   }
 }
 

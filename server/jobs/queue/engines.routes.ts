@@ -25,7 +25,6 @@ export interface EnginesRouteDeps {
   events: EventBus;
 }
 
-/** Engine pool routes. */
 export function enginesRoutes(deps: EnginesRouteDeps): express.Router {
   const router = express.Router();
 

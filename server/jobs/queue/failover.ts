@@ -6,7 +6,6 @@
  * there is no other: its jobs wait for it and are reconciled with it when it is back, as before.
  */
 import type { EventBus } from '../../events/event-bus.js';
-import type { JobRecord } from '../../contracts/jobs.contract.js';
 import type { JobLifecycle } from '../job-lifecycle.js';
 import type { JobStore } from '../job.store.js';
 import type { Logger } from '../../logging.js';
@@ -20,7 +19,6 @@ export interface FailoverDeps {
   lifecycle: JobLifecycle;
   events: EventBus;
   engines: () => QueueEngine[];
-  markDone: (job: JobRecord) => void;
 }
 
 /**
@@ -75,14 +73,13 @@ export function failoverJobs(engineId: string, deps: FailoverDeps): string[] {
     taken.push(id);
     if (row.failovers >= MAX_FAILOVERS) {
       deps.store.remove(id);
-      const failed = deps.lifecycle.fail(id, `Engine ${name} went offline while it had this job, after ${MAX_FAILOVERS} other engines had done the same; Studio stopped moving it`);
-      if (failed.ok) deps.markDone(failed.job);
+      deps.lifecycle.move(id, { to: 'error', error: `Engine ${name} went offline while it had this job, after ${MAX_FAILOVERS} other engines had done the same; Studio stopped moving it` });
       continue;
     }
     back.push(id);
     const via = { engine_id: engineId, failovers: row.failovers + 1 };
     // A running job moves back to `queued` (the lifecycle announces it); a prefetched one is `queued` already.
-    if (job.status === 'running' && deps.lifecycle.requeue(id, via).ok) continue;
+    if (job.status === 'running' && deps.lifecycle.move(id, { to: 'queued', via }).ok) continue;
     deps.events.emit('job.requeued', 'warning', `Job back in the queue: its engine went offline (${job.workflow_name ?? job.workflow_id ?? id})`, { prompt_id: id, workflow_id: job.workflow_id, ...via });
   }
   if (back.length) deps.store.requeueFront(back);

@@ -21,7 +21,6 @@ const SOCKET_WAIT_MS = 2_000;
 /** submitted; refused (the engine rejected the graph: the job fails with its words); failed (not reached); gone (cancelled meanwhile). */
 export type HandOverResult = { kind: 'submitted' } | { kind: 'refused'; message: string } | { kind: 'failed' } | { kind: 'gone' };
 
-/** Submit `row` to `engine`. */
 export async function submitTo(engine: QueueEngine, row: QueueRow, ctx: { inputDir: string; logger: Logger; stillQueued: () => boolean }): Promise<HandOverResult> {
   const id = row.prompt_id;
   await engine.monitor.socketReady(SOCKET_WAIT_MS);

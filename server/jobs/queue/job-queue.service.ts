@@ -8,7 +8,6 @@
 import { DomainError } from '../../domain-error.js';
 import { mayTouch, OWNER_ACTOR, type Actor } from '../../http/actor.js';
 import type { EventBus } from '../../events/event-bus.js';
-import type { JobFolders } from '../job-folders.store.js';
 import type { JobLifecycle } from '../job-lifecycle.js';
 import type { JobStore } from '../job.store.js';
 import type { JobRecord } from '../../contracts/jobs.contract.js';
@@ -21,27 +20,17 @@ import { EngineStatsBook } from './engine-stats.js';
 import { BatchLane } from './batch-lane.js';
 import { failoverJobs, LostCopies } from './failover.js';
 import { stopOnEngine, submitTo } from './hand-over.js';
-import type { QueueRow, QueueStore } from './queue.store.js';
+import type { QueueEntry, QueueRow, QueueStore } from './queue.store.js';
 import { chooseEngine } from './routing.js';
 import { evictStrays } from './strays.js';
 import { ENGINE_SLOTS, type QueueEngine } from './queue-engine.js';
 
 const PAUSED_KEY = 'queue_paused';
 
-/** A job to queue: what is submitted to the engine when its turn comes. */
-export interface QueueEntry {
-  submitter: string;
-  graph: ApiGraph;
-  extraData: Record<string, unknown>;
-  /** The batch it is a cell of: it waits in the batch lane (`batch-lane.ts`). */
-  batchId?: string;
-}
-
 export interface JobQueueDeps {
   store: QueueStore;
   jobs: JobStore;
   lifecycle: JobLifecycle;
-  folders: JobFolders;
   settings: SettingsStore;
   /** The engines of the pool, as they are now. */
   engines: () => QueueEngine[];
@@ -49,8 +38,6 @@ export interface JobQueueDeps {
   inputDir: string;
   events: EventBus;
   logger: Logger;
-  /** How often the queue retries a hand-over that failed (engine down). */
-  retryMs?: number;
 }
 
 export class JobQueueService {
@@ -81,12 +68,9 @@ export class JobQueueService {
   recover(): void {
     const stalled: string[] = [];
     for (const row of this.deps.store.waiting()) {
-      const result = this.deps.lifecycle.stall(row.prompt_id, { cause: 'restart' });
+      const result = this.deps.lifecycle.move(row.prompt_id, { to: 'stalled', reason: { cause: 'restart' } });
       this.deps.store.remove(row.prompt_id);
-      if (result.ok) {
-        stalled.push(row.prompt_id);
-        this.markDone(result.job);
-      }
+      if (result.ok) stalled.push(row.prompt_id);
     }
     // Handed rows of jobs that finished while Studio was down (the reconciler settles the others).
     for (const row of this.deps.store.handed()) {
@@ -117,10 +101,10 @@ export class JobQueueService {
     });
   }
 
-  /** Begin handing jobs to the engines (and retrying a hand-over that failed, every `retryMs`). */
+  /** Begin handing jobs to the engines (and retrying a hand-over that failed, engine down, every second). */
   start(): void {
     this.stopped = false;
-    this.timer = setInterval(() => this.schedule(), this.deps.retryMs ?? 1_000);
+    this.timer = setInterval(() => this.schedule(), 1_000);
     this.timer.unref();
     this.schedule();
   }
@@ -135,7 +119,7 @@ export class JobQueueService {
 
   /** Put a recorded job in the queue, at its fair place (a batch's job in the batch lane). Called inside the lifecycle's submit. */
   enqueue(promptId: string, entry: QueueEntry): void {
-    if (this.lane.enqueue(this.deps.store, promptId, entry)) this.schedule();
+    if (this.lane.enqueue(promptId, entry)) this.schedule();
   }
 
   /**
@@ -162,14 +146,12 @@ export class JobQueueService {
 
   state(): QueueState {
     const handed = this.deps.store.handed();
-    let running = 0;
     const engines = this.deps.engines().map((engine) => {
       const mine = handed.filter((r) => r.engine_id === engine.id).map((r) => this.deps.jobs.get(r.prompt_id));
-      const runningJob = mine.find((j) => j?.status === 'running') ?? null;
-      if (runningJob) running++;
-      return { id: engine.id, running: runningJob?.prompt_id ?? null, prefetched: mine.filter((j) => j?.status === 'queued').map((j) => j!.prompt_id) };
+      const running = mine.find((j) => j?.status === 'running')?.prompt_id ?? null;
+      return { id: engine.id, running, prefetched: mine.filter((j) => j?.status === 'queued').map((j) => j!.prompt_id) };
     });
-    return { paused: this.paused, waiting: this.deps.store.waiting().length, running, engines };
+    return { paused: this.paused, waiting: this.deps.store.waiting().length, running: engines.filter((e) => e.running !== null).length, engines };
   }
 
   /**
@@ -202,13 +184,9 @@ export class JobQueueService {
     if (!job || !mayTouch(actor, job.owner_id)) throw new DomainError('not_found', `Job not found: ${promptId}`);
     if (job.status !== 'queued' && job.status !== 'running') throw new DomainError('conflict', `Job ${promptId} already finished (${job.status})`);
     await this.takeOff(promptId);
-    const result = this.deps.lifecycle.cancel(promptId);
-    if (!result.ok) {
-      const now = this.deps.jobs.get(promptId);
-      if (!now) throw new DomainError('not_found', `Job not found: ${promptId}`);
-      throw new DomainError('conflict', `Job ${promptId} could not be cancelled: ${result.refused}`);
-    }
-    this.markDone(result.job);
+    const result = this.deps.lifecycle.move(promptId, { to: 'cancelled' });
+    // Refused: the record as it is now says whether the job is gone or could not be cancelled.
+    if (!result.ok) throw result.job ? new DomainError('conflict', `Job ${promptId} could not be cancelled: ${result.refused}`) : new DomainError('not_found', `Job not found: ${promptId}`);
     return result.job;
   }
 
@@ -216,10 +194,7 @@ export class JobQueueService {
   clear(actor: Actor = OWNER_ACTOR): number {
     let cancelled = 0;
     for (const row of this.deps.store.waiting()) {
-      const result = mayTouch(actor, this.deps.jobs.get(row.prompt_id)?.owner_id) ? this.deps.lifecycle.cancel(row.prompt_id) : null;
-      if (!result?.ok) continue;
-      cancelled++;
-      this.markDone(result.job);
+      if (mayTouch(actor, this.deps.jobs.get(row.prompt_id)?.owner_id) && this.deps.lifecycle.move(row.prompt_id, { to: 'cancelled' }).ok) cancelled++;
     }
     return cancelled;
   }
@@ -242,10 +217,6 @@ export class JobQueueService {
     }
     this.pumping = true;
     setImmediate(() => {
-      if (this.stopped) {
-        this.pumping = false;
-        return;
-      }
       // A round cut off by stop() (the database closes under it) is expected; others are logged.
       void this.pump()
         .catch((err: unknown) => {
@@ -269,7 +240,8 @@ export class JobQueueService {
   private async pump(): Promise<void> {
     const unreachable = new Set<string>();
     for (;;) {
-      if (this.paused || this.stopped) return;
+      // Stopped first: a round still scheduled at stop() must not read the database Studio is closing.
+      if (this.stopped || this.paused) return;
       const waiting = this.deps.store.waiting();
       if (waiting.length === 0) return;
       const held = this.heldByEngine();
@@ -323,8 +295,7 @@ export class JobQueueService {
       }
       if (result.kind === 'refused') {
         // Valid when queued, refused now (a model was removed meanwhile): the job fails with the engine's words.
-        const failed = this.deps.lifecycle.fail(id, result.message);
-        if (failed.ok) this.markDone(failed.job);
+        this.deps.lifecycle.move(id, { to: 'error', error: result.message });
         this.deps.store.remove(id);
         return true;
       }
@@ -340,7 +311,7 @@ export class JobQueueService {
   /** An engine stopped answering: its jobs go back to the front of the queue for another engine (`failover.ts`). */
   failover(engineId: string): void {
     if (this.stopped) return;
-    const taken = failoverJobs(engineId, { ...this.deps, markDone: (job) => this.markDone(job) });
+    const taken = failoverJobs(engineId, this.deps);
     const engine = this.deps.engines().find((e) => e.id === engineId);
     // Cancelled on it before the next round hands them on (a frozen engine reads it when it runs again).
     if (engine && taken.length) this.lost.taken(engine, taken, this.deps.logger);
@@ -384,14 +355,5 @@ export class JobQueueService {
     const engines = this.deps.engines();
     const engine = engines.find((e) => e.id === engineId) ?? engines[0];
     if (engine) await stopOnEngine(engine, promptId, this.deps.logger);
-  }
-
-  private markDone(job: JobRecord): void {
-    if (!job.output_dir) return;
-    try {
-      this.deps.folders.markDone(job.output_dir);
-    } catch (err) {
-      this.deps.logger.warn(`could not clear the marker of ${job.output_dir}`, err);
-    }
   }
 }

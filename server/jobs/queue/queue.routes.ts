@@ -6,19 +6,18 @@ import express from 'express';
 import { cancelBody, moveBody, type RetryStalledResult } from '../../contracts/queue.contract.js';
 import { validate } from '../../http/errors.js';
 import { submitterOf } from '../../http/submitter.js';
-import { actorOf } from '../../http/actor.js';
+import { actorOf, type Actor } from '../../http/actor.js';
 import type { JobQueueService } from './job-queue.service.js';
-import type { RetryStalled } from './retry-stalled.js';
 import type { AuditedJobAction } from '../job-audit.js';
 
 export interface QueueRouteDeps {
   queue: JobQueueService;
-  retryStalled: RetryStalled;
+  /** Retries every stalled job the actor sees that was not retried yet (`retry-stalled.ts`). */
+  retryStalled: (submitter: string, actor: Actor) => Promise<RetryStalledResult>;
   /** Records an owner's or admin's action on another person's job. */
   audited: AuditedJobAction;
 }
 
-/** Queue routes. */
 export function queueRoutes({ queue, retryStalled, audited }: QueueRouteDeps): express.Router {
   const router = express.Router();
 
@@ -51,8 +50,7 @@ export function queueRoutes({ queue, retryStalled, audited }: QueueRouteDeps): e
   });
 
   router.post('/api/admin/history/retry-stalled', async (req, res) => {
-    const result: RetryStalledResult = await retryStalled.run(submitterOf(req, res), actorOf(res));
-    res.json(result);
+    res.json(await retryStalled(submitterOf(req, res), actorOf(res)));
   });
 
   return router;

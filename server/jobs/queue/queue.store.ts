@@ -24,6 +24,15 @@ export interface QueueRow {
   pinned: boolean;
 }
 
+/** A job to queue: what is submitted to the engine when its turn comes. */
+export interface QueueEntry {
+  submitter: string;
+  graph: ApiGraph;
+  extraData: Record<string, unknown>;
+  /** The batch it is a cell of: it waits in the batch lane (`batch-lane.ts`). */
+  batchId?: string;
+}
+
 type NewRow = Omit<QueueRow, 'seq' | 'engine_id' | 'handed_ms' | 'failovers' | 'pinned'>;
 
 interface RawRow extends Omit<QueueRow, 'graph' | 'extra_data' | 'pinned'> {
@@ -36,7 +45,6 @@ export class QueueStore {
   private readonly getStmt;
   private readonly waitingStmt;
   private readonly handedStmt;
-  private readonly insertStmt;
   private readonly setSeqStmt;
   private readonly handStmt;
   private readonly removeStmt;
@@ -48,9 +56,6 @@ export class QueueStore {
     this.getStmt = db.prepare('SELECT * FROM job_queue WHERE prompt_id = ?');
     this.waitingStmt = db.prepare('SELECT * FROM job_queue WHERE engine_id IS NULL ORDER BY seq');
     this.handedStmt = db.prepare('SELECT * FROM job_queue WHERE engine_id IS NOT NULL ORDER BY handed_ms');
-    this.insertStmt = db.prepare(
-      'INSERT INTO job_queue (prompt_id, submitter, seq, graph, extra_data, engine_id, handed_ms, batch_id) VALUES (@prompt_id, @submitter, @seq, @graph, @extra_data, NULL, NULL, @batch_id)',
-    );
     this.appendStmt = db.prepare(
       `INSERT INTO job_queue (prompt_id, submitter, seq, graph, extra_data, engine_id, handed_ms, batch_id)
        VALUES (@prompt_id, @submitter, (SELECT COALESCE(MAX(seq), -1) + 1 FROM job_queue), @graph, @extra_data, NULL, NULL, @batch_id)`,
@@ -90,7 +95,7 @@ export class QueueStore {
   insertAt(row: NewRow, index: number): void {
     this.db.transaction(() => {
       const order = this.waiting().map((r) => r.prompt_id);
-      this.insertStmt.run({ prompt_id: row.prompt_id, submitter: row.submitter, seq: 0, graph: JSON.stringify(row.graph), extra_data: JSON.stringify(row.extra_data), batch_id: row.batch_id });
+      this.append(row);
       order.splice(Math.max(0, Math.min(index, order.length)), 0, row.prompt_id);
       this.renumber(order);
     })();

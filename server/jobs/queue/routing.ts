@@ -4,16 +4,10 @@
  * prefetch it), then the one whose last job loaded the same checkpoint (the model is already in
  * its memory), then the faster one (measured steps per second), then the one idle longest.
  */
+import type { EngineStats } from './engine-stats.js';
 
-export interface RouteCandidate {
-  id: string;
-  /** Jobs it holds now (running + prefetched). */
-  held: number;
-  lastCheckpoint: string | null;
-  stepsPerSecond: number | null;
-  /** Epoch ms since it has had nothing to run (0: never ran a job). */
-  idleSince: number;
-}
+/** An engine's stats, and the jobs it holds now (running + prefetched). */
+export type RouteCandidate = Omit<EngineStats, 'jobsDone'> & { id: string; held: number };
 
 /** The best candidate for a job loading `checkpoint`, or null when there is none. */
 export function chooseEngine<T extends RouteCandidate>(candidates: readonly T[], checkpoint: string | null): T | null {

@@ -159,8 +159,8 @@ describe('the job lifecycle', () => {
     const off = t.studio.lifecycle.subscribe(() => seen.push(t.studio.lifecycle.activeCount()));
     const before = t.studio.lifecycle.activeCount();
     const job = await queuedJob();
-    t.studio.lifecycle.start(job.prompt_id);
-    t.studio.lifecycle.stall(job.prompt_id, { cause: 'lost' });
+    t.studio.lifecycle.move(job.prompt_id, { to: 'running' });
+    t.studio.lifecycle.move(job.prompt_id, { to: 'stalled', reason: { cause: 'lost' } });
     off();
     expect(seen).toEqual([before + 1, before + 1, before]);
   });

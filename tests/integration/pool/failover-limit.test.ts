@@ -31,7 +31,7 @@ async function handedJob(id: string, engineId: string, running: boolean): Promis
     t.studio.jobsModule.queue.enqueue(id, { submitter: 'test', graph: {}, extraData: {} });
   });
   store.hand(id, engineId);
-  if (running) expect(t.studio.lifecycle.start(id).ok).toBe(true);
+  if (running) expect(t.studio.lifecycle.move(id, { to: 'running' }).ok).toBe(true);
 }
 
 describe('failover', () => {
@@ -40,7 +40,7 @@ describe('failover', () => {
     t.studio.jobsModule.queue.failover('local');
     expect(t.studio.jobs.get('solo')?.status).toBe('running');
     expect(store.get('solo')?.engine_id).toBe('local');
-    t.studio.lifecycle.cancel('solo');
+    t.studio.lifecycle.move('solo', { to: 'cancelled' });
   });
 
   it('requeues a job twice, at the front, then fails it', async () => {
@@ -56,7 +56,7 @@ describe('failover', () => {
       expect(store.get('moved')).toMatchObject({ engine_id: null, failovers: round });
       expect(store.waiting()[0]?.prompt_id).toBe('moved');
       store.hand('moved', gone);
-      if (round === 1) expect(t.studio.lifecycle.start('moved').ok).toBe(true);
+      if (round === 1) expect(t.studio.lifecycle.move('moved', { to: 'running' }).ok).toBe(true);
     }
     t.studio.jobsModule.queue.failover(gone);
     const failed = t.studio.jobs.get('moved')!;

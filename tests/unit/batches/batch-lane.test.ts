@@ -22,7 +22,7 @@ const open = new Set<string>(['b1']);
 
 const add = (id: string, submitter: string, batchId?: string) => {
   db.prepare("INSERT INTO jobs (prompt_id, status, created_ms) VALUES (?, 'queued', 0)").run(id);
-  lane.enqueue(store, id, { submitter, graph: {}, extraData: {}, batchId });
+  lane.enqueue(id, { submitter, graph: {}, extraData: {}, batchId });
 };
 const order = () => store.waiting().map((r) => r.prompt_id).join(' ');
 const engine = (id: string, online = true) => ({ id, online: () => online }) as unknown as QueueEngine;

@@ -1,8 +1,7 @@
 /** The progress tracker through a run: percent, titles, step rate and ETA, cached and primitive nodes, runs without steps. */
 import { describe, expect, it } from 'vitest';
-import { ProgressTracker } from '../../../server/jobs/progress-tracker.js';
+import { ProgressTracker, RollingRate } from '../../../server/jobs/progress-tracker.js';
 import type { ProgressObject } from '../../../server/contracts/jobs.contract.js';
-import { RollingRate } from '../../../server/jobs/progress-rate.js';
 import type { ApiGraph } from '../../../server/engine/engine-graph.js';
 
 import { assertInvariants, PID, Script, txt2img } from './progress-script.js';
