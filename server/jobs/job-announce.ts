@@ -9,7 +9,7 @@ import type { JobFolders } from './job-folders.store.js';
 import { ownerAudience, type WsHub } from '../http/ws-hub.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
 import { FINISHED_STATUSES, type JobRecord } from '../contracts/jobs.contract.js';
-import type { JobChange, JobLifecycle } from './job-lifecycle.js';
+import type { FailoverNote, JobChange, JobLifecycle } from './job-lifecycle.js';
 
 export function logJobChanges(lifecycle: JobLifecycle, events: EventBus): () => void {
   return lifecycle.subscribe((change) => {
@@ -25,9 +25,7 @@ export function logJobChanges(lifecycle: JobLifecycle, events: EventBus): () => 
       return;
     }
     const { job } = change;
-    // Events say which engine did what: the engine the job was handed to, once it has one.
-    // `user_id`: whose job it is (the events route shows a person only their own jobs' events).
-    const ids = { prompt_id: job.prompt_id, workflow_id: job.workflow_id, ...(job.engine_id ? { engine_id: job.engine_id } : {}), user_id: job.owner_id ?? OWNER_ID };
+    const ids = jobEventIds(job);
     const name = job.workflow_name ?? job.workflow_id ?? job.prompt_id;
     switch (change.type) {
       case 'job.queued':
@@ -41,11 +39,25 @@ export function logJobChanges(lifecycle: JobLifecycle, events: EventBus): () => 
       case 'job.stalled':
         return events.emit('job.stalled', 'warning', `Job stalled: ${job.error}`, { ...ids, cause: change.reason.cause, error: job.error });
       case 'job.requeued':
-        return events.emit('job.requeued', 'warning', `Job back in the queue: its engine went offline (${name})`, { ...ids, ...change.via });
+        return emitRequeued(events, job, change.via);
       case 'job.cancelled':
         return events.emit('job.cancelled', 'info', `Job cancelled: ${name}`, { ...ids, was: change.from });
     }
   });
+}
+
+/**
+ * What every job event's data names: the job, its workflow, the engine it was handed to once it
+ * has one (events say which engine did what), and whose job it is (`user_id`: the events route
+ * shows a person only their own jobs' events).
+ */
+function jobEventIds(job: JobRecord): Record<string, unknown> {
+  return { prompt_id: job.prompt_id, workflow_id: job.workflow_id, ...(job.engine_id ? { engine_id: job.engine_id } : {}), user_id: job.owner_id ?? OWNER_ID };
+}
+
+/** `job.requeued`: from the lifecycle's change for a running job, and from failover for a prefetched one (already `queued`: no change to publish). */
+export function emitRequeued(events: Pick<EventBus, 'emit'>, job: JobRecord, via: FailoverNote): void {
+  events.emit('job.requeued', 'warning', `Job back in the queue: its engine went offline (${job.workflow_name ?? job.workflow_id ?? job.prompt_id})`, { ...jobEventIds(job), ...via });
 }
 
 /** Push every job change to the WebSocket clients who may see the job (its owner, admins, the owner of Studio). */

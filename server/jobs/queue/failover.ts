@@ -6,6 +6,7 @@
  * there is no other: its jobs wait for it and are reconciled with it when it is back, as before.
  */
 import type { EventBus } from '../../events/event-bus.js';
+import { emitRequeued } from '../job-announce.js';
 import type { JobLifecycle } from '../job-lifecycle.js';
 import type { JobStore } from '../job.store.js';
 import type { Logger } from '../../logging.js';
@@ -80,7 +81,7 @@ export function failoverJobs(engineId: string, deps: FailoverDeps): string[] {
     const via = { engine_id: engineId, failovers: row.failovers + 1 };
     // A running job moves back to `queued` (the lifecycle announces it); a prefetched one is `queued` already.
     if (job.status === 'running' && deps.lifecycle.move(id, { to: 'queued', via }).ok) continue;
-    deps.events.emit('job.requeued', 'warning', `Job back in the queue: its engine went offline (${job.workflow_name ?? job.workflow_id ?? id})`, { prompt_id: id, workflow_id: job.workflow_id, ...via });
+    emitRequeued(deps.events, job, via);
   }
   if (back.length) deps.store.requeueFront(back);
   return taken;
