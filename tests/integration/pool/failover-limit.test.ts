@@ -65,8 +65,18 @@ describe('failover', () => {
     expect(store.get('moved')).toBeNull();
     const events = (await (await t.api('/api/admin/events?types=job.requeued&limit=10')).json()) as Array<{ data: Record<string, unknown> }>;
     expect(events.map((e) => e.data).filter((d) => d.prompt_id === 'moved')).toEqual(
-      // Both carry whose job it is (the second, of a job already `queued`, is said by failover itself).
       expect.arrayContaining([expect.objectContaining({ engine_id: gone, failovers: 1, user_id: 'owner' }), expect.objectContaining({ engine_id: gone, failovers: 2, user_id: 'owner' })]),
     );
+  });
+
+  it('says whose a prefetched job is when it goes back (it was queued already: failover says it, not the lifecycle)', async () => {
+    const res = await t.api('/api/admin/engines', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Gone too', url: `http://127.0.0.1:${await freePort()}` }) });
+    const { id: gone } = (await res.json()) as { id: string };
+    await handedJob('prefetched', gone, false);
+    t.studio.jobsModule.queue.failover(gone);
+    expect(t.studio.jobs.get('prefetched')?.status).toBe('queued');
+    const events = (await (await t.api('/api/admin/events?types=job.requeued&limit=10')).json()) as Array<{ data: Record<string, unknown> }>;
+    expect(events.map((e) => e.data).find((d) => d.prompt_id === 'prefetched')).toMatchObject({ engine_id: gone, failovers: 1, user_id: 'owner', workflow_id: 'image-filter' });
+    t.studio.lifecycle.move('prefetched', { to: 'cancelled' });
   });
 });
