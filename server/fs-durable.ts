@@ -15,8 +15,14 @@ import path from 'node:path';
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
   await fsp.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-  await fsp.writeFile(tmp, data);
-  await fsp.rename(tmp, file);
+  try {
+    await fsp.writeFile(tmp, data);
+    await fsp.rename(tmp, file);
+  } catch (err) {
+    // A full disk or a rename refused leaves no temp file behind.
+    await fsp.rm(tmp, { force: true });
+    throw err;
+  }
 }
 
 /** Whether anything (a link too) is at `file`. */
