@@ -103,11 +103,7 @@ export class EngineClient {
 
   /** `POST /prompt`. Throws `EngineValidationError` on 400 with the engine's node errors. */
   async submitPrompt(req: SubmitPromptRequest): Promise<SubmitPromptResponse> {
-    const res = await this.send('/prompt', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(req),
-    });
+    const res = await this.send('/prompt', postJson(req));
     const text = res.text;
     if (res.status === 400) {
       const body = toValidationBody(parseJson(text));
@@ -170,21 +166,12 @@ export class EngineClient {
 
   /** `POST /interrupt`; with an id it only stops that prompt when it is the running one. */
   async interrupt(promptId?: string): Promise<void> {
-    const init: SendInit = { method: 'POST' };
-    if (promptId) {
-      init.headers = { 'content-type': 'application/json' };
-      init.body = JSON.stringify({ prompt_id: promptId });
-    }
-    await this.expectOk('/interrupt', init);
+    await this.expectOk('/interrupt', promptId ? postJson({ prompt_id: promptId }) : { method: 'POST' });
   }
 
   /** `POST /queue {delete}`: removes pending prompts only (a running one is untouched). */
   async deleteFromQueue(ids: string[]): Promise<void> {
-    await this.expectOk('/queue', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ delete: ids }),
-    });
+    await this.expectOk('/queue', postJson({ delete: ids }));
   }
 
   /**
@@ -216,16 +203,16 @@ export class EngineClient {
   }
 
   private async json(path: string, init: SendInit = {}, timeoutMs = this.timeoutMs): Promise<unknown> {
-    const res = await this.send(path, init, timeoutMs);
-    if (!res.ok) throw new EngineHttpError(path, res.status, res.text);
+    const res = await this.expectOk(path, init, timeoutMs);
     const body = parseJson(res.text);
     if (body === undefined) throw new EngineHttpError(path, res.status, res.text);
     return body;
   }
 
-  private async expectOk(path: string, init: SendInit): Promise<void> {
-    const res = await this.send(path, init);
+  private async expectOk(path: string, init: SendInit, timeoutMs = this.timeoutMs): Promise<LocalResponse> {
+    const res = await this.send(path, init, timeoutMs);
     if (!res.ok) throw new EngineHttpError(path, res.status, res.text);
+    return res;
   }
 
   /**
@@ -239,15 +226,15 @@ export class EngineClient {
     try {
       return await localRequest(`${this.baseUrl}${path}`, { ...init, headers: { ...this.headers, ...init.headers }, signal: lost, timeoutMs });
     } catch (err) {
-      throw this.failure(path, err, lost, timeoutMs);
+      // Cut short because the engine was lost, or unreachable.
+      if (lost.aborted && lost.reason instanceof EngineUnavailableError) throw new EngineUnavailableError(path, lost.reason.reason);
+      throw new EngineUnreachableError(path, describeFailure(err, timeoutMs));
     }
   }
+}
 
-  /** The error of a call that failed: cut short because the engine was lost, or unreachable. */
-  private failure(path: string, err: unknown, lost: AbortSignal, timeoutMs: number): Error {
-    if (lost.aborted && lost.reason instanceof EngineUnavailableError) return new EngineUnavailableError(path, lost.reason.reason);
-    return new EngineUnreachableError(path, describeFailure(err, timeoutMs));
-  }
+function postJson(body: unknown): SendInit {
+  return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
 function parseJson(text: string): unknown {
