@@ -10,6 +10,7 @@ import crypto from 'node:crypto';
 import type http from 'node:http';
 import WebSocket from 'ws';
 import type { EngineMessage, EnginePreview } from '../engine/engine-messages.js';
+import type { EngineSocket } from '../engine/engine-socket.js';
 import { mayTouch, type Actor } from '../http/actor.js';
 import { clientAddress } from '../http/authenticator.js';
 import type { JobRecord } from '../contracts/jobs.contract.js';
@@ -37,12 +38,6 @@ interface Door {
   promptId: string;
   clientId: string | null;
   ownerId: string;
-}
-
-/** The engine socket of one pool member, as the relay listens to it. */
-export interface EngineFeed {
-  onMessage(fn: (msg: EngineMessage) => void): () => void;
-  onPreview(fn: (preview: EnginePreview) => void): () => void;
 }
 
 export interface ComfyRelayDeps {
@@ -79,7 +74,7 @@ export class ComfyRelay {
   }
 
   /** Listen to one engine of the pool; returns the way to stop. */
-  attach(engineId: string, feed: EngineFeed): () => void {
+  attach(engineId: string, feed: Pick<EngineSocket, 'onMessage' | 'onPreview'>): () => void {
     const offs = [feed.onMessage((msg) => this.onMessage(engineId, msg)), feed.onPreview((preview) => this.onPreview(engineId, preview))];
     return () => offs.forEach((off) => off());
   }

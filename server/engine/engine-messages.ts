@@ -5,39 +5,13 @@
  */
 import { isImageOf, saneMessageData } from './engine-message-checks.js';
 
-export interface EngineStatusData {
-  status?: { exec_info?: { queue_remaining?: number } };
-  /** Only in the first frame after connecting. */
-  sid?: string;
-}
-
-export interface EngineExecutionStartData {
+/** Data of the engine's execution messages that carry only the prompt and a time. */
+interface PromptStamp {
   prompt_id: string;
   timestamp?: number;
 }
 
-export interface EngineExecutionCachedData {
-  nodes: string[];
-  prompt_id: string;
-  timestamp?: number;
-}
-
-export interface EngineExecutingData {
-  /** `null` = the prompt finished and its history entry is written. */
-  node: string | null;
-  display_node?: string | null;
-  /** Absent on the copy the engine re-sends to a socket that reconnects mid-prompt. */
-  prompt_id?: string;
-}
-
-export interface EngineProgressData {
-  value: number;
-  max: number;
-  prompt_id?: string;
-  node?: string | null;
-}
-
-export interface EngineNodeProgressState {
+interface EngineNodeProgressState {
   value: number;
   max: number;
   state: 'running' | 'finished' | 'error' | 'pending';
@@ -48,71 +22,67 @@ export interface EngineNodeProgressState {
   real_node_id?: string;
 }
 
-export interface EngineProgressStateData {
-  prompt_id: string;
-  nodes: Record<string, EngineNodeProgressState>;
-}
-
-export interface EngineExecutedData {
-  node: string;
-  display_node?: string;
-  /** The node's UI dict, same shape as in history outputs. */
-  output: Record<string, unknown> | null;
-  prompt_id: string;
-}
-
-export interface EngineExecutionSuccessData {
-  prompt_id: string;
-  timestamp?: number;
-}
-
-export interface EngineExecutionErrorData {
-  prompt_id: string;
-  node_id: string;
-  node_type: string;
-  executed?: string[];
-  exception_message: string;
-  exception_type?: string;
-  traceback?: string[];
-  current_inputs?: Record<string, unknown>;
-  current_outputs?: unknown;
-  timestamp?: number;
-}
-
-export interface EngineExecutionInterruptedData {
-  prompt_id: string;
-  node_id?: string;
-  node_type?: string;
-  executed?: string[];
-  timestamp?: number;
-}
-
-/** Known text messages by `type`. */
-export interface EngineMessageMap {
-  status: EngineStatusData;
-  execution_start: EngineExecutionStartData;
-  execution_cached: EngineExecutionCachedData;
-  executing: EngineExecutingData;
-  progress: EngineProgressData;
-  progress_state: EngineProgressStateData;
-  executed: EngineExecutedData;
-  execution_success: EngineExecutionSuccessData;
-  execution_error: EngineExecutionErrorData;
-  execution_interrupted: EngineExecutionInterruptedData;
+/** Known text messages by `type`: the `data` of each. */
+interface EngineMessageMap {
+  status: {
+    status?: { exec_info?: { queue_remaining?: number } };
+    /** Only in the first frame after connecting. */
+    sid?: string;
+  };
+  execution_start: PromptStamp;
+  execution_cached: PromptStamp & { nodes: string[] };
+  executing: {
+    /** `null` = the prompt finished and its history entry is written. */
+    node: string | null;
+    display_node?: string | null;
+    /** Absent on the copy the engine re-sends to a socket that reconnects mid-prompt. */
+    prompt_id?: string;
+  };
+  progress: {
+    value: number;
+    max: number;
+    prompt_id?: string;
+    node?: string | null;
+  };
+  progress_state: {
+    prompt_id: string;
+    nodes: Record<string, EngineNodeProgressState>;
+  };
+  executed: {
+    node: string;
+    display_node?: string;
+    /** The node's UI dict, same shape as in history outputs. */
+    output: Record<string, unknown> | null;
+    prompt_id: string;
+  };
+  execution_success: PromptStamp;
+  execution_error: PromptStamp & {
+    node_id: string;
+    node_type: string;
+    executed?: string[];
+    exception_message: string;
+    exception_type?: string;
+    traceback?: string[];
+    current_inputs?: Record<string, unknown>;
+    current_outputs?: unknown;
+  };
+  execution_interrupted: PromptStamp & {
+    node_id?: string;
+    node_type?: string;
+    executed?: string[];
+  };
   feature_flags: Record<string, unknown>;
 }
 
-export type KnownEngineMessageType = keyof EngineMessageMap;
-
-export type KnownEngineMessage = {
-  [K in KnownEngineMessageType]: { type: K; data: EngineMessageMap[K] };
-}[KnownEngineMessageType];
+type KnownEngineMessage = {
+  [K in keyof EngineMessageMap]: { type: K; data: EngineMessageMap[K] };
+}[keyof EngineMessageMap];
 
 /**
  * Any other text frame (`logs`, `notification`, custom-node types such as `crystools.monitor`).
  * It gets its own discriminant so that `msg.type === 'progress'` still narrows `data`.
  */
-export interface OtherEngineMessage {
+interface OtherEngineMessage {
   type: 'other';
   /** The engine's own `type` string. */
   engineType: string;

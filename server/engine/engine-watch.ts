@@ -27,11 +27,7 @@ export interface EngineWatchOptions {
 
 /** Watches an engine we do not own: periodic health probes, a visible status. */
 export class EngineWatch {
-  readonly #url: string;
-  readonly #intervalMs: number;
-  readonly #probeTimeoutMs: number;
-  readonly #logger: Logger;
-  readonly #headers: Record<string, string> | undefined;
+  readonly #opts: EngineWatchOptions & Required<Pick<EngineWatchOptions, 'intervalMs' | 'probeTimeoutMs' | 'logger'>>;
   readonly #listeners = new Set<(state: WatchState) => void>();
   #state: WatchState = { status: 'stopped', lastError: null };
   /** Aborted by stop(): ends the in-flight probe and the pending delay together. */
@@ -39,11 +35,12 @@ export class EngineWatch {
   #timer: NodeJS.Timeout | null = null;
 
   constructor(options: EngineWatchOptions) {
-    this.#url = options.healthUrl;
-    this.#intervalMs = options.intervalMs ?? 5000;
-    this.#probeTimeoutMs = options.probeTimeoutMs ?? PROBE_TIMEOUT_MS;
-    this.#logger = options.logger ?? silentLogger;
-    this.#headers = options.headers;
+    this.#opts = {
+      ...options,
+      intervalMs: options.intervalMs ?? 5000,
+      probeTimeoutMs: options.probeTimeoutMs ?? PROBE_TIMEOUT_MS,
+      logger: options.logger ?? silentLogger,
+    };
   }
 
   /** A copy of the current state. */
@@ -77,20 +74,20 @@ export class EngineWatch {
   }
 
   async #probe(loop: AbortController): Promise<void> {
-    const result = await probeHealth(this.#url, loop.signal, this.#probeTimeoutMs, this.#headers);
+    const result = await probeHealth(this.#opts.healthUrl, loop.signal, this.#opts.probeTimeoutMs, this.#opts.headers);
     if (loop.signal.aborted) return;
     const next: WatchState = result.ok
       ? { status: 'running', lastError: null }
-      : { status: 'unreachable', lastError: `GET ${this.#url}: ${result.error ?? 'failed'}` };
+      : { status: 'unreachable', lastError: `GET ${this.#opts.healthUrl}: ${result.error ?? 'failed'}` };
     if (next.status !== this.#state.status || next.lastError !== this.#state.lastError) {
-      if (next.status === 'unreachable') this.#logger.warn(`engine unreachable: ${next.lastError}`);
-      else this.#logger.info(`engine answers at ${this.#url}`);
+      if (next.status === 'unreachable') this.#opts.logger.warn(`engine unreachable: ${next.lastError}`);
+      else this.#opts.logger.info(`engine answers at ${this.#opts.healthUrl}`);
       this.#set(next);
     }
     this.#timer = setTimeout(() => {
       this.#timer = null;
       void this.#probe(loop);
-    }, this.#intervalMs);
+    }, this.#opts.intervalMs);
   }
 
   #set(state: WatchState): void {
@@ -99,7 +96,7 @@ export class EngineWatch {
       try {
         listener(this.state);
       } catch (err) {
-        this.#logger.error('engine watch: state listener failed', err);
+        this.#opts.logger.error('engine watch: state listener failed', err);
       }
     }
   }

@@ -58,22 +58,20 @@ const DEFAULT_SLOW_TIMEOUT_MS = 120_000;
 
 export class EngineClient {
   private readonly baseUrl: string;
-  private readonly timeoutMs: number;
-  private readonly nodeInfoTimeoutMs: number;
-  private readonly slowTimeoutMs: number;
-  private readonly availability: EngineAvailability | null;
-  private readonly headers: Record<string, string>;
+  private readonly opts: EngineClientOptions & Required<Pick<EngineClientOptions, 'timeoutMs' | 'nodeInfoTimeoutMs' | 'slowTimeoutMs' | 'headers'>>;
   /** Aborted (and replaced) each time the engine is lost: ends every call in flight. */
   private lost = new AbortController();
 
   constructor(opts: EngineClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
-    this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.nodeInfoTimeoutMs = opts.nodeInfoTimeoutMs ?? DEFAULT_NODE_INFO_TIMEOUT_MS;
-    this.slowTimeoutMs = opts.slowTimeoutMs ?? DEFAULT_SLOW_TIMEOUT_MS;
-    this.availability = opts.availability ?? null;
-    this.headers = opts.headers ?? {};
-    this.availability?.onLost((reason) => {
+    this.opts = {
+      ...opts,
+      timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      nodeInfoTimeoutMs: opts.nodeInfoTimeoutMs ?? DEFAULT_NODE_INFO_TIMEOUT_MS,
+      slowTimeoutMs: opts.slowTimeoutMs ?? DEFAULT_SLOW_TIMEOUT_MS,
+      headers: opts.headers ?? {},
+    };
+    this.opts.availability?.onLost((reason) => {
       const lost = this.lost;
       this.lost = new AbortController();
       lost.abort(new EngineUnavailableError('', reason));
@@ -82,12 +80,12 @@ export class EngineClient {
 
   /** True unless Studio knows the engine cannot answer now (crashed, restarting, not answering its health check). */
   isAvailable(): boolean {
-    return !this.availability?.unavailableReason();
+    return !this.opts.availability?.unavailableReason();
   }
 
   /** Throw `EngineUnavailableError` when Studio knows the engine cannot answer now (before slow work that needs it). */
   assertAvailable(): void {
-    const reason = this.availability?.unavailableReason();
+    const reason = this.opts.availability?.unavailableReason();
     if (reason) throw new EngineUnavailableError('', reason);
   }
 
@@ -98,16 +96,12 @@ export class EngineClient {
 
   /** `GET /object_info`: every node class. Heavy: cache it per engine start. */
   async objectInfo(): Promise<ObjectInfo> {
-    return (await this.json('/object_info', {}, this.nodeInfoTimeoutMs)) as ObjectInfo;
+    return (await this.json('/object_info', {}, this.opts.nodeInfoTimeoutMs)) as ObjectInfo;
   }
 
   /** `POST /prompt`. Throws `EngineValidationError` on 400 with the engine's node errors. */
   async submitPrompt(req: SubmitPromptRequest): Promise<SubmitPromptResponse> {
-    const res = await this.send('/prompt', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(req),
-    });
+    const res = await this.send('/prompt', postJson(req));
     const text = res.text;
     if (res.status === 400) {
       const body = toValidationBody(parseJson(text));
@@ -144,7 +138,7 @@ export class EngineClient {
       })(),
     );
     const headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) };
-    const body = (await this.json('/upload/image', { method: 'POST', headers, body: stream }, this.slowTimeoutMs)) as Partial<UploadedImage>;
+    const body = (await this.json('/upload/image', { method: 'POST', headers, body: stream }, this.opts.slowTimeoutMs)) as Partial<UploadedImage>;
     if (typeof body.name !== 'string') throw new EngineHttpError('/upload/image', 200, JSON.stringify(body));
     return { name: body.name, subfolder: body.subfolder ?? '', type: body.type ?? opts.type ?? 'input' };
   }
@@ -170,21 +164,12 @@ export class EngineClient {
 
   /** `POST /interrupt`; with an id it only stops that prompt when it is the running one. */
   async interrupt(promptId?: string): Promise<void> {
-    const init: SendInit = { method: 'POST' };
-    if (promptId) {
-      init.headers = { 'content-type': 'application/json' };
-      init.body = JSON.stringify({ prompt_id: promptId });
-    }
-    await this.expectOk('/interrupt', init);
+    await this.expectOk('/interrupt', promptId ? postJson({ prompt_id: promptId }) : { method: 'POST' });
   }
 
   /** `POST /queue {delete}`: removes pending prompts only (a running one is untouched). */
   async deleteFromQueue(ids: string[]): Promise<void> {
-    await this.expectOk('/queue', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ delete: ids }),
-    });
+    await this.expectOk('/queue', postJson({ delete: ids }));
   }
 
   /**
@@ -193,15 +178,15 @@ export class EngineClient {
    * `Readable.fromWeb`. Only the wait for headers is timed; null when the engine is unreachable.
    */
   viewStream(req: ViewRequest): Promise<ViewStream | null> {
-    if (this.availability?.unavailableReason()) return Promise.resolve(null);
+    if (this.opts.availability?.unavailableReason()) return Promise.resolve(null);
     const url = this.viewUrl(req);
     const get = url.protocol === 'https:' ? https.get : http.get;
     return new Promise((resolve) => {
-      const request = get(url, { signal: req.signal, headers: { ...this.headers, ...req.headers } }, (res) => {
+      const request = get(url, { signal: req.signal, headers: { ...this.opts.headers, ...req.headers } }, (res) => {
         clearTimeout(timer);
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res });
       });
-      const timer = setTimeout(() => request.destroy(new Error(`no response within ${this.timeoutMs} ms`)), this.timeoutMs);
+      const timer = setTimeout(() => request.destroy(new Error(`no response within ${this.opts.timeoutMs} ms`)), this.opts.timeoutMs);
       // Before the response this means unreachable; after it, the body stream reports the failure.
       request.on('error', () => {
         clearTimeout(timer);
@@ -215,39 +200,39 @@ export class EngineClient {
     return new URL(`${this.baseUrl}/view?${params.toString()}`);
   }
 
-  private async json(path: string, init: SendInit = {}, timeoutMs = this.timeoutMs): Promise<unknown> {
-    const res = await this.send(path, init, timeoutMs);
-    if (!res.ok) throw new EngineHttpError(path, res.status, res.text);
+  private async json(path: string, init: SendInit = {}, timeoutMs = this.opts.timeoutMs): Promise<unknown> {
+    const res = await this.expectOk(path, init, timeoutMs);
     const body = parseJson(res.text);
     if (body === undefined) throw new EngineHttpError(path, res.status, res.text);
     return body;
   }
 
-  private async expectOk(path: string, init: SendInit): Promise<void> {
-    const res = await this.send(path, init);
+  private async expectOk(path: string, init: SendInit, timeoutMs = this.opts.timeoutMs): Promise<LocalResponse> {
+    const res = await this.send(path, init, timeoutMs);
     if (!res.ok) throw new EngineHttpError(path, res.status, res.text);
+    return res;
   }
 
   /**
    * One call with its whole answer, over node:http: Studio's start talks to the engine, and
    * fetch would load undici for it (`process/local-http.ts`).
    */
-  private async send(path: string, init: SendInit, timeoutMs = this.timeoutMs): Promise<LocalResponse> {
-    const reason = this.availability?.unavailableReason();
+  private async send(path: string, init: SendInit, timeoutMs = this.opts.timeoutMs): Promise<LocalResponse> {
+    const reason = this.opts.availability?.unavailableReason();
     if (reason) throw new EngineUnavailableError(path, reason);
     const lost = this.lost.signal;
     try {
-      return await localRequest(`${this.baseUrl}${path}`, { ...init, headers: { ...this.headers, ...init.headers }, signal: lost, timeoutMs });
+      return await localRequest(`${this.baseUrl}${path}`, { ...init, headers: { ...this.opts.headers, ...init.headers }, signal: lost, timeoutMs });
     } catch (err) {
-      throw this.failure(path, err, lost, timeoutMs);
+      // Cut short because the engine was lost, or unreachable.
+      if (lost.aborted && lost.reason instanceof EngineUnavailableError) throw new EngineUnavailableError(path, lost.reason.reason);
+      throw new EngineUnreachableError(path, describeFailure(err, timeoutMs));
     }
   }
+}
 
-  /** The error of a call that failed: cut short because the engine was lost, or unreachable. */
-  private failure(path: string, err: unknown, lost: AbortSignal, timeoutMs: number): Error {
-    if (lost.aborted && lost.reason instanceof EngineUnavailableError) return new EngineUnavailableError(path, lost.reason.reason);
-    return new EngineUnreachableError(path, describeFailure(err, timeoutMs));
-  }
+function postJson(body: unknown): SendInit {
+  return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
 function parseJson(text: string): unknown {

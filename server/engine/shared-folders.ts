@@ -130,9 +130,8 @@ export class SharedFolders {
     }
     try {
       const answer = await this.deps.engine.viewStream({ filename: name, type: folder, subfolder: '' });
-      if (!answer) return 'not_shared';
-      if (answer.status !== 200) {
-        answer.body.destroy();
+      if (answer?.status !== 200) {
+        answer?.body.destroy();
         return 'not_shared';
       }
       const body = await readAtMost(answer.body, MARKER_BYTES + 1);

@@ -4,7 +4,7 @@
  * StandinService and the stores.
  */
 import os from 'node:os';
-import express, { type IRoute, type Request, type Router } from 'express';
+import express, { type IRoute, type Request, type RequestHandler, type Router } from 'express';
 import { bodyJson, MAX_UPLOAD_BYTES, methodNotAllowed, orderedObjectJson, textBody } from './http.util.js';
 import type { NodeCatalog } from './object-info.store.js';
 import type { StandinService } from './standin.service.js';
@@ -63,12 +63,7 @@ export function engineRoutes(deps: EngineRouteDeps): Router {
     });
   route('/queue')
     .get((_req, res) => res.json(service.queue.snapshot()))
-    .post(textBody, (req, res) => {
-      const body = asRecord(bodyJson(req));
-      if (Object.hasOwn(body, 'clear') && body.clear) service.clearQueue();
-      if (Array.isArray(body.delete)) service.deleteQueued(body.delete.map(String));
-      res.end();
-    });
+    .post(textBody, clearOrDelete(() => service.clearQueue(), (ids) => service.deleteQueued(ids)));
   route('/interrupt').post(textBody, (req, res) => {
     const promptId = asRecord(lenientJson(req)).prompt_id;
     service.interrupt(typeof promptId === 'string' && promptId !== '' ? promptId : null);
@@ -79,12 +74,7 @@ export function engineRoutes(deps: EngineRouteDeps): Router {
       const query = new URL(req.originalUrl, 'http://localhost').searchParams;
       res.type('json').send(orderedObjectJson(service.history.list(pyIntParam(query.get('max_items')), pyIntParam(query.get('offset')))));
     })
-    .post(textBody, (req, res) => {
-      const body = asRecord(bodyJson(req));
-      if (Object.hasOwn(body, 'clear') && body.clear) service.history.clear();
-      if (Array.isArray(body.delete)) for (const id of body.delete) service.history.delete(String(id));
-      res.end();
-    });
+    .post(textBody, clearOrDelete(() => service.history.clear(), (ids) => ids.forEach((id) => service.history.delete(id))));
   route('/history/*id').get((req, res) => res.json(service.history.one(wildcard(req, 'id'))));
   route('/free').post(textBody, (_req, res) => res.end());
   route('/embeddings').get((_req, res) => res.json([]));
@@ -97,6 +87,16 @@ export function engineRoutes(deps: EngineRouteDeps): Router {
   });
   for (const known of routes) known.all(methodNotAllowed);
   return router;
+}
+
+/** `POST /queue` and `POST /history`: `{clear: true}` and/or `{delete: [ids]}`, in that order. */
+function clearOrDelete(clear: () => void, remove: (ids: string[]) => void): RequestHandler {
+  return (req, res) => {
+    const body = asRecord(bodyJson(req));
+    if (Object.hasOwn(body, 'clear') && body.clear) clear();
+    if (Array.isArray(body.delete)) remove(body.delete.map(String));
+    res.end();
+  };
 }
 
 /** A `*name` path parameter as the engine sees it: the rest of the path, slashes included. */

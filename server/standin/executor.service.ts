@@ -16,7 +16,7 @@ import type { StandinMedia } from './media.store.js';
 import { NodeFailure, type NodeRunContext, type ResolvedInput } from './node-context.util.js';
 import { runNode } from './node-sim.service.js';
 import type { NodeCatalog } from './object-info.store.js';
-import { OutputCache, cacheKeys } from './output-cache.store.js';
+import { OutputCache, cacheKeys, type CachedOutput } from './output-cache.store.js';
 import { fakeTraceback, pyStr } from '../engine/prompt-rules/py-format.js';
 import { RunEvents } from './run-events.emitter.js';
 import type { ApiGraph, HistoryEntry, NodeInfo, NodeUi, NodeValue, QueueItem } from './standin.types.js';
@@ -84,6 +84,17 @@ export class PromptExecutor {
     const done: string[] = [];
     let currentNode: { id: string; type: string } | null = null;
     let keysOf = new Map<string, string>();
+    // A cached upstream node did not run in this prompt: its value comes from the cache.
+    const valueOf = (source: string) => values.get(source) ?? this.cache.get(keysOf.get(source))?.outputs;
+    const finish = (id: string, result: CachedOutput, max: number) => {
+      values.set(id, result.outputs);
+      if (result.ui) {
+        outputs[id] = result.ui;
+        events.toClient('executed', { node: id, display_node: id, output: result.ui, prompt_id: promptId });
+      }
+      events.nodeState(id, max, max, 'finished');
+      done.push(id);
+    };
     try {
       events.lifecycle('execution_start', { prompt_id: promptId });
       const keys = cacheKeys(graph, this.deps.catalog, this.deps.dirs);
@@ -102,13 +113,7 @@ export class PromptExecutor {
         const cached = this.cache.get(key);
         if (cached) {
           // Cached output nodes replay their UI; upstream cached nodes never get here.
-          values.set(id, cached.outputs);
-          if (cached.ui) {
-            outputs[id] = cached.ui;
-            events.toClient('executed', { node: id, display_node: id, output: cached.ui, prompt_id: promptId });
-          }
-          events.nodeState(id, 1, 1, 'finished');
-          done.push(id);
+          finish(id, cached, 1);
           continue;
         }
         this.active.lastNodeId = id;
@@ -136,15 +141,9 @@ export class PromptExecutor {
             for (let i = 0; i < max; i += 1) events.step(id, i, max, { bytes: this.deps.media.png, png: true });
           }
         }
-        const result = runNode(this.context(id, node, info, values, keys, extraData, graph));
+        const result = runNode(this.context(id, node, info, valueOf, extraData, graph));
         this.cache.set(key, result);
-        values.set(id, result.outputs);
-        if (result.ui) {
-          outputs[id] = result.ui;
-          events.toClient('executed', { node: id, display_node: id, output: result.ui, prompt_id: promptId });
-        }
-        events.nodeState(id, max, max, 'finished');
-        done.push(id);
+        finish(id, result, max);
       }
       events.lifecycle('execution_success', { prompt_id: promptId });
       return historyEntry(item, outputs, events, true);
@@ -164,12 +163,7 @@ export class PromptExecutor {
           exception_message: failure.message,
           exception_type: failure.exceptionType,
           traceback: fakeTraceback('execute', `${node.type}.execute(**inputs)`),
-          current_inputs: currentInputs(graph[node.id]?.inputs ?? {}, this.deps.catalog.get(node.type), {
-            value: (source) => (values.get(source) ?? this.cache.get(keysOf.get(source))?.outputs),
-            graph,
-            extraData,
-            nodeId: node.id,
-          }),
+          current_inputs: currentInputs(graph, node.id, this.deps.catalog.get(node.type), valueOf, extraData),
           current_outputs: [...values.keys()],
         });
       }
@@ -187,18 +181,14 @@ export class PromptExecutor {
     id: string,
     node: ApiGraph[string],
     info: NodeInfo,
-    values: Map<string, NodeValue[]>,
-    keys: Map<string, string>,
+    valueOf: (source: string) => NodeValue[] | undefined,
     extraData: Record<string, unknown>,
     graph: ApiGraph,
   ): NodeRunContext {
     const inputs: Record<string, ResolvedInput> = {};
     for (const [name, value] of Object.entries(node.inputs)) {
       if (isLink(value)) {
-        const [source, slot] = value;
-        // A cached upstream node did not run in this prompt: read its value from the cache.
-        const sourceValues = values.get(source) ?? this.cache.get(keys.get(source))?.outputs;
-        inputs[name] = { kind: 'link', value: sourceValues?.[slot] };
+        inputs[name] = { kind: 'link', value: valueOf(value[0])?.[value[1]] };
       } else {
         inputs[name] = { kind: 'literal', value };
       }
@@ -256,26 +246,23 @@ function isLink(value: unknown): value is [string, number] {
   return Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'number';
 }
 
-/** What `current_inputs` needs besides the node's own inputs. */
-interface InputsContext {
-  /** The outputs of an upstream node (ran in this prompt or cached). */
-  value(source: string): NodeValue[] | undefined;
-  graph: ApiGraph;
-  extraData: Record<string, unknown>;
-  nodeId: string;
-}
-
 /**
  * `current_inputs` of an execution_error like the engine's `format_value`: `{name: [value]}` with
  * plain values as they are and everything else as text, hidden inputs (`prompt`, `extra_pnginfo`,
  * `unique_id`) included.
  */
-function currentInputs(inputs: Record<string, unknown>, info: NodeInfo | undefined, ctx: InputsContext): Record<string, unknown[]> {
+function currentInputs(
+  graph: ApiGraph,
+  nodeId: string,
+  info: NodeInfo | undefined,
+  valueOf: (source: string) => NodeValue[] | undefined,
+  extraData: Record<string, unknown>,
+): Record<string, unknown[]> {
   const out: Record<string, unknown[]> = {};
   const shown = (value: unknown): unknown => (value === null || value === undefined ? null : ['string', 'number', 'boolean'].includes(typeof value) ? value : pyStr(value));
-  for (const [name, value] of Object.entries(inputs)) {
+  for (const [name, value] of Object.entries(graph[nodeId]?.inputs ?? {})) {
     if (isLink(value)) {
-      const v = ctx.value(value[0])?.[value[1]];
+      const v = valueOf(value[0])?.[value[1]];
       out[name] = [v?.value ?? (v ? `${v.type}${v.width !== undefined ? ` ${v.width}x${v.height}` : ''} (stand-in)` : null)];
     } else {
       out[name] = [shown(value)];
@@ -283,9 +270,9 @@ function currentInputs(inputs: Record<string, unknown>, info: NodeInfo | undefin
   }
   for (const [name, kind] of Object.entries(info?.input?.hidden ?? {})) {
     const type = Array.isArray(kind) ? kind[0] : kind;
-    if (type === 'PROMPT') out[name] = [pyStr(ctx.graph)];
-    else if (type === 'EXTRA_PNGINFO') out[name] = [shown(ctx.extraData.extra_pnginfo)];
-    else if (type === 'UNIQUE_ID') out[name] = [ctx.nodeId];
+    if (type === 'PROMPT') out[name] = [pyStr(graph)];
+    else if (type === 'EXTRA_PNGINFO') out[name] = [shown(extraData.extra_pnginfo)];
+    else if (type === 'UNIQUE_ID') out[name] = [nodeId];
   }
   return out;
 }

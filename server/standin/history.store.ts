@@ -31,16 +31,9 @@ export class HistoryStore {
   list(maxItems: number | null, offset: number | null): Array<[string, HistoryEntry]> {
     let start = offset ?? -1;
     if (start < 0 && maxItems !== null) start = this.entries.size - maxItems;
-    const out: Array<[string, HistoryEntry]> = [];
-    let i = 0;
-    for (const [id, entry] of this.entries) {
-      if (i >= start) {
-        out.push([id, entry]);
-        if (maxItems !== null && out.length >= maxItems) break;
-      }
-      i += 1;
-    }
-    return out;
+    const from = Math.max(start, 0);
+    // The engine checks the count after adding an entry, so `max_items=0` still gives one.
+    return [...this.entries].slice(from, maxItems === null ? undefined : from + Math.max(maxItems, 1));
   }
 
   delete(promptId: string): void {

@@ -62,10 +62,10 @@ export class RunEvents {
         real_node_id: nodeId,
         image_type: image.png ? 'image/png' : 'image/jpeg',
       };
-      this.hub.sendBinary(previewWithMetadataFrame(meta, image.bytes), this.clientId);
+      this.hub.sendFrame(previewWithMetadataFrame(meta, image.bytes), this.clientId);
     }
     this.progress(nodeId, value, max);
-    if (image && !withMetadata) this.hub.sendBinary(previewFrame(image.bytes, image.png), this.clientId);
+    if (image && !withMetadata) this.hub.sendFrame(previewFrame(image.bytes, image.png), this.clientId);
   }
 }
 

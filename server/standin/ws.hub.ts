@@ -48,32 +48,25 @@ export class WsHub {
       const message = parseJson(data.toString());
       if (message?.type !== 'feature_flags') return;
       client.flags = typeof message.data === 'object' && message.data !== null ? (message.data as Record<string, unknown>) : {};
-      this.sendTo(client, 'feature_flags', this.deps.serverFeatures());
+      this.sendTo(client, JSON.stringify({ type: 'feature_flags', data: this.deps.serverFeatures() }));
     });
     socket.on('close', () => {
       if (this.clients.get(sid) === client) this.clients.delete(sid);
     });
     socket.on('error', (err) => this.deps.logger.debug(`stand-in ws ${sid}: ${err.message}`));
-    this.sendTo(client, 'status', { status: { exec_info: { queue_remaining: this.deps.queueRemaining() } }, sid });
+    this.sendTo(client, JSON.stringify({ type: 'status', data: { status: { exec_info: { queue_remaining: this.deps.queueRemaining() } }, sid } }));
     this.deps.onConnect(sid);
   }
 
   /** Send a JSON event to one client (dropped when it is not connected), or to all when sid is null. */
   send(type: string, data: unknown, sid: string | null): void {
-    if (sid === null) {
-      for (const client of this.clients.values()) this.sendTo(client, type, data);
-      return;
-    }
-    const client = this.clients.get(sid);
-    if (client) this.sendTo(client, type, data);
+    this.sendFrame(JSON.stringify({ type, data }), sid);
   }
 
-  /** Send a binary frame to one client, or to all when sid is null. */
-  sendBinary(frame: Buffer, sid: string | null): void {
+  /** Send a frame (binary for a Buffer, text for a string) to one client, or to all when sid is null. */
+  sendFrame(frame: Buffer | string, sid: string | null): void {
     const targets = sid === null ? [...this.clients.values()] : [this.clients.get(sid)];
-    for (const client of targets) {
-      if (client && client.socket.readyState === client.socket.OPEN) client.socket.send(frame);
-    }
+    for (const client of targets) if (client) this.sendTo(client, frame);
   }
 
   /** Whether the client sent `supports_preview_metadata: true` in its handshake. */
@@ -88,8 +81,8 @@ export class WsHub {
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
 
-  private sendTo(client: Client, type: string, data: unknown): void {
-    if (client.socket.readyState === client.socket.OPEN) client.socket.send(JSON.stringify({ type, data }));
+  private sendTo(client: Client, frame: Buffer | string): void {
+    if (client.socket.readyState === client.socket.OPEN) client.socket.send(frame);
   }
 }
 
