@@ -3,9 +3,9 @@
  * preset's identity; every write goes to a temporary name and is renamed into place, so a crash
  * never leaves half a preset under a real name.
  */
-import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { writeFileAtomic } from '../fs-durable.js';
 import { describeZodError } from '../http/errors.js';
 import { completePreset, PRESET_ID, presetInputSchema, type Preset } from '../contracts/presets.contract.js';
 
@@ -70,17 +70,8 @@ export class PresetStore {
   }
 
   /** Write (create or replace) a preset's file atomically. */
-  async write(preset: Preset): Promise<void> {
-    await fsp.mkdir(this.dir, { recursive: true });
-    const target = this.file(preset.id);
-    const tmp = `${target}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-    try {
-      await fsp.writeFile(tmp, `${JSON.stringify(preset, null, 2)}\n`);
-      await fsp.rename(tmp, target);
-    } catch (err) {
-      await fsp.rm(tmp, { force: true });
-      throw err;
-    }
+  write(preset: Preset): Promise<void> {
+    return writeFileAtomic(this.file(preset.id), `${JSON.stringify(preset, null, 2)}\n`);
   }
 
   /**

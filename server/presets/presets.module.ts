@@ -41,11 +41,7 @@ export function createPresetsModule(deps: PresetsModuleDeps): PresetsModule {
     store: new PresetStore(deps.config.paths.presets),
     mirror: new SavedPromptsMirror(deps.db),
     jobs: deps.jobs,
-    workflowName: async (id) => {
-      const manifest = await deps.workflows.get(id);
-      return typeof manifest.name === 'string' ? manifest.name : undefined;
-    },
-    imageInput: async (id) => (await deps.workflows.definition(id)).manifest.inputs.find((input) => input.type === 'image')?.id ?? null,
+    workflows: deps.workflows,
     modelhubBaseUrl: deps.config.urls.modelhub,
     logger: deps.logger,
     allowedWorkflows: deps.allowedWorkflows,

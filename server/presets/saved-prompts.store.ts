@@ -58,11 +58,6 @@ export class SavedPromptsMirror {
       for (const preset of presets) this.upsert(preset);
     })();
   }
-
-  /** Rows in the table. */
-  count(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM saved_prompts').get() as { n: number }).n;
-  }
 }
 
 function rowOf(preset: Preset, now: string): Record<string, string> {
