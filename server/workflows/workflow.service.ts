@@ -70,16 +70,12 @@ export class WorkflowService {
    */
   async list(): Promise<{ version: number; date: string; workflows: Record<string, unknown>[] }> {
     const [{ index }, entries, nodes] = await Promise.all([loadIndex(this.deps.dir), loadWorkflows(this.deps.dir), this.nodeInfo()]);
-    const isPresent = this.modelPresence(nodes.info);
-    const packages = nodes.info ? groupNodePackages(nodes.info) : [];
-    for (const entry of entries) this.reportIfBroken(entry);
     const others = (await this.deps.otherEngines?.()) ?? [];
-    const known = await this.knownSources(entries);
-    const workflows = entries.map((e) => {
-      const listed: Record<string, unknown> = { ...workflowListEntry(e, isPresent, packages), ...sourceChecks(e, known), ...nodes.stale };
-      if (others.length === 0 || !e.manifest) return listed;
+    const rows = await this.rows(entries, nodes);
+    const workflows = rows.map((listed, i) => {
+      const manifest = entries[i]?.manifest;
+      if (others.length === 0 || !manifest) return listed;
       // With a pool: on how many engines it can run (this one by its readiness, the others by their node lists).
-      const manifest = e.manifest;
       const ready = (listed.ready === true ? 1 : 0) + others.filter((info) => lacksOn(manifest, info).length === 0).length;
       return { ...listed, engines_ready: { ready, total: others.length + 1 } };
     });
@@ -95,16 +91,18 @@ export class WorkflowService {
   /** One workflow's manifest plus readiness (marked stale as in `list`); 404 when unknown. */
   async get(id: string): Promise<Record<string, unknown>> {
     const entry = await this.entry(id);
-    this.reportIfBroken(entry);
-    const nodes = await this.nodeInfo();
-    const known = await this.knownSources([entry]);
-    return { ...workflowListEntry(entry, this.modelPresence(nodes.info), nodes.info ? groupNodePackages(nodes.info) : []), ...sourceChecks(entry, known), ...nodes.stale };
+    const [row] = await this.rows([entry], await this.nodeInfo());
+    return row as Record<string, unknown>;
   }
 
-  /** The node maps' sources, read only when a workflow names sources of its own. */
-  private async knownSources(entries: WorkflowEntry[]): Promise<KnownSources> {
-    if (!this.deps.knownNodeSources || !entries.some((e) => e.manifest?.node_sources)) return new Map();
-    return this.deps.knownNodeSources().catch(() => new Map());
+  /** Each entry's readiness, node source checks and stale marks (and a broken one reported). */
+  private async rows(entries: WorkflowEntry[], nodes: NodeInfo): Promise<Record<string, unknown>[]> {
+    for (const entry of entries) this.reportIfBroken(entry);
+    // The node maps' sources are read only when a workflow names sources of its own.
+    const known = entries.some((e) => e.manifest?.node_sources) ? await this.deps.knownNodeSources?.().catch(() => undefined) : undefined;
+    const isPresent = this.modelPresence(nodes.info);
+    const packages = nodes.info ? groupNodePackages(nodes.info) : [];
+    return entries.map((e) => ({ ...workflowListEntry(e, isPresent, packages), ...sourceChecks(e, known ?? new Map()), ...nodes.stale }));
   }
 
   /** Everything needed to build the workflow's graph; 404 unknown, 500 broken. */

@@ -44,13 +44,10 @@ const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /** Every workflow folder under `dir` (hidden ones skipped), sorted by id; never throws for one bad workflow. */
 export async function loadWorkflows(dir: string): Promise<WorkflowEntry[]> {
-  let dirents;
-  try {
-    dirents = await fs.readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+  const dirents = await fs.readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
     throw error;
-  }
+  });
   const ids = dirents
     .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
     .map((entry) => entry.name)
@@ -63,12 +60,8 @@ export async function loadWorkflows(dir: string): Promise<WorkflowEntry[]> {
 /** One workflow by id, or `null` when there is no such folder (or the id could climb out of `dir`). */
 export async function loadWorkflow(dir: string, id: string): Promise<WorkflowEntry | null> {
   if (!ID_PATTERN.test(id)) return null;
-  try {
-    if (!(await fs.stat(path.join(dir, id))).isDirectory()) return null;
-  } catch {
-    return null;
-  }
-  return loadEntry(dir, id);
+  const stat = await fs.stat(path.join(dir, id)).catch(() => null);
+  return stat?.isDirectory() ? loadEntry(dir, id) : null;
 }
 
 /** Read `manifest.yaml` and the graph files of a workflow; throws a `broken` `WorkflowBuildError` when broken. */
@@ -136,14 +129,11 @@ async function loadEntry(root: string, id: string): Promise<WorkflowEntry> {
 
 /** Change time, size and inode of every file a workflow is read from (absent ones included). */
 async function filesSignature(dir: string): Promise<string> {
-  const stamp = async (file: string): Promise<string> => {
-    try {
-      const stat = await fs.stat(file);
-      return `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`;
-    } catch {
-      return '-';
-    }
-  };
+  const stamp = (file: string): Promise<string> =>
+    fs.stat(file).then(
+      (stat) => `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`,
+      () => '-',
+    );
   const blocksDir = path.join(dir, 'blocks');
   const blocks = await fs.readdir(blocksDir).catch(() => [] as string[]);
   const files = ['manifest.yaml', 'workflow.json', ...blocks.filter((name) => name.endsWith('.json')).sort().map((name) => path.join('blocks', name))];
