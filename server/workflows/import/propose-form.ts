@@ -75,10 +75,9 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
     const field = match[2] ?? firstWidget(graph, objectInfo, node);
     if (!field || !add({ node, field }, slug(match[1]!), match[1]!)) warnings.push(`node ${node} is titled as an input but has no widget a form can set`);
   }
-  for (const [node, title] of primitiveTitles(read)) {
-    const match = INPUT_TITLE.exec(title);
-    const first = read.primitives!.get(node)!.targets[0];
-    if (match && first) add(first, slug(match[1]!), match[1]!);
+  for (const [node, { targets }] of read.primitives ?? []) {
+    const match = INPUT_TITLE.exec(read.ui?.nodes.get(node)?.title ?? '');
+    if (match && targets[0]) add(targets[0], slug(match[1]!), match[1]!);
   }
   guess(graph, objectInfo, add);
   if (inputs.length < FEW_INPUTS) utilityWidgets(graph, objectInfo, add);
@@ -148,10 +147,10 @@ function guess(graph: ApiGraph, objectInfo: ObjectInfo, add: Add): void {
   const first = (field: string) => [sampler, ...ids].find((id) => id !== undefined && graph[id]!.inputs[field] !== undefined && !isLink(graph[id]!.inputs[field]));
   const seedNode = first('seed') ?? first('noise_seed');
   if (seedNode) add({ node: seedNode, field: graph[seedNode]!.inputs.seed !== undefined && !isLink(graph[seedNode]!.inputs.seed) ? 'seed' : 'noise_seed' }, 'seed', 'Seed', { asSeed: true });
-  const stepsNode = first('steps');
-  if (stepsNode) add({ node: stepsNode, field: 'steps' }, 'steps', 'Steps');
-  const cfgNode = first('cfg');
-  if (cfgNode) add({ node: cfgNode, field: 'cfg' }, 'cfg', 'Guidance (CFG)');
+  for (const [field, label] of [['steps', 'Steps'], ['cfg', 'Guidance (CFG)']] as const) {
+    const node = first(field);
+    if (node) add({ node, field }, field, label);
+  }
   // The size is the latent's (a node giving LATENT), not a text encoder's conditioning size (SDXL's).
   const sized = ids.filter((id) => typeof graph[id]!.inputs.width === 'number' && typeof graph[id]!.inputs.height === 'number');
   const latent = sized.find((id) => (objectInfo[graph[id]!.class_type]?.output ?? []).includes('LATENT')) ?? sized[0];
@@ -192,15 +191,6 @@ function appModeData(read: ReadWorkflow): { inputs: [string, string][]; outputs:
   }
   const outputs = Array.isArray(linear.outputs) && linear.outputs.length > 0 ? new Set(linear.outputs.map(String)) : null;
   return { inputs, outputs };
-}
-
-function primitiveTitles(read: ReadWorkflow): [number, string][] {
-  const out: [number, string][] = [];
-  for (const id of read.primitives?.keys() ?? []) {
-    const title = read.ui?.nodes.get(id)?.title;
-    if (title) out.push([id, title]);
-  }
-  return out;
 }
 
 /** Every save node's output: images (png unless the node says), videos with their container. */
