@@ -7,11 +7,10 @@
  * is missing or older than a day; a failed download is not retried for ten minutes, so imports
  * stay quick offline. Where both maps name a type, the shipped (curated) one wins.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import { DomainError } from '../../domain-error.js';
+import { writeFileAtomic } from '../../fs-durable.js';
 import type { NodeMap } from './requirements.js';
 import type { KnownSources } from './node-sources.js';
 import type { MapPackage } from '../../contracts/nodes.contract.js';
@@ -146,7 +145,7 @@ export class NodeMapStore {
     return !cached || this.now() - Date.parse(cached.fetchedAt) > (this.options.maxAgeMs ?? 24 * 3_600_000);
   }
 
-  /** One download at a time; the cache file is written to a temporary name and renamed. */
+  /** One download at a time; the cache file is written through a temporary one (`writeFileAtomic`). */
   private download(): Promise<void> {
     this.inflight ??= this.fetchAndStore().finally(() => {
       this.inflight = null;
@@ -164,11 +163,7 @@ export class NodeMapStore {
       const nodes = parseNodeMap(JSON.parse(text));
       if (Object.keys(nodes).length === 0) throw new Error('the map names no node types');
       const fetchedAt = new Date(this.now()).toISOString();
-      const file = this.options.cacheFile;
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-      await fs.writeFile(temp, JSON.stringify({ source: url, fetched_at: fetchedAt, nodes }));
-      await fs.rename(temp, file);
+      await writeFileAtomic(this.options.cacheFile, JSON.stringify({ source: url, fetched_at: fetchedAt, nodes }));
       this.cached = { nodes, fetchedAt };
       this.lastFailure = null;
     } catch (error) {
