@@ -17,19 +17,8 @@ import { mergeReimport } from './reimport-merge.js';
 import { replaceFolder, staticFiles } from './workflow-folder.js';
 import { dryBuild, parseManifestOrThrow, type WorkflowImportService } from './workflow-import.service.js';
 
-export interface WorkflowFormDeps {
-  dir: string;
-  importer: WorkflowImportService;
-  objectInfo: () => Promise<ObjectInfo>;
-}
-
-interface Stored {
-  manifest: WorkflowManifest;
-  graph: ApiGraph;
-}
-
 export class WorkflowFormService {
-  constructor(private readonly deps: WorkflowFormDeps) {}
+  constructor(private readonly deps: { dir: string; importer: WorkflowImportService; objectInfo: () => Promise<ObjectInfo> }) {}
 
   /** The stored form and every node's fields; 404 unknown, 409 for a dynamic workflow. */
   async get(id: string): Promise<WorkflowFormAnswer> {
@@ -85,7 +74,7 @@ export class WorkflowFormService {
     });
   }
 
-  private async stored(id: string): Promise<Stored> {
+  private async stored(id: string): Promise<{ manifest: WorkflowManifest; graph: ApiGraph }> {
     const entry = await loadWorkflow(this.deps.dir, id);
     if (!entry) throw notFound(`Workflow not found: ${id}`);
     const definition = await loadDefinition(entry);

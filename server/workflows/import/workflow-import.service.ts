@@ -32,8 +32,6 @@ export interface ImportOptions {
   category?: string;
 }
 
-export type ImportResult = WorkflowImportAnswer;
-
 export interface WorkflowImportDeps {
   /** The data directory's workflows folder. */
   dir: string;
@@ -54,7 +52,7 @@ export class WorkflowImportService {
   constructor(private readonly deps: WorkflowImportDeps) {}
 
   /** Import one file; 400 for a file that is not a workflow, 409 when the id is taken. */
-  import(bytes: Buffer, options: ImportOptions): Promise<ImportResult> {
+  import(bytes: Buffer, options: ImportOptions): Promise<WorkflowImportAnswer> {
     return this.serialized(() => this.importNow(bytes, options));
   }
 
@@ -93,7 +91,7 @@ export class WorkflowImportService {
     return run;
   }
 
-  private async importNow(bytes: Buffer, options: ImportOptions): Promise<ImportResult> {
+  private async importNow(bytes: Buffer, options: ImportOptions): Promise<WorkflowImportAnswer> {
     if (isZip(bytes)) {
       const id = options.id?.trim() || undefined;
       if (id !== undefined && !ID_PATTERN.test(id)) throw new DomainError('invalid', `id "${id}": workflow ids are letters, digits, "-" and "_"`);
@@ -128,7 +126,7 @@ export class WorkflowImportService {
   }
 
   /** Where each package the manifest names a source for would be installed from. */
-  private async sourceChecks(manifest: WorkflowManifest): Promise<Pick<ImportResult, 'node_source_checks'>> {
+  private async sourceChecks(manifest: WorkflowManifest): Promise<Pick<WorkflowImportAnswer, 'node_source_checks'>> {
     if (!manifest.node_sources) return {};
     const known = (await this.deps.knownSources?.().catch(() => null)) ?? new Map();
     return { node_source_checks: checkNodeSources(manifest.node_sources, known) };
