@@ -30,11 +30,7 @@ export function workflowsRoutes(workflows: WorkflowService, uploads: Uploads, ru
     res.json(await workflows.list());
   });
 
-  router.get('/api/admin/workflows/:id', async (req, res) => {
-    res.json(await workflows.get(String(req.params.id)));
-  });
-
-  router.get('/api/run/:id', async (req, res) => {
+  router.get(['/api/admin/workflows/:id', '/api/run/:id'], async (req, res) => {
     res.json(await workflows.get(String(req.params.id)));
   });
 
