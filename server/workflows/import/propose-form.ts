@@ -13,7 +13,7 @@
  */
 import type { ManifestInput, WorkflowManifest } from '../../contracts/workflows.contract.js';
 import { type ApiGraph, isLink, type ObjectInfo } from '../../engine/engine-graph.js';
-import { firstWidget, humanize, inputFor, type InputTarget } from './input-from-spec.js';
+import { byNodeId, firstWidget, humanize, inputFor, targetKey, type InputTarget } from './input-from-spec.js';
 import { escapePlaceholders } from '../placeholders.js';
 import { isObject } from './ui-graph.js';
 import { promptSources } from './prompt-sources.js';
@@ -39,19 +39,19 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
   const taken = new Set<string>();
   const ids = new Set<string>();
   const primitiveOf = new Map<string, number>();
-  for (const [id, entry] of read.primitives ?? []) for (const t of entry.targets) primitiveOf.set(key(t), id);
+  for (const [id, entry] of read.primitives ?? []) for (const t of entry.targets) primitiveOf.set(targetKey(t), id);
   const placeholders = new Map<string, InputTarget[]>();
 
   /** One input for `target` (or for several fields at once: one value written into all). */
   const add = (target: InputTarget | InputTarget[], wantedId: string, label: string, opts: { asSeed?: boolean } = {}): boolean => {
     const given = Array.isArray(target) ? target : [target];
     const first = given[0];
-    if (!first || given.some((t) => taken.has(key(t)))) return false;
+    if (!first || given.some((t) => taken.has(targetKey(t)))) return false;
     // A primitive feeding a field feeds all of its targets.
     const targets: InputTarget[] = [];
     for (const t of given) {
-      const primitive = primitiveOf.get(key(t));
-      for (const each of primitive === undefined ? [t] : read.primitives!.get(primitive)!.targets) if (!targets.some((x) => key(x) === key(each))) targets.push(each);
+      const primitive = primitiveOf.get(targetKey(t));
+      for (const each of primitive === undefined ? [t] : read.primitives!.get(primitive)!.targets) if (!targets.some((x) => targetKey(x) === targetKey(each))) targets.push(each);
     }
     const id = uniqueId(wantedId, ids);
     // A manifest maps an input to an integer node id; an expanded inner node (`12:3`) is filled through a placeholder.
@@ -59,7 +59,7 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
     const input = inputFor(graph, objectInfo, first, id, label, { ...opts, placeholder });
     if (!input) return false;
     ids.add(id);
-    for (const t of targets) taken.add(key(t));
+    for (const t of targets) taken.add(targetKey(t));
     if (placeholder) placeholders.set(id, targets);
     inputs.push(input);
     return true;
@@ -120,7 +120,7 @@ const MODEL_FILE = /\.(safetensors|ckpt|pt|pth|bin|gguf|sft|onnx|pkl)$/i;
 
 /** Every widget of the small utility nodes (ImageBlur's `blur_radius` and `sigma`), labelled by field. */
 function utilityWidgets(graph: ApiGraph, objectInfo: ObjectInfo, add: Add): void {
-  const ids = Object.keys(graph).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+  const ids = Object.keys(graph).sort(byNodeId);
   for (const node of ids) {
     const apiNode = graph[node]!;
     const info = objectInfo[apiNode.class_type];
@@ -135,7 +135,7 @@ function utilityWidgets(graph: ApiGraph, objectInfo: ObjectInfo, add: Add): void
 type Add = (target: InputTarget | InputTarget[], id: string, label: string, opts?: { asSeed?: boolean }) => boolean;
 
 function guess(graph: ApiGraph, objectInfo: ObjectInfo, add: Add): void {
-  const ids = Object.keys(graph).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+  const ids = Object.keys(graph).sort(byNodeId);
   const prompts = promptSources(graph, objectInfo);
   for (const [groups, side, label] of [[prompts.positive, 'positive', 'Prompt'], [prompts.negative, 'negative', 'Negative prompt']] as const) {
     groups.forEach((group, index) => {
@@ -213,10 +213,6 @@ function saveOutputs(graph: ApiGraph, objectInfo: ObjectInfo, chosen: Set<string
     }
   }
   return outputs;
-}
-
-function key(target: InputTarget): string {
-  return `${target.node}/${target.field}`;
 }
 
 /** A label → an input id (`Input: Style strength` → `style_strength`). */
