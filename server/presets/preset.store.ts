@@ -30,10 +30,7 @@ export class PresetStore {
 
   /** Ids of every `<id>.json` with a valid id, sorted. */
   async ids(): Promise<string[]> {
-    const names = await fsp.readdir(this.dir).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return [] as string[];
-      throw err;
-    });
+    const names = await fsp.readdir(this.dir).catch(ifMissing<string[]>([]));
     return names
       .filter((n) => n.endsWith('.json'))
       .map((n) => n.slice(0, -'.json'.length))
@@ -43,14 +40,8 @@ export class PresetStore {
 
   /** The preset, null when there is no file; PresetFileError when the file is unusable. */
   async get(id: string): Promise<Preset | null> {
-    let text: string;
-    try {
-      text = await fsp.readFile(this.file(id), 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
-    }
-    return parsePresetFile(id, text);
+    const text = await fsp.readFile(this.file(id), 'utf8').catch(ifMissing(null));
+    return text === null ? null : parsePresetFile(id, text);
   }
 
   /** Every readable preset, plus the ids of files that could not be read. */
@@ -87,15 +78,17 @@ export class PresetStore {
   }
 
   /** Remove a preset's file; false when there was none. */
-  async remove(id: string): Promise<boolean> {
-    try {
-      await fsp.unlink(this.file(id));
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-      throw err;
-    }
+  remove(id: string): Promise<boolean> {
+    return fsp.unlink(this.file(id)).then(() => true, ifMissing(false));
   }
+}
+
+/** A rejection handler: `value` for a file that is not there, any other error rethrown. */
+function ifMissing<T>(value: T): (err: NodeJS.ErrnoException) => T {
+  return (err) => {
+    if (err.code === 'ENOENT') return value;
+    throw err;
+  };
 }
 
 /** Parse a preset document; the id is the file's, whatever the document says. */
