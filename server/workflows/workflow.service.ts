@@ -8,7 +8,7 @@
 import type { EngineClient } from '../engine/engine.client.js';
 import type { PoolEngine } from '../engine/pool/pool-engine.js';
 import type { EventBus } from '../events/event-bus.js';
-import { DomainError, notFound } from '../domain-error.js';
+import { DomainError } from '../domain-error.js';
 import type { Logger } from '../logging.js';
 import { romeIso } from '../time.js';
 import { createEngineModelPresence, lacksOn } from './engine-model-presence.js';
@@ -17,7 +17,7 @@ import { groupNodePackages } from './node-packages.js';
 import { workflowListEntry } from './readiness.js';
 import { checkNodeSources, type KnownSources } from './import/node-sources.js';
 import type { ObjectInfo } from '../engine/engine-graph.js';
-import { loadDefinition, loadIndex, loadWorkflow, loadWorkflows, type WorkflowDefinition, type WorkflowEntry } from './workflow.store.js';
+import { loadDefinition, loadIndex, loadWorkflows, requireWorkflow, type WorkflowDefinition, type WorkflowEntry } from './workflow.store.js';
 
 export interface WorkflowServiceDeps {
   dir: string;
@@ -90,7 +90,7 @@ export class WorkflowService {
 
   /** One workflow's manifest plus readiness (marked stale as in `list`); 404 when unknown. */
   async get(id: string): Promise<Record<string, unknown>> {
-    const entry = await this.entry(id);
+    const entry = await requireWorkflow(this.deps.dir, id);
     const [row] = await this.rows([entry], await this.nodeInfo());
     return row as Record<string, unknown>;
   }
@@ -107,7 +107,7 @@ export class WorkflowService {
 
   /** Everything needed to build the workflow's graph; 404 unknown, 500 broken. */
   async definition(id: string): Promise<WorkflowDefinition> {
-    const entry = await this.entry(id);
+    const entry = await requireWorkflow(this.deps.dir, id);
     if (entry.error !== undefined || !entry.manifest) throw new DomainError('broken', `Workflow ${id} is broken: ${entry.error ?? 'no manifest'}`);
     return loadDefinition(entry);
   }
@@ -138,12 +138,6 @@ export class WorkflowService {
   /** Forget the cached node list (the engine restarted, nodes were installed). */
   invalidateNodes(): void {
     this.deps.nodes.clearObjectInfo();
-  }
-
-  private async entry(id: string): Promise<WorkflowEntry> {
-    const entry = await loadWorkflow(this.deps.dir, id);
-    if (!entry) throw notFound(`Workflow not found: ${id}`);
-    return entry;
   }
 
   private reportIfBroken(entry: WorkflowEntry): void {

@@ -12,6 +12,7 @@ import { type BlockTemplate, parseBlock } from './block.schema.js';
 import { parseManifest, type WorkflowManifest } from '../contracts/workflows.contract.js';
 import { parseTemplate } from './placeholders.js';
 import { templateError } from './workflow-errors.js';
+import { notFound } from '../domain-error.js';
 
 export interface WorkflowEntry {
   id: string;
@@ -62,6 +63,13 @@ export async function loadWorkflow(dir: string, id: string): Promise<WorkflowEnt
   if (!ID_PATTERN.test(id)) return null;
   const stat = await fs.stat(path.join(dir, id)).catch(() => null);
   return stat?.isDirectory() ? loadEntry(dir, id) : null;
+}
+
+/** One workflow by id, as `loadWorkflow`; 404 when there is none. */
+export async function requireWorkflow(dir: string, id: string): Promise<WorkflowEntry> {
+  const entry = await loadWorkflow(dir, id);
+  if (!entry) throw notFound(`Workflow not found: ${id}`);
+  return entry;
 }
 
 /** Read `manifest.yaml` and the graph files of a workflow; throws a `broken` `WorkflowBuildError` when broken. */

@@ -6,12 +6,12 @@
  * version, checks the form builds with its defaults, and goes through the import service's queue.
  */
 import type { FormSaveBody, ManifestInput, ReimportAnswer, WorkflowFormAnswer, WorkflowImportAnswer, WorkflowManifest } from '../../contracts/workflows.contract.js';
-import { DomainError, notFound } from '../../domain-error.js';
+import { DomainError } from '../../domain-error.js';
 import { type ApiGraph, isLink, type ObjectInfo } from '../../engine/engine-graph.js';
 import { minuteStamp } from '../../time.js';
 import { escapePlaceholders, parseTemplate } from '../placeholders.js';
 import { cryptoRandomSeed } from '../seeds.js';
-import { loadDefinition, loadWorkflow } from '../workflow.store.js';
+import { loadDefinition, requireWorkflow } from '../workflow.store.js';
 import { formNodes, placeholderTargets } from './form-graph.js';
 import { mergeReimport } from './reimport-merge.js';
 import { replaceFolder, staticFiles } from './workflow-folder.js';
@@ -75,9 +75,7 @@ export class WorkflowFormService {
   }
 
   private async stored(id: string): Promise<{ manifest: WorkflowManifest; graph: ApiGraph }> {
-    const entry = await loadWorkflow(this.deps.dir, id);
-    if (!entry) throw notFound(`Workflow not found: ${id}`);
-    const definition = await loadDefinition(entry);
+    const definition = await loadDefinition(await requireWorkflow(this.deps.dir, id));
     if (definition.manifest.type !== 'static' || definition.template === undefined) {
       throw new DomainError('conflict', `"${id}" is a dynamic workflow (assembled from blocks): its form is edited in its files, not here`);
     }

@@ -8,11 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { parseManifest, type WorkflowImportAnswer, type WorkflowManifest } from '../../contracts/workflows.contract.js';
-import { DomainError, notFound } from '../../domain-error.js';
+import { DomainError } from '../../domain-error.js';
 import { minuteStamp } from '../../time.js';
 import { buildGraph } from '../graph-builder.js';
 import type { ObjectInfo } from '../../engine/engine-graph.js';
-import { loadWorkflow } from '../workflow.store.js';
+import { requireWorkflow } from '../workflow.store.js';
 import { proposeForm, type ProposedForm } from './propose-form.js';
 import { readWorkflowFile } from './read-workflow-file.js';
 import { applyRenames } from './model-match.js';
@@ -58,8 +58,7 @@ export class WorkflowImportService {
 
   /** The folder of workflow `id`, to be zipped for export; 404 when unknown. */
   async exportFolder(id: string): Promise<{ dir: string; fileName: string }> {
-    const entry = await loadWorkflow(this.deps.dir, id);
-    if (!entry) throw notFound(`Workflow not found: ${id}`);
+    const entry = await requireWorkflow(this.deps.dir, id);
     const version = entry.manifest?.version;
     return { dir: entry.dir, fileName: `${id}${version === undefined ? '' : `-v${version}`}.zip` };
   }
