@@ -14,8 +14,8 @@ import { cryptoRandomSeed } from '../seeds.js';
 import { loadDefinition, requireWorkflow } from '../workflow.store.js';
 import { formNodes, placeholderTargets } from './form-graph.js';
 import { mergeReimport } from './reimport-merge.js';
-import { replaceFolder, staticFiles } from './workflow-folder.js';
-import { dryBuild, parseManifestOrThrow, type WorkflowImportService } from './workflow-import.service.js';
+import { replaceFolder } from './workflow-folder.js';
+import { buildableFiles, parseManifestOrThrow, type WorkflowImportService } from './workflow-import.service.js';
 
 export class WorkflowFormService {
   constructor(private readonly deps: { dir: string; importer: WorkflowImportService; objectInfo: () => Promise<ObjectInfo> }) {}
@@ -42,8 +42,7 @@ export class WorkflowFormService {
         if (value === undefined) throw new DomainError('invalid', `the workflow's graph uses {{${name}}}, which no input fills: keep an input "${name}"`);
         for (const t of targets) graph[t.node]!.inputs[t.field] = value;
       }
-      const files = await staticFiles(manifest, graph);
-      dryBuild(manifest, files.get('workflow.json')!.toString('utf8'));
+      const files = await buildableFiles(manifest, graph);
       await replaceFolder(this.deps.dir, manifest, files);
       return { id, manifest, warnings: [] };
     });
@@ -67,8 +66,7 @@ export class WorkflowFormService {
         required_nodes: needs.required_nodes,
         ...(Object.keys(needs.node_sources).length > 0 ? { node_sources: needs.node_sources } : {}),
       });
-      const files = await staticFiles(manifest, merged.graph);
-      dryBuild(manifest, files.get('workflow.json')!.toString('utf8'));
+      const files = await buildableFiles(manifest, merged.graph);
       if (apply) await replaceFolder(this.deps.dir, manifest, files);
       return { id, manifest, warnings: converted.warnings, diff: merged.diff, applied: apply };
     });

@@ -11,7 +11,7 @@ import { parseManifest, type WorkflowImportAnswer, type WorkflowManifest } from 
 import { DomainError } from '../../domain-error.js';
 import { minuteStamp } from '../../time.js';
 import { buildGraph } from '../graph-builder.js';
-import type { ObjectInfo } from '../../engine/engine-graph.js';
+import type { ApiGraph, ObjectInfo } from '../../engine/engine-graph.js';
 import { requireWorkflow } from '../workflow.store.js';
 import { proposeForm, type ProposedForm } from './propose-form.js';
 import { readWorkflowFile } from './read-workflow-file.js';
@@ -91,18 +91,18 @@ export class WorkflowImportService {
   }
 
   private async importNow(bytes: Buffer, options: ImportOptions): Promise<WorkflowImportAnswer> {
+    // A made-up id (slugId) is always a valid one; only a given one is checked.
+    const given = options.id?.trim() || undefined;
+    if (given !== undefined && !ID_PATTERN.test(given)) throw new DomainError('invalid', `id "${given}": workflow ids are letters, digits, "-" and "_"`);
     if (isZip(bytes)) {
-      const id = options.id?.trim() || undefined;
-      if (id !== undefined && !ID_PATTERN.test(id)) throw new DomainError('invalid', `id "${id}": workflow ids are letters, digits, "-" and "_"`);
-      const folder = await readWorkflowZip(bytes, id);
+      const folder = await readWorkflowZip(bytes, given);
       await writeNewFolder(this.deps.dir, folder.manifest, folder.files);
       return { id: folder.manifest.id, manifest: folder.manifest, warnings: [], ...(await this.sourceChecks(folder.manifest)) };
     }
     const { form, needs, warnings } = await this.convert(bytes);
     const stem = path.basename(options.fileName).replace(/\.[^.]*$/, '');
     const name = options.name?.trim() || stem || 'Imported workflow';
-    const id = options.id?.trim() || slugId(name);
-    if (!ID_PATTERN.test(id)) throw new DomainError('invalid', `id "${id}": workflow ids are letters, digits, "-" and "_"`);
+    const id = given ?? slugId(name);
     const manifest = parseManifestOrThrow({
       id,
       name,
@@ -118,8 +118,7 @@ export class WorkflowImportService {
       required_nodes: needs.required_nodes,
       ...(Object.keys(needs.node_sources).length > 0 ? { node_sources: needs.node_sources } : {}),
     });
-    const files = await staticFiles(manifest, form.graph);
-    dryBuild(manifest, files.get('workflow.json')!.toString('utf8'));
+    const files = await buildableFiles(manifest, form.graph);
     await writeNewFolder(this.deps.dir, manifest, files);
     return { id, manifest, warnings, ...(await this.sourceChecks(manifest)) };
   }
@@ -140,13 +139,15 @@ export interface Converted {
   warnings: string[];
 }
 
-/** A build with the form's defaults: a stray `{{…}}` or a bad mapping is a 400 now, not at the first run. */
-export function dryBuild(manifest: WorkflowManifest, template: string): void {
+/** A static workflow's files, built once with the form's defaults: a stray `{{…}}` or a bad mapping is a 400 now, not at the first run. */
+export async function buildableFiles(manifest: WorkflowManifest, graph: ApiGraph): Promise<Map<string, Buffer>> {
+  const files = await staticFiles(manifest, graph);
   try {
-    buildGraph({ manifest, dir: '', template }, {}, { uploadedImage: 'example.png' });
+    buildGraph({ manifest, dir: '', template: files.get('workflow.json')!.toString('utf8') }, {}, { uploadedImage: 'example.png' });
   } catch (error) {
     throw new DomainError('invalid', `The workflow converted, but its form does not build: ${(error as Error).message}`);
   }
+  return files;
 }
 
 export function parseManifestOrThrow(raw: unknown): WorkflowManifest {
