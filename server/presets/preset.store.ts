@@ -19,7 +19,6 @@ export class PresetFileError extends Error {
   }
 }
 
-/** Reads and writes the preset folder. */
 export class PresetStore {
   constructor(readonly dir: string) {}
 

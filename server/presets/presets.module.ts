@@ -35,7 +35,6 @@ export interface PresetsModule extends StudioModule {
   prepare(): Promise<void>;
 }
 
-/** Build the presets capability. */
 export function createPresetsModule(deps: PresetsModuleDeps): PresetsModule {
   const service = new PresetsService({
     store: new PresetStore(deps.config.paths.presets),

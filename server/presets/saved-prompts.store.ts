@@ -28,7 +28,6 @@ export class SavedPromptsMirror {
     this.deleteStmt = db.prepare('DELETE FROM saved_prompts WHERE id = ?');
   }
 
-  /** Insert or update the row of a preset. */
   upsert(preset: Preset): void {
     this.upsertStmt.run(rowOf(preset, localStamp()));
   }
@@ -43,7 +42,6 @@ export class SavedPromptsMirror {
     })();
   }
 
-  /** Remove the row of a preset. */
   remove(id: string): void {
     this.deleteStmt.run(id);
   }

@@ -22,7 +22,6 @@ export interface RunChecks {
   checkModels(graph: ApiGraph): void;
 }
 
-/** Workflow routes. */
 export function workflowsRoutes(workflows: WorkflowService, uploads: Uploads, runChecks?: (userId: string) => RunChecks): express.Router {
   const router = express.Router();
 

@@ -31,7 +31,6 @@ export interface ProposedForm {
 
 const INPUT_TITLE = /^\s*input\s*:\s*(.+?)\s*(?:@\s*([A-Za-z_][\w]*))?\s*$/i;
 
-/** Propose the form of a read workflow. */
 export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): ProposedForm {
   const graph = structuredClone(read.graph);
   const inputs: ManifestInput[] = [];
