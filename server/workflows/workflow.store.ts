@@ -107,12 +107,8 @@ export async function loadDefinition(entry: WorkflowEntry): Promise<WorkflowDefi
 
 /** `index.json` of a workflows folder; a missing or broken index reads as version 0 with `error`. */
 export async function loadIndex(dir: string): Promise<{ index: WorkflowIndex; error?: string }> {
-  let text: string;
-  try {
-    text = await fs.readFile(path.join(dir, 'index.json'), 'utf8');
-  } catch {
-    return { index: EMPTY_INDEX, error: 'index.json missing' };
-  }
+  const text = await fs.readFile(path.join(dir, 'index.json'), 'utf8').catch(() => null);
+  if (text === null) return { index: EMPTY_INDEX, error: 'index.json missing' };
   try {
     return { index: workflowIndexSchema.parse(JSON.parse(text)) };
   } catch (error) {
@@ -174,11 +170,8 @@ async function readEntry(dir: string, id: string): Promise<WorkflowEntry> {
   }
 }
 
-async function readText(file: string, what: string): Promise<string> {
-  try {
-    return await fs.readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+function readText(file: string, what: string): Promise<string> {
+  return fs.readFile(file, 'utf8').catch(({ code }: NodeJS.ErrnoException) => {
     throw templateError(code === 'ENOENT' ? `${what} is missing` : `${what} cannot be read (${code ?? 'error'})`);
-  }
+  });
 }
