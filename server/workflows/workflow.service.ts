@@ -43,17 +43,11 @@ export interface WorkflowServiceDeps {
   logger: Logger;
 }
 
-/** Marks readiness computed without a current node list from the engine. */
-export interface StaleReadiness {
-  readiness_stale: true;
-  /** When the engine gave the node list used (Rome time), or null when it never has. */
-  readiness_as_of: string | null;
-}
-
 /** The engine's node list readiness is computed from, and whether it is the current one. */
 interface NodeInfo {
   info: ObjectInfo | null;
-  stale: StaleReadiness | null;
+  /** Set when it is not: `readiness_as_of` is when the engine gave it (Rome time), null when it never has. */
+  stale: { readiness_stale: true; readiness_as_of: string | null } | null;
   reason: string | null;
 }
 
