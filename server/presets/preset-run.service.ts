@@ -23,14 +23,8 @@ export interface PresetRunRequest {
   submitter?: string;
 }
 
-export interface PresetRunDeps {
-  presets: PresetsService;
-  runner: RunnerService;
-  workflows: WorkflowService;
-}
-
 export class PresetRunService {
-  constructor(private readonly deps: PresetRunDeps) {}
+  constructor(private readonly deps: { presets: PresetsService; runner: RunnerService; workflows: WorkflowService }) {}
 
   /** `GET /{id}/placeholders`. */
   async placeholders(id: string, actor: Actor = OWNER_ACTOR): Promise<PlaceholderQuestion[]> {
@@ -38,8 +32,7 @@ export class PresetRunService {
     return toQuestions(findPlaceholders(preset.workflow.params));
   }
 
-  /** `POST /{id}/run` → `{prompt_id, seeds}`. */
-  /** The job belongs to whoever runs it (a shared preset's included). */
+  /** `POST /{id}/run` → `{prompt_id, seeds}`. The job belongs to whoever runs it (a shared preset's included). */
   async run(id: string, request: PresetRunRequest, actor: Actor = OWNER_ACTOR): Promise<{ prompt_id: string; seeds: Record<string, number> }> {
     const preset = await this.deps.presets.get(id, actor);
     const seed = parseSeed(request.seed);

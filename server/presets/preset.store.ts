@@ -3,9 +3,9 @@
  * preset's identity; every write goes to a temporary name and is renamed into place, so a crash
  * never leaves half a preset under a real name.
  */
-import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { writeFileAtomic } from '../fs-durable.js';
 import { describeZodError } from '../http/errors.js';
 import { completePreset, PRESET_ID, presetInputSchema, type Preset } from '../contracts/presets.contract.js';
 
@@ -19,7 +19,6 @@ export class PresetFileError extends Error {
   }
 }
 
-/** Reads and writes the preset folder. */
 export class PresetStore {
   constructor(readonly dir: string) {}
 
@@ -30,10 +29,7 @@ export class PresetStore {
 
   /** Ids of every `<id>.json` with a valid id, sorted. */
   async ids(): Promise<string[]> {
-    const names = await fsp.readdir(this.dir).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return [] as string[];
-      throw err;
-    });
+    const names = await fsp.readdir(this.dir).catch(ifMissing<string[]>([]));
     return names
       .filter((n) => n.endsWith('.json'))
       .map((n) => n.slice(0, -'.json'.length))
@@ -43,14 +39,8 @@ export class PresetStore {
 
   /** The preset, null when there is no file; PresetFileError when the file is unusable. */
   async get(id: string): Promise<Preset | null> {
-    let text: string;
-    try {
-      text = await fsp.readFile(this.file(id), 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
-    }
-    return parsePresetFile(id, text);
+    const text = await fsp.readFile(this.file(id), 'utf8').catch(ifMissing(null));
+    return text === null ? null : parsePresetFile(id, text);
   }
 
   /** Every readable preset, plus the ids of files that could not be read. */
@@ -70,17 +60,8 @@ export class PresetStore {
   }
 
   /** Write (create or replace) a preset's file atomically. */
-  async write(preset: Preset): Promise<void> {
-    await fsp.mkdir(this.dir, { recursive: true });
-    const target = this.file(preset.id);
-    const tmp = `${target}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-    try {
-      await fsp.writeFile(tmp, `${JSON.stringify(preset, null, 2)}\n`);
-      await fsp.rename(tmp, target);
-    } catch (err) {
-      await fsp.rm(tmp, { force: true });
-      throw err;
-    }
+  write(preset: Preset): Promise<void> {
+    return writeFileAtomic(this.file(preset.id), `${JSON.stringify(preset, null, 2)}\n`);
   }
 
   /**
@@ -96,15 +77,17 @@ export class PresetStore {
   }
 
   /** Remove a preset's file; false when there was none. */
-  async remove(id: string): Promise<boolean> {
-    try {
-      await fsp.unlink(this.file(id));
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-      throw err;
-    }
+  remove(id: string): Promise<boolean> {
+    return fsp.unlink(this.file(id)).then(() => true, ifMissing(false));
   }
+}
+
+/** A rejection handler: `value` for a file that is not there, any other error rethrown. */
+function ifMissing<T>(value: T): (err: NodeJS.ErrnoException) => T {
+  return (err) => {
+    if (err.code === 'ENOENT') return value;
+    throw err;
+  };
 }
 
 /** Parse a preset document; the id is the file's, whatever the document says. */

@@ -4,27 +4,21 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Uploads } from '../http/uploads.js';
-import type { JobStore } from '../jobs/job.store.js';
 import type { RunnerService } from '../jobs/runner.service.js';
-import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import type { WorkflowService } from '../workflows/workflow.service.js';
 import { PresetRunService } from './preset-run.service.js';
 import { PresetStore } from './preset.store.js';
 import { presetsRoutes } from './presets.routes.js';
-import { PresetsService } from './presets.service.js';
+import { PresetsService, type PresetsServiceDeps } from './presets.service.js';
 import { SavedPromptsMirror } from './saved-prompts.store.js';
 
-export interface PresetsModuleDeps {
+export interface PresetsModuleDeps extends Pick<PresetsServiceDeps, 'jobs' | 'logger' | 'allowedWorkflows'> {
   config: Readonly<Config>;
   db: Db;
-  jobs: JobStore;
   runner: RunnerService;
   workflows: WorkflowService;
   uploads: Uploads;
-  logger: Logger;
-  /** The workflows a person may run (their allow-list); null: any. */
-  allowedWorkflows?: (userId: string) => readonly string[] | null;
 }
 
 export interface PresetsModule extends StudioModule {
@@ -35,20 +29,12 @@ export interface PresetsModule extends StudioModule {
   prepare(): Promise<void>;
 }
 
-/** Build the presets capability. */
 export function createPresetsModule(deps: PresetsModuleDeps): PresetsModule {
   const service = new PresetsService({
+    ...deps,
     store: new PresetStore(deps.config.paths.presets),
     mirror: new SavedPromptsMirror(deps.db),
-    jobs: deps.jobs,
-    workflowName: async (id) => {
-      const manifest = await deps.workflows.get(id);
-      return typeof manifest.name === 'string' ? manifest.name : undefined;
-    },
-    imageInput: async (id) => (await deps.workflows.definition(id)).manifest.inputs.find((input) => input.type === 'image')?.id ?? null,
     modelhubBaseUrl: deps.config.urls.modelhub,
-    logger: deps.logger,
-    allowedWorkflows: deps.allowedWorkflows,
   });
   const runs = new PresetRunService({ presets: service, runner: deps.runner, workflows: deps.workflows });
   return {

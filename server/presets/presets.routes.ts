@@ -16,7 +16,6 @@ import type { PresetsService } from './presets.service.js';
 const BASE = '/api/admin/presets';
 const SEND_JSON_OBJECT = 'Send a JSON object body (Content-Type: application/json)';
 
-/** Preset routes. */
 export function presetsRoutes(presets: PresetsService, runs: PresetRunService, uploads: Uploads): express.Router {
   const router = express.Router();
 

@@ -23,16 +23,15 @@ import { PresetFileError, type PresetStore } from './preset.store.js';
 import { mayRun, mayTouch, OWNER_ACTOR, seesEveryone, type Actor } from '../http/actor.js';
 import { OWNER_ID } from '../contracts/users.contract.js';
 import type { SavedPromptsMirror } from './saved-prompts.store.js';
+import type { WorkflowService } from '../workflows/workflow.service.js';
 import { findPlaceholders, toQuestions } from '../contracts/placeholder-syntax.js';
 
 export interface PresetsServiceDeps {
   store: PresetStore;
   mirror: SavedPromptsMirror;
   jobs: JobStore;
-  /** The display name of a workflow, when it is installed (default for `workflow_name`). */
-  workflowName: (workflowId: string) => Promise<string | undefined>;
-  /** The id of the workflow's image input; null when it has none or is not installed. */
-  imageInput: (workflowId: string) => Promise<string | null>;
+  /** The installed workflows: their names (default for `workflow_name`) and image inputs. */
+  workflows: Pick<WorkflowService, 'get' | 'definition'>;
   /** `MODELHUB_BASE_URL`, for `modelhub_url` in the list. */
   modelhubBaseUrl: string;
   logger: Logger;
@@ -45,6 +44,8 @@ export interface PresetSaved {
   id: string;
   message: string;
 }
+
+type ParsedPresetInput = ReturnType<typeof presetInputSchema.parse>;
 
 export class PresetsService {
   /** The tail of the queue of changes; each change waits for the one before. */
@@ -83,13 +84,9 @@ export class PresetsService {
   /** The stored preset: 400 bad id, 404 unknown (or neither `actor`'s nor shared), 500 unreadable file. */
   async get(id: string, actor: Actor = OWNER_ACTOR): Promise<Preset> {
     checkId(id);
-    let preset: Preset | null;
-    try {
-      preset = await this.deps.store.get(id);
-    } catch (err) {
-      if (err instanceof PresetFileError) throw new DomainError('broken', err.message);
-      throw err;
-    }
+    const preset = await this.deps.store.get(id).catch((err: unknown) => {
+      throw err instanceof PresetFileError ? new DomainError('broken', err.message) : err;
+    });
     if (!preset || !seesPreset(preset, actor)) throw notFound(`Preset not found: ${id}`);
     return preset;
   }
@@ -97,7 +94,7 @@ export class PresetsService {
   /** A preset `actor` may change: 404 as `get`, 403 for one only shared with them. */
   private async own(id: string, actor: Actor): Promise<Preset> {
     const preset = await this.get(id, actor);
-    if (!mayTouch(actor, preset.owner_id as string | undefined)) throw new DomainError('forbidden', `Preset '${id}' is shared with you: only its owner or an admin can change it`);
+    if (!mayTouch(actor, preset.owner_id as string | undefined)) throw sharedWithYou(id);
     return preset;
   }
 
@@ -113,7 +110,7 @@ export class PresetsService {
       throw err;
     });
     if (current && !mayTouch(actor, current.owner_id as string | undefined)) {
-      if (seesPreset(current, actor)) throw new DomainError('forbidden', `Preset '${id}' is shared with you: only its owner or an admin can change it`);
+      if (seesPreset(current, actor)) throw sharedWithYou(id);
       throw new DomainError('conflict', `A preset with id '${id}' already exists`);
     }
     return { ownerId: (current?.owner_id as string | undefined) ?? actor.userId, shared: typeof shared === 'boolean' ? shared : current?.shared === true };
@@ -134,7 +131,8 @@ export class PresetsService {
   async detail(id: string, actor: Actor = OWNER_ACTOR): Promise<Preset & { needs_image: boolean }> {
     const preset = await this.get(id, actor);
     const { params } = preset.workflow;
-    const input = await this.deps.imageInput(preset.workflow.workflow_id).catch(() => null);
+    const { manifest } = await this.deps.workflows.definition(preset.workflow.workflow_id).catch(() => ({ manifest: { inputs: [] } }));
+    const input = manifest.inputs.find((i) => i.type === 'image')?.id ?? null;
     const carried = [input, EXISTING_INPUT_IMAGE_KEY].some((key) => key !== null && typeof params[key] === 'string' && params[key] !== '');
     return { ...preset, needs_image: input !== null && !carried };
   }
@@ -146,12 +144,7 @@ export class PresetsService {
    */
   async createPreset(input: PresetInput | Record<string, unknown>, actor: Actor = OWNER_ACTOR): Promise<PresetSaved> {
     const parsed = validate(presetInputSchema, input, 'body');
-    return this.serial(async () => {
-      const preset = stamp(await this.complete(parsed), await this.ownership(parsed.id, actor, parsed.shared));
-      const existed = await this.deps.store.taken(preset.id);
-      await this.save(preset);
-      return { id: preset.id, message: existed ? `Preset '${preset.id}' updated` : `Preset '${preset.id}' created` };
-    });
+    return this.saveInput(parsed, actor, parsed.shared, (existed) => (existed ? 'updated' : 'created'));
   }
 
   /** `POST /import`: a preset file's text; same rules as create, with the file's own reasons. */
@@ -169,12 +162,17 @@ export class PresetsService {
     if (doc.id === undefined && presetIdSchema.safeParse(stem).success) doc.id = stem;
     const parsed = presetInputSchema.safeParse(doc);
     if (!parsed.success) throw new DomainError('invalid', describeZodError(parsed.error, 'preset file').replace(/^Invalid request /, 'Invalid '));
+    // An exported file names its owner and sharing; the importer decides them here, not the file.
+    return this.saveInput(parsed.data, actor, undefined, (existed) => (existed ? 'imported, replacing the one with that id' : 'imported'));
+  }
+
+  /** Create or replace a preset from checked input; `done` words what happened to it by whether the id was in use. */
+  private saveInput(input: ParsedPresetInput, actor: Actor, shared: unknown, done: (existed: boolean) => string): Promise<PresetSaved> {
     return this.serial(async () => {
-      // An exported file names its owner and sharing; the importer decides them here, not the file.
-      const preset = stamp(await this.complete(parsed.data), await this.ownership(parsed.data.id, actor, undefined));
+      const preset = stamp(await this.complete(input), await this.ownership(input.id, actor, shared));
       const existed = await this.deps.store.taken(preset.id);
       await this.save(preset);
-      return { id: preset.id, message: existed ? `Preset '${preset.id}' imported, replacing the one with that id` : `Preset '${preset.id}' imported` };
+      return { id: preset.id, message: `Preset '${preset.id}' ${done(existed)}` };
     });
   }
 
@@ -278,10 +276,10 @@ export class PresetsService {
   }
 
   /** Defaults, with `workflow_name` from the installed workflow when the input has none. */
-  private async complete(input: ReturnType<typeof presetInputSchema.parse>): Promise<Preset> {
+  private async complete(input: ParsedPresetInput): Promise<Preset> {
     if (input.workflow.workflow_name === undefined) {
-      const name = await this.deps.workflowName(input.workflow.workflow_id).catch(() => undefined);
-      if (name) input = { ...input, workflow: { ...input.workflow, workflow_name: name } };
+      const { name } = await this.deps.workflows.get(input.workflow.workflow_id).catch(() => ({ name: undefined }));
+      if (typeof name === 'string' && name) input = { ...input, workflow: { ...input.workflow, workflow_name: name } };
     }
     return completePreset(input);
   }
@@ -314,6 +312,10 @@ export class PresetsService {
 function checkId(id: string): void {
   const result = presetIdSchema.safeParse(id);
   if (!result.success) throw new DomainError('invalid', `Invalid preset id '${id}': ${result.error.issues[0]?.message ?? 'not allowed'}`);
+}
+
+function sharedWithYou(id: string): DomainError {
+  return new DomainError('forbidden', `Preset '${id}' is shared with you: only its owner or an admin can change it`);
 }
 
 /** Whether `actor` sees a preset: their own (or everyone's, for owner and admins), or a shared one. */

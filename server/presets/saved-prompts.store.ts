@@ -28,7 +28,6 @@ export class SavedPromptsMirror {
     this.deleteStmt = db.prepare('DELETE FROM saved_prompts WHERE id = ?');
   }
 
-  /** Insert or update the row of a preset. */
   upsert(preset: Preset): void {
     this.upsertStmt.run(rowOf(preset, localStamp()));
   }
@@ -43,7 +42,6 @@ export class SavedPromptsMirror {
     })();
   }
 
-  /** Remove the row of a preset. */
   remove(id: string): void {
     this.deleteStmt.run(id);
   }
@@ -57,11 +55,6 @@ export class SavedPromptsMirror {
       }
       for (const preset of presets) this.upsert(preset);
     })();
-  }
-
-  /** Rows in the table. */
-  count(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM saved_prompts').get() as { n: number }).n;
   }
 }
 

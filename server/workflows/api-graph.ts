@@ -1,6 +1,6 @@
 /**
- * Small helpers over API graphs shared by the builders: shape checks for parsed templates,
- * deep copies, and setting a mapped input (`node_id`/`field`) safely.
+ * Small helpers over API graphs shared by the builders: shape checks for parsed templates
+ * and setting a mapped input (`node_id`/`field`) safely.
  */
 import { type ApiGraph, type ApiNode, isLink } from '../engine/engine-graph.js';
 import { templateError } from './workflow-errors.js';
@@ -16,11 +16,6 @@ export function asApiGraph(tree: unknown, where: string): ApiGraph {
     graph[id] = node;
   }
   return graph;
-}
-
-/** A deep copy, so builders never alter a cached template or the caller's graph. */
-export function cloneGraph(graph: ApiGraph): ApiGraph {
-  return structuredClone(graph);
 }
 
 /** Set `graph[nodeId].inputs[field] = value`; refuses a missing node and a linked input. */

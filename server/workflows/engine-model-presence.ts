@@ -7,6 +7,7 @@
  */
 import type { WorkflowManifest } from '../contracts/workflows.contract.js';
 import { listedChoices, type ObjectInfo } from '../engine/engine-graph.js';
+import { baseName } from './import/model-match.js';
 import { groupNodePackages } from './node-packages.js';
 import { modelsStatus, nodesStatus } from './readiness.js';
 
@@ -15,9 +16,8 @@ function engineModelNames(objectInfo: ObjectInfo): Set<string> {
   const names = new Set<string>();
   for (const option of listedChoices(objectInfo)) {
     if (!/\.[A-Za-z0-9]{1,12}$/.test(option)) continue;
-    const normal = option.replace(/\\/g, '/');
-    names.add(normal);
-    names.add(normal.slice(normal.lastIndexOf('/') + 1));
+    names.add(option.replace(/\\/g, '/'));
+    names.add(baseName(option));
   }
   return names;
 }
@@ -26,10 +26,7 @@ function engineModelNames(objectInfo: ObjectInfo): Set<string> {
 export function createEngineModelPresence(objectInfo: ObjectInfo | null): (file: string) => boolean {
   if (!objectInfo) return () => false;
   const names = engineModelNames(objectInfo);
-  return (file) => {
-    const normal = file.replace(/\\/g, '/');
-    return names.has(normal) || names.has(normal.slice(normal.lastIndexOf('/') + 1));
-  };
+  return (file) => names.has(file.replace(/\\/g, '/')) || names.has(baseName(file));
 }
 
 /** What `info`'s engine lacks of a manifest: `model <file>` and `node <package>` lines (empty: it can run it). */

@@ -62,11 +62,7 @@ export function prepareRun(
   options: BuildOptions & Omit<RedirectOptions, 'overrides'> = {},
 ): Omit<BuiltGraph, 'outputOverrides'> & { outputs: RedirectedOutput[] } {
   const built = buildGraph(definition, params, options);
-  const redirected = redirectOutputs(built.graph, jobFolder, {
-    objectInfo: options.objectInfo,
-    now: options.now,
-    overrides: built.outputOverrides,
-  });
+  const redirected = redirectOutputs(built.graph, jobFolder, { ...options, overrides: built.outputOverrides });
   return { graph: redirected.graph, params: built.params, seeds: built.seeds, outputs: redirected.outputs };
 }
 

@@ -26,18 +26,15 @@ export interface NodeOrigin {
   instance: number;
 }
 
-export interface DynamicAssembly {
-  graph: ApiGraph;
-  /** Global node id → origin; used to apply block-local mappings and `outputs_map`. */
-  origins: Record<string, NodeOrigin>;
-}
-
-/** Assemble a dynamic workflow's API graph, and where each node came from. Seeds must already be resolved (`resolveSeeds`). */
+/**
+ * Assemble a dynamic workflow's API graph, and where each node came from (global node id → origin,
+ * to apply block-local mappings and `outputs_map`). Seeds must already be resolved (`resolveSeeds`).
+ */
 export function assembleDynamicGraph(
   blocks: Record<string, BlockTemplate>,
   manifest: WorkflowManifest,
   params: WorkflowParams,
-): DynamicAssembly {
+): { graph: ApiGraph; origins: Record<string, NodeOrigin> } {
   const values = inputValues(manifest, params);
   const inputOf = (name: string, blockName: string, key: string): ManifestInput => {
     const input = manifest.inputs.find((candidate) => candidate.id === name);

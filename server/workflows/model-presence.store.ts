@@ -12,20 +12,14 @@ export function createModelPresence(
   destOf: (file: string) => string | undefined,
   isShort: (file: string, bytes: number) => boolean = () => false,
 ): (file: string) => boolean {
-  const isFile = (file: string, at: string): boolean => {
-    const bytes = fileBytes(at);
-    return bytes >= 0 && !isShort(file, bytes);
-  };
   let folders: string[] | undefined;
-  const allFolders = (): string[] => {
-    folders ??= listFolders(modelsDir);
-    return folders;
-  };
   return (file: string): boolean => {
     if (!isSafeRelativeName(file)) return false;
     const dest = destOf(file);
-    if (dest !== undefined) return isFile(file, path.join(modelsDir, dest, file));
-    return allFolders().some((folder) => isFile(file, path.join(modelsDir, folder, file)));
+    return (dest !== undefined ? [dest] : (folders ??= listFolders(modelsDir))).some((folder) => {
+      const bytes = fileBytes(path.join(modelsDir, folder, file));
+      return bytes >= 0 && !isShort(file, bytes);
+    });
   };
 }
 

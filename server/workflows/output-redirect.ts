@@ -4,7 +4,7 @@
  * relative to the engine's output directory (which Studio points at `assets/output`).
  * The classification rules are documented in `workflows/README.md` ("Outputs").
  */
-import { cloneGraph, linkedSources } from './api-graph.js';
+import { linkedSources } from './api-graph.js';
 import { sanitizePrefixBase } from './prefix-tokens.js';
 import type { OutputKind } from './types.js';
 import { type ApiGraph, type ApiNode, isLink, type ObjectInfo } from '../engine/engine-graph.js';
@@ -39,7 +39,7 @@ export function redirectOutputs(
   options: RedirectOptions = {},
 ): { graph: ApiGraph; outputs: RedirectedOutput[] } {
   if (!JOB_FOLDER.test(jobFolder) || jobFolder.includes('..')) throw new Error(`invalid job folder name "${jobFolder}"`);
-  const out = cloneGraph(graph);
+  const out = structuredClone(graph);
   const swapped = new Set<string>();
   for (const [id, node] of Object.entries(out)) {
     // PreviewImage writes to temp/, which the engine wipes at start, and takes no prefix.

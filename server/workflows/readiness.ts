@@ -32,12 +32,7 @@ export function nodesStatus(manifest: Pick<WorkflowManifest, 'required_nodes'>, 
   return { total: required.length, installed: required.length - missing.length, missing };
 }
 
-/** True when nothing is missing. */
-function isReady(models: ModelsStatus, nodes: NodesStatus): boolean {
-  return models.missing.length === 0 && nodes.missing.length === 0;
-}
-
-/** `models_status`, `nodes_status` and `ready` for one manifest. */
+/** `models_status`, `nodes_status` and `ready` (nothing missing) for one manifest. */
 export function readiness(
   manifest: Pick<WorkflowManifest, 'required_models' | 'required_nodes'>,
   isPresent: (file: string) => boolean,
@@ -45,7 +40,7 @@ export function readiness(
 ): Readiness {
   const models_status = modelsStatus(manifest, isPresent);
   const nodes_status = nodesStatus(manifest, packages);
-  return { models_status, nodes_status, ready: isReady(models_status, nodes_status) };
+  return { models_status, nodes_status, ready: models_status.missing.length === 0 && nodes_status.missing.length === 0 };
 }
 
 /**
@@ -59,6 +54,6 @@ export function workflowListEntry(
   packages: NodePackage[],
 ): Record<string, unknown> {
   if (entry.manifest && entry.error === undefined) return { ...entry.manifest, ...readiness(entry.manifest, isPresent, packages) };
-  const status = entry.manifest ? readiness(entry.manifest, isPresent, packages) : readiness({ required_models: [], required_nodes: [] }, isPresent, packages);
+  const status = readiness(entry.manifest ?? { required_models: [], required_nodes: [] }, isPresent, packages);
   return { id: entry.id, name: entry.id, ...(entry.manifest ?? {}), ...status, ready: false, error: entry.error ?? 'invalid workflow' };
 }

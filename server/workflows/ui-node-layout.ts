@@ -88,37 +88,22 @@ export function layoutNode(node: ApiNode, def: NodeInfo, linkIds: Map<string, nu
   const ordered = orderedInputs(def);
   const sockets: UiInput[] = [];
   const widgetSockets: UiInput[] = [];
-  const widgetNames: string[] = [];
-  const widgets: unknown[] = [];
   const widgetsByName: Record<string, unknown> = {};
-  let uploadPending = false;
-
-  ordered.forEach((input, index) => {
-    const { name, spec } = input;
+  for (const { name, spec } of ordered) {
     const link = linkIds.get(name) ?? null;
     if (isWidgetInput(spec)) {
       const raw = node.inputs[name];
-      const value = raw === undefined || isLink(raw) ? widgetDefault(spec) : unwrapValue(raw);
-      widgets.push(value, ...controlValues(name, spec));
-      widgetsByName[name] = value;
-      widgetNames.push(name);
+      widgetsByName[name] = raw === undefined || isLink(raw) ? widgetDefault(spec) : unwrapValue(raw);
       // Current frontends give every widget an input socket (so a link can be dropped on it later),
       // linked or not; a link's slot then always lands on a socket that exists.
       widgetSockets.push({ name, type: isComboSpec(spec) ? 'COMBO' : String(spec[0]), widget: { name }, link });
-      if (input.required && spec[1]?.image_upload === true) uploadPending = true;
     } else {
       sockets.push({ name, type: String(spec[0]), link });
     }
-    const lastRequired = input.required && ordered[index + 1]?.required !== true;
-    if (lastRequired && uploadPending) {
-      widgets.push('image');
-      uploadPending = false;
-    }
-  });
-
+  }
+  const widgets = widgetSlots(ordered).map((slot) => ('stored' in slot ? slot.stored : widgetsByName[slot.name]));
   const slots = new Map<string, number>();
-  sockets.forEach((socket, index) => slots.set(socket.name, index));
-  widgetNames.forEach((name, index) => slots.set(name, sockets.length + index));
+  [...sockets, ...widgetSockets].forEach((socket, index) => slots.set(socket.name, index));
   const declared = new Set(ordered.map((input) => input.name));
   const extras = Object.keys(node.inputs).filter((name) => !declared.has(name) && !isHidden(def, name));
   return { inputs: [...sockets, ...widgetSockets], widgets, widgetsByName, slots, extras };
@@ -142,19 +127,22 @@ function isHidden(def: NodeInfo, name: string): boolean {
  * upload button). The reading side of `layoutNode`'s rules.
  */
 export function widgetValueNames(def: NodeInfo): (string | null)[] {
-  const ordered = orderedInputs(def);
-  const names: (string | null)[] = [];
+  return widgetSlots(orderedInputs(def)).map((slot) => ('stored' in slot ? null : slot.name));
+}
+
+/** A node's `widgets_values` in order: each widget's input, then what is stored after it (its control values, the upload button's `'image'` after the required inputs). */
+function widgetSlots(ordered: OrderedInput[]): Array<OrderedInput | { stored: unknown }> {
+  const slots: Array<OrderedInput | { stored: unknown }> = [];
   let uploadPending = false;
   ordered.forEach((input, index) => {
-    const { name, spec } = input;
-    if (isWidgetInput(spec)) {
-      names.push(name, ...controlValues(name, spec).map(() => null));
-      if (input.required && spec[1]?.image_upload === true) uploadPending = true;
+    if (isWidgetInput(input.spec)) {
+      slots.push(input, ...controlValues(input.name, input.spec).map((stored) => ({ stored })));
+      if (input.required && input.spec[1]?.image_upload === true) uploadPending = true;
     }
     if (input.required && ordered[index + 1]?.required !== true && uploadPending) {
-      names.push(null);
+      slots.push({ stored: 'image' });
       uploadPending = false;
     }
   });
-  return names;
+  return slots;
 }

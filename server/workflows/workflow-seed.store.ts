@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { pathExists } from '../fs-durable.js';
 
 export interface SeedResult {
   seeded: boolean;
@@ -20,11 +21,11 @@ export interface SeedResult {
  */
 export async function seedWorkflows(shippedDir: string, targetDir: string): Promise<SeedResult> {
   const indexFile = path.join(targetDir, 'index.json');
-  if (await exists(indexFile)) return { seeded: false, copied: [] };
+  if (await pathExists(indexFile)) return { seeded: false, copied: [] };
   const entries = (await fs.readdir(shippedDir)).filter((name) => !name.startsWith('.')).sort();
   await fs.mkdir(path.dirname(targetDir), { recursive: true });
 
-  if (!(await exists(targetDir))) {
+  if (!(await pathExists(targetDir))) {
     const temp = path.join(path.dirname(targetDir), `.${path.basename(targetDir)}.seeding-${suffix()}`);
     try {
       await fs.cp(shippedDir, temp, { recursive: true, filter: (source) => !path.basename(source).startsWith('.') || source === shippedDir });
@@ -33,7 +34,7 @@ export async function seedWorkflows(shippedDir: string, targetDir: string): Prom
     } catch (error) {
       await fs.rm(temp, { recursive: true, force: true });
       // Another process seeded first: its copy stands.
-      if (await exists(indexFile)) return { seeded: false, copied: [] };
+      if (await pathExists(indexFile)) return { seeded: false, copied: [] };
       throw error;
     }
   }
@@ -42,7 +43,7 @@ export async function seedWorkflows(shippedDir: string, targetDir: string): Prom
   const ordered = [...entries.filter((name) => name !== 'index.json'), ...entries.filter((name) => name === 'index.json')];
   for (const name of ordered) {
     const destination = path.join(targetDir, name);
-    if (name !== 'index.json' && (await exists(destination))) continue;
+    if (name !== 'index.json' && (await pathExists(destination))) continue;
     const temp = path.join(targetDir, `.${name}.seeding-${suffix()}`);
     try {
       await fs.cp(path.join(shippedDir, name), temp, { recursive: true });
@@ -54,10 +55,6 @@ export async function seedWorkflows(shippedDir: string, targetDir: string): Prom
     }
   }
   return { seeded: true, copied };
-}
-
-function exists(file: string): Promise<boolean> {
-  return fs.stat(file).then(() => true, () => false);
 }
 
 function suffix(): string {

@@ -8,7 +8,7 @@
 import type { EngineClient } from '../engine/engine.client.js';
 import type { PoolEngine } from '../engine/pool/pool-engine.js';
 import type { EventBus } from '../events/event-bus.js';
-import { DomainError, notFound } from '../domain-error.js';
+import { DomainError } from '../domain-error.js';
 import type { Logger } from '../logging.js';
 import { romeIso } from '../time.js';
 import { createEngineModelPresence, lacksOn } from './engine-model-presence.js';
@@ -17,7 +17,7 @@ import { groupNodePackages } from './node-packages.js';
 import { workflowListEntry } from './readiness.js';
 import { checkNodeSources, type KnownSources } from './import/node-sources.js';
 import type { ObjectInfo } from '../engine/engine-graph.js';
-import { loadDefinition, loadIndex, loadWorkflow, loadWorkflows, type WorkflowDefinition, type WorkflowEntry } from './workflow.store.js';
+import { loadDefinition, loadIndex, loadWorkflows, requireWorkflow, type WorkflowDefinition, type WorkflowEntry } from './workflow.store.js';
 
 export interface WorkflowServiceDeps {
   dir: string;
@@ -43,17 +43,11 @@ export interface WorkflowServiceDeps {
   logger: Logger;
 }
 
-/** Marks readiness computed without a current node list from the engine. */
-export interface StaleReadiness {
-  readiness_stale: true;
-  /** When the engine gave the node list used (Rome time), or null when it never has. */
-  readiness_as_of: string | null;
-}
-
 /** The engine's node list readiness is computed from, and whether it is the current one. */
 interface NodeInfo {
   info: ObjectInfo | null;
-  stale: StaleReadiness | null;
+  /** Set when it is not: `readiness_as_of` is when the engine gave it (Rome time), null when it never has. */
+  stale: { readiness_stale: true; readiness_as_of: string | null } | null;
   reason: string | null;
 }
 
@@ -70,16 +64,12 @@ export class WorkflowService {
    */
   async list(): Promise<{ version: number; date: string; workflows: Record<string, unknown>[] }> {
     const [{ index }, entries, nodes] = await Promise.all([loadIndex(this.deps.dir), loadWorkflows(this.deps.dir), this.nodeInfo()]);
-    const isPresent = this.modelPresence(nodes.info);
-    const packages = nodes.info ? groupNodePackages(nodes.info) : [];
-    for (const entry of entries) this.reportIfBroken(entry);
     const others = (await this.deps.otherEngines?.()) ?? [];
-    const known = await this.knownSources(entries);
-    const workflows = entries.map((e) => {
-      const listed: Record<string, unknown> = { ...workflowListEntry(e, isPresent, packages), ...sourceChecks(e, known), ...nodes.stale };
-      if (others.length === 0 || !e.manifest) return listed;
+    const rows = await this.rows(entries, nodes);
+    const workflows = rows.map((listed, i) => {
+      const manifest = entries[i]?.manifest;
+      if (others.length === 0 || !manifest) return listed;
       // With a pool: on how many engines it can run (this one by its readiness, the others by their node lists).
-      const manifest = e.manifest;
       const ready = (listed.ready === true ? 1 : 0) + others.filter((info) => lacksOn(manifest, info).length === 0).length;
       return { ...listed, engines_ready: { ready, total: others.length + 1 } };
     });
@@ -94,22 +84,24 @@ export class WorkflowService {
 
   /** One workflow's manifest plus readiness (marked stale as in `list`); 404 when unknown. */
   async get(id: string): Promise<Record<string, unknown>> {
-    const entry = await this.entry(id);
-    this.reportIfBroken(entry);
-    const nodes = await this.nodeInfo();
-    const known = await this.knownSources([entry]);
-    return { ...workflowListEntry(entry, this.modelPresence(nodes.info), nodes.info ? groupNodePackages(nodes.info) : []), ...sourceChecks(entry, known), ...nodes.stale };
+    const entry = await requireWorkflow(this.deps.dir, id);
+    const [row] = await this.rows([entry], await this.nodeInfo());
+    return row as Record<string, unknown>;
   }
 
-  /** The node maps' sources, read only when a workflow names sources of its own. */
-  private async knownSources(entries: WorkflowEntry[]): Promise<KnownSources> {
-    if (!this.deps.knownNodeSources || !entries.some((e) => e.manifest?.node_sources)) return new Map();
-    return this.deps.knownNodeSources().catch(() => new Map());
+  /** Each entry's readiness, node source checks and stale marks (and a broken one reported). */
+  private async rows(entries: WorkflowEntry[], nodes: NodeInfo): Promise<Record<string, unknown>[]> {
+    for (const entry of entries) this.reportIfBroken(entry);
+    // The node maps' sources are read only when a workflow names sources of its own.
+    const known = entries.some((e) => e.manifest?.node_sources) ? await this.deps.knownNodeSources?.().catch(() => undefined) : undefined;
+    const isPresent = this.modelPresence(nodes.info);
+    const packages = nodes.info ? groupNodePackages(nodes.info) : [];
+    return entries.map((e) => ({ ...workflowListEntry(e, isPresent, packages), ...sourceChecks(e, known ?? new Map()), ...nodes.stale }));
   }
 
   /** Everything needed to build the workflow's graph; 404 unknown, 500 broken. */
   async definition(id: string): Promise<WorkflowDefinition> {
-    const entry = await this.entry(id);
+    const entry = await requireWorkflow(this.deps.dir, id);
     if (entry.error !== undefined || !entry.manifest) throw new DomainError('broken', `Workflow ${id} is broken: ${entry.error ?? 'no manifest'}`);
     return loadDefinition(entry);
   }
@@ -140,12 +132,6 @@ export class WorkflowService {
   /** Forget the cached node list (the engine restarted, nodes were installed). */
   invalidateNodes(): void {
     this.deps.nodes.clearObjectInfo();
-  }
-
-  private async entry(id: string): Promise<WorkflowEntry> {
-    const entry = await loadWorkflow(this.deps.dir, id);
-    if (!entry) throw notFound(`Workflow not found: ${id}`);
-    return entry;
   }
 
   private reportIfBroken(entry: WorkflowEntry): void {

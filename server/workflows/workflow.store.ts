@@ -12,6 +12,7 @@ import { type BlockTemplate, parseBlock } from './block.schema.js';
 import { parseManifest, type WorkflowManifest } from '../contracts/workflows.contract.js';
 import { parseTemplate } from './placeholders.js';
 import { templateError } from './workflow-errors.js';
+import { notFound } from '../domain-error.js';
 
 export interface WorkflowEntry {
   id: string;
@@ -44,13 +45,10 @@ const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /** Every workflow folder under `dir` (hidden ones skipped), sorted by id; never throws for one bad workflow. */
 export async function loadWorkflows(dir: string): Promise<WorkflowEntry[]> {
-  let dirents;
-  try {
-    dirents = await fs.readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+  const dirents = await fs.readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
     throw error;
-  }
+  });
   const ids = dirents
     .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
     .map((entry) => entry.name)
@@ -63,12 +61,15 @@ export async function loadWorkflows(dir: string): Promise<WorkflowEntry[]> {
 /** One workflow by id, or `null` when there is no such folder (or the id could climb out of `dir`). */
 export async function loadWorkflow(dir: string, id: string): Promise<WorkflowEntry | null> {
   if (!ID_PATTERN.test(id)) return null;
-  try {
-    if (!(await fs.stat(path.join(dir, id))).isDirectory()) return null;
-  } catch {
-    return null;
-  }
-  return loadEntry(dir, id);
+  const stat = await fs.stat(path.join(dir, id)).catch(() => null);
+  return stat?.isDirectory() ? loadEntry(dir, id) : null;
+}
+
+/** One workflow by id, as `loadWorkflow`; 404 when there is none. */
+export async function requireWorkflow(dir: string, id: string): Promise<WorkflowEntry> {
+  const entry = await loadWorkflow(dir, id);
+  if (!entry) throw notFound(`Workflow not found: ${id}`);
+  return entry;
 }
 
 /** Read `manifest.yaml` and the graph files of a workflow; throws a `broken` `WorkflowBuildError` when broken. */
@@ -106,12 +107,8 @@ export async function loadDefinition(entry: WorkflowEntry): Promise<WorkflowDefi
 
 /** `index.json` of a workflows folder; a missing or broken index reads as version 0 with `error`. */
 export async function loadIndex(dir: string): Promise<{ index: WorkflowIndex; error?: string }> {
-  let text: string;
-  try {
-    text = await fs.readFile(path.join(dir, 'index.json'), 'utf8');
-  } catch {
-    return { index: EMPTY_INDEX, error: 'index.json missing' };
-  }
+  const text = await fs.readFile(path.join(dir, 'index.json'), 'utf8').catch(() => null);
+  if (text === null) return { index: EMPTY_INDEX, error: 'index.json missing' };
   try {
     return { index: workflowIndexSchema.parse(JSON.parse(text)) };
   } catch (error) {
@@ -136,14 +133,11 @@ async function loadEntry(root: string, id: string): Promise<WorkflowEntry> {
 
 /** Change time, size and inode of every file a workflow is read from (absent ones included). */
 async function filesSignature(dir: string): Promise<string> {
-  const stamp = async (file: string): Promise<string> => {
-    try {
-      const stat = await fs.stat(file);
-      return `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`;
-    } catch {
-      return '-';
-    }
-  };
+  const stamp = (file: string): Promise<string> =>
+    fs.stat(file).then(
+      (stat) => `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`,
+      () => '-',
+    );
   const blocksDir = path.join(dir, 'blocks');
   const blocks = await fs.readdir(blocksDir).catch(() => [] as string[]);
   const files = ['manifest.yaml', 'workflow.json', ...blocks.filter((name) => name.endsWith('.json')).sort().map((name) => path.join('blocks', name))];
@@ -176,11 +170,8 @@ async function readEntry(dir: string, id: string): Promise<WorkflowEntry> {
   }
 }
 
-async function readText(file: string, what: string): Promise<string> {
-  try {
-    return await fs.readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+function readText(file: string, what: string): Promise<string> {
+  return fs.readFile(file, 'utf8').catch(({ code }: NodeJS.ErrnoException) => {
     throw templateError(code === 'ENOENT' ? `${what} is missing` : `${what} cannot be read (${code ?? 'error'})`);
-  }
+  });
 }

@@ -9,9 +9,7 @@ import { SHIPPED_ROOT, type Config } from '../config.js';
 import type { MapPackage } from '../contracts/nodes.contract.js';
 import type { ObjectInfo } from '../engine/engine-graph.js';
 import type { EngineModule } from '../engine/engine.module.js';
-import type { EventBus } from '../events/event-bus.js';
 import type { Uploads } from '../http/uploads.js';
-import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
 import { NodeMapStore } from './import/node-map.store.js';
 import type { KnownSources } from './import/node-sources.js';
@@ -19,21 +17,15 @@ import { workflowImportRoutes } from './import/workflow-import.routes.js';
 import { WorkflowFormService } from './import/workflow-form.service.js';
 import { WorkflowImportService } from './import/workflow-import.service.js';
 import { seedWorkflows } from './workflow-seed.store.js';
-import { WorkflowService } from './workflow.service.js';
+import { WorkflowService, type WorkflowServiceDeps } from './workflow.service.js';
 import { workflowsRoutes, type RunChecks } from './workflows.routes.js';
 
-export interface WorkflowsModuleDeps {
+export interface WorkflowsModuleDeps extends Pick<WorkflowServiceDeps, 'destOf' | 'isShortFile' | 'events' | 'logger'> {
   config: Readonly<Config>;
   engine: Pick<EngineModule, 'client' | 'pool' | 'local'>;
-  /** The `dest` folder the catalogs give a model file (the catalog capability's lookup). */
-  destOf: (file: string) => string | undefined;
-  /** True when a model file of `bytes` is well short of its catalog's size (not ready). */
-  isShortFile?: (file: string, bytes: number) => boolean;
   /** The catalog file whose recorded SHA-256 is this one (imports match model files by content). */
   fileBySha256: (sha256: string) => string | undefined;
   uploads: Uploads;
-  events: EventBus;
-  logger: Logger;
   /** A person's allow-lists (the jobs capability's run limits, built later): `/build` shows no graph a person may not run. */
   runChecks?: (userId: string) => RunChecks;
 }
@@ -54,6 +46,7 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
     url: config.urls.nodeMap,
   });
   const service = new WorkflowService({
+    ...deps,
     dir: config.paths.workflows,
     modelsDir: config.paths.models,
     modelsFromEngine: config.engine.mode === 'external',
@@ -63,11 +56,7 @@ export function createWorkflowsModule(deps: WorkflowsModuleDeps): WorkflowsModul
       const others = deps.engine.pool.list().filter((e) => e.kind !== 'local' && e.status === 'online');
       return (await Promise.all(others.map((e) => e.objectInfo()))).filter((info) => info !== null);
     },
-    destOf: deps.destOf,
-    isShortFile: deps.isShortFile,
     knownNodeSources: () => nodeMap.knownSources(),
-    events: deps.events,
-    logger,
   });
   const importer = new WorkflowImportService({
     dir: config.paths.workflows,

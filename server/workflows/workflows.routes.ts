@@ -22,7 +22,6 @@ export interface RunChecks {
   checkModels(graph: ApiGraph): void;
 }
 
-/** Workflow routes. */
 export function workflowsRoutes(workflows: WorkflowService, uploads: Uploads, runChecks?: (userId: string) => RunChecks): express.Router {
   const router = express.Router();
 
@@ -30,11 +29,7 @@ export function workflowsRoutes(workflows: WorkflowService, uploads: Uploads, ru
     res.json(await workflows.list());
   });
 
-  router.get('/api/admin/workflows/:id', async (req, res) => {
-    res.json(await workflows.get(String(req.params.id)));
-  });
-
-  router.get('/api/run/:id', async (req, res) => {
+  router.get(['/api/admin/workflows/:id', '/api/run/:id'], async (req, res) => {
     res.json(await workflows.get(String(req.params.id)));
   });
 

@@ -6,7 +6,7 @@
 import type { FormNodeInfo, ManifestInput } from '../../contracts/workflows.contract.js';
 import type { ApiGraph, ObjectInfo } from '../../engine/engine-graph.js';
 import { literalText, wholePlaceholder } from '../placeholders.js';
-import { humanize, inputFor, isSettable, type InputTarget } from './input-from-spec.js';
+import { byNodeId, humanize, inputFor, isSettable, targetKey, type InputTarget } from './input-from-spec.js';
 
 /** Input id → the fields whose whole value is `{{id}}`. */
 export function placeholderTargets(graph: ApiGraph): Map<string, InputTarget[]> {
@@ -26,18 +26,13 @@ export function targetsOf(input: ManifestInput, placeholders: ReadonlyMap<string
   return placeholders.get(input.id) ?? [];
 }
 
-/** `node/field`. */
-export function targetKey(target: InputTarget): string {
-  return `${target.node}/${target.field}`;
-}
-
 /** Every node and field of the graph for the editor, in node id order. */
 export function formNodes(graph: ApiGraph, inputs: ManifestInput[], objectInfo: ObjectInfo): FormNodeInfo[] {
   const placeholders = placeholderTargets(graph);
   const usedBy = new Map<string, string>();
   for (const input of inputs) for (const t of targetsOf(input, placeholders)) usedBy.set(targetKey(t), input.id);
   const literal = literalGraph(graph, inputs);
-  const ids = Object.keys(graph).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+  const ids = Object.keys(graph).sort(byNodeId);
   return ids.map((node) => {
     const apiNode = graph[node]!;
     const fields = Object.entries(literal[node]!.inputs).map(([name, value]) => {

@@ -8,9 +8,8 @@
  * That order is the frontend's (`GroupNodeConfig`); it needs the inner nodes' schemas, so a group
  * whose inner node the engine lacks keeps the inner nodes' own values, with a warning.
  */
-import { DomainError } from '../../domain-error.js';
 import type { NodeInfo, ObjectInfo } from '../../engine/engine-graph.js';
-import { MAX_GRAPH_NODES } from './subgraphs.js';
+import { MAX_GRAPH_NODES, tooLarge } from './subgraphs.js';
 import { orderedInputs, isWidgetInput, widgetValueNames } from '../ui-node-layout.js';
 import { invalid, isObject, MODE_BYPASS, MODE_MUTED, readNode, type UiGraphRef, type UiLinkRef, type UiNodeRef } from './ui-graph.js';
 
@@ -36,7 +35,7 @@ export function expandGroupNodes(ui: UiGraphRef, objectInfo: ObjectInfo, warning
     const name = GROUP_TYPE.exec(instance.type)![1]!;
     if (!groups.has(name)) groups.set(name, readGroup(saved[name], name));
     total += (groups.get(name)?.nodes.length ?? 1) - 1;
-    if (total > MAX_GRAPH_NODES) throw new DomainError('too_large', `the workflow expands to more than ${MAX_GRAPH_NODES} nodes (the limit for an imported workflow)`);
+    if (total > MAX_GRAPH_NODES) throw tooLarge(`expands to more than ${MAX_GRAPH_NODES} nodes`);
   }
   const nodes = new Map(ui.nodes);
   const links = new Map(ui.links);

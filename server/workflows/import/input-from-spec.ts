@@ -3,7 +3,7 @@
  * label and min/max/step/options taken from the node's `object_info` spec.
  */
 import type { ManifestInput } from '../../contracts/workflows.contract.js';
-import { type ApiGraph, type InputOptions, type InputSpec, isLink, type ObjectInfo } from '../../engine/engine-graph.js';
+import { type ApiGraph, type InputOptions, type InputSpec, isLink, type NodeInfo, type ObjectInfo } from '../../engine/engine-graph.js';
 import { orderedInputs, isWidgetInput } from '../ui-node-layout.js';
 
 export interface InputTarget {
@@ -11,10 +11,19 @@ export interface InputTarget {
   field: string;
 }
 
-/** The schema of `field` on the node's class, when the engine knows both. */
-function specOf(graph: ApiGraph, objectInfo: ObjectInfo, target: InputTarget): InputSpec | undefined {
-  const info = objectInfo[graph[target.node]?.class_type ?? ''];
-  return info?.input?.required?.[target.field] ?? info?.input?.optional?.[target.field];
+/** `node/field`: a target as a key. */
+export function targetKey(target: InputTarget): string {
+  return `${target.node}/${target.field}`;
+}
+
+/** Node ids in the graph's order: by number, and by text where they are not numbers (`12:3`). */
+export function byNodeId(a: string, b: string): number {
+  return Number(a) - Number(b) || a.localeCompare(b);
+}
+
+/** The schema of `field` on a node class, when the engine knows both. */
+export function specOf(info: NodeInfo | undefined, field: string): InputSpec | undefined {
+  return info?.input?.required?.[field] ?? info?.input?.optional?.[field];
 }
 
 /** True when the node's field holds a literal value a form can set (not a link). */
@@ -50,7 +59,7 @@ export function inputFor(
 ): ManifestInput | null {
   if (!isSettable(graph, target)) return null;
   const value = graph[target.node]!.inputs[target.field];
-  const spec = specOf(graph, objectInfo, target);
+  const spec = specOf(objectInfo[graph[target.node]!.class_type], target.field);
   const where = options.placeholder ? {} : { node_id: Number(target.node), field: target.field };
   if (!options.placeholder && !/^\d+$/.test(target.node)) return null;
   const opts = (spec?.[1] ?? {}) as InputOptions;

@@ -7,11 +7,10 @@
  * is missing or older than a day; a failed download is not retried for ten minutes, so imports
  * stay quick offline. Where both maps name a type, the shipped (curated) one wins.
  */
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import { DomainError } from '../../domain-error.js';
+import { writeFileAtomic } from '../../fs-durable.js';
 import type { NodeMap } from './requirements.js';
 import type { KnownSources } from './node-sources.js';
 import type { MapPackage } from '../../contracts/nodes.contract.js';
@@ -20,6 +19,9 @@ const studioMapSchema = z.object({ nodes: z.record(z.string(), z.object({ packag
 const cacheSchema = studioMapSchema.extend({ source: z.string(), fetched_at: z.string() });
 
 const MAX_BYTES = 32 * 1024 * 1024;
+const MAX_AGE_MS = 24 * 3_600_000;
+const RETRY_AFTER_MS = 10 * 60_000;
+const TIMEOUT_MS = 20_000;
 
 /** What `GET /api/admin/workflows/import/node-map` answers. */
 export interface NodeMapStatus {
@@ -35,16 +37,6 @@ export interface NodeMapStatus {
   error: string | null;
 }
 
-export interface NodeMapStoreOptions {
-  shippedFile: string;
-  cacheFile: string;
-  url: string | null;
-  maxAgeMs?: number;
-  retryAfterMs?: number;
-  timeoutMs?: number;
-  now?: () => number;
-}
-
 interface Cached {
   nodes: NodeMap;
   fetchedAt: string;
@@ -56,7 +48,7 @@ export class NodeMapStore {
   private lastFailure: { at: number; message: string } | null = null;
   private inflight: Promise<void> | null = null;
 
-  constructor(private readonly options: NodeMapStoreOptions) {}
+  constructor(private readonly options: { shippedFile: string; cacheFile: string; url: string | null }) {}
 
   /**
    * The map to resolve `types` with: shipped over downloaded. When some of `types` are in
@@ -136,17 +128,13 @@ export class NodeMapStore {
     };
   }
 
-  private now(): number {
-    return this.options.now?.() ?? Date.now();
-  }
-
   private due(cached: Cached | null): boolean {
     if (!this.options.url) return false;
-    if (this.lastFailure && this.now() - this.lastFailure.at < (this.options.retryAfterMs ?? 10 * 60_000)) return false;
-    return !cached || this.now() - Date.parse(cached.fetchedAt) > (this.options.maxAgeMs ?? 24 * 3_600_000);
+    if (this.lastFailure && Date.now() - this.lastFailure.at < RETRY_AFTER_MS) return false;
+    return !cached || Date.now() - Date.parse(cached.fetchedAt) > MAX_AGE_MS;
   }
 
-  /** One download at a time; the cache file is written to a temporary name and renamed. */
+  /** One download at a time; the cache file is written through a temporary one (`writeFileAtomic`). */
   private download(): Promise<void> {
     this.inflight ??= this.fetchAndStore().finally(() => {
       this.inflight = null;
@@ -157,23 +145,19 @@ export class NodeMapStore {
   private async fetchAndStore(): Promise<void> {
     const url = this.options.url!;
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(this.options.timeoutMs ?? 20_000) });
+      const res = await fetch(url, { signal: AbortSignal.timeout(TIMEOUT_MS) });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       const text = await res.text();
       if (text.length > MAX_BYTES) throw new Error('the map is larger than 32 MB');
       const nodes = parseNodeMap(JSON.parse(text));
       if (Object.keys(nodes).length === 0) throw new Error('the map names no node types');
-      const fetchedAt = new Date(this.now()).toISOString();
-      const file = this.options.cacheFile;
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-      await fs.writeFile(temp, JSON.stringify({ source: url, fetched_at: fetchedAt, nodes }));
-      await fs.rename(temp, file);
+      const fetchedAt = new Date().toISOString();
+      await writeFileAtomic(this.options.cacheFile, JSON.stringify({ source: url, fetched_at: fetchedAt, nodes }));
       this.cached = { nodes, fetchedAt };
       this.lastFailure = null;
     } catch (error) {
       const message = error instanceof SyntaxError ? `not JSON (${error.message})` : (error as Error).message;
-      this.lastFailure = { at: this.now(), message };
+      this.lastFailure = { at: Date.now(), message };
       throw new Error(message, { cause: error });
     }
   }

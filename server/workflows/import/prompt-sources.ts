@@ -11,7 +11,7 @@
  * prompts (`text`, `prompt`, …) and inputs named like conditioning stand in.
  */
 import { type ApiGraph, isLink, type NodeInfo, type ObjectInfo } from '../../engine/engine-graph.js';
-import type { InputTarget } from './input-from-spec.js';
+import { byNodeId, specOf, targetKey, type InputTarget } from './input-from-spec.js';
 
 const CONDITIONING = 'CONDITIONING';
 const GUIDER = 'GUIDER';
@@ -26,7 +26,7 @@ export interface PromptSources {
 
 /** The text fields feeding the graph's samplers, positive and negative. */
 export function promptSources(graph: ApiGraph, objectInfo: ObjectInfo): PromptSources {
-  const ids = Object.keys(graph).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+  const ids = Object.keys(graph).sort(byNodeId);
   const positive: InputTarget[][] = [];
   const negative: InputTarget[][] = [];
   for (const id of ids) {
@@ -37,11 +37,11 @@ export function promptSources(graph: ApiGraph, objectInfo: ObjectInfo): PromptSo
       if (texts.length > 0) (NEGATIVE_SIDE.test(name) ? negative : positive).push(texts);
     }
   }
-  const positiveKeys = new Set(positive.flat().map(keyOf));
+  const positiveKeys = new Set(positive.flat().map(targetKey));
   return {
     positive: unique(positive),
     // A negative made of the positive's own text (zeroed out, or the same encoder) asks for nothing.
-    negative: unique(negative.map((group) => group.filter((t) => !positiveKeys.has(keyOf(t)))).filter((group) => group.length > 0)),
+    negative: unique(negative.map((group) => group.filter((t) => !positiveKeys.has(targetKey(t)))).filter((group) => group.length > 0)),
   };
 }
 
@@ -63,10 +63,6 @@ function inputType(graph: ApiGraph, objectInfo: ObjectInfo, id: string, name: st
   if (/^(positive|negative|conditioning.*|cond\d*|uncond)$/i.test(name)) return CONDITIONING;
   if (name === 'guider') return GUIDER;
   return '';
-}
-
-function specOf(info: NodeInfo | undefined, name: string) {
-  return info?.input?.required?.[name] ?? info?.input?.optional?.[name];
 }
 
 /** Every text field reached walking back from `start` through conditioning, guider and text links. */
@@ -126,15 +122,11 @@ function inputsToFollow(graph: ApiGraph, objectInfo: ObjectInfo, id: string, slo
   return followable;
 }
 
-function keyOf(target: InputTarget): string {
-  return `${target.node}/${target.field}`;
-}
-
 /** Groups without repeats (the same conditioning feeding two samplers is one prompt). */
 function unique(groups: InputTarget[][]): InputTarget[][] {
   const seen = new Set<string>();
   return groups.filter((group) => {
-    const key = group.map(keyOf).sort().join('|');
+    const key = group.map(targetKey).sort().join('|');
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

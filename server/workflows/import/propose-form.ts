@@ -13,7 +13,7 @@
  */
 import type { ManifestInput, WorkflowManifest } from '../../contracts/workflows.contract.js';
 import { type ApiGraph, isLink, type ObjectInfo } from '../../engine/engine-graph.js';
-import { firstWidget, humanize, inputFor, type InputTarget } from './input-from-spec.js';
+import { byNodeId, firstWidget, humanize, inputFor, targetKey, type InputTarget } from './input-from-spec.js';
 import { escapePlaceholders } from '../placeholders.js';
 import { isObject } from './ui-graph.js';
 import { promptSources } from './prompt-sources.js';
@@ -31,7 +31,6 @@ export interface ProposedForm {
 
 const INPUT_TITLE = /^\s*input\s*:\s*(.+?)\s*(?:@\s*([A-Za-z_][\w]*))?\s*$/i;
 
-/** Propose the form of a read workflow. */
 export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): ProposedForm {
   const graph = structuredClone(read.graph);
   const inputs: ManifestInput[] = [];
@@ -39,19 +38,19 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
   const taken = new Set<string>();
   const ids = new Set<string>();
   const primitiveOf = new Map<string, number>();
-  for (const [id, entry] of read.primitives ?? []) for (const t of entry.targets) primitiveOf.set(key(t), id);
+  for (const [id, entry] of read.primitives ?? []) for (const t of entry.targets) primitiveOf.set(targetKey(t), id);
   const placeholders = new Map<string, InputTarget[]>();
 
   /** One input for `target` (or for several fields at once: one value written into all). */
   const add = (target: InputTarget | InputTarget[], wantedId: string, label: string, opts: { asSeed?: boolean } = {}): boolean => {
     const given = Array.isArray(target) ? target : [target];
     const first = given[0];
-    if (!first || given.some((t) => taken.has(key(t)))) return false;
+    if (!first || given.some((t) => taken.has(targetKey(t)))) return false;
     // A primitive feeding a field feeds all of its targets.
     const targets: InputTarget[] = [];
     for (const t of given) {
-      const primitive = primitiveOf.get(key(t));
-      for (const each of primitive === undefined ? [t] : read.primitives!.get(primitive)!.targets) if (!targets.some((x) => key(x) === key(each))) targets.push(each);
+      const primitive = primitiveOf.get(targetKey(t));
+      for (const each of primitive === undefined ? [t] : read.primitives!.get(primitive)!.targets) if (!targets.some((x) => targetKey(x) === targetKey(each))) targets.push(each);
     }
     const id = uniqueId(wantedId, ids);
     // A manifest maps an input to an integer node id; an expanded inner node (`12:3`) is filled through a placeholder.
@@ -59,7 +58,7 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
     const input = inputFor(graph, objectInfo, first, id, label, { ...opts, placeholder });
     if (!input) return false;
     ids.add(id);
-    for (const t of targets) taken.add(key(t));
+    for (const t of targets) taken.add(targetKey(t));
     if (placeholder) placeholders.set(id, targets);
     inputs.push(input);
     return true;
@@ -75,10 +74,9 @@ export function proposeForm(read: ReadWorkflow, objectInfo: ObjectInfo): Propose
     const field = match[2] ?? firstWidget(graph, objectInfo, node);
     if (!field || !add({ node, field }, slug(match[1]!), match[1]!)) warnings.push(`node ${node} is titled as an input but has no widget a form can set`);
   }
-  for (const [node, title] of primitiveTitles(read)) {
-    const match = INPUT_TITLE.exec(title);
-    const first = read.primitives!.get(node)!.targets[0];
-    if (match && first) add(first, slug(match[1]!), match[1]!);
+  for (const [node, { targets }] of read.primitives ?? []) {
+    const match = INPUT_TITLE.exec(read.ui?.nodes.get(node)?.title ?? '');
+    if (match && targets[0]) add(targets[0], slug(match[1]!), match[1]!);
   }
   guess(graph, objectInfo, add);
   if (inputs.length < FEW_INPUTS) utilityWidgets(graph, objectInfo, add);
@@ -121,7 +119,7 @@ const MODEL_FILE = /\.(safetensors|ckpt|pt|pth|bin|gguf|sft|onnx|pkl)$/i;
 
 /** Every widget of the small utility nodes (ImageBlur's `blur_radius` and `sigma`), labelled by field. */
 function utilityWidgets(graph: ApiGraph, objectInfo: ObjectInfo, add: Add): void {
-  const ids = Object.keys(graph).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+  const ids = Object.keys(graph).sort(byNodeId);
   for (const node of ids) {
     const apiNode = graph[node]!;
     const info = objectInfo[apiNode.class_type];
@@ -136,7 +134,7 @@ function utilityWidgets(graph: ApiGraph, objectInfo: ObjectInfo, add: Add): void
 type Add = (target: InputTarget | InputTarget[], id: string, label: string, opts?: { asSeed?: boolean }) => boolean;
 
 function guess(graph: ApiGraph, objectInfo: ObjectInfo, add: Add): void {
-  const ids = Object.keys(graph).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+  const ids = Object.keys(graph).sort(byNodeId);
   const prompts = promptSources(graph, objectInfo);
   for (const [groups, side, label] of [[prompts.positive, 'positive', 'Prompt'], [prompts.negative, 'negative', 'Negative prompt']] as const) {
     groups.forEach((group, index) => {
@@ -148,10 +146,10 @@ function guess(graph: ApiGraph, objectInfo: ObjectInfo, add: Add): void {
   const first = (field: string) => [sampler, ...ids].find((id) => id !== undefined && graph[id]!.inputs[field] !== undefined && !isLink(graph[id]!.inputs[field]));
   const seedNode = first('seed') ?? first('noise_seed');
   if (seedNode) add({ node: seedNode, field: graph[seedNode]!.inputs.seed !== undefined && !isLink(graph[seedNode]!.inputs.seed) ? 'seed' : 'noise_seed' }, 'seed', 'Seed', { asSeed: true });
-  const stepsNode = first('steps');
-  if (stepsNode) add({ node: stepsNode, field: 'steps' }, 'steps', 'Steps');
-  const cfgNode = first('cfg');
-  if (cfgNode) add({ node: cfgNode, field: 'cfg' }, 'cfg', 'Guidance (CFG)');
+  for (const [field, label] of [['steps', 'Steps'], ['cfg', 'Guidance (CFG)']] as const) {
+    const node = first(field);
+    if (node) add({ node, field }, field, label);
+  }
   // The size is the latent's (a node giving LATENT), not a text encoder's conditioning size (SDXL's).
   const sized = ids.filter((id) => typeof graph[id]!.inputs.width === 'number' && typeof graph[id]!.inputs.height === 'number');
   const latent = sized.find((id) => (objectInfo[graph[id]!.class_type]?.output ?? []).includes('LATENT')) ?? sized[0];
@@ -194,15 +192,6 @@ function appModeData(read: ReadWorkflow): { inputs: [string, string][]; outputs:
   return { inputs, outputs };
 }
 
-function primitiveTitles(read: ReadWorkflow): [number, string][] {
-  const out: [number, string][] = [];
-  for (const id of read.primitives?.keys() ?? []) {
-    const title = read.ui?.nodes.get(id)?.title;
-    if (title) out.push([id, title]);
-  }
-  return out;
-}
-
 /** Every save node's output: images (png unless the node says), videos with their container. */
 function saveOutputs(graph: ApiGraph, objectInfo: ObjectInfo, chosen: Set<string> | null): WorkflowManifest['outputs'] {
   const outputs: WorkflowManifest['outputs'] = [];
@@ -223,10 +212,6 @@ function saveOutputs(graph: ApiGraph, objectInfo: ObjectInfo, chosen: Set<string
     }
   }
   return outputs;
-}
-
-function key(target: InputTarget): string {
-  return `${target.node}/${target.field}`;
 }
 
 /** A label → an input id (`Input: Style strength` → `style_strength`). */

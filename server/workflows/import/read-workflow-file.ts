@@ -26,7 +26,6 @@ export interface ReadWorkflow {
   warnings: string[];
 }
 
-/** Read a workflow from an uploaded file's bytes. */
 export function readWorkflowFile(bytes: Buffer, objectInfo: ObjectInfo): ReadWorkflow {
   const kind = sniffKind(bytes);
   if (kind === 'png' || kind === 'webp') return fromImage(bytes, kind, objectInfo);

@@ -10,8 +10,8 @@
 import type { ManifestInput, ReimportDiff } from '../../contracts/workflows.contract.js';
 import type { ApiGraph } from '../../engine/engine-graph.js';
 import { escapePlaceholders, wholePlaceholder } from '../placeholders.js';
-import { placeholderTargets, targetKey, targetsOf } from './form-graph.js';
-import { isSettable, type InputTarget } from './input-from-spec.js';
+import { placeholderTargets, targetsOf } from './form-graph.js';
+import { byNodeId, isSettable, targetKey, type InputTarget } from './input-from-spec.js';
 import type { ProposedForm } from './propose-form.js';
 
 export interface MergedVersion {
@@ -71,7 +71,7 @@ function whyDropped(oldGraph: ApiGraph, graph: ApiGraph, target: InputTarget): s
 }
 
 function graphDiff(oldGraph: ApiGraph, graph: ApiGraph, same: (node: string) => boolean): Pick<ReimportDiff, 'nodes_added' | 'nodes_removed' | 'nodes_changed'> {
-  const order = (ids: string[]) => ids.sort((a, b) => Number(a) - Number(b) || a.localeCompare(b));
+  const order = (ids: string[]) => ids.sort(byNodeId);
   const nodes_added = order(Object.keys(graph).filter((id) => !same(id))).map((id) => ({ id, class_type: graph[id]!.class_type }));
   const nodes_removed = order(Object.keys(oldGraph).filter((id) => !same(id))).map((id) => ({ id, class_type: oldGraph[id]!.class_type }));
   const nodes_changed = order(Object.keys(graph).filter(same)).flatMap((id) => {

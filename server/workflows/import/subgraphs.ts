@@ -93,7 +93,8 @@ interface Size {
   depth: number;
 }
 
-function tooLarge(what: string): DomainError {
+/** 413 for a file past a limit: `what` the workflow does (`expands to more than 10000 nodes`). */
+export function tooLarge(what: string): DomainError {
   return new DomainError('too_large', `the workflow ${what} (the limit for an imported workflow)`);
 }
 

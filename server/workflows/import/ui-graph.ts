@@ -144,7 +144,6 @@ export function invalid(message: string): DomainError {
   return new DomainError('invalid', message);
 }
 
-/** A plain JSON object. */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -9,6 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { WorkflowManifest } from '../../contracts/workflows.contract.js';
 import { DomainError } from '../../domain-error.js';
+import { pathExists, writeFileAtomic } from '../../fs-durable.js';
 import type { ApiGraph } from '../../engine/engine-graph.js';
 import { loadIndex, type WorkflowIndex } from '../workflow.store.js';
 
@@ -25,7 +26,7 @@ export async function staticFiles(manifest: WorkflowManifest, graph: ApiGraph | 
 
 /** Write a new workflow folder; 409 when the id is taken. */
 export async function writeNewFolder(dir: string, manifest: WorkflowManifest, files: Map<string, Buffer>): Promise<void> {
-  if (await exists(path.join(dir, manifest.id))) throw new DomainError('conflict', `A workflow with id "${manifest.id}" exists already; choose another id`);
+  if (await pathExists(path.join(dir, manifest.id))) throw new DomainError('conflict', `A workflow with id "${manifest.id}" exists already; choose another id`);
   await fs.mkdir(dir, { recursive: true });
   const temp = await writeTemp(dir, manifest.id, files);
   await fs.rename(temp, path.join(dir, manifest.id)).catch(async (error: unknown) => {
@@ -76,12 +77,5 @@ async function bumpIndex(dir: string, manifest: WorkflowManifest): Promise<void>
       a.id.localeCompare(b.id),
     ),
   };
-  const file = path.join(dir, 'index.json');
-  const temp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  await fs.writeFile(temp, `${JSON.stringify(next, null, 2)}\n`);
-  await fs.rename(temp, file);
-}
-
-function exists(file: string): Promise<boolean> {
-  return fs.stat(file).then(() => true, () => false);
+  await writeFileAtomic(path.join(dir, 'index.json'), `${JSON.stringify(next, null, 2)}\n`);
 }

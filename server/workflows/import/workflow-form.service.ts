@@ -6,30 +6,19 @@
  * version, checks the form builds with its defaults, and goes through the import service's queue.
  */
 import type { FormSaveBody, ManifestInput, ReimportAnswer, WorkflowFormAnswer, WorkflowImportAnswer, WorkflowManifest } from '../../contracts/workflows.contract.js';
-import { DomainError, notFound } from '../../domain-error.js';
+import { DomainError } from '../../domain-error.js';
 import { type ApiGraph, isLink, type ObjectInfo } from '../../engine/engine-graph.js';
 import { minuteStamp } from '../../time.js';
 import { escapePlaceholders, parseTemplate } from '../placeholders.js';
 import { cryptoRandomSeed } from '../seeds.js';
-import { loadDefinition, loadWorkflow } from '../workflow.store.js';
+import { loadDefinition, requireWorkflow } from '../workflow.store.js';
 import { formNodes, placeholderTargets } from './form-graph.js';
 import { mergeReimport } from './reimport-merge.js';
-import { replaceFolder, staticFiles } from './workflow-folder.js';
-import { dryBuild, parseManifestOrThrow, type WorkflowImportService } from './workflow-import.service.js';
-
-export interface WorkflowFormDeps {
-  dir: string;
-  importer: WorkflowImportService;
-  objectInfo: () => Promise<ObjectInfo>;
-}
-
-interface Stored {
-  manifest: WorkflowManifest;
-  graph: ApiGraph;
-}
+import { replaceFolder } from './workflow-folder.js';
+import { buildableFiles, parseManifestOrThrow, type WorkflowImportService } from './workflow-import.service.js';
 
 export class WorkflowFormService {
-  constructor(private readonly deps: WorkflowFormDeps) {}
+  constructor(private readonly deps: { dir: string; importer: WorkflowImportService; objectInfo: () => Promise<ObjectInfo> }) {}
 
   /** The stored form and every node's fields; 404 unknown, 409 for a dynamic workflow. */
   async get(id: string): Promise<WorkflowFormAnswer> {
@@ -53,8 +42,7 @@ export class WorkflowFormService {
         if (value === undefined) throw new DomainError('invalid', `the workflow's graph uses {{${name}}}, which no input fills: keep an input "${name}"`);
         for (const t of targets) graph[t.node]!.inputs[t.field] = value;
       }
-      const files = await staticFiles(manifest, graph);
-      dryBuild(manifest, files.get('workflow.json')!.toString('utf8'));
+      const files = await buildableFiles(manifest, graph);
       await replaceFolder(this.deps.dir, manifest, files);
       return { id, manifest, warnings: [] };
     });
@@ -78,17 +66,14 @@ export class WorkflowFormService {
         required_nodes: needs.required_nodes,
         ...(Object.keys(needs.node_sources).length > 0 ? { node_sources: needs.node_sources } : {}),
       });
-      const files = await staticFiles(manifest, merged.graph);
-      dryBuild(manifest, files.get('workflow.json')!.toString('utf8'));
+      const files = await buildableFiles(manifest, merged.graph);
       if (apply) await replaceFolder(this.deps.dir, manifest, files);
       return { id, manifest, warnings: converted.warnings, diff: merged.diff, applied: apply };
     });
   }
 
-  private async stored(id: string): Promise<Stored> {
-    const entry = await loadWorkflow(this.deps.dir, id);
-    if (!entry) throw notFound(`Workflow not found: ${id}`);
-    const definition = await loadDefinition(entry);
+  private async stored(id: string): Promise<{ manifest: WorkflowManifest; graph: ApiGraph }> {
+    const definition = await loadDefinition(await requireWorkflow(this.deps.dir, id));
     if (definition.manifest.type !== 'static' || definition.template === undefined) {
       throw new DomainError('conflict', `"${id}" is a dynamic workflow (assembled from blocks): its form is edited in its files, not here`);
     }

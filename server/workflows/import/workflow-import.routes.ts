@@ -25,7 +25,6 @@ const importFields = z.object({
   category: z.string().max(100).optional(),
 });
 
-/** The import and export routes. */
 export function workflowImportRoutes(importer: WorkflowImportService, uploads: Uploads, nodeMap: NodeMapStore, forms: WorkflowFormService): express.Router {
   const router = express.Router();
 

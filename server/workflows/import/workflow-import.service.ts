@@ -8,11 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { parseManifest, type WorkflowImportAnswer, type WorkflowManifest } from '../../contracts/workflows.contract.js';
-import { DomainError, notFound } from '../../domain-error.js';
+import { DomainError } from '../../domain-error.js';
 import { minuteStamp } from '../../time.js';
 import { buildGraph } from '../graph-builder.js';
-import type { ObjectInfo } from '../../engine/engine-graph.js';
-import { loadWorkflow } from '../workflow.store.js';
+import type { ApiGraph, ObjectInfo } from '../../engine/engine-graph.js';
+import { requireWorkflow } from '../workflow.store.js';
 import { proposeForm, type ProposedForm } from './propose-form.js';
 import { readWorkflowFile } from './read-workflow-file.js';
 import { applyRenames } from './model-match.js';
@@ -31,8 +31,6 @@ export interface ImportOptions {
   name?: string;
   category?: string;
 }
-
-export type ImportResult = WorkflowImportAnswer;
 
 export interface WorkflowImportDeps {
   /** The data directory's workflows folder. */
@@ -54,14 +52,13 @@ export class WorkflowImportService {
   constructor(private readonly deps: WorkflowImportDeps) {}
 
   /** Import one file; 400 for a file that is not a workflow, 409 when the id is taken. */
-  import(bytes: Buffer, options: ImportOptions): Promise<ImportResult> {
+  import(bytes: Buffer, options: ImportOptions): Promise<WorkflowImportAnswer> {
     return this.serialized(() => this.importNow(bytes, options));
   }
 
   /** The folder of workflow `id`, to be zipped for export; 404 when unknown. */
   async exportFolder(id: string): Promise<{ dir: string; fileName: string }> {
-    const entry = await loadWorkflow(this.deps.dir, id);
-    if (!entry) throw notFound(`Workflow not found: ${id}`);
+    const entry = await requireWorkflow(this.deps.dir, id);
     const version = entry.manifest?.version;
     return { dir: entry.dir, fileName: `${id}${version === undefined ? '' : `-v${version}`}.zip` };
   }
@@ -93,19 +90,19 @@ export class WorkflowImportService {
     return run;
   }
 
-  private async importNow(bytes: Buffer, options: ImportOptions): Promise<ImportResult> {
+  private async importNow(bytes: Buffer, options: ImportOptions): Promise<WorkflowImportAnswer> {
+    // A made-up id (slugId) is always a valid one; only a given one is checked.
+    const given = options.id?.trim() || undefined;
+    if (given !== undefined && !ID_PATTERN.test(given)) throw new DomainError('invalid', `id "${given}": workflow ids are letters, digits, "-" and "_"`);
     if (isZip(bytes)) {
-      const id = options.id?.trim() || undefined;
-      if (id !== undefined && !ID_PATTERN.test(id)) throw new DomainError('invalid', `id "${id}": workflow ids are letters, digits, "-" and "_"`);
-      const folder = await readWorkflowZip(bytes, id);
+      const folder = await readWorkflowZip(bytes, given);
       await writeNewFolder(this.deps.dir, folder.manifest, folder.files);
       return { id: folder.manifest.id, manifest: folder.manifest, warnings: [], ...(await this.sourceChecks(folder.manifest)) };
     }
     const { form, needs, warnings } = await this.convert(bytes);
     const stem = path.basename(options.fileName).replace(/\.[^.]*$/, '');
     const name = options.name?.trim() || stem || 'Imported workflow';
-    const id = options.id?.trim() || slugId(name);
-    if (!ID_PATTERN.test(id)) throw new DomainError('invalid', `id "${id}": workflow ids are letters, digits, "-" and "_"`);
+    const id = given ?? slugId(name);
     const manifest = parseManifestOrThrow({
       id,
       name,
@@ -121,14 +118,13 @@ export class WorkflowImportService {
       required_nodes: needs.required_nodes,
       ...(Object.keys(needs.node_sources).length > 0 ? { node_sources: needs.node_sources } : {}),
     });
-    const files = await staticFiles(manifest, form.graph);
-    dryBuild(manifest, files.get('workflow.json')!.toString('utf8'));
+    const files = await buildableFiles(manifest, form.graph);
     await writeNewFolder(this.deps.dir, manifest, files);
     return { id, manifest, warnings, ...(await this.sourceChecks(manifest)) };
   }
 
   /** Where each package the manifest names a source for would be installed from. */
-  private async sourceChecks(manifest: WorkflowManifest): Promise<Pick<ImportResult, 'node_source_checks'>> {
+  private async sourceChecks(manifest: WorkflowManifest): Promise<Pick<WorkflowImportAnswer, 'node_source_checks'>> {
     if (!manifest.node_sources) return {};
     const known = (await this.deps.knownSources?.().catch(() => null)) ?? new Map();
     return { node_source_checks: checkNodeSources(manifest.node_sources, known) };
@@ -143,13 +139,15 @@ export interface Converted {
   warnings: string[];
 }
 
-/** A build with the form's defaults: a stray `{{…}}` or a bad mapping is a 400 now, not at the first run. */
-export function dryBuild(manifest: WorkflowManifest, template: string): void {
+/** A static workflow's files, built once with the form's defaults: a stray `{{…}}` or a bad mapping is a 400 now, not at the first run. */
+export async function buildableFiles(manifest: WorkflowManifest, graph: ApiGraph): Promise<Map<string, Buffer>> {
+  const files = await staticFiles(manifest, graph);
   try {
-    buildGraph({ manifest, dir: '', template }, {}, { uploadedImage: 'example.png' });
+    buildGraph({ manifest, dir: '', template: files.get('workflow.json')!.toString('utf8') }, {}, { uploadedImage: 'example.png' });
   } catch (error) {
     throw new DomainError('invalid', `The workflow converted, but its form does not build: ${(error as Error).message}`);
   }
+  return files;
 }
 
 export function parseManifestOrThrow(raw: unknown): WorkflowManifest {
