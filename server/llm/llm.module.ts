@@ -4,12 +4,11 @@
  * `LLM_GPU_POLICY=yield` it follows the image jobs: parked while any is active.
  */
 import path from 'node:path';
-import type { Config } from '../config.js';
+import { APP_ROOT, type Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
-import { APP_ROOT } from '../config.js';
 import { GpuProbe, type GpuReport } from '../gpu/index.js';
 import { ChatStore } from './chats/chat.store.js';
 import type { LlmCatalog } from './llm-catalog.js';
