@@ -7,6 +7,7 @@
  * upstream request; nothing times out a long generation. Knows nothing of Express.
  */
 import http from 'node:http';
+import { text } from 'node:stream/consumers';
 import { DomainError } from '../domain-error.js';
 
 export interface ChatRequest {
@@ -123,21 +124,15 @@ function endLines(error: string | null): string {
   return `${line}data: [DONE]\n\n`;
 }
 
-function collectJson(up: http.IncomingMessage): Promise<{ status: number; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    up.on('data', (c: Buffer) => chunks.push(c));
-    up.on('error', reject);
-    up.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      try {
-        resolve({ status: up.statusCode ?? 500, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} });
-      } catch (err) {
-        if ((up.statusCode ?? 500) >= 400) resolve({ status: up.statusCode ?? 500, body: { error: { message: text.slice(0, 500) } } });
-        else reject(err as Error);
-      }
-    });
-  });
+async function collectJson(up: http.IncomingMessage): Promise<{ status: number; body: Record<string, unknown> }> {
+  const status = up.statusCode ?? 500;
+  const raw = await text(up);
+  try {
+    return { status, body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {} };
+  } catch (err) {
+    if (status >= 400) return { status, body: { error: { message: raw.slice(0, 500) } } };
+    throw err;
+  }
 }
 
 /** The upstream error as `{detail}`: new builds `{error: {message}}`, old ones `{error: "…"}` or `{message}`. */

@@ -4,12 +4,11 @@
  * `LLM_GPU_POLICY=yield` it follows the image jobs: parked while any is active.
  */
 import path from 'node:path';
-import type { Config } from '../config.js';
+import { APP_ROOT, type Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
-import { APP_ROOT } from '../config.js';
 import { GpuProbe, type GpuReport } from '../gpu/index.js';
 import { ChatStore } from './chats/chat.store.js';
 import type { LlmCatalog } from './llm-catalog.js';
@@ -48,8 +47,8 @@ export interface LlmModuleDeps {
 /** The runtimes' view of the probe: the GPU that decides the build (an NVIDIA one first). */
 function gpuFacts(report: GpuReport): GpuFacts {
   const vendors = report.gpus.map((g) => g.vendor);
-  const vendor = (['nvidia', 'amd', 'intel', 'apple'] as const).find((v) => vendors.includes(v)) ?? null;
-  return { vendor, cudaVersion: report.cuda_version, rocmVersion: report.rocm_version?.split('.').slice(0, 2).join('.') ?? null };
+  const gpuVendor = (['nvidia', 'amd', 'intel', 'apple'] as const).find((v) => vendors.includes(v)) ?? null;
+  return { gpuVendor, cudaVersion: report.cuda_version, rocmVersion: report.rocm_version?.split('.').slice(0, 2).join('.') ?? null };
 }
 
 export interface LlmModule extends StudioModule {

@@ -3,6 +3,7 @@
  * llama.cpp runtimes (README "LLM runtimes"), what fits (README "LLM: what fits") and any GGUF
  * from the repository host (README "LLM: any GGUF"). Parse and delegate.
  */
+import { once } from 'node:events';
 import express from 'express';
 import { validate } from '../http/errors.js';
 import { improvePromptBody, llmChatBody, llmConfigPatch, llmStartBody } from '../contracts/llm.contract.js';
@@ -117,15 +118,8 @@ async function relay(res: express.Response, answer: ChatAnswer, left: AbortSigna
 async function writeStream(res: express.Response, chunks: AsyncIterable<string | Buffer>, left: AbortSignal): Promise<void> {
   for await (const chunk of chunks) {
     if (left.aborted) return;
-    if (!res.write(chunk)) await new Promise<void>((resolve) => {
-      const done = () => {
-        res.off('drain', done);
-        left.removeEventListener('abort', done);
-        resolve();
-      };
-      res.on('drain', done);
-      left.addEventListener('abort', done);
-    });
+    // Rejects when the client leaves: the loop then stops at its next turn.
+    if (!res.write(chunk)) await once(res, 'drain', { signal: left }).catch(() => undefined);
   }
   res.end();
 }

@@ -41,10 +41,9 @@ interface Candidate {
 
 /** Every install found, the one in use first. */
 export async function findInstalls(ctx: FinderContext): Promise<FoundInstall[]> {
-  const candidates = [...(await candidatePlaces(ctx))];
   const seen = new Set<string>();
   const out: FoundInstall[] = [];
-  for (const c of candidates) {
+  for (const c of await candidatePlaces(ctx)) {
     const real = await fsp.realpath(c.dir).catch(() => null);
     if (!real || seen.has(real)) continue;
     if (!(await isEngineDir(real)) && !c.problem) continue;
@@ -60,7 +59,7 @@ export async function findInstalls(ctx: FinderContext): Promise<FoundInstall[]> 
 
 async function describe(c: Candidate, dir: string, ctx: FinderContext): Promise<FoundInstall> {
   // Beside the folder as it was found (a link to an engine elsewhere keeps its own venv beside the link), then beside the real folder.
-  const named = c.python !== undefined ? c.python : ((await pythonOf(c.dir, ctx.platform)) ?? (await pythonOf(dir, ctx.platform)));
+  const named = c.python !== undefined ? c.python : (pythonOf(c.dir, ctx.platform) ?? pythonOf(dir, ctx.platform));
   // A bare name (ENGINE_PYTHON=python3) is looked up the way the engine's start would find it.
   const python = named ? await findExecutable(named, ctx.env) : null;
   const models = c.models !== undefined ? c.models : path.join(dir, 'models');
@@ -147,15 +146,14 @@ async function stabilityMatrixPackages(ctx: FinderContext): Promise<string[]> {
 }
 
 /** The install's own environment: `venv/` or `.venv/` inside it, or the portable build's `python_embeded`. */
-async function pythonOf(dir: string, platform: NodeJS.Platform): Promise<string | null> {
+function pythonOf(dir: string, platform: NodeJS.Platform): string | null {
   const options = [
     venvPython(path.join(dir, 'venv'), platform),
     venvPython(path.join(dir, '.venv'), platform),
     venvPython(path.join(path.dirname(dir), 'venv'), platform),
     path.join(path.dirname(dir), 'python_embeded', 'python.exe'),
   ];
-  for (const python of options) if (fs.existsSync(python)) return python;
-  return null;
+  return options.find((python) => fs.existsSync(python)) ?? null;
 }
 
 /** The interpreter inside a virtual environment. */

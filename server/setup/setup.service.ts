@@ -12,7 +12,7 @@ import type { FoundInstall, InstallState, InstallStepName, KeptVersion, ReleaseL
 import { DomainError } from '../domain-error.js';
 import type { EngineState } from '../engine/engine-process.js';
 import { freeBytesOf } from '../free-space.js';
-import type { GpuProbe } from '../gpu/index.js';
+import { checkTorch, type GpuProbe } from '../gpu/index.js';
 import type { Logger } from '../logging.js';
 import { findExecutable } from '../process/find-executable.js';
 import { installEngine, InstallError, removeUnfinished } from './engine-installer.js';
@@ -22,7 +22,6 @@ import { engineVersionOf, isEngineDir } from './engine-version.js';
 import { findInstalls } from './install-finder.js';
 import { InstallJob, type JobDeps } from './install-job.js';
 import { releaseList, releaseTags } from './release-tags.js';
-import { checkTorch } from '../gpu/index.js';
 import { chooseTorch } from './torch-builds.js';
 
 const INSTALL_STEPS: InstallStepName[] = ['space', 'clone', 'environment', 'torch', 'requirements', 'check', 'prove', 'switch'];

@@ -10,8 +10,7 @@ import path from 'node:path';
 import type { GpuReport } from '../../gpu/index.js';
 import { runCommand } from '../../process/run-command.js';
 import { parseDevices } from '../runtimes/smoke-test.js';
-import type { FitView } from '../../contracts/llm-fit.contract.js';
-import type { FitEstimateWire } from '../../contracts/llm-fit.contract.js';
+import type { FitEstimateWire, FitView } from '../../contracts/llm-fit.contract.js';
 import { estimateFit } from './fit-estimate.js';
 import { readGgufShape } from './gguf-meta.js';
 
