@@ -71,3 +71,15 @@ export function contentTypeOf(name: string): string {
 export function isStoredInZip(name: string): boolean {
   return STORED_IN_ZIP.has(extensionOf(name));
 }
+
+/**
+ * Extensions of model weights as a graph names them (a loader's file input): the engine's
+ * `supported_pt_extensions` plus GGUF and ONNX, which common node packages load. The import's
+ * required models, its form proposal, the pool's routing and the refusal's words all ask this.
+ */
+const MODEL_FILE = /\.(safetensors|ckpt|pt|pt2|pth|bin|pkl|sft|gguf|onnx)$/i;
+
+/** Whether a graph's string value names a model file. */
+export function isModelFileName(value: string): boolean {
+  return MODEL_FILE.test(value);
+}

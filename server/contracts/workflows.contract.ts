@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { jsonObjectText } from './fields.js';
 
-const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+/** A workflow id (its folder's name): the manifest, the store, import and the update's sync all hold ids to it. */
+export const WORKFLOW_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** Input ids double as `{{placeholder}}` names, so they keep to identifier characters. */
 const INPUT_ID_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const DATE_PATTERN = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/;
@@ -57,7 +58,7 @@ const outputKindSchema = z.enum(['final', 'preview', 'intermediate']);
 
 const manifestSchema = z
   .object({
-    id: z.string().regex(ID_PATTERN, 'workflow ids are letters, digits, "-" and "_"'),
+    id: z.string().regex(WORKFLOW_ID_PATTERN, 'workflow ids are letters, digits, "-" and "_"'),
     name: z.string().min(1),
     type: z.enum(['static', 'dynamic']),
     category: z.string().default(''),

@@ -7,9 +7,8 @@
  */
 import { EngineValidationError } from '../engine/engine-errors.js';
 import type { EngineValidationBody } from '../engine/engine-protocol.js';
+import { isModelFileName } from '../media-types.js';
 
-/** File names that are model weights, as opposed to images or free text. */
-const MODEL_FILE = /\.(safetensors|ckpt|pt|pth|bin|gguf|sft|onnx|pkl)$/i;
 
 export interface RefusalInWords {
   /** Sentences for the line under the Run button. */
@@ -34,7 +33,7 @@ function sentence(err: EngineValidationBody['node_errors'][string]['errors'][num
   const received = info.received_value;
   switch (err.type) {
     case 'value_not_in_list':
-      if (typeof received === 'string' && MODEL_FILE.test(received)) {
+      if (typeof received === 'string' && isModelFileName(received)) {
         missing.add(received);
         return null;
       }

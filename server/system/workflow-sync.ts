@@ -6,8 +6,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { workflowIndexSchema, type WorkflowIndex } from '../workflows/workflow.store.js';
+import { WORKFLOW_ID_PATTERN } from '../contracts/workflows.contract.js';
 
-const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 export interface WorkflowSyncPlan {
   /** Workflows to copy from the repository. */
@@ -21,7 +21,7 @@ export async function planWorkflowSync(localDir: string, remoteDir: string): Pro
   const remote = await readIndex(path.join(remoteDir, 'index.json'));
   const local = await readIndex(path.join(localDir, 'index.json')).catch(() => ({ version: 0, date: '', workflows: [] }) as WorkflowIndex);
   const localVersions = new Map(local.workflows.map((w) => [w.id, w.version]));
-  const ids = remote.workflows.filter((w) => ID_PATTERN.test(w.id) && w.version > (localVersions.get(w.id) ?? -1)).map((w) => w.id);
+  const ids = remote.workflows.filter((w) => WORKFLOW_ID_PATTERN.test(w.id) && w.version > (localVersions.get(w.id) ?? -1)).map((w) => w.id);
   return { ids, local, remote };
 }
 

@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { type BlockTemplate, parseBlock } from './block.schema.js';
-import { parseManifest, type WorkflowManifest } from '../contracts/workflows.contract.js';
+import { WORKFLOW_ID_PATTERN, parseManifest, type WorkflowManifest } from '../contracts/workflows.contract.js';
 import { parseTemplate } from './placeholders.js';
 import { templateError } from './workflow-errors.js';
 import { notFound } from '../domain-error.js';
@@ -41,7 +41,6 @@ export const workflowIndexSchema = z.object({
 export type WorkflowIndex = z.infer<typeof workflowIndexSchema>;
 
 const EMPTY_INDEX: WorkflowIndex = { version: 0, date: '', workflows: [] };
-const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 /** Every workflow folder under `dir` (hidden ones skipped), sorted by id; never throws for one bad workflow. */
 export async function loadWorkflows(dir: string): Promise<WorkflowEntry[]> {
@@ -60,7 +59,7 @@ export async function loadWorkflows(dir: string): Promise<WorkflowEntry[]> {
 
 /** One workflow by id, or `null` when there is no such folder (or the id could climb out of `dir`). */
 export async function loadWorkflow(dir: string, id: string): Promise<WorkflowEntry | null> {
-  if (!ID_PATTERN.test(id)) return null;
+  if (!WORKFLOW_ID_PATTERN.test(id)) return null;
   const stat = await fs.stat(path.join(dir, id)).catch(() => null);
   return stat?.isDirectory() ? loadEntry(dir, id) : null;
 }

@@ -7,9 +7,8 @@
  */
 import { comboOptions, type ApiGraph, type ObjectInfo } from '../engine-graph.js';
 import { FILE_CHECKS } from '../prompt-precheck.js';
+import { isModelFileName } from '../../media-types.js';
 
-/** File names that are model weights (a loader's combo), as opposed to images or free text. */
-const MODEL_FILE = /\.(safetensors|ckpt|pt|pth|bin|gguf|sft|onnx|pkl)$/i;
 /** Inputs that name the main model: the engine keeps it loaded between jobs using it. */
 const CHECKPOINT_INPUTS = ['ckpt_name', 'unet_name', 'model_name'];
 
@@ -24,7 +23,7 @@ export function missingFor(graph: ApiGraph, objectInfo: ObjectInfo): string[] {
     }
     const fileInput = FILE_CHECKS[node.class_type]?.input;
     for (const [name, value] of Object.entries(node.inputs ?? {})) {
-      if (typeof value !== 'string' || name === fileInput || !MODEL_FILE.test(value)) continue;
+      if (typeof value !== 'string' || name === fileInput || !isModelFileName(value)) continue;
       const options = comboOptions(info.input?.required?.[name] ?? info.input?.optional?.[name]);
       if (options && !options.includes(value)) missing.add(`model ${value}`);
     }
@@ -38,7 +37,7 @@ export function modelFilesOf(graph: ApiGraph): Array<{ classType: string; input:
   for (const node of Object.values(graph)) {
     const fileInput = FILE_CHECKS[node.class_type]?.input;
     for (const [name, value] of Object.entries(node.inputs ?? {})) {
-      if (typeof value === 'string' && name !== fileInput && MODEL_FILE.test(value)) found.push({ classType: node.class_type, input: name, file: value });
+      if (typeof value === 'string' && name !== fileInput && isModelFileName(value)) found.push({ classType: node.class_type, input: name, file: value });
     }
   }
   return found;

@@ -18,6 +18,7 @@ import { escapePlaceholders } from '../placeholders.js';
 import { isObject } from './ui-graph.js';
 import { promptSources } from './prompt-sources.js';
 import type { ReadWorkflow } from './read-workflow-file.js';
+import { isModelFileName } from '../../media-types.js';
 
 export interface ProposedForm {
   inputs: ManifestInput[];
@@ -114,8 +115,6 @@ function appModeLabel(graph: ApiGraph, objectInfo: ObjectInfo, node: string, fie
 const FEW_INPUTS = 3;
 /** A node with more widgets than this is a main step (a sampler), not a small utility. */
 const UTILITY_WIDGETS = 4;
-/** Values that name a model file: the node is a loader, not a utility. */
-const MODEL_FILE = /\.(safetensors|ckpt|pt|pth|bin|gguf|sft|onnx|pkl)$/i;
 
 /** Every widget of the small utility nodes (ImageBlur's `blur_radius` and `sigma`), labelled by field. */
 function utilityWidgets(graph: ApiGraph, objectInfo: ObjectInfo, add: Add): void {
@@ -126,7 +125,7 @@ function utilityWidgets(graph: ApiGraph, objectInfo: ObjectInfo, add: Add): void
     if (info?.output_node || /save|preview|loadimage/i.test(apiNode.class_type)) continue;
     const widgets = Object.entries(apiNode.inputs).filter(([field, value]) => field !== 'filename_prefix' && !isLink(value) && ['number', 'boolean', 'string'].includes(typeof value));
     if (widgets.length === 0 || widgets.length > UTILITY_WIDGETS) continue;
-    if (widgets.some(([, value]) => typeof value === 'string' && MODEL_FILE.test(value))) continue;
+    if (widgets.some(([, value]) => typeof value === 'string' && isModelFileName(value))) continue;
     for (const [field] of widgets) add({ node, field }, field, humanize(field));
   }
 }

@@ -9,6 +9,7 @@
 import { ENGINE_CORE, packageOfModule } from '../node-packages.js';
 import type { ApiGraph, ObjectInfo } from '../../engine/engine-graph.js';
 import { baseName, hashOf } from './model-match.js';
+import { isModelFileName } from '../../media-types.js';
 
 /** Node class → the package that provides it, and where to install it from. */
 export type NodeMap = Record<string, { package: string; url: string }>;
@@ -30,8 +31,6 @@ export interface ModelCatalog {
   /** The catalog file whose recorded SHA-256 is `sha256` (lowercase hex), else undefined. */
   fileBySha256(sha256: string): string | undefined;
 }
-
-const MODEL_FILE = /\.(safetensors|ckpt|pt|pth|bin|gguf|sft|onnx)$/i;
 
 /** Needs of `graph`; `hashes` are the SHA-256 sums the workflow recorded for its model files. */
 export function requirementsOf(graph: ApiGraph, objectInfo: ObjectInfo, nodeMap: NodeMap, catalog: ModelCatalog, hashes: ReadonlyMap<string, string> = new Map()): Requirements {
@@ -57,7 +56,7 @@ export function requirementsOf(graph: ApiGraph, objectInfo: ObjectInfo, nodeMap:
       }
     }
     for (const value of Object.values(node.inputs)) {
-      if (typeof value === 'string' && MODEL_FILE.test(value) && !value.includes('{{')) models.add(value);
+      if (typeof value === 'string' && isModelFileName(value) && !value.includes('{{')) models.add(value);
     }
   }
   const renamed = new Map<string, string>();

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { parseManifest, type WorkflowImportAnswer, type WorkflowManifest } from '../../contracts/workflows.contract.js';
+import { WORKFLOW_ID_PATTERN, parseManifest, type WorkflowImportAnswer, type WorkflowManifest } from '../../contracts/workflows.contract.js';
 import { DomainError } from '../../domain-error.js';
 import { minuteStamp } from '../../time.js';
 import { buildGraph } from '../graph-builder.js';
@@ -22,7 +22,6 @@ import { readWorkflowZip } from './workflow-zip.js';
 import { checkNodeSources, type KnownSources } from './node-sources.js';
 import { isZip } from './zip-reader.js';
 
-const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 export interface ImportOptions {
   /** The uploaded file's name (the default name and id come from it). */
@@ -93,7 +92,7 @@ export class WorkflowImportService {
   private async importNow(bytes: Buffer, options: ImportOptions): Promise<WorkflowImportAnswer> {
     // A made-up id (slugId) is always a valid one; only a given one is checked.
     const given = options.id?.trim() || undefined;
-    if (given !== undefined && !ID_PATTERN.test(given)) throw new DomainError('invalid', `id "${given}": workflow ids are letters, digits, "-" and "_"`);
+    if (given !== undefined && !WORKFLOW_ID_PATTERN.test(given)) throw new DomainError('invalid', `id "${given}": workflow ids are letters, digits, "-" and "_"`);
     if (isZip(bytes)) {
       const folder = await readWorkflowZip(bytes, given);
       await writeNewFolder(this.deps.dir, folder.manifest, folder.files);
