@@ -11,6 +11,7 @@ export interface EngineStatusData {
   sid?: string;
 }
 
+/** `execution_start` and `execution_success` carry the same data. */
 export interface EngineExecutionStartData {
   prompt_id: string;
   timestamp?: number;
@@ -61,11 +62,6 @@ export interface EngineExecutedData {
   prompt_id: string;
 }
 
-export interface EngineExecutionSuccessData {
-  prompt_id: string;
-  timestamp?: number;
-}
-
 export interface EngineExecutionErrorData {
   prompt_id: string;
   node_id: string;
@@ -96,7 +92,7 @@ export interface EngineMessageMap {
   progress: EngineProgressData;
   progress_state: EngineProgressStateData;
   executed: EngineExecutedData;
-  execution_success: EngineExecutionSuccessData;
+  execution_success: EngineExecutionStartData;
   execution_error: EngineExecutionErrorData;
   execution_interrupted: EngineExecutionInterruptedData;
   feature_flags: Record<string, unknown>;

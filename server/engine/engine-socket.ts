@@ -59,19 +59,21 @@ type Listener<T> = (value: T) => void;
 /** The engine's feature handshake; it must be the first frame the client sends. */
 const FEATURE_FLAGS_FRAME = JSON.stringify({ type: 'feature_flags', data: { supports_preview_metadata: true } });
 
+/** What `EngineSocketOptions` leaves out. */
+const DEFAULTS = {
+  backoffBaseMs: 500,
+  backoffMaxMs: 10_000,
+  clock: systemClock,
+  heartbeatMs: 20_000,
+  closeTimeoutMs: 2_000,
+  maxPayloadBytes: 256 * 1024 * 1024,
+};
+
 export class EngineSocket {
   /** Send it with every prompt: the engine routes lifecycle events by it. */
   readonly clientId: string;
   private readonly url: string;
-  private readonly logger: Logger;
-  private readonly backoffBaseMs: number;
-  private readonly backoffMaxMs: number;
-  private readonly clock: Clock;
-  private readonly heartbeatMs: number;
-  private readonly closeTimeoutMs: number;
-  private readonly maxPayloadBytes: number;
-  private readonly headers: Record<string, string> | undefined;
-  private readonly engineUp: (() => boolean) | undefined;
+  private readonly opts: EngineSocketOptions & typeof DEFAULTS;
 
   private ws: WebSocket | null = null;
   private started = false;
@@ -99,15 +101,7 @@ export class EngineSocket {
     base.search = new URLSearchParams({ clientId: opts.clientId }).toString();
     this.url = base.toString();
     this.clientId = opts.clientId;
-    this.logger = opts.logger;
-    this.backoffBaseMs = opts.backoffBaseMs ?? 500;
-    this.backoffMaxMs = opts.backoffMaxMs ?? 10_000;
-    this.clock = opts.clock ?? systemClock;
-    this.heartbeatMs = opts.heartbeatMs ?? 20_000;
-    this.closeTimeoutMs = opts.closeTimeoutMs ?? 2_000;
-    this.maxPayloadBytes = opts.maxPayloadBytes ?? 256 * 1024 * 1024;
-    this.headers = opts.headers;
-    this.engineUp = opts.engineUp;
+    this.opts = { ...DEFAULTS, ...opts };
   }
 
   /** The connection state users see (a copy). */
@@ -130,7 +124,7 @@ export class EngineSocket {
     const ws = this.ws;
     if (ws && ws.readyState !== WebSocket.CLOSED) {
       await new Promise<void>((resolve) => {
-        const deadline = setTimeout(() => ws.terminate(), this.closeTimeoutMs);
+        const deadline = setTimeout(() => ws.terminate(), this.opts.closeTimeoutMs);
         ws.once('close', () => {
           clearTimeout(deadline);
           resolve();
@@ -197,12 +191,12 @@ export class EngineSocket {
     if (this.stopped) return;
     this.attemptError = null;
     this.setState({ status: this.everOpened || this.current.attempts > 0 ? 'reconnecting' : 'connecting', retryInMs: null });
-    if (this.engineUp && !this.engineUp()) {
+    if (this.opts.engineUp && !this.opts.engineUp()) {
       // No dial while the engine is known not to answer: `retryNow()` dials once it does.
       this.reconnectWait = new AbortController();
       return;
     }
-    const ws = new WebSocket(this.url, { maxPayload: this.maxPayloadBytes, perMessageDeflate: false, headers: this.headers });
+    const ws = new WebSocket(this.url, { maxPayload: this.opts.maxPayloadBytes, perMessageDeflate: false, headers: this.opts.headers });
     this.ws = ws;
     ws.on('open', () => this.handleOpen(ws));
     ws.on('message', (data, isBinary) => this.handleFrame(data, isBinary));
@@ -212,7 +206,7 @@ export class EngineSocket {
     ws.on('error', (err) => {
       if (this.ws !== ws) return;
       this.attemptError = err.message || String(err);
-      this.logger.debug(`engine socket error: ${this.attemptError}`);
+      this.opts.logger.debug(`engine socket error: ${this.attemptError}`);
     });
     ws.on('close', (code, reason) => this.handleClose(ws, code, reason.toString()));
   }
@@ -225,7 +219,7 @@ export class EngineSocket {
     this.awaitingPong = false;
     this.startHeartbeat(ws);
     this.setState({ status: 'open', attempts: 0, openedAt: Date.now(), retryInMs: null });
-    this.logger.info(`engine socket open (${this.url})`);
+    this.opts.logger.info(`engine socket open (${this.url})`);
     if (reconnected) this.emit(this.reconnectListeners, undefined);
   }
 
@@ -236,12 +230,12 @@ export class EngineSocket {
     if (this.stopped) return;
     this.current.lastError = this.attemptError ?? `closed by the engine (code ${code}${reason ? `, ${reason}` : ''})`;
     const attempts = this.current.attempts + 1;
-    const delay = backoffDelay(attempts, { baseMs: this.backoffBaseMs, maxMs: this.backoffMaxMs });
-    this.logger.warn(`engine socket closed (code ${code}); reconnecting in ${delay} ms (attempt ${attempts})`);
+    const delay = backoffDelay(attempts, { baseMs: this.opts.backoffBaseMs, maxMs: this.opts.backoffMaxMs });
+    this.opts.logger.warn(`engine socket closed (code ${code}); reconnecting in ${delay} ms (attempt ${attempts})`);
     // Only now, after the old socket's close, may a socket with the same clientId connect: the
     // engine keys sockets by clientId, so the old socket's late close would unregister the new one.
     const wait = (this.reconnectWait = new AbortController());
-    void this.clock.sleep(delay, wait.signal).then(() => {
+    void this.opts.clock.sleep(delay, wait.signal).then(() => {
       if (!wait.signal.aborted) this.connect();
     });
     this.setState({ status: 'reconnecting', attempts, retryInMs: delay });
@@ -285,15 +279,15 @@ export class EngineSocket {
       if (this.awaitingPong) {
         // A zombie: the TCP connection looks open but nothing answers (a suspended laptop, a NAT
         // that dropped the flow), and no close event will ever come.
-        this.attemptError = `no pong within ${this.heartbeatMs} ms`;
-        this.logger.warn('engine socket missed a heartbeat; dropping it');
+        this.attemptError = `no pong within ${this.opts.heartbeatMs} ms`;
+        this.opts.logger.warn('engine socket missed a heartbeat; dropping it');
         this.stopHeartbeat();
         ws.terminate();
         return;
       }
       this.awaitingPong = true;
       ws.ping();
-    }, this.heartbeatMs);
+    }, this.opts.heartbeatMs);
   }
 
   private stopHeartbeat(): void {
@@ -319,7 +313,7 @@ export class EngineSocket {
         fn(value);
       } catch (err) {
         // A faulty listener must not take the engine socket down with it.
-        this.logger.error('engine socket listener failed', err);
+        this.opts.logger.error('engine socket listener failed', err);
       }
     }
   }
