@@ -69,13 +69,7 @@ export function validatePrompt(rawGraph: unknown, deps: ValidatorDeps, partialTa
     const info = deps.catalog.get((node as { class_type: string }).class_type);
     if (info?.output_node === true && (targets === null || targets.has(id))) outputs.push(id);
   }
-  if (outputs.length === 0) {
-    return {
-      ok: false,
-      error: { type: 'prompt_no_outputs', message: 'Prompt has no outputs', details: '', extra_info: {} },
-      nodeErrors: {},
-    };
-  }
+  if (outputs.length === 0) return promptError('prompt_no_outputs', 'Prompt has no outputs', {});
 
   const validator = new GraphValidator(graph as unknown as ApiGraph, deps);
   const good: string[] = [];
@@ -117,14 +111,13 @@ export function validatePrompt(rawGraph: unknown, deps: ValidatorDeps, partialTa
       entry.dependent_outputs.push(output);
     }
   }
-  if (good.length === 0) {
-    return {
-      ok: false,
-      error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation', details: '', extra_info: {} },
-      nodeErrors,
-    };
-  }
+  if (good.length === 0) return promptError('prompt_outputs_failed_validation', 'Prompt outputs failed validation', nodeErrors);
   return { ok: true, graph: graph as unknown as ApiGraph, outputs: good, nodeErrors };
+}
+
+/** A refusal of the whole prompt (its own error carries no details). */
+function promptError(type: string, message: string, nodeErrors: Record<string, NodeError>): ValidationResult {
+  return { ok: false, error: { type, message, details: '', extra_info: {} }, nodeErrors };
 }
 
 /** The node and every node it links to, transitively. */
@@ -150,24 +143,18 @@ function missingNodeType(id: string, node: unknown, catalog: NodeLookup): Prompt
   const classType = typeof record.class_type === 'string' ? record.class_type : null;
   const metaTitle = typeof meta?.title === 'string' ? meta.title : null;
   const title = metaTitle ?? classType ?? `ID #${id}`;
-  if (classType === null) {
-    // Recorded from 0.29.0: the message names `ID #n`, and node_title is the _meta title or null.
-    return {
-      type: 'missing_node_type',
-      message: `Node '${title}' has no class_type. The workflow may be corrupted or a custom node is missing.`,
-      details: `Node ID '#${id}'`,
-      extra_info: { node_id: id, class_type: null, node_title: metaTitle },
-    };
-  }
-  if (!catalog.get(classType)) {
-    return {
-      type: 'missing_node_type',
-      message: `Node '${title}' not found. The custom node may not be installed.`,
-      details: `Node ID '#${id}'`,
-      extra_info: { node_id: id, class_type: classType, node_title: title },
-    };
-  }
-  return null;
+  if (classType !== null && catalog.get(classType)) return null;
+  // Recorded from 0.29.0: without a class_type the message names `ID #n`, and node_title is the
+  // _meta title or null.
+  return {
+    type: 'missing_node_type',
+    message:
+      classType === null
+        ? `Node '${title}' has no class_type. The workflow may be corrupted or a custom node is missing.`
+        : `Node '${title}' not found. The custom node may not be installed.`,
+    details: `Node ID '#${id}'`,
+    extra_info: { node_id: id, class_type: classType, node_title: classType === null ? metaTitle : title },
+  };
 }
 
 class GraphValidator {
@@ -220,8 +207,7 @@ class GraphValidator {
       }
       const raw = values[def.name];
       if (Array.isArray(raw)) {
-        const linkOk = this.checkLink(def, raw, config, errors);
-        if (linkOk === 'upstream-invalid') valid = false;
+        if (!this.checkLink(def, raw, config, errors)) valid = false;
         continue;
       }
       const coerced = coerce(def, raw);
@@ -254,8 +240,11 @@ class GraphValidator {
     return { valid: valid && errors.length === 0, reasons: errors };
   }
 
-  /** Check a `[nodeId, slot]` link; recursing into the source node like the engine. */
-  private checkLink(def: InputDef, link: unknown[], config: unknown[], errors: PromptError[]): 'ok' | 'error' | 'upstream-invalid' {
+  /**
+   * Check a `[nodeId, slot]` link, recursing into the source node like the engine. False when the
+   * source node is invalid (a problem with the link itself goes to `errors`).
+   */
+  private checkLink(def: InputDef, link: unknown[], config: unknown[], errors: PromptError[]): boolean {
     if (link.length !== 2) {
       errors.push({
         type: 'bad_linked_input',
@@ -263,7 +252,7 @@ class GraphValidator {
         details: def.name,
         extra_info: { input_name: def.name, input_config: config, received_value: link },
       });
-      return 'error';
+      return true;
     }
     const [sourceId, slot] = link;
     // Graph keys are strings; a numeric id is a KeyError in the engine too.
@@ -282,10 +271,10 @@ class GraphValidator {
         details: `${def.name}, received_type(${pyStr(receivedType)}) mismatch input_type(${pyStr(def.type)})`,
         extra_info: { input_name: def.name, input_config: config, received_type: receivedType, linked_node: link },
       });
-      return 'error';
+      return true;
     }
     try {
-      return this.validate(sourceId).valid ? 'ok' : 'upstream-invalid';
+      return this.validate(sourceId).valid;
     } catch (err) {
       const ex = asPyException(err);
       this.validated.set(sourceId, {
@@ -306,7 +295,7 @@ class GraphValidator {
           },
         ],
       });
-      return 'upstream-invalid';
+      return false;
     }
   }
 }
