@@ -16,7 +16,7 @@ import type { StandinMedia } from './media.store.js';
 import { NodeFailure, type NodeRunContext, type ResolvedInput } from './node-context.util.js';
 import { runNode } from './node-sim.service.js';
 import type { NodeCatalog } from './object-info.store.js';
-import { OutputCache, cacheKeys } from './output-cache.store.js';
+import { OutputCache, cacheKeys, type CachedOutput } from './output-cache.store.js';
 import { fakeTraceback, pyStr } from '../engine/prompt-rules/py-format.js';
 import { RunEvents } from './run-events.emitter.js';
 import type { ApiGraph, HistoryEntry, NodeInfo, NodeUi, NodeValue, QueueItem } from './standin.types.js';
@@ -83,11 +83,21 @@ export class PromptExecutor {
     const values = new Map<string, NodeValue[]>();
     const done: string[] = [];
     let currentNode: { id: string; type: string } | null = null;
-    let keysOf = new Map<string, string>();
+    let keys = new Map<string, string>();
+    // A cached upstream node did not run in this prompt: read its value from the cache.
+    const valueOf = (source: string) => values.get(source) ?? this.cache.get(keys.get(source))?.outputs;
+    const finish = (id: string, result: CachedOutput, max: number): void => {
+      values.set(id, result.outputs);
+      if (result.ui) {
+        outputs[id] = result.ui;
+        events.toClient('executed', { node: id, display_node: id, output: result.ui, prompt_id: promptId });
+      }
+      events.nodeState(id, max, max, 'finished');
+      done.push(id);
+    };
     try {
       events.lifecycle('execution_start', { prompt_id: promptId });
-      const keys = cacheKeys(graph, this.deps.catalog, this.deps.dirs);
-      keysOf = keys;
+      keys = cacheKeys(graph, this.deps.catalog, this.deps.dirs);
       this.cache.retainOnly(keys.values());
       const cachedAtStart = new Set(Object.keys(graph).filter((id) => this.cache.get(keys.get(id))));
       events.lifecycle('execution_cached', { nodes: [...cachedAtStart], prompt_id: promptId });
@@ -102,13 +112,7 @@ export class PromptExecutor {
         const cached = this.cache.get(key);
         if (cached) {
           // Cached output nodes replay their UI; upstream cached nodes never get here.
-          values.set(id, cached.outputs);
-          if (cached.ui) {
-            outputs[id] = cached.ui;
-            events.toClient('executed', { node: id, display_node: id, output: cached.ui, prompt_id: promptId });
-          }
-          events.nodeState(id, 1, 1, 'finished');
-          done.push(id);
+          finish(id, cached, 1);
           continue;
         }
         this.active.lastNodeId = id;
@@ -136,15 +140,9 @@ export class PromptExecutor {
             for (let i = 0; i < max; i += 1) events.step(id, i, max, { bytes: this.deps.media.png, png: true });
           }
         }
-        const result = runNode(this.context(id, node, info, values, keys, extraData, graph));
+        const result = runNode(this.context(id, node, info, valueOf, extraData, graph));
         this.cache.set(key, result);
-        values.set(id, result.outputs);
-        if (result.ui) {
-          outputs[id] = result.ui;
-          events.toClient('executed', { node: id, display_node: id, output: result.ui, prompt_id: promptId });
-        }
-        events.nodeState(id, max, max, 'finished');
-        done.push(id);
+        finish(id, result, max);
       }
       events.lifecycle('execution_success', { prompt_id: promptId });
       return historyEntry(item, outputs, events, true);
@@ -165,7 +163,7 @@ export class PromptExecutor {
           exception_type: failure.exceptionType,
           traceback: fakeTraceback('execute', `${node.type}.execute(**inputs)`),
           current_inputs: currentInputs(graph[node.id]?.inputs ?? {}, this.deps.catalog.get(node.type), {
-            value: (source) => (values.get(source) ?? this.cache.get(keysOf.get(source))?.outputs),
+            value: valueOf,
             graph,
             extraData,
             nodeId: node.id,
@@ -187,18 +185,14 @@ export class PromptExecutor {
     id: string,
     node: ApiGraph[string],
     info: NodeInfo,
-    values: Map<string, NodeValue[]>,
-    keys: Map<string, string>,
+    valueOf: (source: string) => NodeValue[] | undefined,
     extraData: Record<string, unknown>,
     graph: ApiGraph,
   ): NodeRunContext {
     const inputs: Record<string, ResolvedInput> = {};
     for (const [name, value] of Object.entries(node.inputs)) {
       if (isLink(value)) {
-        const [source, slot] = value;
-        // A cached upstream node did not run in this prompt: read its value from the cache.
-        const sourceValues = values.get(source) ?? this.cache.get(keys.get(source))?.outputs;
-        inputs[name] = { kind: 'link', value: sourceValues?.[slot] };
+        inputs[name] = { kind: 'link', value: valueOf(value[0])?.[value[1]] };
       } else {
         inputs[name] = { kind: 'literal', value };
       }
