@@ -35,10 +35,6 @@ export interface EngineClientOptions {
   baseUrl: string;
   /** Timeout of ordinary calls, and of `view` until the response headers arrive. */
   timeoutMs?: number;
-  /** Timeout of `object_info` (multi-MB, computed live by the engine). */
-  nodeInfoTimeoutMs?: number;
-  /** Timeout of uploads (an input video can be large). */
-  slowTimeoutMs?: number;
   /** What Studio knows of the engine's state; without it every call is tried. */
   availability?: EngineAvailability;
   /** Sent with every call: an agent Studio's `X-API-Key`. */
@@ -53,15 +49,15 @@ interface SendInit {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
-const DEFAULT_NODE_INFO_TIMEOUT_MS = 30_000;
-const DEFAULT_SLOW_TIMEOUT_MS = 120_000;
+/** Timeout of `object_info` (multi-MB, computed live by the engine). */
+const NODE_INFO_TIMEOUT_MS = 30_000;
+/** Timeout of uploads (an input video can be large). */
+const SLOW_TIMEOUT_MS = 120_000;
 
 export class EngineClient {
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
-  private readonly nodeInfoTimeoutMs: number;
-  private readonly slowTimeoutMs: number;
-  private readonly availability: EngineAvailability | null;
+  private readonly availability: EngineAvailability | undefined;
   private readonly headers: Record<string, string>;
   /** Aborted (and replaced) each time the engine is lost: ends every call in flight. */
   private lost = new AbortController();
@@ -69,9 +65,7 @@ export class EngineClient {
   constructor(opts: EngineClientOptions) {
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.nodeInfoTimeoutMs = opts.nodeInfoTimeoutMs ?? DEFAULT_NODE_INFO_TIMEOUT_MS;
-    this.slowTimeoutMs = opts.slowTimeoutMs ?? DEFAULT_SLOW_TIMEOUT_MS;
-    this.availability = opts.availability ?? null;
+    this.availability = opts.availability;
     this.headers = opts.headers ?? {};
     this.availability?.onLost((reason) => {
       const lost = this.lost;
@@ -98,24 +92,16 @@ export class EngineClient {
 
   /** `GET /object_info`: every node class. Heavy: cache it per engine start. */
   async objectInfo(): Promise<ObjectInfo> {
-    return (await this.json('/object_info', {}, this.nodeInfoTimeoutMs)) as ObjectInfo;
+    return (await this.json('/object_info', {}, NODE_INFO_TIMEOUT_MS)) as ObjectInfo;
   }
 
   /** `POST /prompt`. Throws `EngineValidationError` on 400 with the engine's node errors. */
   async submitPrompt(req: SubmitPromptRequest): Promise<SubmitPromptResponse> {
-    const res = await this.send('/prompt', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(req),
-    });
+    const res = await this.send('/prompt', postJson(req));
     const text = res.text;
-    if (res.status === 400) {
-      const body = toValidationBody(parseJson(text));
-      if (body) throw new EngineValidationError(body);
-      throw new EngineHttpError('/prompt', res.status, text);
-    }
-    if (!res.ok) throw new EngineHttpError('/prompt', res.status, text);
-    const body = parseJson(text) as Partial<SubmitPromptResponse> | undefined;
+    const rejected = res.status === 400 ? toValidationBody(parseJson(text)) : null;
+    if (rejected) throw new EngineValidationError(rejected);
+    const body = res.ok ? (parseJson(text) as Partial<SubmitPromptResponse> | undefined) : undefined;
     if (!body || typeof body.prompt_id !== 'string') throw new EngineHttpError('/prompt', res.status, text);
     return { prompt_id: body.prompt_id, number: body.number ?? 0, node_errors: body.node_errors ?? {} };
   }
@@ -144,7 +130,7 @@ export class EngineClient {
       })(),
     );
     const headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) };
-    const body = (await this.json('/upload/image', { method: 'POST', headers, body: stream }, this.slowTimeoutMs)) as Partial<UploadedImage>;
+    const body = (await this.json('/upload/image', { method: 'POST', headers, body: stream }, SLOW_TIMEOUT_MS)) as Partial<UploadedImage>;
     if (typeof body.name !== 'string') throw new EngineHttpError('/upload/image', 200, JSON.stringify(body));
     return { name: body.name, subfolder: body.subfolder ?? '', type: body.type ?? opts.type ?? 'input' };
   }
@@ -170,21 +156,12 @@ export class EngineClient {
 
   /** `POST /interrupt`; with an id it only stops that prompt when it is the running one. */
   async interrupt(promptId?: string): Promise<void> {
-    const init: SendInit = { method: 'POST' };
-    if (promptId) {
-      init.headers = { 'content-type': 'application/json' };
-      init.body = JSON.stringify({ prompt_id: promptId });
-    }
-    await this.expectOk('/interrupt', init);
+    await this.expectOk('/interrupt', promptId ? postJson({ prompt_id: promptId }) : { method: 'POST' });
   }
 
   /** `POST /queue {delete}`: removes pending prompts only (a running one is untouched). */
   async deleteFromQueue(ids: string[]): Promise<void> {
-    await this.expectOk('/queue', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ delete: ids }),
-    });
+    await this.expectOk('/queue', postJson({ delete: ids }));
   }
 
   /**
@@ -194,7 +171,8 @@ export class EngineClient {
    */
   viewStream(req: ViewRequest): Promise<ViewStream | null> {
     if (this.availability?.unavailableReason()) return Promise.resolve(null);
-    const url = this.viewUrl(req);
+    const params = new URLSearchParams({ filename: req.filename, type: req.type ?? 'output', subfolder: req.subfolder ?? '' });
+    const url = new URL(`${this.baseUrl}/view?${params.toString()}`);
     const get = url.protocol === 'https:' ? https.get : http.get;
     return new Promise((resolve) => {
       const request = get(url, { signal: req.signal, headers: { ...this.headers, ...req.headers } }, (res) => {
@@ -208,11 +186,6 @@ export class EngineClient {
         resolve(null);
       });
     });
-  }
-
-  private viewUrl(req: ViewRequest): URL {
-    const params = new URLSearchParams({ filename: req.filename, type: req.type ?? 'output', subfolder: req.subfolder ?? '' });
-    return new URL(`${this.baseUrl}/view?${params.toString()}`);
   }
 
   private async json(path: string, init: SendInit = {}, timeoutMs = this.timeoutMs): Promise<unknown> {
@@ -239,15 +212,15 @@ export class EngineClient {
     try {
       return await localRequest(`${this.baseUrl}${path}`, { ...init, headers: { ...this.headers, ...init.headers }, signal: lost, timeoutMs });
     } catch (err) {
-      throw this.failure(path, err, lost, timeoutMs);
+      // Cut short because the engine was lost, or unreachable.
+      if (lost.aborted && lost.reason instanceof EngineUnavailableError) throw new EngineUnavailableError(path, lost.reason.reason);
+      throw new EngineUnreachableError(path, describeFailure(err, timeoutMs));
     }
   }
+}
 
-  /** The error of a call that failed: cut short because the engine was lost, or unreachable. */
-  private failure(path: string, err: unknown, lost: AbortSignal, timeoutMs: number): Error {
-    if (lost.aborted && lost.reason instanceof EngineUnavailableError) return new EngineUnavailableError(path, lost.reason.reason);
-    return new EngineUnreachableError(path, describeFailure(err, timeoutMs));
-  }
+function postJson(value: unknown): SendInit {
+  return { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(value) };
 }
 
 function parseJson(text: string): unknown {
