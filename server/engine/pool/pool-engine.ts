@@ -61,8 +61,9 @@ export class PoolEngine {
   readonly socket: EngineSocket;
   readonly owned: boolean;
   readonly agent: { url: string; key: string } | null;
+  /** True when the engine works in Studio's own input and output folders (nothing to upload or pull). */
+  readonly sharesFolders: () => boolean;
   private readonly health: HealthSource;
-  private readonly shares: () => boolean;
   private readonly logger: Logger;
   private info: { at: number; value: ObjectInfo } | null = null;
   /** The node list being read, shared by every caller that asks meanwhile. */
@@ -85,7 +86,7 @@ export class PoolEngine {
     this.owned = options.owned;
     this.agent = options.agent ?? null;
     this.health = options.health;
-    this.shares = options.sharesFolders;
+    this.sharesFolders = options.sharesFolders;
     this.logger = options.logger;
     if (this.agent) {
       this.socket.onMessage((msg) => {
@@ -131,11 +132,6 @@ export class PoolEngine {
   onRestarted(listener: () => void): () => void {
     this.restartedListeners.add(listener);
     return () => this.restartedListeners.delete(listener);
-  }
-
-  /** True when the engine works in Studio's own input and output folders (nothing to upload or pull). */
-  sharesFolders(): boolean {
-    return this.shares();
   }
 
   /** Its node types and model lists, cached a minute; null when it cannot be asked. */
