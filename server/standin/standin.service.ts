@@ -49,19 +49,14 @@ export class StandinService {
   submit(body: Record<string, unknown>): { status: number; body: unknown } {
     // The engine takes a number before looking at the prompt, so refused prompts use one up too.
     const number = this.queue.nextNumber(body);
-    if (!Object.hasOwn(body, 'prompt')) {
-      const error = { type: 'no_prompt', message: 'No prompt provided', details: 'No prompt provided', extra_info: {} };
-      return { status: 400, body: { error, node_errors: {} } };
-    }
+    if (!Object.hasOwn(body, 'prompt')) return refusal('no_prompt', 'No prompt provided', 'No prompt provided');
     if (body.prompt_id !== undefined && !(typeof body.prompt_id === 'string' && CANONICAL_UUID.test(body.prompt_id))) {
       // Since 0.25 a supplied id must be a canonical UUID (recorded in 16-prompt-errors).
-      const error = {
-        type: 'invalid_prompt_id',
-        message: 'prompt_id must be a valid UUID',
-        details: 'prompt_id must be a UUID string in canonical lowercase hyphenated form; omit it to let the server generate one',
-        extra_info: {},
-      };
-      return { status: 400, body: { error, node_errors: {} } };
+      return refusal(
+        'invalid_prompt_id',
+        'prompt_id must be a valid UUID',
+        'prompt_id must be a UUID string in canonical lowercase hyphenated form; omit it to let the server generate one',
+      );
     }
     const promptId = body.prompt_id === undefined ? randomUUID() : pyStr(body.prompt_id);
     const result = validatePrompt(body.prompt, { catalog: this.lenientCatalog, fileExists: (name) => this.inputFileExists(name) }, body.partial_execution_targets);
@@ -154,4 +149,9 @@ export class StandinService {
     // The engine would follow `../`; the stand-in keeps to its folders.
     return isInside(dir, file) && fs.statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   }
+}
+
+/** The engine's 400 for a `/prompt` body it refuses before validating the graph. */
+function refusal(type: string, message: string, details: string): { status: number; body: unknown } {
+  return { status: 400, body: { error: { type, message, details, extra_info: {} }, node_errors: {} } };
 }
