@@ -25,20 +25,9 @@ export interface ComfyPrompt {
   created_ms: number;
 }
 
-interface Row {
-  prompt_id: string;
-  job_id: string;
-  client_id: string | null;
-  owner_id: string;
-  number: number;
-  prompt: string;
-  extra_data: string;
-  output_ids: string;
-  outputs: string;
-  told_final: number;
-  hidden: number;
-  created_ms: number;
-}
+/** A `comfy_prompts` row: the JSON columns as text, the flags as 0/1. */
+type JsonColumn = 'prompt' | 'extra_data' | 'output_ids' | 'outputs';
+type Row = Omit<ComfyPrompt, JsonColumn | 'told_final' | 'hidden'> & Record<JsonColumn, string> & Record<'told_final' | 'hidden', number>;
 
 const fromRow = (row: Row): ComfyPrompt => ({
   ...row,

@@ -50,24 +50,24 @@ export interface EngineProcessDeps {
 
 /** The engine's lifecycle in any mode, with one visible state. */
 export class EngineProcess {
+  /** The engine's base URL, `http://127.0.0.1:<port>`. */
+  readonly url: string;
   readonly #config: Config;
   readonly #logger: Logger;
-  readonly #url: string;
   readonly #supervisor: ChildSupervisor | null = null;
   readonly #watch: EngineWatch | null = null;
   readonly #env: NodeJS.ProcessEnv;
-  #cudaChecked = false;
-  /** The Python's torch has no CUDA: `--cpu` goes on every start's command line. */
-  #addedCpu = false;
+  /** Whether the Python's torch has CUDA (undefined: not asked yet; null: no answer); false puts `--cpu` on every start's command line. */
+  #cuda: boolean | null | undefined;
 
   constructor(deps: EngineProcessDeps) {
     const { config, logger } = deps;
     this.#config = config;
     this.#logger = logger;
-    this.#url = `http://127.0.0.1:${config.engine.port}`;
+    this.url = `http://127.0.0.1:${config.engine.port}`;
     // Undefined means "inherit" for the supervisor; the CUDA question is asked the same way.
     this.#env = deps.env ?? process.env;
-    const healthUrl = `${this.#url}/system_stats`;
+    const healthUrl = `${this.url}/system_stats`;
     if (config.engine.mode === 'external') {
       this.#watch = new EngineWatch({ healthUrl, intervalMs: deps.externalProbeIntervalMs, logger });
       return;
@@ -76,12 +76,8 @@ export class EngineProcess {
       config.engine.mode === 'managed' ? managedLaunch(config, { env: deps.env }) : standinLaunch(config, { env: deps.env });
     this.#supervisor = new ChildSupervisor({
       name: deps.name ?? 'engine',
-      command: launch.command,
-      args: launch.args,
-      cwd: launch.cwd,
-      env: launch.env,
+      ...launch,
       healthUrl,
-      readyTimeoutMs: launch.readyTimeoutMs,
       logFile: path.join(config.paths.logs, deps.logName ?? 'engine.log'),
       logger,
       ...deps.supervisorOverrides,
@@ -98,11 +94,6 @@ export class EngineProcess {
         logger.warn('engine: the record of its process could not be written', err);
       }
     });
-  }
-
-  /** The engine's base URL, `http://127.0.0.1:<port>`. */
-  get url(): string {
-    return this.#url;
   }
 
   /** A copy of the current state. */
@@ -129,7 +120,7 @@ export class EngineProcess {
       this.#applyStoredSettings();
       await this.#addCpuFlagWithoutCuda();
     }
-    this.#logger.info(`engine: starting (${this.#config.engine.mode}) on ${this.#url}`);
+    this.#logger.info(`engine: starting (${this.#config.engine.mode}) on ${this.url}`);
     await this.#supervisor!.start();
   }
 
@@ -152,21 +143,14 @@ export class EngineProcess {
   async #addCpuFlagWithoutCuda(): Promise<void> {
     const supervisor = this.#supervisor!;
     if (supervisor.args.some((a) => DEVICE_FLAGS.has(a))) return;
-    if (this.#cudaChecked) {
-      if (this.#addedCpu) supervisor.setArgs([...supervisor.args, '--cpu']);
-      return;
+    if (this.#cuda === undefined) {
+      // Asked from the engine's folder, where the engine itself runs (a wrapper may depend on it).
+      const torch = await checkTorch(this.#config.engine.python, 'cpu', this.#env, { cwd: this.#config.engine.dir ?? undefined, timeoutMs: 60_000 });
+      this.#cuda = torch.torch ? torch.cuda : null;
+      if (this.#cuda === false) this.#logger.info("engine: its Python's torch has no CUDA (torch.cuda.is_available() is False), so Studio starts it with --cpu");
+      else if (this.#cuda === null) this.#logger.warn(`engine: could not ask ${this.#config.engine.python} whether torch has CUDA; starting it without --cpu`);
     }
-    this.#cudaChecked = true;
-    // Asked from the engine's folder, where the engine itself runs (a wrapper may depend on it).
-    const torch = await checkTorch(this.#config.engine.python, 'cpu', this.#env, { cwd: this.#config.engine.dir ?? undefined, timeoutMs: 60_000 });
-    const cuda = torch.torch ? torch.cuda : null;
-    if (cuda === false) {
-      this.#addedCpu = true;
-      supervisor.setArgs([...supervisor.args, '--cpu']);
-      this.#logger.info("engine: its Python's torch has no CUDA (torch.cuda.is_available() is False), so Studio starts it with --cpu");
-    } else if (cuda === null) {
-      this.#logger.warn(`engine: could not ask ${this.#config.engine.python} whether torch has CUDA; starting it without --cpu`);
-    }
+    if (this.#cuda === false) supervisor.setArgs([...supervisor.args, '--cpu']);
   }
 
   /**
@@ -194,7 +178,7 @@ export class EngineProcess {
     return {
       mode: this.#config.engine.mode,
       status: s.status,
-      url: this.#url,
+      url: this.url,
       pid: child.pid ?? null,
       restarts: child.restarts ?? 0,
       lastError: s.lastError,

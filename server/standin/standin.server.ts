@@ -2,6 +2,7 @@
  * The stand-in engine: a fake of the engine (ComfyUI) that speaks its HTTP + WebSocket protocol, so
  * Studio runs and is tested without a GPU. Every route also answers under `/api`. See README.md.
  */
+import { once } from 'node:events';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -76,11 +77,9 @@ export async function startStandinEngine(options: StandinOptions): Promise<Stand
     output: path.resolve(options.outputDir),
     temp: options.tempDir ? path.resolve(options.tempDir) : fs.mkdtempSync(path.join(os.tmpdir(), 'standin-temp-')),
   };
-  fs.mkdirSync(dirs.input, { recursive: true });
-  fs.mkdirSync(dirs.output, { recursive: true });
   // The engine deletes temp/ at every start; previews never survive a restart.
   if (!ownsTemp) fs.rmSync(dirs.temp, { recursive: true, force: true });
-  fs.mkdirSync(dirs.temp, { recursive: true });
+  for (const dir of Object.values(dirs)) fs.mkdirSync(dir, { recursive: true });
   const modelFolders = options.modelFolders ?? new Map<string, string[]>();
   const files = new FileLists(dirs.input, modelFolders);
   const customNodes = options.customNodesDir && options.python && !options.objectInfoFile ? await loadCustomNodes(options.customNodesDir, options.python, logger) : {};
@@ -129,13 +128,8 @@ export async function startStandinEngine(options: StandinOptions): Promise<Stand
     if (pathname === '/ws' || pathname === '/api/ws') hub.handleUpgrade(req, socket, head);
     else socket.destroy();
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(options.port, host);
+  await once(server, 'listening');
   port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   logger.info(`stand-in: ${catalog.size} node types, input ${dirs.input}, output ${dirs.output}, temp ${dirs.temp}`);
