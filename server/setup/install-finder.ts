@@ -41,10 +41,9 @@ interface Candidate {
 
 /** Every install found, the one in use first. */
 export async function findInstalls(ctx: FinderContext): Promise<FoundInstall[]> {
-  const candidates = [...(await candidatePlaces(ctx))];
   const seen = new Set<string>();
   const out: FoundInstall[] = [];
-  for (const c of candidates) {
+  for (const c of await candidatePlaces(ctx)) {
     const real = await fsp.realpath(c.dir).catch(() => null);
     if (!real || seen.has(real)) continue;
     if (!(await isEngineDir(real)) && !c.problem) continue;
@@ -154,8 +153,7 @@ async function pythonOf(dir: string, platform: NodeJS.Platform): Promise<string 
     venvPython(path.join(path.dirname(dir), 'venv'), platform),
     path.join(path.dirname(dir), 'python_embeded', 'python.exe'),
   ];
-  for (const python of options) if (fs.existsSync(python)) return python;
-  return null;
+  return options.find((python) => fs.existsSync(python)) ?? null;
 }
 
 /** The interpreter inside a virtual environment. */
