@@ -7,29 +7,26 @@
  * upstream request; nothing times out a long generation. Knows nothing of Express.
  */
 import http from 'node:http';
+import { text as streamText } from 'node:stream/consumers';
 import { DomainError } from '../domain-error.js';
-
-export interface ChatRequest {
-  body: Record<string, unknown>;
-  stream: boolean;
-}
 
 /** A finished JSON answer, or an event stream to relay chunk by chunk. */
 export type ChatAnswer = { kind: 'json'; body: Record<string, unknown> } | { kind: 'stream'; chunks: AsyncIterable<string | Buffer> };
 
-/** Send `request` to `baseUrl`; resolves once the upstream answer starts (or is whole, for JSON). */
-export function openChat(baseUrl: string, request: ChatRequest, signal?: AbortSignal): Promise<ChatAnswer> {
+/** Send `body` to `baseUrl`; resolves once the upstream answer starts (or is whole, for JSON: `stream` not true). */
+export function openChat(baseUrl: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<ChatAnswer> {
+  const stream = body.stream === true;
   return new Promise((resolve, reject) => {
-    const payload = JSON.stringify(request.body);
+    const payload = JSON.stringify(body);
     const upstream = http.request(`${baseUrl}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Accept: request.stream ? 'text/event-stream' : 'application/json' },
+      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Accept: stream ? 'text/event-stream' : 'application/json' },
       signal,
     });
     // After the answer started, a broken connection shows in the body stream (see relay()).
     upstream.on('error', (err) => reject(new DomainError('unavailable', `The LLM server is unreachable: ${err.message}`)));
     upstream.on('response', (up) => {
-      if ((up.statusCode ?? 500) >= 400 || !request.stream) {
+      if ((up.statusCode ?? 500) >= 400 || !stream) {
         collectJson(up).then(
           ({ status, body }) => (status >= 400 ? reject(upstreamError(status, body)) : resolve({ kind: 'json', body: withUsage(body) })),
           (err: unknown) => reject(new DomainError('bad_gateway', `The LLM server sent an unreadable answer: ${(err as Error).message}`)),
@@ -123,21 +120,15 @@ function endLines(error: string | null): string {
   return `${line}data: [DONE]\n\n`;
 }
 
-function collectJson(up: http.IncomingMessage): Promise<{ status: number; body: Record<string, unknown> }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    up.on('data', (c: Buffer) => chunks.push(c));
-    up.on('error', reject);
-    up.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      try {
-        resolve({ status: up.statusCode ?? 500, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} });
-      } catch (err) {
-        if ((up.statusCode ?? 500) >= 400) resolve({ status: up.statusCode ?? 500, body: { error: { message: text.slice(0, 500) } } });
-        else reject(err as Error);
-      }
-    });
-  });
+async function collectJson(up: http.IncomingMessage): Promise<{ status: number; body: Record<string, unknown> }> {
+  const status = up.statusCode ?? 500;
+  const text = await streamText(up);
+  try {
+    return { status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  } catch (err) {
+    if (status >= 400) return { status, body: { error: { message: text.slice(0, 500) } } };
+    throw err;
+  }
 }
 
 /** The upstream error as `{detail}`: new builds `{error: {message}}`, old ones `{error: "…"}` or `{message}`. */

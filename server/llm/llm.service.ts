@@ -121,7 +121,7 @@ export class LlmService {
     this.clearIdle();
     let answer: ChatAnswer;
     try {
-      answer = await openChat(this.server.url, { body: upstream, stream: upstream.stream === true }, signal);
+      answer = await openChat(this.server.url, upstream, signal);
     } catch (err) {
       this.armIdle();
       throw err;
