@@ -44,10 +44,6 @@ export class LlmServer {
     return this.supervisor?.state.status === 'running';
   }
 
-  get state(): ChildState | null {
-    return this.supervisor?.state ?? null;
-  }
-
   get url(): string {
     return `http://127.0.0.1:${this.o.port}`;
   }

@@ -108,7 +108,7 @@ export async function installBuild(deps: InstallDeps, tag: string, build: Runtim
     const smoke = await smokeTest({ binary, env: deps.env, expectGpu: build.backend !== 'cpu', workDir: path.join(deps.runtimesDir, 'smoke'), loadTimeoutMs: deps.smokeTimeoutMs });
     job.log = smoke.log;
     if (!smoke.ok) throw new DomainError('rejected', `${build.variant} build ${tag} failed its smoke test: ${smoke.error}`);
-    return recordOf(job.id, tag, build.variant, build.backend, build.asset.name, dir, binary, smoke, reason);
+    return recordOf({ id: job.id, tag, variant: build.variant, backend: build.backend, origin: build.asset.name, dir, binary, reason }, smoke);
   } catch (err) {
     await fsp.rm(dir, { recursive: true, force: true });
     throw err;
@@ -123,19 +123,12 @@ export async function installBuild(deps: InstallDeps, tag: string, build: Runtim
 }
 
 /** The store record of a build that passed its smoke test. */
-export function recordOf(id: string, tag: string, variant: string, backend: string, origin: string, dir: string, binary: string, smoke: SmokeResult, reason: string | null): InstalledBuild {
+export function recordOf(build: Omit<InstalledBuild, 'version' | 'installed_at' | 'devices' | 'gpu_layers'>, smoke: SmokeResult): InstalledBuild {
   return {
-    id,
-    tag,
-    variant,
-    backend,
-    origin,
-    dir,
-    binary,
+    ...build,
     version: smoke.version,
     installed_at: new Date().toISOString(),
     devices: smoke.devices.map((d) => `${d.name}: ${d.description}`),
     gpu_layers: smoke.gpuLayers,
-    reason,
   };
 }

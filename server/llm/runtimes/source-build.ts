@@ -72,5 +72,5 @@ export async function buildFromSource(o: SourceBuildOptions, job: RuntimeJob): P
   job.log = smoke.log;
   if (!smoke.ok) throw new Error(`The build from source failed its smoke test: ${smoke.error}`);
   const tag = smoke.version?.split(/\s/)[0] ?? 'source';
-  return recordOf('source', tag, 'cpu', 'cpu', 'source', o.cacheDir, binary, smoke, 'built from source on this machine');
+  return recordOf({ id: 'source', tag, variant: 'cpu', backend: 'cpu', origin: 'source', dir: o.cacheDir, binary, reason: 'built from source on this machine' }, smoke);
 }
