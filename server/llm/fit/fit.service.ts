@@ -10,18 +10,12 @@ import path from 'node:path';
 import type { GpuReport } from '../../gpu/index.js';
 import { runCommand } from '../../process/run-command.js';
 import { parseDevices } from '../runtimes/smoke-test.js';
-import type { FitView } from '../../contracts/llm-fit.contract.js';
-import type { FitEstimateWire } from '../../contracts/llm-fit.contract.js';
+import type { FitEstimateWire, FitView } from '../../contracts/llm-fit.contract.js';
 import { estimateFit } from './fit-estimate.js';
 import { readGgufShape } from './gguf-meta.js';
 
-export interface GpuMemory {
-  device: string | null;
-  free_bytes: number;
-  total_bytes: number;
-  /** `llama.cpp` (its device list), `probe` (the GPU probe's total), or `none`. */
-  source: 'llama.cpp' | 'probe' | 'none';
-}
+/** `source`: `llama.cpp` (its device list), `probe` (the GPU probe's total), or `none`. */
+type GpuMemory = FitView['gpu'];
 
 export interface FitDeps {
   modelsDir: string;
