@@ -49,8 +49,8 @@ export interface LlmModuleDeps {
 /** The runtimes' view of the probe: the GPU that decides the build (an NVIDIA one first). */
 function gpuFacts(report: GpuReport): GpuFacts {
   const vendors = report.gpus.map((g) => g.vendor);
-  const vendor = (['nvidia', 'amd', 'intel', 'apple'] as const).find((v) => vendors.includes(v)) ?? null;
-  return { vendor, cudaVersion: report.cuda_version, rocmVersion: report.rocm_version?.split('.').slice(0, 2).join('.') ?? null };
+  const gpuVendor = (['nvidia', 'amd', 'intel', 'apple'] as const).find((v) => vendors.includes(v)) ?? null;
+  return { gpuVendor, cudaVersion: report.cuda_version, rocmVersion: report.rocm_version?.split('.').slice(0, 2).join('.') ?? null };
 }
 
 export interface LlmModule extends StudioModule {

@@ -24,11 +24,7 @@ const KEEP_BUILDS = 3;
 const RELEASES_TTL_MS = 10 * 60_000;
 
 /** What the runtimes need of the GPU probe. */
-export interface GpuFacts {
-  vendor: 'nvidia' | 'amd' | 'intel' | 'apple' | null;
-  cudaVersion: string | null;
-  rocmVersion: string | null;
-}
+export type GpuFacts = Pick<MachineFacts, 'gpuVendor' | 'cudaVersion' | 'rocmVersion'>;
 
 export interface RuntimesDeps {
   runtimesDir: string;
@@ -244,8 +240,8 @@ export class RuntimesService {
   private async machine(): Promise<MachineFacts | null> {
     const where = platformOf(process.platform, process.arch);
     if (!where) return null;
-    const gpu = await this.deps.gpu().catch(() => ({ vendor: null, cudaVersion: null, rocmVersion: null }));
-    return { ...where, gpuVendor: where.os === 'macos' && where.arch === 'arm64' ? 'apple' : gpu.vendor, cudaVersion: gpu.cudaVersion, rocmVersion: gpu.rocmVersion };
+    const gpu = await this.deps.gpu().catch((): GpuFacts => ({ gpuVendor: null, cudaVersion: null, rocmVersion: null }));
+    return { ...where, ...gpu, gpuVendor: where.os === 'macos' && where.arch === 'arm64' ? 'apple' : gpu.gpuVendor };
   }
 
   /** The newest release with builds (cached ten minutes: the public API allows 60 calls an hour). */

@@ -61,7 +61,7 @@ function service(dir: string, pidsFile: string): RuntimesService {
     runtimesDir: path.join(dir, 'runtimes'),
     releases: new ReleaseSourceClient('http://127.0.0.1:9'),
     downloads: { enqueue: () => null, statusEntries: () => ({}), forget: () => undefined, cancel: async () => false },
-    gpu: async () => ({ vendor: null, cudaVersion: null, rocmVersion: null }),
+    gpu: async () => ({ gpuVendor: null, cudaVersion: null, rocmVersion: null }),
     // The real environment: the service checks git, cmake and c++ before it starts a build.
     env: { ...process.env, PIDS_FILE: pidsFile },
     events: new EventBus({ file: path.join(dir, 'events.jsonl'), logger: silentLogger }),

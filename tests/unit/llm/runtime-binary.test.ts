@@ -28,7 +28,7 @@ async function service(override: string | null): Promise<RuntimesService> {
     runtimesDir: dir,
     releases: new ReleaseSourceClient('http://127.0.0.1:9'),
     downloads: { enqueue: () => null, statusEntries: () => ({}), forget: () => undefined, cancel: async () => false },
-    gpu: async () => ({ vendor: null, cudaVersion: null, rocmVersion: null }),
+    gpu: async () => ({ gpuVendor: null, cudaVersion: null, rocmVersion: null }),
     env: {},
     events: new EventBus({ file: path.join(dir, 'events.jsonl'), logger: silentLogger }),
     logger: silentLogger,
