@@ -139,7 +139,9 @@ export class Studio {
     });
     const jobs = (this.jobsModule = createJobsModule({ ...base, hub, engine, workflows: workflows.service, uploads, pollMs: options.jobPollMs, provenance: provenance.hooks, modelSha256: (file) => catalog.sha256Of(file), inputOwner: (name, owner) => assetOwners.recordInput(name, owner), inputOwnerOf: (name) => assetOwners.ownerOf('inputs', name), limitsOf: (id) => users.limitsOf(id) }));
     jobsPort.bind(jobs);
-    const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, imageJobs: jobs.lifecycle, downloads: catalog.downloads, llmCatalog: llmCatalogAccess(catalog.catalogs), hubToken: () => secrets.get('HUB_TOKEN') }));
+    // One reading of the GPUs for every capability that asks (the setup page, the LLM server's build).
+    const gpu = new GpuProbe({ env: config.childEnv, nvidiaSmi: config.system.nvidiaSmi });
+    const llm: LlmModule = (this.llmModule = createLlmModule({ ...base, gpu, imageJobs: jobs.lifecycle, downloads: catalog.downloads, llmCatalog: llmCatalogAccess(catalog.catalogs), hubToken: () => secrets.get('HUB_TOKEN') }));
     llmPort.bind(llm);
     const presets = (this.presets = createPresetsModule({
       ...base,
@@ -201,8 +203,6 @@ export class Studio {
       desktopUpdates: options.desktopUpdates ?? null,
       reloadData: () => catalog.reload(),
     });
-    // One reading of the GPUs for every capability that asks (the setup page, the LLM server's build).
-    const gpu = new GpuProbe({ env: config.childEnv, nvidiaSmi: config.system.nvidiaSmi });
     const restart = this.system.restart;
     const setup = createSetupModule({ ...base, hub, gpu, engine, restartStudio: (reason) => restart.trySchedule(1_500, reason) });
     const eventsModule = createEventsModule({ events, hub });

@@ -7,30 +7,26 @@
  * upstream request; nothing times out a long generation. Knows nothing of Express.
  */
 import http from 'node:http';
-import { text } from 'node:stream/consumers';
+import { text as streamText } from 'node:stream/consumers';
 import { DomainError } from '../domain-error.js';
-
-export interface ChatRequest {
-  body: Record<string, unknown>;
-  stream: boolean;
-}
 
 /** A finished JSON answer, or an event stream to relay chunk by chunk. */
 export type ChatAnswer = { kind: 'json'; body: Record<string, unknown> } | { kind: 'stream'; chunks: AsyncIterable<string | Buffer> };
 
-/** Send `request` to `baseUrl`; resolves once the upstream answer starts (or is whole, for JSON). */
-export function openChat(baseUrl: string, request: ChatRequest, signal?: AbortSignal): Promise<ChatAnswer> {
+/** Send `body` to `baseUrl`; resolves once the upstream answer starts (or is whole, for JSON: `stream` not true). */
+export function openChat(baseUrl: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<ChatAnswer> {
+  const stream = body.stream === true;
   return new Promise((resolve, reject) => {
-    const payload = JSON.stringify(request.body);
+    const payload = JSON.stringify(body);
     const upstream = http.request(`${baseUrl}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Accept: request.stream ? 'text/event-stream' : 'application/json' },
+      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), Accept: stream ? 'text/event-stream' : 'application/json' },
       signal,
     });
     // After the answer started, a broken connection shows in the body stream (see relay()).
     upstream.on('error', (err) => reject(new DomainError('unavailable', `The LLM server is unreachable: ${err.message}`)));
     upstream.on('response', (up) => {
-      if ((up.statusCode ?? 500) >= 400 || !request.stream) {
+      if ((up.statusCode ?? 500) >= 400 || !stream) {
         collectJson(up).then(
           ({ status, body }) => (status >= 400 ? reject(upstreamError(status, body)) : resolve({ kind: 'json', body: withUsage(body) })),
           (err: unknown) => reject(new DomainError('bad_gateway', `The LLM server sent an unreadable answer: ${(err as Error).message}`)),
@@ -126,11 +122,11 @@ function endLines(error: string | null): string {
 
 async function collectJson(up: http.IncomingMessage): Promise<{ status: number; body: Record<string, unknown> }> {
   const status = up.statusCode ?? 500;
-  const raw = await text(up);
+  const text = await streamText(up);
   try {
-    return { status, body: raw ? (JSON.parse(raw) as Record<string, unknown>) : {} };
+    return { status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   } catch (err) {
-    if (status >= 400) return { status, body: { error: { message: raw.slice(0, 500) } } };
+    if (status >= 400) return { status, body: { error: { message: text.slice(0, 500) } } };
     throw err;
   }
 }

@@ -4,12 +4,13 @@
  * `LLM_GPU_POLICY=yield` it follows the image jobs: parked while any is active.
  */
 import path from 'node:path';
-import { APP_ROOT, type Config } from '../config.js';
+import type { Config } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging.js';
 import type { StudioModule } from '../module.js';
-import { GpuProbe, type GpuReport } from '../gpu/index.js';
+import { APP_ROOT } from '../config.js';
+import type { GpuProbe, GpuReport } from '../gpu/index.js';
 import { ChatStore } from './chats/chat.store.js';
 import type { LlmCatalog } from './llm-catalog.js';
 import { FitService } from './fit/fit.service.js';
@@ -35,6 +36,7 @@ export interface LlmModuleDeps {
   db: Db;
   events: EventBus;
   logger: Logger;
+  gpu: GpuProbe;
   imageJobs: ImageJobs;
   /** Studio's download queue (the runtimes' archives go through it). */
   downloads: RuntimeDownloads;
@@ -60,8 +62,7 @@ export interface LlmModule extends StudioModule {
 /** Build the LLM service (nothing starts until asked) and its routes. */
 export function createLlmModule(deps: LlmModuleDeps): LlmModule {
   const { config, events, logger } = deps;
-  const probe = new GpuProbe({ env: config.childEnv, nvidiaSmi: config.system.nvidiaSmi });
-  const readGpu = () => probe.read();
+  const readGpu = () => deps.gpu.read();
   const runtimes = new RuntimesService({
     runtimesDir: path.join(config.paths.llm, 'runtimes'),
     releases: new ReleaseSourceClient(config.llm.releasesUrl),

@@ -38,14 +38,12 @@ export function llmRoutes(llm: LlmService, runtimes: RuntimesService, fit: FitSe
 
   router.post('/api/admin/llm/chat', async (req, res) => {
     const body = validate(llmChatBody, req.body, { notObject: 'Send a JSON object with messages' });
-    const left = leftSignal(res);
-    await relay(res, await llm.chat(body, left), left);
+    await relay(res, (left) => llm.chat(body, left));
   });
 
   router.post('/api/admin/llm/improve-prompt', async (req, res) => {
     const body = validate(improvePromptBody, req.body ?? {});
-    const left = leftSignal(res);
-    await relay(res, await llm.improvePrompt(body.text, body.kind, left), left);
+    await relay(res, (left) => llm.improvePrompt(body.text, body.kind, left));
   });
 
   router.get('/api/admin/llm/runtimes', async (req, res) => {
@@ -94,29 +92,25 @@ export function llmRoutes(llm: LlmService, runtimes: RuntimesService, fit: FitSe
   return router;
 }
 
-/** Aborts when the client leaves before the answer is complete. */
-function leftSignal(res: express.Response): AbortSignal {
-  const left = new AbortController();
+/**
+ * Open a chat answer and send it: JSON as it is, a stream as server-sent events written as they
+ * come, waiting for a slow client to drain. `left` aborts when the client leaves before the answer
+ * is complete (the upstream request ends, and so does the writing).
+ */
+async function relay(res: express.Response, open: (left: AbortSignal) => Promise<ChatAnswer>): Promise<void> {
+  const leaving = new AbortController();
+  const left = leaving.signal;
   res.on('close', () => {
-    if (!res.writableFinished) left.abort();
+    if (!res.writableFinished) leaving.abort();
   });
-  return left.signal;
-}
-
-/** Send a chat answer: JSON as it is, a stream as server-sent events written as they come. */
-async function relay(res: express.Response, answer: ChatAnswer, left: AbortSignal): Promise<void> {
+  const answer = await open(left);
   if (answer.kind === 'json') return void res.json(answer.body);
   res.status(200);
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   res.setHeader('Cache-Control', 'no-cache, no-transform');
   res.setHeader('X-Accel-Buffering', 'no');
   res.flushHeaders();
-  await writeStream(res, answer.chunks, left);
-}
-
-/** Write each chunk as it comes, waiting for a slow client to drain; stop when it leaves. */
-async function writeStream(res: express.Response, chunks: AsyncIterable<string | Buffer>, left: AbortSignal): Promise<void> {
-  for await (const chunk of chunks) {
+  for await (const chunk of answer.chunks) {
     if (left.aborted) return;
     // Rejects when the client leaves: the loop then stops at its next turn.
     if (!res.write(chunk)) await once(res, 'drain', { signal: left }).catch(() => undefined);

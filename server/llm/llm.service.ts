@@ -119,13 +119,10 @@ export class LlmService {
     for (const [field, key] of SAMPLING) if (upstream[field] === undefined) upstream[field] = stored[key];
     if (upstream.stream) upstream.stream_options = { include_usage: true };
     this.clearIdle();
-    let answer: ChatAnswer;
-    try {
-      answer = await openChat(this.server.url, { body: upstream, stream: upstream.stream === true }, signal);
-    } catch (err) {
+    const answer = await openChat(this.server.url, upstream, signal).catch((err: unknown) => {
       this.armIdle();
       throw err;
-    }
+    });
     if (answer.kind === 'json') {
       this.armIdle();
       return answer;

@@ -48,7 +48,6 @@ export interface InstallPlan {
 export interface InstalledEngine {
   dir: string;
   python: string;
-  version: string;
 }
 
 export interface InstallHooks {
@@ -139,7 +138,7 @@ async function runSteps(plan: InstallPlan, hooks: InstallHooks): Promise<Install
   const torch = await checkTorch(python, plan.torch.backend, hooks.env, { cwd: dir });
   if (!torch.works) throw new InstallError(`The new environment's torch does not work: ${torch.problem}`);
   hooks.line(`torch ${torch.torch} works (${plan.torch.backend})`);
-  return { dir, python, version: plan.version };
+  return { dir, python };
 }
 
 /** torch/torchvision/torchaudio/numpy as now installed, as a constraints file (the node installs' rule). */

@@ -10,6 +10,7 @@ import { EngineProcess } from '../engine/engine-process.js';
 import type { Logger } from '../logging.js';
 import { sleep } from '../process/sleep.js';
 import { InstallError } from './engine-installer.js';
+import type { SwitchTarget } from './engine-switch.js';
 import { freePort } from '../process/free-port.js';
 
 /** Two nodes every engine release has: nothing to download, a second or two even on a CPU. */
@@ -18,34 +19,20 @@ const SMOKE_PROMPT = {
   '2': { class_type: 'PreviewImage', inputs: { images: ['1', 0] } },
 } as const;
 
-export interface Candidate {
-  dir: string;
-  python: string;
-  extraModelDirs: readonly string[];
-}
-
-export interface ProveDeps {
-  config: Readonly<Config>;
-  logger: Logger;
-  env: NodeJS.ProcessEnv;
-  /** Boot plus smoke prompt. */
-  timeoutMs: number;
-  signal: AbortSignal;
-  line(text: string): void;
-}
-
 /** Start `candidate` on a free port, run the smoke prompt, stop it; throws `InstallError` with the engine's own words. */
-export async function proveEngine(candidate: Candidate, deps: ProveDeps): Promise<void> {
+export async function proveEngine(candidate: Pick<SwitchTarget, 'dir' | 'python' | 'extraModelDirs'>, deps: { config: Readonly<Config>; logger: Logger; signal: AbortSignal; line(text: string): void }): Promise<void> {
   const port = await freePort();
   const { config } = deps;
+  // Boot plus smoke prompt.
+  const timeoutMs = config.setup.timeouts.proveMs;
   const trial: Config = {
     ...config,
     engine: { ...config.engine, mode: 'managed', dir: candidate.dir, python: candidate.python, port, extraModelDirs: candidate.extraModelDirs },
     // Its own temporary folder and log: the engine in use keeps its own.
     paths: { ...config.paths, engine: path.join(config.paths.engine, '.trial'), logs: path.join(config.paths.logs, 'engine-trial') },
   };
-  const engine = new EngineProcess({ config: trial, logger: deps.logger, env: deps.env, supervisorOverrides: { readyTimeoutMs: deps.timeoutMs, maxRestarts: 0 } });
-  const deadline = Date.now() + deps.timeoutMs;
+  const engine = new EngineProcess({ config: trial, logger: deps.logger, env: config.childEnv, supervisorOverrides: { readyTimeoutMs: timeoutMs, maxRestarts: 0 } });
+  const deadline = Date.now() + timeoutMs;
   const stopOnCancel = () => void engine.stop();
   deps.signal.addEventListener('abort', stopOnCancel, { once: true });
   deps.line(`starting the engine on port ${port} to prove it works (${candidate.dir})`);
@@ -77,7 +64,7 @@ export async function proveEngine(candidate: Candidate, deps: ProveDeps): Promis
         deps.line('smoke prompt done: the engine works');
         return;
       }
-      if (Date.now() > deadline) throw new InstallError(`The smoke prompt did not finish within ${Math.round(deps.timeoutMs / 1000)} s`);
+      if (Date.now() > deadline) throw new InstallError(`The smoke prompt did not finish within ${Math.round(timeoutMs / 1000)} s`);
       await sleep(300, deps.signal).catch(() => undefined);
     }
   } finally {

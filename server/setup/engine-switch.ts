@@ -3,7 +3,7 @@
  * engine in use before it is kept for rollback, and Studio restarts so every part of it (the
  * engine supervisor, node installs, the disk page) follows the same engine from its first line.
  */
-import { readEngineChoice, writeEngineChoice, type EngineChoice, type EngineRef } from '../config/engine-choice.js';
+import { readEngineChoice, writeEngineChoice, type EngineRef } from '../config/engine-choice.js';
 
 export interface SwitchTarget {
   dir: string;
@@ -15,7 +15,7 @@ export interface SwitchTarget {
 }
 
 /** Store `target` as the engine; the current one (stored, or the environment's managed one) goes to the front of `previous`. */
-export function storeSwitch(studioDir: string, target: SwitchTarget, running: { dir: string | null; python: string; version: string | null } | null): EngineChoice {
+export function storeSwitch(studioDir: string, target: SwitchTarget, running: { dir: string | null; python: string; version: string | null } | null): void {
   const choice = readEngineChoice(studioDir);
   const now = new Date().toISOString();
   const outgoing: EngineRef | null = choice.current
@@ -24,14 +24,12 @@ export function storeSwitch(studioDir: string, target: SwitchTarget, running: { 
       ? { dir: running.dir, python: running.python, version: running.version, origin: 'found', extra_model_dirs: [], chosen_at: now }
       : null;
   const previous = [outgoing, ...choice.previous].filter((ref): ref is EngineRef => ref !== null && ref.dir !== target.dir);
-  const next: EngineChoice = {
+  writeEngineChoice(studioDir, {
     ...choice,
     current: { dir: target.dir, python: target.python, version: target.version, origin: target.origin, extra_model_dirs: target.extraModelDirs, chosen_at: now, mode: target.mode },
     previous: dedupe(previous),
     standin_chosen: false,
-  };
-  writeEngineChoice(studioDir, next);
-  return next;
+  });
 }
 
 /** The user keeps the stand-in: the setup page stops opening by itself. */

@@ -77,7 +77,7 @@ export class InstallJob {
   line(text: string): void {
     this.state.log.push(text);
     if (this.state.log.length > KEPT_LINES) this.state.log.splice(0, this.state.log.length - KEPT_LINES);
-    this.deps.hub.broadcast('setup.install', { id: this.state.id, status: this.state.status, step: this.runningStep(), line: text });
+    this.deps.hub.broadcast('setup.install', { id: this.state.id, status: this.state.status, step: this.stepThatIs('running'), line: text });
   }
 
   /** The job ended well. */
@@ -96,7 +96,7 @@ export class InstallJob {
     this.state.error = cancelled ? 'Cancelled' : message;
     this.end(cancelled ? 'cancelled' : 'failed');
     if (cancelled) this.deps.events.emit('engine.install.cancelled', 'warning', `Engine ${this.state.kind} cancelled; nothing was changed`, { id: this.state.id });
-    else this.deps.events.emit('engine.install.failed', 'error', `Engine ${this.state.kind} failed: ${message}`, { id: this.state.id, step: this.failedStep(), error: message });
+    else this.deps.events.emit('engine.install.failed', 'error', `Engine ${this.state.kind} failed: ${message}`, { id: this.state.id, step: this.stepThatIs('failed'), error: message });
   }
 
   private end(status: InstallState['status']): void {
@@ -115,12 +115,8 @@ export class InstallJob {
     }
   }
 
-  private runningStep(): InstallStepName | null {
-    return this.state.steps.find((s) => s.status === 'running')?.name ?? null;
-  }
-
-  private failedStep(): InstallStepName | null {
-    return this.state.steps.find((s) => s.status === 'failed')?.name ?? null;
+  private stepThatIs(status: InstallStep['status']): InstallStepName | null {
+    return this.state.steps.find((s) => s.status === status)?.name ?? null;
   }
 
   private send(step: InstallStepName | null): void {

@@ -9,9 +9,7 @@ import type { StudioModule } from '../module.js';
 import { setupRoutes } from './setup.routes.js';
 import { SetupService, type SetupDeps } from './setup.service.js';
 
-type SetupModuleDeps = Omit<SetupDeps, 'env' | 'engineState'> & { engine: Pick<EngineModule, 'process'> };
-
-export function createSetupModule(deps: SetupModuleDeps): StudioModule {
+export function createSetupModule(deps: Omit<SetupDeps, 'env' | 'engineState'> & { engine: Pick<EngineModule, 'process'> }): StudioModule {
   const service = new SetupService({ ...deps, env: deps.config.childEnv, engineState: () => deps.engine.process.state });
   return {
     name: 'setup',

@@ -232,7 +232,7 @@ export class SetupService {
     try {
       made = await make();
       job.step('prove');
-      await proveEngine({ dir: made.dir, python: made.python, extraModelDirs: made.extraModelDirs }, { config: this.deps.config, logger: this.deps.logger, env: this.deps.config.childEnv, timeoutMs: this.deps.config.setup.timeouts.proveMs, signal: job.controller.signal, line: (l) => job.line(l) });
+      await proveEngine(made, { ...this.deps, signal: job.controller.signal, line: (l) => job.line(l) });
       this.deps.events.emit('engine.proved', 'success', `Engine ${made.version ?? made.dir} started and ran the smoke prompt`, { dir: made.dir, version: made.version });
       job.step('switch');
       const restart = this.switchTo(made);

@@ -14,13 +14,8 @@ import type { FitEstimateWire, FitView } from '../../contracts/llm-fit.contract.
 import { estimateFit } from './fit-estimate.js';
 import { readGgufShape } from './gguf-meta.js';
 
-export interface GpuMemory {
-  device: string | null;
-  free_bytes: number;
-  total_bytes: number;
-  /** `llama.cpp` (its device list), `probe` (the GPU probe's total), or `none`. */
-  source: 'llama.cpp' | 'probe' | 'none';
-}
+/** `source`: `llama.cpp` (its device list), `probe` (the GPU probe's total), or `none`. */
+type GpuMemory = FitView['gpu'];
 
 export interface FitDeps {
   modelsDir: string;

@@ -18,21 +18,15 @@ class OutOfData extends Error {}
 
 /** The shape of the GGUF model at `file`, or null. */
 export async function readGgufShape(file: string): Promise<GgufShape | null> {
-  let buf: Buffer;
   try {
     const fd = await fsp.open(file, 'r');
     try {
       const b = Buffer.alloc(HEAD_BYTES);
       const { bytesRead } = await fd.read(b, 0, HEAD_BYTES, 0);
-      buf = b.subarray(0, bytesRead);
+      return parseShape(b.subarray(0, bytesRead));
     } finally {
       await fd.close();
     }
-  } catch {
-    return null;
-  }
-  try {
-    return parseShape(buf);
   } catch {
     return null;
   }

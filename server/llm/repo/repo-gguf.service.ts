@@ -41,14 +41,15 @@ export class RepoGgufService {
     for (const f of files) {
       const split = SPLIT.exec(f.path);
       const kind = /mmproj/i.test(f.path) ? ('projector' as const) : split ? ('split' as const) : ('model' as const);
+      const file = path.posix.basename(f.path);
       out.push({
         path: f.path,
-        file: path.posix.basename(f.path),
+        file,
         size: f.size,
         quantization: quantizationOf(f.path),
         sha256: f.sha256,
         kind,
-        in_catalog: catalogued.has(path.posix.basename(f.path)),
+        in_catalog: catalogued.has(file),
         fit: await this.deps.estimate(f.size),
       });
     }

@@ -58,12 +58,11 @@ export class UnpackBudget {
     private readonly maxEntries = 20_000,
   ) {}
 
-  /** Account for `size` more bytes of one entry; throws past a cap. */
-  take(entry: ArchiveEntry, size = entry.size): void {
+  /** Account for one more entry of `size` bytes; throws past a cap. */
+  take(size: number): void {
     this.entries += 1;
-    this.bytes += size;
     if (this.entries > this.maxEntries) throw new UnsafeArchiveError(`refused: more than ${this.maxEntries} entries`);
-    if (this.bytes > this.maxBytes) throw new UnsafeArchiveError(`refused: it unpacks to more than ${Math.round(this.maxBytes / 1048576)} MB (the cap)`);
+    this.more(size);
   }
 
   /** Bytes written past the declared sizes (a lying header) count too. */

@@ -5,9 +5,7 @@
  * in 355 s (the `.ninja_log`), the package tarball 36 MB, its git bundle 35 MB, the checked-out
  * source 209 MB, the finished build folder 58 MB (the source is removed at the end).
  */
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type { BuildEstimate } from '../../contracts/llm-runtimes.contract.js';
 import { freeBytesOf } from '../../free-space.js';
 
@@ -17,9 +15,10 @@ const MEASURED = { cores: 2, compileSeconds: 355, fetchAndConfigureSeconds: 35, 
 const PEAK_BYTES = (36 + 35 + 209 + 58) * MB;
 const KEPT_BYTES = 60 * MB;
 
-/** The estimate for `cores` cores building in `cacheDir` (or its nearest existing parent). */
+/** The estimate for `cores` cores building in `cacheDir`. */
 export async function buildEstimate(cacheDir: string, cores = os.availableParallelism()): Promise<BuildEstimate> {
-  const free = await freeBytesOf(existingParent(cacheDir));
+  // Free space where it builds (freeBytesOf walks up to the nearest folder that exists).
+  const free = await freeBytesOf(cacheDir);
   // Compiling scales with the cores the build is given (-j cores); fetching and configuring do not.
   const seconds = MEASURED.fetchAndConfigureSeconds + (MEASURED.compileSeconds * MEASURED.cores) / Math.max(1, cores);
   return {
@@ -34,10 +33,4 @@ export async function buildEstimate(cacheDir: string, cores = os.availableParall
     enough_space: free === null || free >= PEAK_BYTES,
     basis: `measured: ${MEASURED.steps} compile steps took ${MEASURED.compileSeconds} s on ${MEASURED.cores} cores; scaled to ${cores} here`,
   };
-}
-
-function existingParent(dir: string): string {
-  let d = path.resolve(dir);
-  while (!fs.existsSync(d) && path.dirname(d) !== d) d = path.dirname(d);
-  return d;
 }

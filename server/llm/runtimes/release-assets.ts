@@ -50,8 +50,7 @@ export function parseBuildName(name: string): Omit<RuntimeBuild, 'asset' | 'comp
   }
   if (parts.length === 0 || (parts.length === 1 && kind === 'cpu')) return { os, arch, backend: 'cpu', backendVersion: null, variant: 'cpu' };
   if (kind === 'vulkan' && parts.length === 1) return { os, arch, backend: 'vulkan', backendVersion: null, variant: 'vulkan' };
-  if (kind === 'cuda' && version && /^\d+\.\d+$/.test(version) && extra.length === 0) return { os, arch, backend: 'cuda', backendVersion: version, variant: `cuda-${version}` };
-  if (kind === 'rocm' && version && /^\d+\.\d+$/.test(version) && extra.length === 0) return { os, arch, backend: 'rocm', backendVersion: version, variant: `rocm-${version}` };
+  if ((kind === 'cuda' || kind === 'rocm') && version && /^\d+\.\d+$/.test(version) && extra.length === 0) return { os, arch, backend: kind, backendVersion: version, variant: `${kind}-${version}` };
   // Windows publishes its AMD build as HIP ("hip-radeon"), without a ROCm version in the name.
   if (kind === 'hip') return { os, arch, backend: 'rocm', backendVersion: null, variant: 'hip' };
   return null;
@@ -59,16 +58,14 @@ export function parseBuildName(name: string): Omit<RuntimeBuild, 'asset' | 'comp
 
 /** The builds of one release's assets (companions attached to the build they belong to). */
 export function buildsOf(assets: readonly ReleaseAsset[]): RuntimeBuild[] {
-  const builds: RuntimeBuild[] = [];
-  for (const asset of assets) {
+  return assets.flatMap((asset) => {
     const parsed = parseBuildName(asset.name);
-    if (!parsed) continue;
+    if (!parsed) return [];
     const companion = parsed.backend === 'cuda' && parsed.os === 'windows'
       ? (assets.find((a) => a.name === `cudart-llama-bin-win-cuda-${parsed.backendVersion}-${parsed.arch}.zip`) ?? null)
       : null;
-    builds.push({ ...parsed, asset, companion });
-  }
-  return builds;
+    return [{ ...parsed, asset, companion }];
+  });
 }
 
 /** The sha256 hex of a release digest (`sha256:…`), or null when the release published none. */

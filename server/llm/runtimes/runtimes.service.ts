@@ -240,7 +240,7 @@ export class RuntimesService {
   private async machine(): Promise<MachineFacts | null> {
     const where = platformOf(process.platform, process.arch);
     if (!where) return null;
-    const gpu: GpuFacts = await this.deps.gpu().catch(() => ({ gpuVendor: null, cudaVersion: null, rocmVersion: null }));
+    const gpu = await this.deps.gpu().catch((): GpuFacts => ({ gpuVendor: null, cudaVersion: null, rocmVersion: null }));
     return { ...where, ...gpu, gpuVendor: where.os === 'macos' && where.arch === 'arm64' ? 'apple' : gpu.gpuVendor };
   }
 

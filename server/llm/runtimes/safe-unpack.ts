@@ -19,11 +19,6 @@ import { readZip } from './zip-reader.js';
 
 export { UnsafeArchiveError } from './archive-entries.js';
 
-export interface UnpackOptions {
-  /** The most bytes the archive may unpack to. */
-  maxBytes: number;
-}
-
 /** The entries of `archive`, by its name. */
 function entriesOf(archive: string): AsyncGenerator<ReadEntry> {
   if (archive.endsWith('.tar.gz') || archive.endsWith('.tgz')) return readTarGz(archive);
@@ -35,7 +30,7 @@ function entriesOf(archive: string): AsyncGenerator<ReadEntry> {
  * Unpack `archive` into `dest` (which must not exist yet), or into `dest` as it is when `into` is
  * set (a companion archive joining a build). Throws `UnsafeArchiveError` for a refused archive.
  */
-export async function unpackArchive(archive: string, dest: string, options: UnpackOptions & { into?: boolean }): Promise<void> {
+export async function unpackArchive(archive: string, dest: string, options: { maxBytes: number; into?: boolean }): Promise<void> {
   const work = options.into ? dest : `${dest}.unpacking-${crypto.randomBytes(4).toString('hex')}`;
   const root = path.resolve(work);
   const budget = new UnpackBudget(options.maxBytes);
@@ -51,12 +46,12 @@ export async function unpackArchive(archive: string, dest: string, options: Unpa
         await fsp.mkdir(at, { recursive: true });
         continue;
       }
-      if (entry.kind === 'symlink' || entry.kind === 'other') {
-        if (entry.kind === 'other') throw new UnsafeArchiveError(`refused: the entry "${entry.name}" is ${entry.linkTarget !== undefined ? `a hard link to "${entry.linkTarget}"` : 'not a plain file or folder'}`);
+      if (entry.kind === 'other') throw new UnsafeArchiveError(`refused: the entry "${entry.name}" is ${entry.linkTarget !== undefined ? `a hard link to "${entry.linkTarget}"` : 'not a plain file or folder'}`);
+      if (entry.kind === 'symlink') {
         links.push({ at, target: checkLink(entry), name: entry.name });
         continue;
       }
-      budget.take(entry);
+      budget.take(entry.size);
       await fsp.mkdir(path.dirname(at), { recursive: true });
       await writeFile(at, body(), entry.size, budget, (entry.mode & 0o111) !== 0 || isProgram(parts));
       written.add(at);
@@ -99,7 +94,7 @@ async function materialiseLinks(links: Array<{ at: string; target: string; name:
     for (let hops = 0; byPath.has(target) && hops < 8; hops++) target = path.join(path.dirname(target), byPath.get(target)!.target);
     if (!written.has(target)) throw new UnsafeArchiveError(`refused: the link "${link.name}" points at "${link.target}", which is not a file of the archive`);
     const { size, mode } = await fsp.stat(target);
-    budget.take({ name: link.name, kind: 'file', size, mode });
+    budget.take(size);
     await fsp.copyFile(target, link.at, fs.constants.COPYFILE_EXCL);
     await fsp.chmod(link.at, mode & 0o777);
   }

@@ -99,10 +99,10 @@ export async function smokeTest(o: SmokeOptions): Promise<SmokeResult> {
     return result;
   }
   const listed = await runCommand(o.binary, ['--list-devices'], { env: o.env, timeoutMs: 30_000 });
-  result.devices = parseDevices(`${listed.stdout}\n${listed.stderr}`);
+  const text = `${listed.stdout}\n${listed.stderr}`;
+  result.devices = parseDevices(text);
   const gpus = result.devices.filter((d) => !/^CPU/i.test(d.name));
   if (o.expectGpu && gpus.length === 0) {
-    const text = `${listed.stdout}\n${listed.stderr}`;
     const at = text.indexOf('Available devices:');
     const shown = at === -1 ? text.trim().split('\n').slice(-2) : text.slice(at).split('\n').slice(0, 2);
     result.error = `refused as a GPU build: --list-devices shows no GPU ("${shown.map((l) => l.trim()).join(' ')}")`;
