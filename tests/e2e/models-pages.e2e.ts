@@ -232,12 +232,23 @@ describe('LLM model rows (10)', () => {
     const action = row.getByRole('button', { name: /Slow chat model$/ });
     await action.waitFor();
     const name = row.getByText('Slow chat model', { exact: true });
-    // Where the name and the action sit inside the row (the page above may still be loading and move the row as a whole).
+    // Where the name and the action sit inside the row (the page above may still be loading and move the row as a whole):
+    // all three boxes read in one snapshot in the page, so a row that moves between readings cannot skew them.
     const layout = async () => {
-      const [r, a, n] = await Promise.all([row.boundingBox(), action.boundingBox(), name.boundingBox()]);
-      return { action: { x: a!.x - r!.x, y: a!.y - r!.y, width: a!.width }, name: { x: n!.x - r!.x, y: n!.y - r!.y, width: n!.width } };
+      const handles = await Promise.all([row.elementHandle(), action.elementHandle(), name.elementHandle()]);
+      return page.evaluate(([r, a, n]) => {
+        const [rb, ab, nb] = [r, a, n].map((el) => el!.getBoundingClientRect());
+        return { action: { x: ab!.x - rb!.x, y: ab!.y - rb!.y, width: ab!.width }, name: { x: nb!.x - rb!.x, y: nb!.y - rb!.y, width: nb!.width } };
+      }, handles);
     };
-    const before = await layout();
+    // Settled first: two readings in a row agree.
+    let before = await layout();
+    await expect.poll(async () => {
+      const now = await layout();
+      const same = JSON.stringify(now) === JSON.stringify(before);
+      before = now;
+      return same;
+    }).toBe(true);
     await row.getByRole('button', { name: 'Download Slow chat model' }).click();
     await row.getByRole('progressbar').waitFor();
     await row.getByRole('button', { name: 'Downloading Slow chat model' }).waitFor();
